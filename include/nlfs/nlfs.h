@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libnlfs: the NILFS2 on-disk-format library.  Functions return 0 or a
+ * negative error (errno values, or NLFS_E* below for format problems) and
+ * never print; the detail of the last failure is kept in struct nlfs_err.
+ */
+#ifndef NLFS_NLFS_H
+#define NLFS_NLFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nlfs/io.h>
+#include <nlfs/ondisk.h>
+
+/* Format errors, negative like errno values and outside their range. */
+enum {
+	NLFS_EBADMAGIC = 1000, /* not a NILFS2 structure */
+	NLFS_EBADCRC,          /* checksum mismatch */
+	NLFS_ECORRUPT,         /* a field is out of range or inconsistent */
+	NLFS_EREVISION,        /* unsupported revision */
+	NLFS_EFEATURE,         /* unsupported feature bits */
+	NLFS_ENOSR,            /* no valid super root found */
+};
+
+/* What went wrong and where.  Unknown locations are NLFS_NOWHERE. */
+#define NLFS_NOWHERE UINT64_MAX
+struct nlfs_err {
+	int code;
+	uint64_t block;
+	uint64_t ino;
+	uint64_t cno;
+	char what[160];
+};
+
+const char *nlfs_strerror(int code);
+void nlfs_err_clear(struct nlfs_err *e);
+int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* "what (block B, inode I, checkpoint C): reason", into BUF */
+void nlfs_err_format(const struct nlfs_err *e, char *buf, size_t len);
+
+/* crc.c: the kernel's crc32_le(seed, ...) (no pre/post inversion) */
+uint32_t nlfs_crc32(uint32_t seed, const void *buf, size_t len);
+
+/* sb.c: superblocks */
+enum nlfs_sb_slot { NLFS_SB_PRIMARY = 0, NLFS_SB_SECONDARY = 1 };
+
+struct nlfs_sb_status {
+	bool read_ok;     /* the bytes could be read */
+	bool valid;       /* magic, s_bytes and CRC as the kernel checks them */
+	int error;        /* why not valid (0 if valid) */
+	uint64_t offset;  /* byte offset on the device */
+};
+
+uint64_t nlfs_sb2_offset(uint64_t devsize);
+uint32_t nlfs_sb_crc(const struct nlfs_super_block *sb);
+/* magic, s_bytes bounds and CRC: what makes a copy "valid" for the kernel */
+int nlfs_sb_check_crc(const struct nlfs_super_block *sb);
+/* geometry and field sanity as the kernel checks at mount */
+int nlfs_sb_check_geometry(const struct nlfs_super_block *sb, uint64_t devsize,
+			   struct nlfs_err *err);
+/* recompute s_sum in place */
+void nlfs_sb_update_crc(struct nlfs_super_block *sb);
+
+struct nlfs_sb_choice {
+	struct nlfs_sb_status status[2];
+	enum nlfs_sb_slot used;
+	const char *reason;   /* why that copy was chosen */
+};
+/* Read both copies and choose one as the kernel's mount does. */
+int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
+		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
+/* summary.c: partial-segment (log) summaries */
+struct nlfs_log {
+	uint64_t start;        /* block number of the summary block */
+	uint64_t seq, create, next, cno;
+	uint32_t nblocks, nfinfo, sumbytes;
+	uint16_t flags;
+	uint32_t datasum, sumsum;
+	bool datasum_ok, sumsum_ok;
+};
+
+/* Decode the header in the first summary block; checks magic and bounds only. */
+int nlfs_summary_decode(const void *block, uint32_t blocksize, uint64_t start,
+			struct nlfs_log *log, struct nlfs_err *err);
+
+/* Walk the finfo/binfo records of a summary area (SUMBYTES of BUF).
+ * The callback gets each file and its binfos (raw, 8 or 16 bytes each,
+ * see nlfs_binfo_size); a non-zero return stops the walk. */
+struct nlfs_finfo_rec {
+	uint64_t ino, cno;
+	uint32_t nblocks, ndatablk;
+	uint64_t first_block;   /* payload block number of its first block */
+};
+struct nlfs_binfo_rec {
+	uint32_t index;         /* within the file's blocks */
+	bool is_data;
+	uint64_t block;         /* where this block sits in the log */
+	uint64_t vblocknr;      /* non-DAT files */
+	uint64_t blkoff;        /* data blocks, and DAT nodes (their key) */
+	uint8_t level;          /* DAT nodes */
+};
+typedef int (*nlfs_finfo_cb)(const struct nlfs_finfo_rec *fi,
+			     const struct nlfs_binfo_rec *bi, void *arg);
+int nlfs_summary_walk(const struct nlfs_log *log, const void *summary,
+		      uint32_t blocksize, nlfs_finfo_cb cb, void *arg,
+		      struct nlfs_err *err);
+uint32_t nlfs_summary_blocks(const struct nlfs_log *log, uint32_t blocksize);
+
+/* fs.c: the filesystem handle */
+struct nlfs_fs;
+
+struct nlfs_geometry {
+	uint32_t blocksize;
+	uint32_t blocks_per_segment;
+	uint64_t nsegments;
+	uint64_t first_data_block;
+	uint64_t devsize;
+	uint32_t inode_size;
+};
+
+/* Open for reading: superblocks, then the latest super root. */
+int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
+void nlfs_fs_close(struct nlfs_fs *fs);   /* also closes the io */
+struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs);
+const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot);
+const struct nlfs_sb_choice *nlfs_fs_sb_choice(const struct nlfs_fs *fs);
+const struct nlfs_geometry *nlfs_fs_geometry(const struct nlfs_fs *fs);
+uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum);
+uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
+
+/* Read one log at block START (header, both CRCs, bounds inside its segment).
+ * SUMMARY, if not NULL, receives a malloc'd copy of the summary area. */
+int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
+		  void **summary, struct nlfs_err *err);
+
+/* The result of the kernel's super-root search. */
+struct nlfs_recovery {
+	uint64_t sr_log;        /* start of the log holding the latest super root */
+	uint64_t sr_block;      /* the super root's block */
+	uint64_t sr_seq, cno;   /* its segment seq; the checkpoint it commits */
+	uint64_t next_pseg;     /* where the kernel would write next */
+	uint64_t next_seq;
+	uint64_t nlogs_scanned;
+	uint64_t nlogs_after_sr; /* valid logs after the last super root */
+	bool from_other_sb;     /* the kernel's fallback to the other copy was taken */
+};
+const struct nlfs_recovery *nlfs_fs_recovery(const struct nlfs_fs *fs);
+/* The super root's raw block (blocksize bytes). */
+const uint8_t *nlfs_fs_super_root(const struct nlfs_fs *fs);
+/* One of the three root metadata-file inodes inside the super root. */
+const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino);
+
+/* Visit each log of the chain from the superblock cursor as the kernel's
+ * search walks it (valid logs only; stops at the first gap). */
+typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
+int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
+
+#endif /* NLFS_NLFS_H */

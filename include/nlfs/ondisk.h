@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * NILFS2 revision 2 on-disk structures.  All integers are little-endian;
+ * read them with nlfs_le16/32/64() from <nlfs/endian.h>.  Field names follow
+ * the kernel's so they grep against fs/nilfs2 and nilfs2-format.md.
+ */
+#ifndef NLFS_ONDISK_H
+#define NLFS_ONDISK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NLFS_SB_MAGIC            0x3434u
+#define NLFS_SEGSUM_MAGIC        0x1EAFFA11u
+#define NLFS_SB_OFFSET_BYTES     1024u
+#define NLFS_SB_SIZE             1024u
+#define NLFS_SB_MIN_BYTES        20u
+#define NLFS_CURRENT_REV         2u
+#define NLFS_MIN_BLOCK_SIZE      1024u
+#define NLFS_MAX_LOG_BLOCK_SIZE  6u
+#define NLFS_MIN_BLOCKS_PER_SEG  16u
+#define NLFS_MIN_INODE_SIZE      128u
+#define NLFS_MIN_DAT_ENTRY_SIZE  32u
+#define NLFS_MIN_CHECKPOINT_SIZE 192u
+#define NLFS_MIN_SEGUSAGE_SIZE   16u
+#define NLFS_MIN_NRSVSEGS        8u
+#define NLFS_FIRST_INO_MIN       11u
+#define NLFS_CNO_MAX             UINT64_MAX
+#define NLFS_INODE_BMAP_SIZE     7
+#define NLFS_VOLUME_NAME_LEN     80
+
+/* s_state */
+#define NLFS_STATE_VALID_FS  0x0001u
+#define NLFS_STATE_ERROR_FS  0x0002u
+#define NLFS_STATE_RESIZE_FS 0x0004u
+
+/* s_feature_compat_ro */
+#define NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT 0x1ull
+#define NLFS_FEATURE_COMPAT_SUPP    0ull
+#define NLFS_FEATURE_COMPAT_RO_SUPP NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT
+#define NLFS_FEATURE_INCOMPAT_SUPP  0ull
+
+/* ss_flags */
+#define NLFS_SS_LOGBGN 0x0001u
+#define NLFS_SS_LOGEND 0x0002u
+#define NLFS_SS_SR     0x0004u
+#define NLFS_SS_SYNDT  0x0008u
+#define NLFS_SS_GC     0x0010u
+
+/* reserved inode numbers */
+#define NLFS_ROOT_INO   2u
+#define NLFS_DAT_INO    3u
+#define NLFS_CPFILE_INO 4u
+#define NLFS_SUFILE_INO 5u
+#define NLFS_IFILE_INO  6u
+
+struct nlfs_super_block {
+	uint32_t s_rev_level;
+	uint16_t s_minor_rev_level;
+	uint16_t s_magic;
+	uint16_t s_bytes;
+	uint16_t s_flags;
+	uint32_t s_crc_seed;
+	uint32_t s_sum;
+	uint32_t s_log_block_size;
+	uint64_t s_nsegments;
+	uint64_t s_dev_size;
+	uint64_t s_first_data_block;
+	uint32_t s_blocks_per_segment;
+	uint32_t s_r_segments_percentage;
+	uint64_t s_last_cno;
+	uint64_t s_last_pseg;
+	uint64_t s_last_seq;
+	uint64_t s_free_blocks_count;
+	uint64_t s_ctime;
+	uint64_t s_mtime;
+	uint64_t s_wtime;
+	uint16_t s_mnt_count;
+	uint16_t s_max_mnt_count;
+	uint16_t s_state;
+	uint16_t s_errors;
+	uint64_t s_lastcheck;
+	uint32_t s_checkinterval;
+	uint32_t s_creator_os;
+	uint16_t s_def_resuid;
+	uint16_t s_def_resgid;
+	uint32_t s_first_ino;
+	uint16_t s_inode_size;
+	uint16_t s_dat_entry_size;
+	uint16_t s_checkpoint_size;
+	uint16_t s_segment_usage_size;
+	uint8_t  s_uuid[16];
+	char     s_volume_name[NLFS_VOLUME_NAME_LEN];
+	uint32_t s_c_interval;
+	uint32_t s_c_block_max;
+	uint64_t s_feature_compat;
+	uint64_t s_feature_compat_ro;
+	uint64_t s_feature_incompat;
+	uint32_t s_reserved[186];
+};
+
+struct nlfs_inode {
+	uint64_t i_blocks;
+	uint64_t i_size;
+	uint64_t i_ctime;
+	uint64_t i_mtime;
+	uint32_t i_ctime_nsec;
+	uint32_t i_mtime_nsec;
+	uint32_t i_uid;
+	uint32_t i_gid;
+	uint16_t i_mode;
+	uint16_t i_links_count;
+	uint32_t i_flags;
+	uint64_t i_bmap[NLFS_INODE_BMAP_SIZE];
+	uint64_t i_xattr;
+	uint32_t i_generation;
+	uint32_t i_pad;
+};
+
+struct nlfs_super_root {
+	uint32_t sr_sum;
+	uint16_t sr_bytes;
+	uint16_t sr_flags;
+	uint64_t sr_nongc_ctime;
+	/* followed by the DAT, cpfile and sufile inodes, s_inode_size apart */
+};
+#define NLFS_SR_INODES_OFFSET 16u
+#define NLFS_SR_BYTES(inode_size) (NLFS_SR_INODES_OFFSET + 3u * (inode_size))
+
+struct nlfs_segment_summary {
+	uint32_t ss_datasum;
+	uint32_t ss_sumsum;
+	uint32_t ss_magic;
+	uint16_t ss_bytes;
+	uint16_t ss_flags;
+	uint64_t ss_seq;
+	uint64_t ss_create;
+	uint64_t ss_next;
+	uint32_t ss_nblocks;
+	uint32_t ss_nfinfo;
+	uint32_t ss_sumbytes;
+	uint32_t ss_pad;
+	uint64_t ss_cno;
+};
+
+struct nlfs_finfo {
+	uint64_t fi_ino;
+	uint64_t fi_cno;
+	uint32_t fi_nblocks;
+	uint32_t fi_ndatablk;
+};
+
+struct nlfs_binfo_v {
+	uint64_t bi_vblocknr;
+	uint64_t bi_blkoff;
+};
+
+struct nlfs_binfo_dat {
+	uint64_t bi_blkoff;
+	uint8_t  bi_level;
+	uint8_t  bi_pad[7];
+};
+
+/* The layout is fixed by the kernel: pin sizes and the offsets readers rely on. */
+_Static_assert(sizeof(struct nlfs_super_block) == 1024, "superblock size");
+_Static_assert(offsetof(struct nlfs_super_block, s_sum) == 0x10, "s_sum");
+_Static_assert(offsetof(struct nlfs_super_block, s_last_cno) == 0x38, "s_last_cno");
+_Static_assert(offsetof(struct nlfs_super_block, s_mnt_count) == 0x70, "s_mnt_count");
+_Static_assert(offsetof(struct nlfs_super_block, s_inode_size) == 0x90, "s_inode_size");
+_Static_assert(offsetof(struct nlfs_super_block, s_uuid) == 0x98, "s_uuid");
+_Static_assert(offsetof(struct nlfs_super_block, s_volume_name) == 0xA8, "s_volume_name");
+_Static_assert(offsetof(struct nlfs_super_block, s_c_interval) == 0xF8, "s_c_interval");
+_Static_assert(offsetof(struct nlfs_super_block, s_reserved) == 0x118, "s_reserved");
+_Static_assert(sizeof(struct nlfs_inode) == 128, "inode size");
+_Static_assert(offsetof(struct nlfs_inode, i_mode) == 0x30, "i_mode");
+_Static_assert(offsetof(struct nlfs_inode, i_bmap) == 0x38, "i_bmap");
+_Static_assert(offsetof(struct nlfs_inode, i_generation) == 0x78, "i_generation");
+_Static_assert(sizeof(struct nlfs_super_root) == NLFS_SR_INODES_OFFSET, "super root header");
+_Static_assert(sizeof(struct nlfs_segment_summary) == 64, "summary header");
+_Static_assert(offsetof(struct nlfs_segment_summary, ss_next) == 0x20, "ss_next");
+_Static_assert(offsetof(struct nlfs_segment_summary, ss_cno) == 0x38, "ss_cno");
+_Static_assert(sizeof(struct nlfs_finfo) == 24, "finfo size");
+_Static_assert(sizeof(struct nlfs_binfo_v) == 16, "binfo_v size");
+_Static_assert(sizeof(struct nlfs_binfo_dat) == 16, "binfo_dat size");
+
+#endif /* NLFS_ONDISK_H */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The filesystem handle: geometry, log reading, open and close. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum)
+{
+	return segnum == 0 ? g->first_data_block : segnum * g->blocks_per_segment;
+}
+
+uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum)
+{
+	return segnum * g->blocks_per_segment + g->blocks_per_segment - 1;
+}
+
+static void geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
+			     uint64_t devsize)
+{
+	g->blocksize = NLFS_MIN_BLOCK_SIZE << nlfs_le32(sb->s_log_block_size);
+	g->blocks_per_segment = nlfs_le32(sb->s_blocks_per_segment);
+	g->nsegments = nlfs_le64(sb->s_nsegments);
+	g->first_data_block = nlfs_le64(sb->s_first_data_block);
+	g->inode_size = nlfs_le16(sb->s_inode_size);
+	g->devsize = devsize;
+}
+
+int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
+		  void **summary, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	uint32_t bs = g->blocksize;
+	uint64_t seg = start / g->blocks_per_segment;
+	uint8_t *buf;
+	uint32_t crc;
+	size_t sumlen;
+	int rc;
+
+	if (seg >= g->nsegments || start < g->first_data_block)
+		return nlfs_err_set(err, NLFS_ECORRUPT, start, "log start outside the segments");
+	buf = malloc(bs);
+	if (!buf)
+		return -ENOMEM;
+	rc = nlfs_io_read(fs->io, buf, bs, start * bs);
+	if (rc) {
+		free(buf);
+		return nlfs_err_set(err, rc, start, "%s: reading segment summary",
+				    nlfs_io_name(fs->io));
+	}
+	rc = nlfs_summary_decode(buf, bs, start, log, err);
+	if (rc)
+		goto out;
+	if (log->nblocks > g->blocks_per_segment ||
+	    start + log->nblocks - 1 > nlfs_seg_end(g, seg)) {
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, start,
+				  "log of %u blocks overruns segment %llu", log->nblocks,
+				  (unsigned long long)seg);
+		goto out;
+	}
+	/* ss_datasum: the whole log after its first 4 bytes, block by block */
+	crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
+	sumlen = log->sumbytes;
+	if (summary) {
+		uint8_t *s = malloc(nlfs_summary_blocks(log, bs) * (size_t)bs);
+
+		if (!s) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		memcpy(s, buf, bs);
+		*summary = s;
+	}
+	for (uint32_t i = 1; i < log->nblocks; i++) {
+		rc = nlfs_io_read(fs->io, buf, bs, (start + i) * bs);
+		if (rc) {
+			rc = nlfs_err_set(err, rc, start + i, "%s: reading log block",
+					  nlfs_io_name(fs->io));
+			goto out;
+		}
+		crc = nlfs_crc32(crc, buf, bs);
+		if (summary && (size_t)i * bs < sumlen)
+			memcpy((uint8_t *)*summary + (size_t)i * bs, buf, bs);
+	}
+	log->datasum_ok = crc == log->datasum;
+	if (summary) {
+		log->sumsum_ok = nlfs_crc32(fs->crc_seed, (uint8_t *)*summary + 8,
+					    sumlen - 8) == log->sumsum;
+	} else {
+		/* re-read the summary area to verify ss_sumsum */
+		uint32_t sc = fs->crc_seed;
+
+		for (size_t o = 8; o < sumlen;) {
+			size_t blk = o / bs, in = o % bs, n = bs - in;
+
+			if (n > sumlen - o)
+				n = sumlen - o;
+			rc = nlfs_io_read(fs->io, buf, bs, (start + blk) * bs);
+			if (rc)
+				goto out;
+			sc = nlfs_crc32(sc, buf + in, n);
+			o += n;
+		}
+		log->sumsum_ok = sc == log->sumsum;
+	}
+	rc = 0;
+out:
+	if (rc && summary && *summary) {
+		free(*summary);
+		*summary = NULL;
+	}
+	free(buf);
+	return rc;
+}
+
+static int read_super_root(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint64_t blk = fs->rec.sr_block;
+	struct nlfs_super_root hdr;
+	uint16_t bytes;
+	int rc;
+
+	fs->sr = malloc(bs);
+	if (!fs->sr)
+		return -ENOMEM;
+	rc = nlfs_io_read(fs->io, fs->sr, bs, blk * bs);
+	if (rc)
+		return nlfs_err_set(err, rc, blk, "%s: reading super root", nlfs_io_name(fs->io));
+	memcpy(&hdr, fs->sr, sizeof(hdr));
+	bytes = nlfs_le16(hdr.sr_bytes);
+	if (bytes < NLFS_SR_BYTES(fs->geo.inode_size) || bytes > bs)
+		return nlfs_err_set(err, NLFS_ECORRUPT, blk, "super root: sr_bytes %u", bytes);
+	if (nlfs_crc32(fs->crc_seed, fs->sr + 4, bytes - 4u) != nlfs_le32(hdr.sr_sum))
+		return nlfs_err_set(err, NLFS_EBADCRC, blk, "super root");
+	return 0;
+}
+
+int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs = calloc(1, sizeof(*fs));
+	enum nlfs_sb_slot other;
+	int rc;
+
+	nlfs_err_clear(err);
+	if (!fs)
+		return -ENOMEM;
+	fs->io = io;
+	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
+	if (rc)
+		goto fail;
+	{
+		uint64_t devsize;
+
+		rc = nlfs_io_size(io, &devsize);
+		if (rc)
+			goto fail;
+		geometry_from_sb(&fs->geo, &fs->sb[fs->choice.used], devsize);
+	}
+	fs->crc_seed = nlfs_le32(fs->sb[fs->choice.used].s_crc_seed);
+	rc = nlfs_search_super_root(fs, &fs->sb[fs->choice.used], NULL, NULL, err);
+	other = fs->choice.used == NLFS_SB_PRIMARY ? NLFS_SB_SECONDARY : NLFS_SB_PRIMARY;
+	if (rc && fs->choice.status[other].valid) {
+		/* the kernel retries once from the other copy */
+		struct nlfs_err first = *err;
+
+		rc = nlfs_search_super_root(fs, &fs->sb[other], NULL, NULL, err);
+		if (rc) {
+			*err = first;
+			rc = first.code;
+		} else {
+			fs->rec.from_other_sb = true;
+		}
+	}
+	if (rc)
+		goto fail;
+	rc = read_super_root(fs, err);
+	if (rc)
+		goto fail;
+	*out = fs;
+	return 0;
+fail:
+	fs->io = NULL;  /* the caller keeps the io on failure */
+	nlfs_fs_close(fs);
+	return rc;
+}
+
+void nlfs_fs_close(struct nlfs_fs *fs)
+{
+	if (!fs)
+		return;
+	nlfs_io_close(fs->io);
+	free(fs->sr);
+	free(fs);
+}
+
+struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs) { return fs->io; }
+
+const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot)
+{
+	return &fs->sb[slot];
+}
+
+const struct nlfs_sb_choice *nlfs_fs_sb_choice(const struct nlfs_fs *fs) { return &fs->choice; }
+const struct nlfs_geometry *nlfs_fs_geometry(const struct nlfs_fs *fs) { return &fs->geo; }
+const struct nlfs_recovery *nlfs_fs_recovery(const struct nlfs_fs *fs) { return &fs->rec; }
+const uint8_t *nlfs_fs_super_root(const struct nlfs_fs *fs) { return fs->sr; }
+
+const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino)
+{
+	if (ino < NLFS_DAT_INO || ino > NLFS_SUFILE_INO)
+		return NULL;
+	return (const struct nlfs_inode *)(const void *)
+		(fs->sr + NLFS_SR_INODES_OFFSET + (ino - NLFS_DAT_INO) * fs->geo.inode_size);
+}
+
+int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err)
+{
+	const struct nlfs_super_block *sb = &fs->sb[fs->choice.used];
+	struct nlfs_super_block scan = *sb;
+
+	/* walk forward past super roots, as a mount without VALID_FS would */
+	scan.s_state = nlfs_cpu_to_le16(nlfs_le16(sb->s_state) & ~NLFS_STATE_VALID_FS);
+	{
+		struct nlfs_recovery saved = fs->rec;
+		int rc = nlfs_search_super_root(fs, &scan, cb, arg, err);
+
+		fs->rec = saved;
+		return rc;
+	}
+}

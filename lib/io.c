@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Dispatch to an I/O backend. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <nlfs/io.h>
+
+int nlfs_io_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
+{
+	if (off + len < off)
+		return -EINVAL;
+	return io->ops->read(io, buf, len, off);
+}
+
+int nlfs_io_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t off)
+{
+	if (off + len < off)
+		return -EINVAL;
+	if (!io->ops->write)
+		return -EROFS;
+	return io->ops->write(io, buf, len, off);
+}
+
+int nlfs_io_flush(struct nlfs_io *io)
+{
+	return io->ops->flush ? io->ops->flush(io) : 0;
+}
+
+int nlfs_io_size(struct nlfs_io *io, uint64_t *bytes)
+{
+	return io->ops->size(io, bytes);
+}
+
+const char *nlfs_io_name(const struct nlfs_io *io)
+{
+	return io->name ? io->name : "(unnamed)";
+}
+
+void nlfs_io_close(struct nlfs_io *io)
+{
+	if (!io)
+		return;
+	if (io->ops->destroy)
+		io->ops->destroy(io);
+	free(io->name);
+	free(io);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private definitions of the library; not installed. */
+#ifndef NLFS_NLFSP_H
+#define NLFS_NLFSP_H
+
+#include <nlfs/nlfs.h>
+
+struct nlfs_fs {
+	struct nlfs_io *io;
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice choice;
+	struct nlfs_geometry geo;
+	uint32_t crc_seed;
+	struct nlfs_recovery rec;
+	uint8_t *sr;            /* super root block */
+};
+
+/* recovery.c */
+int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
+			   nlfs_log_cb cb, void *arg, struct nlfs_err *err);
+
+#endif /* NLFS_NLFSP_H */

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dump.nilfs2: show the on-disk structures of a NILFS2 volume. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+#include "json.h"
+
+#define EXIT_USAGE 2
+
+struct opts {
+	bool json;
+	const char *device;
+};
+
+enum field_kind { F_U16, F_U32, F_U64, F_HEX32, F_HEX16, F_UUID, F_LABEL };
+struct sb_field {
+	const char *name;
+	size_t off;
+	enum field_kind kind;
+};
+
+#define SBF(f, k) { #f, offsetof(struct nlfs_super_block, f), k }
+static const struct sb_field sb_fields[] = {
+	SBF(s_rev_level, F_U32), SBF(s_minor_rev_level, F_U16), SBF(s_magic, F_HEX16),
+	SBF(s_bytes, F_U16), SBF(s_flags, F_HEX16), SBF(s_crc_seed, F_HEX32),
+	SBF(s_sum, F_HEX32), SBF(s_log_block_size, F_U32), SBF(s_nsegments, F_U64),
+	SBF(s_dev_size, F_U64), SBF(s_first_data_block, F_U64),
+	SBF(s_blocks_per_segment, F_U32), SBF(s_r_segments_percentage, F_U32),
+	SBF(s_last_cno, F_U64), SBF(s_last_pseg, F_U64), SBF(s_last_seq, F_U64),
+	SBF(s_free_blocks_count, F_U64), SBF(s_ctime, F_U64), SBF(s_mtime, F_U64),
+	SBF(s_wtime, F_U64), SBF(s_mnt_count, F_U16), SBF(s_max_mnt_count, F_U16),
+	SBF(s_state, F_HEX16), SBF(s_errors, F_U16), SBF(s_lastcheck, F_U64),
+	SBF(s_checkinterval, F_U32), SBF(s_creator_os, F_U32), SBF(s_def_resuid, F_U16),
+	SBF(s_def_resgid, F_U16), SBF(s_first_ino, F_U32), SBF(s_inode_size, F_U16),
+	SBF(s_dat_entry_size, F_U16), SBF(s_checkpoint_size, F_U16),
+	SBF(s_segment_usage_size, F_U16), SBF(s_uuid, F_UUID), SBF(s_volume_name, F_LABEL),
+	SBF(s_c_interval, F_U32), SBF(s_c_block_max, F_U32), SBF(s_feature_compat, F_U64),
+	SBF(s_feature_compat_ro, F_U64), SBF(s_feature_incompat, F_U64),
+};
+
+static void format_field(const struct nlfs_super_block *sb, const struct sb_field *f,
+			 char *buf, size_t len, uint64_t *num)
+{
+	const uint8_t *p = (const uint8_t *)sb + f->off;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	*num = UINT64_MAX;
+	switch (f->kind) {
+	case F_U16: case F_HEX16:
+		memcpy(&v16, p, 2);
+		*num = nlfs_le16(v16);
+		snprintf(buf, len, f->kind == F_U16 ? "%" PRIu64 : "0x%04" PRIx64, *num);
+		break;
+	case F_U32: case F_HEX32:
+		memcpy(&v32, p, 4);
+		*num = nlfs_le32(v32);
+		snprintf(buf, len, f->kind == F_U32 ? "%" PRIu64 : "0x%08" PRIx64, *num);
+		break;
+	case F_U64:
+		memcpy(&v64, p, 8);
+		*num = nlfs_le64(v64);
+		snprintf(buf, len, "%" PRIu64, *num);
+		break;
+	case F_UUID:
+		snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10],
+			 p[11], p[12], p[13], p[14], p[15]);
+		break;
+	case F_LABEL: {
+		size_t n = strnlen((const char *)p, NLFS_VOLUME_NAME_LEN);
+
+		snprintf(buf, len, "%.*s", (int)n, (const char *)p);
+		break;
+	}
+	}
+}
+
+static void print_sb(struct json *j, const struct nlfs_super_block *sb)
+{
+	for (size_t i = 0; i < sizeof(sb_fields) / sizeof(sb_fields[0]); i++) {
+		char val[128];
+		uint64_t num;
+		bool is_num = sb_fields[i].kind == F_U16 || sb_fields[i].kind == F_U32 ||
+			      sb_fields[i].kind == F_U64;
+
+		format_field(sb, &sb_fields[i], val, sizeof(val), &num);
+		if (!j)
+			printf("  %-24s %s\n", sb_fields[i].name, val);
+		else if (is_num)
+			json_u64(j, sb_fields[i].name, num);
+		else
+			json_str(j, sb_fields[i].name, val);
+	}
+}
+
+static const char *slot_name(int slot)
+{
+	return slot == NLFS_SB_PRIMARY ? "primary" : "secondary";
+}
+
+static int view_super(struct nlfs_fs *fs, const struct opts *o)
+{
+	const struct nlfs_sb_choice *c = nlfs_fs_sb_choice(fs);
+	struct json j;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_str(&j, "used", slot_name(c->used));
+		json_str(&j, "reason", c->reason);
+		json_open(&j, "superblocks", '[');
+	}
+	for (int s = 0; s < 2; s++) {
+		const struct nlfs_sb_status *st = &c->status[s];
+
+		if (o->json) {
+			json_open(&j, NULL, '{');
+			json_str(&j, "copy", slot_name(s));
+			json_u64(&j, "offset", st->offset);
+			json_bool(&j, "valid", st->valid);
+			if (!st->valid)
+				json_str(&j, "error", nlfs_strerror(st->error));
+			if (st->read_ok)
+				print_sb(&j, nlfs_fs_sb(fs, (enum nlfs_sb_slot)s));
+			json_close(&j, '}');
+			continue;
+		}
+		printf("%s superblock at byte %" PRIu64 ": %s%s\n", slot_name(s), st->offset,
+		       st->valid ? "valid" : "invalid: ",
+		       st->valid ? "" : nlfs_strerror(st->error));
+		if (st->read_ok && st->valid)
+			print_sb(NULL, nlfs_fs_sb(fs, (enum nlfs_sb_slot)s));
+	}
+	if (o->json) {
+		json_close(&j, ']');
+		json_close(&j, '}');
+	} else {
+		printf("using the %s superblock: %s\n", slot_name(c->used), c->reason);
+	}
+	return 0;
+}
+
+static void flags_string(uint16_t f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s", f & NLFS_SS_LOGBGN ? "B" : "-",
+		 f & NLFS_SS_LOGEND ? "E" : "-", f & NLFS_SS_SR ? "S" : "-",
+		 f & NLFS_SS_SYNDT ? "D" : "-", f & NLFS_SS_GC ? "G" : "-");
+}
+
+struct log_print {
+	struct json *j;
+	uint32_t blocksize;
+	bool files;
+	struct nlfs_err *err;
+};
+
+static int print_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+		       void *arg)
+{
+	struct log_print *lp = arg;
+
+	if (bi && bi->index != 0)
+		goto block;
+	if (lp->j) {
+		/* one object per file; binfos listed in "blocks" */
+		if (fi->first_block != UINT64_MAX) {
+			json_open(lp->j, NULL, '{');
+			json_u64(lp->j, "ino", fi->ino);
+			json_u64(lp->j, "cno", fi->cno);
+			json_u64(lp->j, "nblocks", fi->nblocks);
+			json_u64(lp->j, "ndatablk", fi->ndatablk);
+			json_open(lp->j, "blocks", '[');
+		}
+	} else {
+		printf("    finfo: ino %" PRIu64 " cno %" PRIu64 " nblocks %u ndatablk %u\n",
+		       fi->ino, fi->cno, fi->nblocks, fi->ndatablk);
+	}
+	if (!bi)
+		goto end_file;
+block:
+	if (lp->j) {
+		json_open(lp->j, NULL, '{');
+		json_u64(lp->j, "block", bi->block);
+		json_bool(lp->j, "data", bi->is_data);
+		if (fi->ino != NLFS_DAT_INO)
+			json_u64(lp->j, "vblocknr", bi->vblocknr);
+		if (bi->is_data || fi->ino == NLFS_DAT_INO)
+			json_u64(lp->j, "blkoff", bi->blkoff);
+		if (fi->ino == NLFS_DAT_INO && !bi->is_data)
+			json_u64(lp->j, "level", bi->level);
+		json_close(lp->j, '}');
+	} else if (fi->ino == NLFS_DAT_INO) {
+		printf("      %" PRIu64 ": %s blkoff %" PRIu64, bi->block,
+		       bi->is_data ? "data" : "node", bi->blkoff);
+		if (!bi->is_data)
+			printf(" level %u", bi->level);
+		putchar('\n');
+	} else if (bi->is_data) {
+		printf("      %" PRIu64 ": data vblocknr %" PRIu64 " blkoff %" PRIu64 "\n",
+		       bi->block, bi->vblocknr, bi->blkoff);
+	} else {
+		printf("      %" PRIu64 ": node vblocknr %" PRIu64 "\n", bi->block, bi->vblocknr);
+	}
+	if (bi->index + 1 < fi->nblocks)
+		return 0;
+end_file:
+	if (lp->j) {
+		json_close(lp->j, ']');
+		json_close(lp->j, '}');
+	}
+	return 0;
+}
+
+static int print_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct log_print *lp = arg;
+	char fl[8];
+
+	flags_string(log->flags, fl, sizeof(fl));
+	if (lp->j) {
+		json_open(lp->j, NULL, '{');
+		json_u64(lp->j, "start", log->start);
+		json_u64(lp->j, "seq", log->seq);
+		json_u64(lp->j, "cno", log->cno);
+		json_u64(lp->j, "nblocks", log->nblocks);
+		json_u64(lp->j, "flags", log->flags);
+		json_u64(lp->j, "create", log->create);
+		json_u64(lp->j, "next", log->next);
+		json_u64(lp->j, "nfinfo", log->nfinfo);
+		json_u64(lp->j, "sumbytes", log->sumbytes);
+		json_bool(lp->j, "datasum_ok", log->datasum_ok);
+		json_bool(lp->j, "sumsum_ok", log->sumsum_ok);
+	} else {
+		printf("log at %" PRIu64 ": seq %" PRIu64 " cno %" PRIu64 " nblocks %u flags %s next %" PRIu64
+		       " nfinfo %u sumbytes %u%s%s\n",
+		       log->start, log->seq, log->cno, log->nblocks, fl, log->next, log->nfinfo,
+		       log->sumbytes, log->datasum_ok ? "" : " BAD-DATASUM",
+		       log->sumsum_ok ? "" : " BAD-SUMSUM");
+	}
+	if (lp->files && summary) {
+		int rc;
+
+		if (lp->j)
+			json_open(lp->j, "files", '[');
+		rc = nlfs_summary_walk(log, summary, lp->blocksize, print_binfo, lp, lp->err);
+		if (lp->j)
+			json_close(lp->j, ']');
+		if (rc) {
+			if (lp->j)
+				json_close(lp->j, '}');
+			return rc;
+		}
+	}
+	if (lp->j)
+		json_close(lp->j, '}');
+	return 0;
+}
+
+static int view_logs(struct nlfs_fs *fs, const struct opts *o, bool files,
+		     struct nlfs_err *err)
+{
+	struct json j;
+	struct log_print lp = { o->json ? &j : NULL, nlfs_fs_geometry(fs)->blocksize, files, err };
+	int rc;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '[');
+	}
+	rc = nlfs_fs_walk_chain(fs, print_log, &lp, err);
+	if (o->json)
+		json_close(&j, ']');
+	return rc;
+}
+
+static int view_segment(struct nlfs_fs *fs, const struct opts *o, uint64_t segnum,
+			struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
+	struct json j;
+	struct log_print lp = { o->json ? &j : NULL, g->blocksize, true, err };
+	uint64_t pseg, seq = 0;
+	bool first = true;
+	int rc = 0;
+
+	if (segnum >= g->nsegments)
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %" PRIu64
+				    " does not exist (the volume has %" PRIu64 ")",
+				    segnum, g->nsegments);
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '[');
+	}
+	/* logs of one segment share a seq; stop at the first that does not follow */
+	for (pseg = nlfs_seg_start(g, segnum); pseg + 1 <= nlfs_seg_end(g, segnum);) {
+		struct nlfs_log log;
+		void *summary = NULL;
+		struct nlfs_err scratch;
+
+		if (nlfs_log_read(fs, pseg, &log, &summary, &scratch))
+			break;
+		if (!first && log.seq != seq) {
+			free(summary);
+			break;
+		}
+		first = false;
+		seq = log.seq;
+		rc = print_log(&log, summary, &lp);
+		free(summary);
+		if (rc)
+			break;
+		pseg += log.nblocks;
+	}
+	if (o->json)
+		json_close(&j, ']');
+	return rc;
+}
+
+static int view_sr(struct nlfs_fs *fs, const struct opts *o)
+{
+	const struct nlfs_recovery *r = nlfs_fs_recovery(fs);
+	static const char *const names[] = { "dat", "cpfile", "sufile" };
+	struct json j;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_u64(&j, "log", r->sr_log);
+		json_u64(&j, "block", r->sr_block);
+		json_u64(&j, "seq", r->sr_seq);
+		json_u64(&j, "cno", r->cno);
+		json_u64(&j, "next_pseg", r->next_pseg);
+		json_u64(&j, "logs_after_super_root", r->nlogs_after_sr);
+	} else {
+		printf("super root at block %" PRIu64 " (log %" PRIu64 ", seq %" PRIu64
+		       ", checkpoint %" PRIu64 ")\nnext log at block %" PRIu64
+		       "; %" PRIu64 " valid log(s) after it\n",
+		       r->sr_block, r->sr_log, r->sr_seq, r->cno, r->next_pseg, r->nlogs_after_sr);
+	}
+	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++) {
+		const struct nlfs_inode *in = nlfs_fs_sr_inode(fs, ino);
+
+		if (o->json) {
+			json_open(&j, names[ino - NLFS_DAT_INO], '{');
+			json_u64(&j, "mode", nlfs_le16(in->i_mode));
+			json_u64(&j, "blocks", nlfs_le64(in->i_blocks));
+			json_u64(&j, "size", nlfs_le64(in->i_size));
+			json_open(&j, "bmap", '[');
+			for (int k = 0; k < NLFS_INODE_BMAP_SIZE; k++)
+				json_u64(&j, NULL, nlfs_le64(in->i_bmap[k]));
+			json_close(&j, ']');
+			json_close(&j, '}');
+		} else {
+			printf("%-7s mode %06o blocks %" PRIu64 " bmap", names[ino - NLFS_DAT_INO],
+			       nlfs_le16(in->i_mode), nlfs_le64(in->i_blocks));
+			for (int k = 0; k < NLFS_INODE_BMAP_SIZE; k++)
+				printf(" %" PRIu64, nlfs_le64(in->i_bmap[k]));
+			putchar('\n');
+		}
+	}
+	if (o->json)
+		json_close(&j, '}');
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: dump.nilfs2 [options] DEVICE VIEW [ARGS]\n"
+	      "\nViews:\n"
+	      "  super            both superblocks and which one is used\n"
+	      "  logs             the log chain from the superblock cursor\n"
+	      "  summaries        the log chain with every finfo and binfo\n"
+	      "  segment N        the logs of segment N with their finfos and binfos\n"
+	      "  sr               the latest super root and its metadata-file inodes\n"
+	      "\nOptions:\n"
+	      "  -j, --json       print JSON\n"
+	      "  -h, --help       show this help\n"
+	      "  -V, --version    show the version\n", out);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { 0 };
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	const char *view;
+	char msg[320];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "jhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o.json = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("dump.nilfs2 (nilfsprogs) %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.device = argv[optind];
+	view = argv[optind + 1];
+	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
+	    strcmp(view, "segment") && strcmp(view, "sr")) {
+		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
+		return EXIT_USAGE;
+	}
+	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
+	if (rc) {
+		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, nlfs_strerror(rc));
+		return 1;
+	}
+	rc = nlfs_fs_open(io, &fs, &err);
+	if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, msg);
+		nlfs_io_close(io);
+		return 1;
+	}
+	nlfs_err_clear(&err);
+	if (!strcmp(view, "super")) {
+		rc = view_super(fs, &o);
+	} else if (!strcmp(view, "logs") || !strcmp(view, "summaries")) {
+		rc = view_logs(fs, &o, !strcmp(view, "summaries"), &err);
+	} else if (!strcmp(view, "sr")) {
+		rc = view_sr(fs, &o);
+	} else {
+		uint64_t seg;
+
+		if (argc - optind < 3 || parse_u64(argv[optind + 2], &seg)) {
+			fprintf(stderr, "dump.nilfs2: segment needs a segment number\n");
+			nlfs_fs_close(fs);
+			return EXIT_USAGE;
+		}
+		rc = view_segment(fs, &o, seg, &err);
+	}
+	if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, msg);
+	}
+	nlfs_fs_close(fs);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,151 @@
+/* Cross-check our on-disk structs against the kernel's uapi header. */
+#include "check_main.h"
+#include <stddef.h>
+#include <linux/magic.h>
+#include <linux/nilfs2_ondisk.h>
+
+#include <nlfs/ondisk.h>
+
+#define SAME(ours, theirs, field) do {                                         \
+	ck_assert_uint_eq(offsetof(struct ours, field), offsetof(struct theirs, field)); \
+	ck_assert_uint_eq(sizeof(((struct ours *)0)->field),                   \
+			  sizeof(((struct theirs *)0)->field));                \
+} while (0)
+
+START_TEST(superblock_matches_kernel)
+{
+	ck_assert_uint_eq(sizeof(struct nlfs_super_block), sizeof(struct nilfs_super_block));
+	SAME(nlfs_super_block, nilfs_super_block, s_rev_level);
+	SAME(nlfs_super_block, nilfs_super_block, s_minor_rev_level);
+	SAME(nlfs_super_block, nilfs_super_block, s_magic);
+	SAME(nlfs_super_block, nilfs_super_block, s_bytes);
+	SAME(nlfs_super_block, nilfs_super_block, s_flags);
+	SAME(nlfs_super_block, nilfs_super_block, s_crc_seed);
+	SAME(nlfs_super_block, nilfs_super_block, s_sum);
+	SAME(nlfs_super_block, nilfs_super_block, s_log_block_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_nsegments);
+	SAME(nlfs_super_block, nilfs_super_block, s_dev_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_first_data_block);
+	SAME(nlfs_super_block, nilfs_super_block, s_blocks_per_segment);
+	SAME(nlfs_super_block, nilfs_super_block, s_r_segments_percentage);
+	SAME(nlfs_super_block, nilfs_super_block, s_last_cno);
+	SAME(nlfs_super_block, nilfs_super_block, s_last_pseg);
+	SAME(nlfs_super_block, nilfs_super_block, s_last_seq);
+	SAME(nlfs_super_block, nilfs_super_block, s_free_blocks_count);
+	SAME(nlfs_super_block, nilfs_super_block, s_ctime);
+	SAME(nlfs_super_block, nilfs_super_block, s_mtime);
+	SAME(nlfs_super_block, nilfs_super_block, s_wtime);
+	SAME(nlfs_super_block, nilfs_super_block, s_mnt_count);
+	SAME(nlfs_super_block, nilfs_super_block, s_max_mnt_count);
+	SAME(nlfs_super_block, nilfs_super_block, s_state);
+	SAME(nlfs_super_block, nilfs_super_block, s_errors);
+	SAME(nlfs_super_block, nilfs_super_block, s_lastcheck);
+	SAME(nlfs_super_block, nilfs_super_block, s_checkinterval);
+	SAME(nlfs_super_block, nilfs_super_block, s_creator_os);
+	SAME(nlfs_super_block, nilfs_super_block, s_def_resuid);
+	SAME(nlfs_super_block, nilfs_super_block, s_def_resgid);
+	SAME(nlfs_super_block, nilfs_super_block, s_first_ino);
+	SAME(nlfs_super_block, nilfs_super_block, s_inode_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_dat_entry_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_checkpoint_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_segment_usage_size);
+	SAME(nlfs_super_block, nilfs_super_block, s_uuid);
+	SAME(nlfs_super_block, nilfs_super_block, s_volume_name);
+	SAME(nlfs_super_block, nilfs_super_block, s_c_interval);
+	SAME(nlfs_super_block, nilfs_super_block, s_c_block_max);
+	SAME(nlfs_super_block, nilfs_super_block, s_feature_compat);
+	SAME(nlfs_super_block, nilfs_super_block, s_feature_compat_ro);
+	SAME(nlfs_super_block, nilfs_super_block, s_feature_incompat);
+	SAME(nlfs_super_block, nilfs_super_block, s_reserved);
+}
+END_TEST
+
+START_TEST(inode_matches_kernel)
+{
+	ck_assert_uint_eq(sizeof(struct nlfs_inode), sizeof(struct nilfs_inode));
+	SAME(nlfs_inode, nilfs_inode, i_blocks);
+	SAME(nlfs_inode, nilfs_inode, i_size);
+	SAME(nlfs_inode, nilfs_inode, i_ctime);
+	SAME(nlfs_inode, nilfs_inode, i_mtime);
+	SAME(nlfs_inode, nilfs_inode, i_ctime_nsec);
+	SAME(nlfs_inode, nilfs_inode, i_mtime_nsec);
+	SAME(nlfs_inode, nilfs_inode, i_uid);
+	SAME(nlfs_inode, nilfs_inode, i_gid);
+	SAME(nlfs_inode, nilfs_inode, i_mode);
+	SAME(nlfs_inode, nilfs_inode, i_links_count);
+	SAME(nlfs_inode, nilfs_inode, i_flags);
+	SAME(nlfs_inode, nilfs_inode, i_bmap);
+	SAME(nlfs_inode, nilfs_inode, i_xattr);
+	SAME(nlfs_inode, nilfs_inode, i_generation);
+	SAME(nlfs_inode, nilfs_inode, i_pad);
+}
+END_TEST
+
+START_TEST(summary_records_match_kernel)
+{
+	ck_assert_uint_eq(sizeof(struct nlfs_segment_summary), sizeof(struct nilfs_segment_summary));
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_datasum);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_sumsum);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_magic);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_bytes);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_flags);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_seq);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_create);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_next);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_nblocks);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_nfinfo);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_sumbytes);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_pad);
+	SAME(nlfs_segment_summary, nilfs_segment_summary, ss_cno);
+	ck_assert_uint_eq(sizeof(struct nlfs_finfo), sizeof(struct nilfs_finfo));
+	SAME(nlfs_finfo, nilfs_finfo, fi_ino);
+	SAME(nlfs_finfo, nilfs_finfo, fi_cno);
+	SAME(nlfs_finfo, nilfs_finfo, fi_nblocks);
+	SAME(nlfs_finfo, nilfs_finfo, fi_ndatablk);
+	ck_assert_uint_eq(sizeof(struct nlfs_binfo_v), sizeof(struct nilfs_binfo_v));
+	SAME(nlfs_binfo_v, nilfs_binfo_v, bi_vblocknr);
+	SAME(nlfs_binfo_v, nilfs_binfo_v, bi_blkoff);
+	ck_assert_uint_eq(sizeof(struct nlfs_binfo_dat), sizeof(struct nilfs_binfo_dat));
+	SAME(nlfs_binfo_dat, nilfs_binfo_dat, bi_blkoff);
+	SAME(nlfs_binfo_dat, nilfs_binfo_dat, bi_level);
+	ck_assert_uint_eq(NLFS_SR_INODES_OFFSET, NILFS_SR_DAT_OFFSET(128));
+	ck_assert_uint_eq(NLFS_SR_BYTES(128), NILFS_SR_BYTES(128));
+	ck_assert_uint_eq(NLFS_SR_BYTES(256), NILFS_SR_BYTES(256));
+}
+END_TEST
+
+START_TEST(constants_match_kernel)
+{
+	ck_assert_uint_eq(NLFS_SB_MAGIC, NILFS_SUPER_MAGIC);
+	ck_assert_uint_eq(NLFS_SEGSUM_MAGIC, NILFS_SEGSUM_MAGIC);
+	ck_assert_uint_eq(NLFS_SB_OFFSET_BYTES, NILFS_SB_OFFSET_BYTES);
+	ck_assert_uint_eq(NLFS_CURRENT_REV, NILFS_CURRENT_REV);
+	ck_assert_uint_eq(NLFS_SS_LOGBGN, NILFS_SS_LOGBGN);
+	ck_assert_uint_eq(NLFS_SS_LOGEND, NILFS_SS_LOGEND);
+	ck_assert_uint_eq(NLFS_SS_SR, NILFS_SS_SR);
+	ck_assert_uint_eq(NLFS_SS_SYNDT, NILFS_SS_SYNDT);
+	ck_assert_uint_eq(NLFS_SS_GC, NILFS_SS_GC);
+	ck_assert_uint_eq(NLFS_STATE_VALID_FS, NILFS_VALID_FS);
+	ck_assert_uint_eq(NLFS_STATE_ERROR_FS, NILFS_ERROR_FS);
+	ck_assert_uint_eq(NLFS_STATE_RESIZE_FS, NILFS_RESIZE_FS);
+	ck_assert_uint_eq(NLFS_DAT_INO, NILFS_DAT_INO);
+	ck_assert_uint_eq(NLFS_CPFILE_INO, NILFS_CPFILE_INO);
+	ck_assert_uint_eq(NLFS_SUFILE_INO, NILFS_SUFILE_INO);
+	ck_assert_uint_eq(NLFS_IFILE_INO, NILFS_IFILE_INO);
+	ck_assert_uint_eq(NLFS_ROOT_INO, NILFS_ROOT_INO);
+	ck_assert_uint_eq(NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT, NILFS_FEATURE_COMPAT_RO_BLOCK_COUNT);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("format");
+	TCase *tc = tcase_create("layout");
+
+	tcase_add_test(tc, superblock_matches_kernel);
+	tcase_add_test(tc, inode_matches_kernel);
+	tcase_add_test(tc, summary_records_match_kernel);
+	tcase_add_test(tc, constants_match_kernel);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,196 @@
+/* Summaries, log validation and the super-root search. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include <nlfs/endian.h>
+#include "testimg.h"
+
+static uint8_t *log_at(struct nlfs_io *io, uint64_t blk)
+{
+	return nlfs_io_mem_data(io) + blk * TESTIMG_BS;
+}
+
+START_TEST(open_finds_the_super_root)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	const struct nlfs_recovery *r;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	r = nlfs_fs_recovery(fs);
+	ck_assert_uint_eq(r->sr_log, TESTIMG_LOG);
+	ck_assert_uint_eq(r->sr_block, TESTIMG_LOG + TESTIMG_NBLOCKS - 1);
+	ck_assert_uint_eq(r->cno, 1);
+	ck_assert_uint_eq(r->next_pseg, TESTIMG_LOG + TESTIMG_NBLOCKS);
+	ck_assert_uint_eq(nlfs_le16(nlfs_fs_sr_inode(fs, NLFS_SUFILE_INO)->i_mode), 0100600);
+	ck_assert_ptr_null(nlfs_fs_sr_inode(fs, NLFS_IFILE_INO));
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+struct walk_seen {
+	int nfiles, nblocks;
+	uint64_t ino, vblocknr, block;
+};
+
+static int count_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
+{
+	struct walk_seen *w = arg;
+
+	if (bi->index == 0)
+		w->nfiles++;
+	w->nblocks++;
+	w->ino = fi->ino;
+	w->vblocknr = bi->vblocknr;
+	w->block = bi->block;
+	return 0;
+}
+
+START_TEST(walk_reports_finfo_and_binfo)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_log log;
+	void *summary = NULL;
+	struct walk_seen w = { 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, &err), 0);
+	ck_assert(log.datasum_ok && log.sumsum_ok);
+	ck_assert_uint_eq(log.flags, NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR);
+	ck_assert_int_eq(nlfs_summary_walk(&log, summary, TESTIMG_BS, count_binfo, &w, &err), 0);
+	ck_assert_int_eq(w.nfiles, 1);
+	ck_assert_int_eq(w.nblocks, 1);
+	ck_assert_uint_eq(w.ino, NLFS_IFILE_INO);
+	ck_assert_uint_eq(w.vblocknr, 7);
+	ck_assert_uint_eq(w.block, TESTIMG_LOG + 1);
+	free(summary);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(finfo_claiming_too_many_blocks_is_corrupt)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_log log;
+	void *summary = NULL;
+	uint32_t big = nlfs_cpu_to_le32(100);
+
+	memcpy(log_at(io, TESTIMG_LOG) + 64 + 16, &big, 4);
+	testimg_reseal_log(io, TESTIMG_LOG);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, &err), 0);
+	ck_assert_int_eq(nlfs_summary_walk(&log, summary, TESTIMG_BS, NULL, NULL, &err),
+			 -NLFS_ECORRUPT);
+	ck_assert_uint_eq(err.block, TESTIMG_LOG);
+	free(summary);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(bad_datasum_fails_open_naming_the_block)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	log_at(io, TESTIMG_LOG + 1)[10] ^= 0xFF;   /* payload changed, sums not */
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), -NLFS_EBADCRC);
+	ck_assert_uint_eq(err.block, TESTIMG_LOG);
+	nlfs_io_close(io);
+}
+END_TEST
+
+START_TEST(bad_super_root_crc_fails_open)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint8_t *sr = log_at(io, TESTIMG_LOG + TESTIMG_NBLOCKS - 1);
+
+	sr[20] ^= 1;
+	/* keep the log's own sums right so only sr_sum is wrong */
+	{
+		uint32_t nb = TESTIMG_NBLOCKS, sum;
+		uint8_t *d = log_at(io, TESTIMG_LOG);
+
+		sum = nlfs_cpu_to_le32(nlfs_crc32(TESTIMG_SEED, d + 4, nb * TESTIMG_BS - 4));
+		memcpy(d, &sum, 4);
+	}
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), -NLFS_EBADCRC);
+	ck_assert_uint_eq(err.block, TESTIMG_LOG + TESTIMG_NBLOCKS - 1);
+	nlfs_io_close(io);
+}
+END_TEST
+
+START_TEST(unclean_volume_scans_forward_to_newer_super_root)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_super_block *sb = (void *)(nlfs_io_mem_data(io) + NLFS_SB_OFFSET_BYTES);
+	uint8_t *first = log_at(io, TESTIMG_LOG), *second;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint64_t cno2 = nlfs_cpu_to_le64(2);
+
+	/* copy the log right after itself as checkpoint 2, same segment */
+	second = log_at(io, TESTIMG_LOG + TESTIMG_NBLOCKS);
+	memcpy(second, first, TESTIMG_NBLOCKS * TESTIMG_BS);
+	memcpy(second + 0x38, &cno2, 8);
+	testimg_reseal_log(io, TESTIMG_LOG + TESTIMG_NBLOCKS);
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->sr_log, TESTIMG_LOG);  /* VALID_FS: trust cursor */
+	nlfs_fs_close(fs);
+
+	io = testimg_create();
+	sb = (void *)(nlfs_io_mem_data(io) + NLFS_SB_OFFSET_BYTES);
+	second = log_at(io, TESTIMG_LOG + TESTIMG_NBLOCKS);
+	memcpy(second, log_at(io, TESTIMG_LOG), TESTIMG_NBLOCKS * TESTIMG_BS);
+	memcpy(second + 0x38, &cno2, 8);
+	testimg_reseal_log(io, TESTIMG_LOG + TESTIMG_NBLOCKS);
+	sb->s_state = 0;
+	testimg_reseal_sb(io, NLFS_SB_OFFSET_BYTES);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->sr_log, TESTIMG_LOG + TESTIMG_NBLOCKS);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->cno, 2);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(falls_back_to_other_superblock_when_search_fails)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_super_block *p = (void *)(nlfs_io_mem_data(io) + NLFS_SB_OFFSET_BYTES);
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	/* primary points one block too far: no log there */
+	p->s_last_pseg = nlfs_cpu_to_le64(TESTIMG_LOG + 1);
+	testimg_reseal_sb(io, NLFS_SB_OFFSET_BYTES);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert(nlfs_fs_recovery(fs)->from_other_sb);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->sr_log, TESTIMG_LOG);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("summary");
+	TCase *tc = tcase_create("logs");
+
+	tcase_add_test(tc, open_finds_the_super_root);
+	tcase_add_test(tc, walk_reports_finfo_and_binfo);
+	tcase_add_test(tc, finfo_claiming_too_many_blocks_is_corrupt);
+	tcase_add_test(tc, bad_datasum_fails_open_naming_the_block);
+	tcase_add_test(tc, bad_super_root_crc_fails_open);
+	tcase_add_test(tc, unclean_volume_scans_forward_to_newer_super_root);
+	tcase_add_test(tc, falls_back_to_other_superblock_when_search_fails);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
