@@ -1,0 +1,54 @@
+/*
+ * libFuzzer target: the input is a whole device image.  Open it, walk the
+ * log chain with every summary record, and read the super-root inodes.
+ * Any crash, overflow or undefined behaviour is a bug in a parser.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/nlfs.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+		      void *arg)
+{
+	uint64_t *acc = arg;
+
+	*acc += fi->ino + (bi ? bi->blkoff + bi->vblocknr + bi->level : 0);
+	return 0;
+}
+
+static int walk_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct nlfs_fs *fs = arg;
+	uint64_t acc = 0;
+
+	if (summary)
+		nlfs_summary_walk(log, summary, nlfs_fs_geometry(fs)->blocksize, walk_binfo,
+				  &acc, NULL);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	if (nlfs_io_open_mem(size, &io))
+		return 0;
+	memcpy(nlfs_io_mem_data(io), data, size);
+	if (nlfs_fs_open(io, &fs, &err)) {
+		char msg[320];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		nlfs_io_close(io);
+		return 0;
+	}
+	nlfs_fs_walk_chain(fs, walk_log, fs, &err);
+	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++)
+		(void)nlfs_fs_sr_inode(fs, ino)->i_mode;
+	nlfs_fs_close(fs);
+	return 0;
+}
