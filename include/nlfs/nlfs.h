@@ -159,4 +159,66 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
+/* Files: any file of a checkpoint is read through its inode's bmap. */
+struct nlfs_file {
+	uint64_t ino;
+	uint64_t cno;              /* checkpoint it was read from (0: metadata file) */
+	struct nlfs_inode inode;
+};
+
+/* bmap.c: direct and B-tree block maps.  Pointers are virtual block
+ * numbers except in the DAT, whose pointers are physical. */
+int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+		     uint64_t *ptr, struct nlfs_err *err);
+typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg);
+/* In key order: every mapped block (level 0) and every node block (level >= 1). */
+int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
+		      void *arg, struct nlfs_err *err);
+
+/* dat.c: virtual-to-physical translation */
+int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
+		    struct nlfs_err *err);
+int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
+		       struct nlfs_err *err);
+
+/* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed) */
+int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			 void *buf, bool *hole, struct nlfs_err *err);
+/* the block's physical address, translating through the DAT (0 for a hole) */
+int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
+			 uint64_t *blocknr, struct nlfs_err *err);
+/* root metadata file (DAT, cpfile, sufile) from the super root */
+void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *f);
+
+/* palloc.c: where entry NR of a palloc file (DAT, ifile) lives */
+void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
+			uint64_t *blkoff, uint32_t *byteoff);
+uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
+
+/* cpfile.c */
+int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
+/* checkpoint CNO (0 = the latest); -ENOENT if it does not exist */
+int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
+		    struct nlfs_err *err);
+
+/* ifile.c: inode INO of the checkpoint whose ifile is IFILE */
+int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
+		    struct nlfs_file *out, struct nlfs_err *err);
+/* open the checkpoint's ifile (cno 0 = latest) */
+int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
+		  struct nlfs_err *err);
+
+/* inode.c: file contents */
+int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
+		    uint64_t off, size_t *done, struct nlfs_err *err);
+
+/* dir.c */
+typedef int (*nlfs_dir_cb)(const char *name, unsigned name_len, uint64_t ino,
+			   unsigned file_type, void *arg);
+int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,
+		     void *arg, struct nlfs_err *err);
+/* resolve an absolute PATH in the checkpoint of IFILE (no symlinks followed) */
+int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
+		     struct nlfs_file *out, struct nlfs_err *err);
+
 #endif /* NLFS_NLFS_H */

@@ -183,4 +183,87 @@ _Static_assert(sizeof(struct nlfs_finfo) == 24, "finfo size");
 _Static_assert(sizeof(struct nlfs_binfo_v) == 16, "binfo_v size");
 _Static_assert(sizeof(struct nlfs_binfo_dat) == 16, "binfo_dat size");
 
+/* bmap (i_bmap) */
+#define NLFS_BMAP_LARGE        0x01u   /* B-tree (also the root node flag) */
+#define NLFS_DIRECT_NBLOCKS    6u
+#define NLFS_BTREE_ROOT_NCHILDREN 3u
+#define NLFS_BTREE_LEVEL_DATA  0u
+#define NLFS_BTREE_LEVEL_MAX   14u     /* exclusive */
+#define NLFS_BTREE_NODE_EXTRA  8u      /* pad after a node block's header */
+
+struct nlfs_btree_node {
+	uint8_t  bn_flags;
+	uint8_t  bn_level;
+	uint16_t bn_nchildren;
+	uint32_t bn_pad;
+};
+
+struct nlfs_dat_entry {
+	uint64_t de_blocknr;
+	uint64_t de_start;
+	uint64_t de_end;
+	uint64_t de_rsv;
+};
+
+struct nlfs_cpfile_header {
+	uint64_t ch_ncheckpoints;
+	uint64_t ch_nsnapshots;
+	uint64_t ch_snapshot_next;
+	uint64_t ch_snapshot_prev;
+};
+
+#define NLFS_CHECKPOINT_SNAPSHOT 0x1u
+#define NLFS_CHECKPOINT_INVALID  0x2u
+#define NLFS_CHECKPOINT_SKETCH   0x4u
+#define NLFS_CHECKPOINT_MINOR    0x8u
+
+struct nlfs_checkpoint {
+	uint32_t cp_flags;
+	uint32_t cp_checkpoints_count;
+	uint64_t cp_snapshot_next;
+	uint64_t cp_snapshot_prev;
+	uint64_t cp_cno;
+	uint64_t cp_create;
+	uint64_t cp_nblk_inc;
+	uint64_t cp_inodes_count;
+	uint64_t cp_blocks_count;
+	struct nlfs_inode cp_ifile_inode;
+};
+
+struct nlfs_sufile_header {
+	uint64_t sh_ncleansegs;
+	uint64_t sh_ndirtysegs;
+	uint64_t sh_last_alloc;
+};
+
+#define NLFS_SEGMENT_USAGE_ACTIVE 0x1u
+#define NLFS_SEGMENT_USAGE_DIRTY  0x2u
+#define NLFS_SEGMENT_USAGE_ERROR  0x4u
+
+struct nlfs_segment_usage {
+	uint64_t su_lastmod;
+	uint32_t su_nblocks;
+	uint32_t su_flags;
+};
+
+struct nlfs_dir_entry {
+	uint64_t inode;
+	uint16_t rec_len;
+	uint8_t  name_len;
+	uint8_t  file_type;
+	/* name follows */
+};
+#define NLFS_DIR_ENTRY_HEADER 12u
+#define NLFS_NAME_LEN 255u
+#define NLFS_DIR_REC_LEN(n) (((n) + NLFS_DIR_ENTRY_HEADER + 7u) & ~7u)
+
+_Static_assert(sizeof(struct nlfs_btree_node) == 8, "btree node header");
+_Static_assert(sizeof(struct nlfs_dat_entry) == 32, "DAT entry");
+_Static_assert(sizeof(struct nlfs_cpfile_header) == 32, "cpfile header");
+_Static_assert(sizeof(struct nlfs_checkpoint) == 192, "checkpoint");
+_Static_assert(offsetof(struct nlfs_checkpoint, cp_ifile_inode) == 64, "cp_ifile_inode");
+_Static_assert(sizeof(struct nlfs_sufile_header) == 24, "sufile header");
+_Static_assert(sizeof(struct nlfs_segment_usage) == 16, "segment usage");
+_Static_assert(offsetof(struct nlfs_dir_entry, name_len) == 10, "name_len");
+
 #endif /* NLFS_ONDISK_H */

@@ -16,6 +16,7 @@
 struct opts {
 	bool json;
 	const char *device;
+	uint64_t cno;   /* 0: latest */
 };
 
 enum field_kind { F_U16, F_U32, F_U64, F_HEX32, F_HEX16, F_UUID, F_LABEL };
@@ -371,6 +372,245 @@ static int view_sr(struct nlfs_fs *fs, const struct opts *o)
 	return 0;
 }
 
+/* PATH, or #INO for an inode number, in the chosen checkpoint */
+static int open_target(struct nlfs_fs *fs, const struct opts *o, const char *spec,
+		       struct nlfs_file *f, struct nlfs_err *err)
+{
+	struct nlfs_file ifile;
+	int rc = nlfs_fs_ifile(fs, o->cno, &ifile, err);
+
+	if (rc)
+		return rc;
+	if (spec[0] == '#') {
+		char *end;
+		uint64_t ino = strtoull(spec + 1, &end, 0);
+
+		if (*end || end == spec + 1)
+			return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "bad inode number '%s'", spec);
+		return nlfs_ifile_read(fs, &ifile, ino, f, err);
+	}
+	return nlfs_path_lookup(fs, &ifile, spec, f, err);
+}
+
+static int print_checkpoints(struct nlfs_fs *fs, const struct opts *o, struct nlfs_err *err)
+{
+	struct nlfs_cpfile_header h;
+	uint64_t last = nlfs_fs_recovery(fs)->cno;
+	struct json j;
+	int rc = nlfs_cpfile_header(fs, &h, err);
+
+	if (rc)
+		return rc;
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_u64(&j, "ncheckpoints", h.ch_ncheckpoints);
+		json_u64(&j, "nsnapshots", h.ch_nsnapshots);
+		json_open(&j, "checkpoints", '[');
+	} else {
+		printf("%" PRIu64 " checkpoints, %" PRIu64 " snapshots\n", h.ch_ncheckpoints,
+		       h.ch_nsnapshots);
+		printf("%10s %12s %5s %10s %8s\n", "CNO", "CREATE", "FLAGS", "BLKCNT", "ICNT");
+	}
+	for (uint64_t cno = 1; cno <= last; cno++) {
+		struct nlfs_checkpoint cp;
+		uint32_t fl;
+
+		rc = nlfs_cpfile_get(fs, cno, &cp, err);
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			break;
+		fl = nlfs_le32(cp.cp_flags);
+		if (o->json) {
+			json_open(&j, NULL, '{');
+			json_u64(&j, "cno", cno);
+			json_u64(&j, "create", nlfs_le64(cp.cp_create));
+			json_bool(&j, "snapshot", fl & NLFS_CHECKPOINT_SNAPSHOT);
+			json_bool(&j, "minor", fl & NLFS_CHECKPOINT_MINOR);
+			json_u64(&j, "blocks_count", nlfs_le64(cp.cp_blocks_count));
+			json_u64(&j, "inodes_count", nlfs_le64(cp.cp_inodes_count));
+			json_close(&j, '}');
+		} else {
+			printf("%10" PRIu64 " %12" PRIu64 " %4s%s %10" PRIu64 " %8" PRIu64 "\n", cno,
+			       nlfs_le64(cp.cp_create), fl & NLFS_CHECKPOINT_SNAPSHOT ? "ss" : "cp",
+			       fl & NLFS_CHECKPOINT_MINOR ? "i" : " ",
+			       nlfs_le64(cp.cp_blocks_count), nlfs_le64(cp.cp_inodes_count));
+		}
+	}
+	if (rc == -ENOENT)
+		rc = 0;
+	if (o->json) {
+		json_close(&j, ']');
+		json_close(&j, '}');
+	}
+	return rc;
+}
+
+static int print_inode(const struct nlfs_file *f, const struct opts *o)
+{
+	const struct nlfs_inode *in = &f->inode;
+	struct json j;
+
+	if (!o->json) {
+		printf("inode %" PRIu64 " (checkpoint %" PRIu64 "): mode %06o links %u uid %u gid %u\n"
+		       "size %" PRIu64 " blocks %" PRIu64 " flags 0x%x generation %u\n"
+		       "ctime %" PRIu64 ".%09u mtime %" PRIu64 ".%09u\n",
+		       f->ino, f->cno, nlfs_le16(in->i_mode), nlfs_le16(in->i_links_count),
+		       nlfs_le32(in->i_uid), nlfs_le32(in->i_gid), nlfs_le64(in->i_size),
+		       nlfs_le64(in->i_blocks), nlfs_le32(in->i_flags),
+		       nlfs_le32(in->i_generation), nlfs_le64(in->i_ctime),
+		       nlfs_le32(in->i_ctime_nsec), nlfs_le64(in->i_mtime),
+		       nlfs_le32(in->i_mtime_nsec));
+		return 0;
+	}
+	json_init(&j, stdout);
+	json_open(&j, NULL, '{');
+	json_u64(&j, "ino", f->ino);
+	json_u64(&j, "cno", f->cno);
+	json_u64(&j, "mode", nlfs_le16(in->i_mode));
+	json_u64(&j, "links", nlfs_le16(in->i_links_count));
+	json_u64(&j, "uid", nlfs_le32(in->i_uid));
+	json_u64(&j, "gid", nlfs_le32(in->i_gid));
+	json_u64(&j, "size", nlfs_le64(in->i_size));
+	json_u64(&j, "blocks", nlfs_le64(in->i_blocks));
+	json_u64(&j, "flags", nlfs_le32(in->i_flags));
+	json_u64(&j, "ctime", nlfs_le64(in->i_ctime));
+	json_u64(&j, "ctime_nsec", nlfs_le32(in->i_ctime_nsec));
+	json_u64(&j, "mtime", nlfs_le64(in->i_mtime));
+	json_u64(&j, "mtime_nsec", nlfs_le32(in->i_mtime_nsec));
+	json_close(&j, '}');
+	return 0;
+}
+
+struct bmap_print {
+	struct nlfs_fs *fs;
+	const struct nlfs_file *f;
+	struct json *j;
+	struct nlfs_err *err;
+};
+
+static int print_bmap_entry(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct bmap_print *bp = arg;
+	uint64_t phys;
+	int rc = nlfs_file_block_addr(bp->fs, bp->f, ptr, &phys, bp->err);
+
+	if (rc)
+		return rc;
+	if (bp->j) {
+		json_open(bp->j, NULL, '{');
+		json_u64(bp->j, "key", blkoff);
+		json_u64(bp->j, "level", level);
+		json_u64(bp->j, "ptr", ptr);
+		json_u64(bp->j, "block", phys);
+		json_close(bp->j, '}');
+	} else {
+		printf("%*s%s key %" PRIu64 " ptr %" PRIu64 " block %" PRIu64 "\n",
+		       (int)(2 * level), "", level ? "node" : "data", blkoff, ptr, phys);
+	}
+	return 0;
+}
+
+static int print_bmap(struct nlfs_fs *fs, const struct nlfs_file *f, const struct opts *o,
+		      struct nlfs_err *err)
+{
+	struct json j;
+	struct bmap_print bp = { fs, f, o->json ? &j : NULL, err };
+	int rc;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '[');
+	}
+	rc = nlfs_bmap_iterate(fs, f, print_bmap_entry, &bp, err);
+	if (o->json)
+		json_close(&j, ']');
+	return rc;
+}
+
+struct ls_print {
+	struct json *j;
+};
+
+static int print_dirent(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct ls_print *lp = arg;
+	static const char types[] = "?-dcbps l";
+
+	if (lp->j) {
+		char nm[NLFS_NAME_LEN + 1];
+
+		memcpy(nm, name, len);
+		nm[len] = 0;
+		json_open(lp->j, NULL, '{');
+		json_str(lp->j, "name", nm);
+		json_u64(lp->j, "ino", ino);
+		json_u64(lp->j, "type", type);
+		json_close(lp->j, '}');
+	} else {
+		printf("%c %10" PRIu64 " %.*s\n", types[type & 7], ino, (int)len, name);
+	}
+	return 0;
+}
+
+static int print_dir(struct nlfs_fs *fs, const struct nlfs_file *f, const struct opts *o,
+		     struct nlfs_err *err)
+{
+	struct json j;
+	struct ls_print lp = { o->json ? &j : NULL };
+	int rc;
+
+	if ((nlfs_le16(f->inode.i_mode) & 0170000) != 0040000)
+		return nlfs_err_set(err, ENOTDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '[');
+	}
+	rc = nlfs_dir_iterate(fs, f, print_dirent, &lp, err);
+	if (o->json)
+		json_close(&j, ']');
+	return rc;
+}
+
+static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, struct nlfs_err *err)
+{
+	static uint8_t buf[1 << 16];
+	uint64_t off = 0;
+
+	if ((nlfs_le16(f->inode.i_mode) & 0170000) == 0040000)
+		return nlfs_err_set(err, EISDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
+	for (;;) {
+		size_t n;
+		int rc = nlfs_file_pread(fs, f, buf, sizeof(buf), off, &n, err);
+
+		if (rc)
+			return rc;
+		if (n == 0)
+			return 0;
+		if (fwrite(buf, 1, n, stdout) != n)
+			return nlfs_err_set(err, errno, NLFS_NOWHERE, "writing standard output");
+		off += n;
+	}
+}
+
+static int view_file(struct nlfs_fs *fs, const struct opts *o, const char *view,
+		     const char *spec, struct nlfs_err *err)
+{
+	struct nlfs_file f;
+	int rc = open_target(fs, o, spec, &f, err);
+
+	if (rc)
+		return rc;
+	if (!strcmp(view, "inode"))
+		return print_inode(&f, o);
+	if (!strcmp(view, "bmap"))
+		return print_bmap(fs, &f, o, err);
+	if (!strcmp(view, "ls"))
+		return print_dir(fs, &f, o, err);
+	return print_contents(fs, &f, err);
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage: dump.nilfs2 [options] DEVICE VIEW [ARGS]\n"
@@ -380,7 +620,13 @@ static void usage(FILE *out)
 	      "  summaries        the log chain with every finfo and binfo\n"
 	      "  segment N        the logs of segment N with their finfos and binfos\n"
 	      "  sr               the latest super root and its metadata-file inodes\n"
+	      "  checkpoints      the checkpoints in the cpfile\n"
+	      "  inode PATH|#INO  an inode of the checkpoint\n"
+	      "  bmap PATH|#INO   a file's block map: keys, levels, virtual and disk addresses\n"
+	      "  ls PATH|#INO     a directory's entries\n"
+	      "  cat PATH|#INO    a file's contents, to standard output\n"
 	      "\nOptions:\n"
+	      "  -c, --checkpoint CNO  read files at checkpoint CNO (default: latest)\n"
 	      "  -j, --json       print JSON\n"
 	      "  -h, --help       show this help\n"
 	      "  -V, --version    show the version\n", out);
@@ -399,6 +645,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "checkpoint", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -411,9 +658,15 @@ int main(int argc, char **argv)
 	char msg[320];
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;
+		case 'c':
+			if (parse_u64(optarg, &o.cno) || o.cno == 0) {
+				fprintf(stderr, "dump.nilfs2: bad checkpoint number '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dump.nilfs2 (nilfsprogs) %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return EXIT_USAGE;
@@ -426,7 +679,9 @@ int main(int argc, char **argv)
 	o.device = argv[optind];
 	view = argv[optind + 1];
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
-	    strcmp(view, "segment") && strcmp(view, "sr")) {
+	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
+	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
+	    strcmp(view, "cat")) {
 		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
 		return EXIT_USAGE;
 	}
@@ -449,6 +704,15 @@ int main(int argc, char **argv)
 		rc = view_logs(fs, &o, !strcmp(view, "summaries"), &err);
 	} else if (!strcmp(view, "sr")) {
 		rc = view_sr(fs, &o);
+	} else if (!strcmp(view, "checkpoints")) {
+		rc = print_checkpoints(fs, &o, &err);
+	} else if (strcmp(view, "segment")) {
+		if (argc - optind < 3) {
+			fprintf(stderr, "dump.nilfs2: %s needs a path or #inode\n", view);
+			nlfs_fs_close(fs);
+			return EXIT_USAGE;
+		}
+		rc = view_file(fs, &o, view, argv[optind + 2], &err);
 	} else {
 		uint64_t seg;
 

@@ -30,6 +30,52 @@ static int walk_log(const struct nlfs_log *log, const void *summary, void *arg)
 	return 0;
 }
 
+static int visit_bmap(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)blkoff; (void)ptr; (void)level; (void)arg;
+	return 0;
+}
+
+struct tree_walk {
+	struct nlfs_fs *fs;
+	struct nlfs_file *ifile;
+	int budget;   /* bounds the walk: a corrupt tree may have cycles */
+};
+
+static int visit_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct tree_walk *w = arg;
+	struct nlfs_file f;
+	uint8_t buf[512];
+	size_t n;
+
+	(void)type;
+	if (--w->budget <= 0)
+		return 1;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (nlfs_ifile_read(w->fs, w->ifile, ino, &f, NULL))
+		return 0;
+	nlfs_bmap_iterate(w->fs, &f, visit_bmap, NULL, NULL);
+	nlfs_file_pread(w->fs, &f, buf, sizeof(buf), 0, &n, NULL);
+	nlfs_dir_iterate(w->fs, &f, visit_entry, w, NULL);
+	return 0;
+}
+
+static void walk_files(struct nlfs_fs *fs)
+{
+	struct nlfs_file ifile, root;
+	struct nlfs_cpfile_header h;
+	struct tree_walk w = { fs, &ifile, 64 };
+
+	nlfs_cpfile_header(fs, &h, NULL);
+	if (nlfs_fs_ifile(fs, 0, &ifile, NULL))
+		return;
+	if (nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, NULL))
+		return;
+	nlfs_dir_iterate(fs, &root, visit_entry, &w, NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nlfs_io *io;
@@ -49,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nlfs_fs_walk_chain(fs, walk_log, fs, &err);
 	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++)
 		(void)nlfs_fs_sr_inode(fs, ino)->i_mode;
+	walk_files(fs);
 	nlfs_fs_close(fs);
 	return 0;
 }

@@ -10,8 +10,7 @@ if [ -z "$CLANG" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-libsrc="$src/lib/crc.c $src/lib/error.c $src/lib/fs.c $src/lib/io.c $src/lib/io_fault.c \
-	$src/lib/io_mem.c $src/lib/io_unix.c $src/lib/recovery.c $src/lib/sb.c $src/lib/summary.c"
+libsrc=$(ls "$src"/lib/*.c)
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
@@ -24,7 +23,14 @@ fi
 	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" $libsrc -lz || exit 1
 mkdir -p "$tmp/corpus"
 "$tmp/mkseed" "$tmp/corpus/minimal.img" || exit 1
-"$tmp/fuzz_open" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=300000 \
+# a real mkfs image reaches the cpfile, ifile, DAT and directory parsers
+MKFS=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2 || true)
+if [ -n "$MKFS" ]; then
+	truncate -s 1M "$tmp/corpus/mkfs-1k.img"
+	"$MKFS" -q -f -b 1024 -B 16 "$tmp/corpus/mkfs-1k.img" >/dev/null 2>&1 ||
+		rm -f "$tmp/corpus/mkfs-1k.img"
+fi
+"$tmp/fuzz_open" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=1100000 \
 	-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus" 2>"$tmp/log"
 rc=$?
 tail -n 15 "$tmp/log"

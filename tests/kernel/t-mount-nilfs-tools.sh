@@ -108,6 +108,19 @@ grep -q 'finfo: ino 1[2-9] ' "$tmp/sums" || { cat "$tmp/sums"; fail "no user fil
 nbig=$(grep -c 'data vblocknr [0-9]* blkoff' "$tmp/sums")
 [ "$nbig" -ge 2048 ] || fail "only $nbig data blocks described in segments 0-1"
 
+# file contents through the ifile, directories, B-tree and DAT: latest checkpoint and the snapshot
+snap=$(awk '$1 == "LSCP2" && $5 == "ss" { print $2 }' "$tmp/out" | tail -n 1)
+for f in small.txt dir/hello.txt big.bin; do
+	want=$(awk -v f="$f" '$1 == "SUM2" && $3 == f { print $2 }' "$tmp/out")
+	for c in "" "$snap"; do
+		got=$("$dump" ${c:+-c "$c"} "$img" cat "/$f" | sha256sum | cut -d' ' -f1)
+		[ "$got" = "$want" ] || fail "dump.nilfs2 ${c:+-c $c }cat /$f: sha256 $got, kernel wrote $want"
+	done
+done
+"$dump" "$img" bmap /big.bin >"$tmp/bmap" || fail "dump.nilfs2 bmap /big.bin"
+grep -q '^  node key 0 ' "$tmp/bmap" || fail "big.bin has no B-tree node level (is it 8 MiB?)"
+"$dump" "$img" ls / | grep -q ' big.bin$' || fail "dump.nilfs2 ls / lacks big.bin"
+
 cat "$tmp/out"
 echo "ours: $(wc -l <"$tmp/logs") logs in the chain, super root commits checkpoint $our_cno (kernel's lscp: $kernel_cno), $nbig data blocks in segments 0-1"
 echo "PASS: $0"

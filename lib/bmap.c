@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Block maps: the direct form (six pointers in i_bmap) and the B-tree
+ * (a 3-slot root in i_bmap, node blocks below).  Every node read from disk
+ * is checked as the kernel checks it before it is trusted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+struct node_view {
+	unsigned level, nchildren, ncmax;
+	const uint8_t *keys, *ptrs;
+};
+
+static uint64_t get64(const uint8_t *p, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 8 * (size_t)i, 8);
+	return nlfs_le64(v);
+}
+
+static bool is_btree(const struct nlfs_file *f)
+{
+	uint8_t flags;
+
+	memcpy(&flags, f->inode.i_bmap, 1);
+	return flags & NLFS_BMAP_LARGE;
+}
+
+static int root_view(const struct nlfs_file *f, struct node_view *v, struct nlfs_err *err)
+{
+	const uint8_t *b = (const uint8_t *)f->inode.i_bmap;
+	struct nlfs_btree_node h;
+
+	memcpy(&h, b, sizeof(h));
+	v->level = h.bn_level;
+	v->nchildren = nlfs_le16(h.bn_nchildren);
+	v->ncmax = NLFS_BTREE_ROOT_NCHILDREN;
+	v->keys = b + sizeof(h);
+	v->ptrs = v->keys + 8 * NLFS_BTREE_ROOT_NCHILDREN;
+	if (v->level < 1 || v->level >= NLFS_BTREE_LEVEL_MAX || v->nchildren > v->ncmax ||
+	    (v->nchildren == 0 && v->level > 1)) {
+		int rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				      "B-tree root: level %u, %u children", v->level,
+				      v->nchildren);
+		if (err)
+			err->ino = f->ino;
+		return rc;
+	}
+	return 0;
+}
+
+/* Read the node block at PTR and check it is a node of level WANT. */
+static int read_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
+		     unsigned want, uint8_t *buf, struct node_view *v, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	struct nlfs_btree_node h;
+	uint64_t blocknr;
+	int rc = nlfs_file_block_addr(fs, f, ptr, &blocknr, err);
+
+	if (rc)
+		return rc;
+	if (blocknr == 0)
+		goto corrupt;
+	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
+	if (rc)
+		return nlfs_err_set(err, rc, blocknr, "%s: reading B-tree node",
+				    nlfs_io_name(fs->io));
+	memcpy(&h, buf, sizeof(h));
+	v->level = h.bn_level;
+	v->nchildren = nlfs_le16(h.bn_nchildren);
+	v->ncmax = (bs - sizeof(h) - NLFS_BTREE_NODE_EXTRA) / 16;
+	v->keys = buf + sizeof(h) + NLFS_BTREE_NODE_EXTRA;
+	v->ptrs = v->keys + 8 * (size_t)v->ncmax;
+	if (h.bn_flags & NLFS_BMAP_LARGE || v->level != want || v->nchildren < 1 ||
+	    v->nchildren > v->ncmax) {
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, blocknr,
+				  "B-tree node: flags 0x%x, level %u (expected %u), %u children",
+				  h.bn_flags, v->level, want, v->nchildren);
+		if (err)
+			err->ino = f->ino;
+		return rc;
+	}
+	return 0;
+corrupt:
+	rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+			  "B-tree node pointer %llu has no disk address",
+			  (unsigned long long)ptr);
+	if (err)
+		err->ino = f->ino;
+	return rc;
+}
+
+/* Index of the last key <= KEY, or -1. */
+static int find_child(const struct node_view *v, uint64_t key)
+{
+	int lo = 0, hi = (int)v->nchildren - 1, found = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (get64(v->keys, (unsigned)mid) <= key) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+		     uint64_t *ptr, struct nlfs_err *err)
+{
+	struct node_view v;
+	uint8_t *buf;
+	int rc;
+
+	*ptr = 0;
+	if (!is_btree(f)) {
+		if (blkoff < NLFS_DIRECT_NBLOCKS)
+			*ptr = nlfs_le64(f->inode.i_bmap[1 + blkoff]);
+		return 0;
+	}
+	rc = root_view(f, &v, err);
+	if (rc)
+		return rc;
+	buf = malloc(fs->geo.blocksize);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		int i = find_child(&v, blkoff);
+		uint64_t child;
+
+		if (i < 0)
+			break;
+		child = get64(v.ptrs, (unsigned)i);
+		if (v.level == 1) {
+			if (get64(v.keys, (unsigned)i) == blkoff)
+				*ptr = child;
+			break;
+		}
+		rc = read_node(fs, f, child, v.level - 1, buf, &v, err);
+		if (rc)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+struct iter {
+	struct nlfs_fs *fs;
+	const struct nlfs_file *f;
+	nlfs_bmap_cb cb;
+	void *arg;
+	struct nlfs_err *err;
+	uint8_t *bufs[NLFS_BTREE_LEVEL_MAX];
+	uint64_t last_key;
+	bool any;
+};
+
+static int iterate_node(struct iter *it, const struct node_view *v, uint64_t lower_bound)
+{
+	for (unsigned i = 0; i < v->nchildren; i++) {
+		uint64_t key = get64(v->keys, i), ptr = get64(v->ptrs, i);
+		int rc;
+
+		if ((i > 0 && key <= get64(v->keys, i - 1)) || key < lower_bound) {
+			rc = nlfs_err_set(it->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "B-tree keys out of order at level %u (key %llu)",
+					  v->level, (unsigned long long)key);
+			if (it->err)
+				it->err->ino = it->f->ino;
+			return rc;
+		}
+		if (v->level == 1) {
+			if (ptr == 0)
+				continue;
+			rc = it->cb(key, ptr, 0, it->arg);
+		} else {
+			struct node_view child;
+
+			rc = it->cb(key, ptr, v->level - 1, it->arg);
+			if (rc)
+				return rc;
+			rc = read_node(it->fs, it->f, ptr, v->level - 1, it->bufs[v->level - 1],
+				       &child, it->err);
+			if (!rc && get64(child.keys, 0) != key)
+				rc = nlfs_err_set(it->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+						  "B-tree node's first key %llu differs from its parent's %llu",
+						  (unsigned long long)get64(child.keys, 0),
+						  (unsigned long long)key);
+			if (!rc)
+				rc = iterate_node(it, &child, key);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
+		      void *arg, struct nlfs_err *err)
+{
+	struct iter it = { fs, f, cb, arg, err, { 0 }, 0, false };
+	struct node_view root;
+	int rc;
+
+	if (!is_btree(f)) {
+		for (unsigned i = 0; i < NLFS_DIRECT_NBLOCKS; i++) {
+			uint64_t p = nlfs_le64(f->inode.i_bmap[1 + i]);
+
+			if (p && (rc = cb(i, p, 0, arg)) != 0)
+				return rc;
+		}
+		return 0;
+	}
+	rc = root_view(f, &root, err);
+	if (rc)
+		return rc;
+	for (unsigned l = 1; l < root.level; l++) {
+		it.bufs[l] = malloc(fs->geo.blocksize);
+		if (!it.bufs[l]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = iterate_node(&it, &root, 0);
+out:
+	for (unsigned l = 0; l < NLFS_BTREE_LEVEL_MAX; l++)
+		free(it.bufs[l]);
+	return rc;
+}

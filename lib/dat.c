@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* DAT: virtual block number to physical block. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
+		    struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_dat_entry_size);
+	struct nlfs_file dat;
+	uint64_t blkoff;
+	uint32_t byteoff;
+	uint8_t *buf;
+	bool hole;
+	int rc;
+
+	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	buf = malloc(bs);
+	if (!buf)
+		return -ENOMEM;
+	rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
+	if (!rc && hole)
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				  "virtual block %llu: its DAT block %llu is a hole",
+				  (unsigned long long)vblocknr, (unsigned long long)blkoff);
+	if (!rc) {
+		memcpy(out, buf + byteoff, sizeof(*out));
+		out->de_blocknr = nlfs_le64(out->de_blocknr);
+		out->de_start = nlfs_le64(out->de_start);
+		out->de_end = nlfs_le64(out->de_end);
+		out->de_rsv = nlfs_le64(out->de_rsv);
+	}
+	free(buf);
+	return rc;
+}
+
+int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
+		       struct nlfs_err *err)
+{
+	struct nlfs_dat_entry de;
+	int rc = nlfs_dat_lookup(fs, vblocknr, &de, err);
+
+	if (rc)
+		return rc;
+	if (de.de_blocknr == 0)
+		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				    "virtual block %llu has no disk address in the DAT",
+				    (unsigned long long)vblocknr);
+	*blocknr = de.de_blocknr;
+	return 0;
+}

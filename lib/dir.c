@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Directories: records checked as the kernel checks them while reading. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+static unsigned rec_len_of(uint16_t raw)
+{
+	unsigned len = nlfs_le16(raw);
+
+	return len == 65535 ? 65536 : len;  /* 64 KiB blocks */
+}
+
+int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,
+		     void *arg, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint64_t size = nlfs_le64(dir->inode.i_size);
+	uint64_t nblocks = (size + bs - 1) / bs;
+	uint8_t *buf = malloc(bs);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t b = 0; b < nblocks && !rc; b++) {
+		bool hole;
+
+		rc = nlfs_file_read_block(fs, dir, b, buf, &hole, err);
+		if (rc || hole)
+			continue;
+		for (unsigned off = 0; off < bs;) {
+			struct nlfs_dir_entry de;
+			unsigned rec;
+
+			if (bs - off < NLFS_DIR_ENTRY_HEADER)
+				goto bad;
+			memcpy(&de, buf + off, sizeof(de));
+			rec = rec_len_of(de.rec_len);
+			if (rec < NLFS_DIR_REC_LEN(1) || rec % 4 || rec > bs - off ||
+			    (de.name_len && rec < NLFS_DIR_REC_LEN(de.name_len)))
+				goto bad;
+			if (nlfs_le64(de.inode) && de.name_len) {
+				rc = cb((const char *)buf + off + NLFS_DIR_ENTRY_HEADER,
+					de.name_len, nlfs_le64(de.inode), de.file_type & 7, arg);
+				if (rc)
+					break;
+			}
+			off += rec;
+			continue;
+bad:
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "directory block %llu: bad record at byte %u",
+					  (unsigned long long)b, off);
+			if (err) {
+				err->ino = dir->ino;
+				err->cno = dir->cno;
+			}
+			break;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+struct find_name {
+	const char *name;
+	size_t len;
+	uint64_t ino;
+};
+
+static int match_name(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct find_name *f = arg;
+
+	(void)type;
+	if (len == f->len && !memcmp(name, f->name, len)) {
+		f->ino = ino;
+		return 1;
+	}
+	return 0;
+}
+
+int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
+		     struct nlfs_file *out, struct nlfs_err *err)
+{
+	int rc = nlfs_ifile_read(fs, ifile, NLFS_ROOT_INO, out, err);
+
+	while (!rc && *path) {
+		struct find_name f = { path, 0, 0 };
+
+		while (*f.name == '/')
+			f.name++;
+		f.len = strcspn(f.name, "/");
+		path = f.name + f.len;
+		if (f.len == 0)
+			break;
+		if ((nlfs_le16(out->inode.i_mode) & 0170000) != 0040000) {
+			rc = nlfs_err_set(err, ENOTDIR, NLFS_NOWHERE, "%.*s",
+					  (int)(f.name - path + f.len), f.name);
+			break;
+		}
+		rc = nlfs_dir_iterate(fs, out, match_name, &f, err);
+		if (rc < 0)
+			break;
+		if (!f.ino) {
+			rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "%.*s", (int)f.len, f.name);
+			if (err)
+				err->cno = ifile->cno;
+			break;
+		}
+		rc = nlfs_ifile_read(fs, ifile, f.ino, out, err);
+	}
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ifile: the inodes of one checkpoint. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
+		  struct nlfs_err *err)
+{
+	struct nlfs_checkpoint cp;
+	int rc = nlfs_cpfile_get(fs, cno, &cp, err);
+
+	if (rc)
+		return rc;
+	memset(ifile, 0, sizeof(*ifile));
+	ifile->ino = NLFS_IFILE_INO;
+	ifile->cno = nlfs_le64(cp.cp_cno);
+	ifile->inode = cp.cp_ifile_inode;
+	return 0;
+}
+
+static bool bit_is_set(const uint8_t *bitmap, uint64_t bit)
+{
+	return bitmap[bit / 8] & (1u << (bit % 8));
+}
+
+int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
+		    struct nlfs_file *out, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t isz = fs->geo.inode_size;
+	uint64_t epg = (uint64_t)bs * 8, blkoff;
+	uint32_t byteoff;
+	uint8_t *buf = malloc(bs);
+	bool hole;
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	/* the bitmap is authoritative: a clear bit means no such inode */
+	rc = nlfs_file_read_block(fs, ifile,
+				  nlfs_palloc_bitmap_blkoff(bs, isz, ino / epg), buf, &hole, err);
+	if (rc)
+		goto out;
+	if (hole || !bit_is_set(buf, ino % epg)) {
+		rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "inode %llu is not in use",
+				  (unsigned long long)ino);
+		goto out_where;
+	}
+	nlfs_palloc_locate(bs, isz, ino, &blkoff, &byteoff);
+	rc = nlfs_file_read_block(fs, ifile, blkoff, buf, &hole, err);
+	if (rc)
+		goto out_where;
+	if (hole) {
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				  "inode %llu is allocated but its ifile block %llu is a hole",
+				  (unsigned long long)ino, (unsigned long long)blkoff);
+		goto out_where;
+	}
+	memset(out, 0, sizeof(*out));
+	out->ino = ino;
+	out->cno = ifile->cno;
+	memcpy(&out->inode, buf + byteoff, sizeof(out->inode));
+	if (nlfs_le16(out->inode.i_links_count) == 0) {
+		rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "inode %llu is deleted",
+				  (unsigned long long)ino);
+		goto out_where;
+	}
+	goto out;
+out_where:
+	if (err && rc) {
+		err->ino = ino;
+		err->cno = ifile->cno;
+	}
+out:
+	free(buf);
+	return rc;
+}

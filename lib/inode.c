@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading a file's bytes; holes read as zeros, reads stop at i_size. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
+		    uint64_t off, size_t *done, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint64_t size = nlfs_le64(f->inode.i_size);
+	uint8_t *blk, *out = buf;
+	int rc = 0;
+
+	*done = 0;
+	if (off >= size)
+		return 0;
+	if (len > size - off)
+		len = (size_t)(size - off);
+	blk = malloc(bs);
+	if (!blk)
+		return -ENOMEM;
+	while (len > 0) {
+		uint64_t blkoff = off / bs;
+		uint32_t in = (uint32_t)(off % bs);
+		size_t n = bs - in < len ? bs - in : len;
+		bool hole;
+
+		rc = nlfs_file_read_block(fs, f, blkoff, blk, &hole, err);
+		if (rc)
+			break;
+		memcpy(out, blk + in, n);
+		out += n;
+		off += n;
+		len -= n;
+		*done += n;
+	}
+	free(blk);
+	return rc;
+}

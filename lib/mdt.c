@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading any file's blocks: bmap lookup, DAT translation, bounds checks. */
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ino = ino;
+	memcpy(&f->inode, nlfs_fs_sr_inode(fs, ino), sizeof(f->inode));
+}
+
+int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
+			 uint64_t *blocknr, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	int rc;
+
+	*blocknr = 0;
+	if (ptr == 0)
+		return 0;
+	if (f->ino == NLFS_DAT_INO) {
+		*blocknr = ptr;   /* the DAT maps itself physically */
+	} else {
+		rc = nlfs_dat_translate(fs, ptr, blocknr, err);
+		if (rc) {
+			if (err && err->ino == NLFS_NOWHERE)
+				err->ino = f->ino;
+			return rc;
+		}
+	}
+	if (*blocknr < g->first_data_block || *blocknr / g->blocks_per_segment >= g->nsegments) {
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, *blocknr,
+				  "block address outside the segments (pointer %llu)",
+				  (unsigned long long)ptr);
+		if (err)
+			err->ino = f->ino;
+		return rc;
+	}
+	return 0;
+}
+
+int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			 void *buf, bool *hole, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint64_t ptr, blocknr;
+	int rc = nlfs_bmap_lookup(fs, f, blkoff, &ptr, err);
+
+	if (!rc)
+		rc = nlfs_file_block_addr(fs, f, ptr, &blocknr, err);
+	if (rc)
+		return rc;
+	*hole = blocknr == 0;
+	if (*hole) {
+		memset(buf, 0, bs);
+		return 0;
+	}
+	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
+	if (rc) {
+		rc = nlfs_err_set(err, rc, blocknr, "%s: reading block %llu of inode %llu",
+				  nlfs_io_name(fs->io), (unsigned long long)blkoff,
+				  (unsigned long long)f->ino);
+		if (err)
+			err->ino = f->ino;
+	}
+	return rc;
+}
