@@ -1,0 +1,157 @@
+/* Block maps and palloc geometry. */
+#include <errno.h>
+#include <string.h>
+
+#include "check_main.h"
+#include <nlfs/endian.h>
+#include "testimg.h"
+
+START_TEST(palloc_layout_matches_format_reference)
+{
+	uint64_t blkoff;
+	uint32_t byteoff;
+
+	/* 4 KiB DAT: 128 entries a block, 32768 a group, 257 blocks a group */
+	ck_assert_uint_eq(nlfs_palloc_bitmap_blkoff(4096, 32, 0), 1);
+	ck_assert_uint_eq(nlfs_palloc_bitmap_blkoff(4096, 32, 1), 1 + 257);
+	ck_assert_uint_eq(nlfs_palloc_bitmap_blkoff(4096, 32, 1024), 263169 + 1);
+	nlfs_palloc_locate(4096, 32, 0, &blkoff, &byteoff);
+	ck_assert_uint_eq(blkoff, 2);
+	ck_assert_uint_eq(byteoff, 0);
+	nlfs_palloc_locate(4096, 32, 129, &blkoff, &byteoff);
+	ck_assert_uint_eq(blkoff, 3);
+	ck_assert_uint_eq(byteoff, 32);
+	nlfs_palloc_locate(4096, 32, 32768, &blkoff, &byteoff);
+	ck_assert_uint_eq(blkoff, 1 + 257 + 1);
+	/* 4 KiB ifile: 32 inodes a block, 1025 blocks a group, 1049601 per descriptor */
+	nlfs_palloc_locate(4096, 128, 11, &blkoff, &byteoff);
+	ck_assert_uint_eq(blkoff, 2);
+	ck_assert_uint_eq(byteoff, 11 * 128);
+	ck_assert_uint_eq(nlfs_palloc_bitmap_blkoff(4096, 128, 1024), 1049601 + 1);
+}
+END_TEST
+
+static void set_root(struct nlfs_file *f, unsigned level, unsigned n, const uint64_t *keys,
+		     const uint64_t *ptrs)
+{
+	uint8_t *b = (uint8_t *)f->inode.i_bmap;
+	uint16_t nch = nlfs_cpu_to_le16((uint16_t)n);
+
+	memset(f, 0, sizeof(*f));
+	f->ino = 20;
+	b[0] = NLFS_BMAP_LARGE;
+	b[1] = (uint8_t)level;
+	memcpy(b + 2, &nch, 2);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t k = nlfs_cpu_to_le64(keys[i]), p = nlfs_cpu_to_le64(ptrs[i]);
+
+		memcpy(b + 8 + 8 * i, &k, 8);
+		memcpy(b + 32 + 8 * i, &p, 8);
+	}
+}
+
+struct seen {
+	unsigned n;
+	uint64_t keys[8], ptrs[8];
+};
+
+static int record(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct seen *s = arg;
+
+	ck_assert_uint_eq(level, 0);
+	s->keys[s->n] = blkoff;
+	s->ptrs[s->n++] = ptr;
+	return 0;
+}
+
+START_TEST(direct_map_lookup_and_holes)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file f;
+	struct seen s = { 0 };
+	uint64_t ptr;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	memset(&f, 0, sizeof(f));
+	f.inode.i_bmap[1] = nlfs_cpu_to_le64(100);   /* block 0 */
+	f.inode.i_bmap[4] = nlfs_cpu_to_le64(103);   /* block 3 */
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 0, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 100);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 1, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 6, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, record, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.keys[1], 3);
+	ck_assert_uint_eq(s.ptrs[1], 103);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(btree_root_lookup_is_exact_at_level_one)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file f;
+	struct seen s = { 0 };
+	const uint64_t keys[] = { 2, 9, 1000 }, ptrs[] = { 50, 51, 52 };
+	uint64_t ptr;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	set_root(&f, 1, 3, keys, ptrs);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 9, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 51);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 10, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);                   /* a hole, not key 9's block */
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 1, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, record, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_uint_eq(s.keys[2], 1000);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(btree_corruption_is_reported_with_the_inode)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file f;
+	struct seen s = { 0 };
+	const uint64_t unsorted[] = { 9, 2, 30 }, ptrs[] = { 1, 2, 3 };
+	uint64_t ptr;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	set_root(&f, 1, 3, unsorted, ptrs);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, record, &s, &err), -NLFS_ECORRUPT);
+	ck_assert_uint_eq(err.ino, 20);
+	set_root(&f, 14, 1, ptrs, ptrs);              /* level too high */
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 1, &ptr, &err), -NLFS_ECORRUPT);
+	set_root(&f, 1, 3, ptrs, ptrs);               /* more children than the root holds */
+	((uint8_t *)f.inode.i_bmap)[2] = 4;
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 1, &ptr, &err), -NLFS_ECORRUPT);
+	/* a level-2 root whose child has no DAT entry: an error, not a crash */
+	set_root(&f, 2, 1, ptrs, ptrs);
+	ck_assert_int_lt(nlfs_bmap_lookup(fs, &f, 1, &ptr, &err), 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bmap");
+	TCase *tc = tcase_create("bmap");
+
+	tcase_add_test(tc, palloc_layout_matches_format_reference);
+	tcase_add_test(tc, direct_map_lookup_and_holes);
+	tcase_add_test(tc, btree_root_lookup_is_exact_at_level_one);
+	tcase_add_test(tc, btree_corruption_is_reported_with_the_inode);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
