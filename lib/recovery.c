@@ -19,7 +19,7 @@ int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb
 	uint64_t cno = nlfs_le64(sb->s_last_cno);
 	bool valid_fs = nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS;
 	bool scan_newer = false, found = false, seen_in_seg = false;
-	uint64_t seg = pseg / g->blocks_per_segment, nextseg = 0;
+	uint64_t seg = pseg / g->blocks_per_segment, nextseg = 0, sr_nextseg = 0;
 	struct nlfs_recovery rec = { 0 };
 	/* a chain cannot be longer than the volume has segments */
 	uint64_t segs_left = g->nsegments + 1;
@@ -74,6 +74,7 @@ int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb
 		rec.next_pseg = pseg + log.nblocks;
 		rec.next_seq = seq;
 		rec.nlogs_after_sr = 0;
+		sr_nextseg = nextseg;
 		if (valid_fs && !cb)
 			break;
 		scan_newer = true;
@@ -93,7 +94,8 @@ next_segment:
 		return nlfs_err_set(err, NLFS_ENOSR, nlfs_le64(sb->s_last_pseg),
 				    "searching the super root");
 	if (rec.next_pseg + 1 > nlfs_seg_end(g, rec.sr_log / g->blocks_per_segment)) {
-		rec.next_pseg = nlfs_seg_start(g, nextseg);
+		/* the writer continues in the super-root log's ss_next segment */
+		rec.next_pseg = nlfs_seg_start(g, sr_nextseg);
 		rec.next_seq = rec.sr_seq + 1;
 	}
 	rec.from_other_sb = fs->rec.from_other_sb;
