@@ -79,3 +79,69 @@ out:
 	free(buf);
 	return rc;
 }
+
+static int note_last_key(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	uint64_t *last = arg;
+
+	(void)ptr;
+	if (level == 0 && blkoff > *last)
+		*last = blkoff;
+	return 0;
+}
+
+int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_inode_cb cb,
+		       void *arg, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t isz = fs->geo.inode_size;
+	uint64_t epg = (uint64_t)bs * 8, last_blkoff = 0;
+	uint64_t first_ino = nlfs_le32(fs->sb[fs->choice.used].s_first_ino);
+	uint8_t *bitmap = malloc(bs), *blk = malloc(bs);
+	uint64_t loaded = UINT64_MAX;
+	int rc;
+
+	if (!bitmap || !blk) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* i_size is not kept for metadata files: the last mapped block bounds the walk */
+	rc = nlfs_bmap_iterate(fs, ifile, note_last_key, &last_blkoff, err);
+	for (uint64_t group = 0; !rc; group++) {
+		uint64_t bblk = nlfs_palloc_bitmap_blkoff(bs, isz, group);
+		bool hole;
+
+		if (bblk > last_blkoff)
+			break;
+		rc = nlfs_file_read_block(fs, ifile, bblk, bitmap, &hole, err);
+		if (rc || hole)
+			continue;   /* an empty group's bitmap may be a hole */
+		for (uint64_t r = 0; r < epg && !rc; r++) {
+			uint64_t ino = group * epg + r, blkoff;
+			uint32_t byteoff;
+			struct nlfs_file f;
+
+			/* below s_first_ino only the root is a user-visible file; mkfs
+			 * fills the other reserved slots with placeholder inodes */
+			if (!(bitmap[r / 8] & (1u << (r % 8))) ||
+			    (ino < first_ino && ino != NLFS_ROOT_INO))
+				continue;
+			nlfs_palloc_locate(bs, isz, ino, &blkoff, &byteoff);
+			if (blkoff != loaded) {
+				rc = nlfs_file_read_block(fs, ifile, blkoff, blk, &hole, err);
+				if (rc)
+					break;
+				loaded = blkoff;
+			}
+			memset(&f, 0, sizeof(f));
+			f.ino = ino;
+			f.cno = ifile->cno;
+			memcpy(&f.inode, blk + byteoff, sizeof(f.inode));
+			rc = cb(&f, arg);
+		}
+	}
+out:
+	free(bitmap);
+	free(blk);
+	return rc;
+}

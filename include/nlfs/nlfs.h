@@ -201,9 +201,19 @@ int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struc
 int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
 		    struct nlfs_err *err);
 
+/* sufile.c: per-segment usage; a hole in the sufile reads as a clean segment */
+int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err);
+int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
+		    struct nlfs_err *err);
+
 /* ifile.c: inode INO of the checkpoint whose ifile is IFILE */
 int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
 		    struct nlfs_file *out, struct nlfs_err *err);
+/* every inode whose bitmap bit is set, in inode order (reserved slots skipped);
+ * a non-zero return from CB stops the walk and is returned */
+typedef int (*nlfs_inode_cb)(const struct nlfs_file *f, void *arg);
+int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_inode_cb cb,
+		       void *arg, struct nlfs_err *err);
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);

@@ -62,15 +62,30 @@ static int visit_entry(const char *name, unsigned len, uint64_t ino, unsigned ty
 	return 0;
 }
 
+static int visit_inode(const struct nlfs_file *f, void *arg)
+{
+	int *budget = arg;
+
+	(void)f;
+	return --*budget <= 0;
+}
+
 static void walk_files(struct nlfs_fs *fs)
 {
+	struct nlfs_sufile_header sh;
+	struct nlfs_segment_usage su;
+	int budget = 256;
 	struct nlfs_file ifile, root;
 	struct nlfs_cpfile_header h;
 	struct tree_walk w = { fs, &ifile, 64 };
 
 	nlfs_cpfile_header(fs, &h, NULL);
+	nlfs_sufile_header(fs, &sh, NULL);
+	for (uint64_t seg = 0; seg < 4; seg++)
+		nlfs_sufile_get(fs, seg, &su, NULL);
 	if (nlfs_fs_ifile(fs, 0, &ifile, NULL))
 		return;
+	nlfs_ifile_iterate(fs, &ifile, visit_inode, &budget, NULL);
 	if (nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, NULL))
 		return;
 	nlfs_dir_iterate(fs, &root, visit_entry, &w, NULL);

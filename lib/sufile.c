@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sufile: the header and per-segment usage. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+static int read_sufile_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len,
+			    struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
+	uint32_t epb = bs / esz;
+	struct nlfs_file sufile;
+	uint8_t *buf = malloc(bs);
+	bool hole;
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &sufile);
+	rc = nlfs_file_read_block(fs, &sufile, slot / epb, buf, &hole, err);
+	if (!rc)
+		memcpy(out, buf + (slot % epb) * esz, len);  /* a hole reads as clean */
+	free(buf);
+	return rc;
+}
+
+int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err)
+{
+	int rc = read_sufile_slot(fs, 0, h, sizeof(*h), err);
+
+	if (rc)
+		return rc;
+	h->sh_ncleansegs = nlfs_le64(h->sh_ncleansegs);
+	h->sh_ndirtysegs = nlfs_le64(h->sh_ndirtysegs);
+	h->sh_last_alloc = nlfs_le64(h->sh_last_alloc);
+	return 0;
+}
+
+int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
+		    struct nlfs_err *err)
+{
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
+	uint64_t first = (sizeof(struct nlfs_sufile_header) + esz - 1) / esz;
+	int rc;
+
+	if (segnum >= fs->geo.nsegments)
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
+				    (unsigned long long)segnum);
+	rc = read_sufile_slot(fs, segnum + first, su, sizeof(*su), err);
+	if (rc)
+		return rc;
+	su->su_lastmod = nlfs_le64(su->su_lastmod);
+	su->su_nblocks = nlfs_le32(su->su_nblocks);
+	su->su_flags = nlfs_le32(su->su_flags);
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* Metadata files on a volume made by nilfs-tools' mkfs.nilfs2: cpfile,
+ * sufile, ifile and the root directory, read through the DAT. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+
+static char img[] = "/tmp/nlfs-mdt-XXXXXX";
+static int have_image;
+
+static void make_image(void)
+{
+	const char *mkfs = access("/sbin/mkfs.nilfs2", X_OK) == 0 ? "/sbin/mkfs.nilfs2" :
+			   access("/usr/sbin/mkfs.nilfs2", X_OK) == 0 ? "/usr/sbin/mkfs.nilfs2" : NULL;
+	char cmd[256];
+	int fd = mkstemp(img);
+
+	if (fd < 0 || !mkfs) {
+		fprintf(stderr, "mkfs.nilfs2 not installed: mdt cases check nothing\n");
+		return;
+	}
+	if (ftruncate(fd, 256 << 20) == 0) {
+		snprintf(cmd, sizeof(cmd), "%s -q -f -b 4096 %s >/dev/null 2>&1", mkfs, img);
+		have_image = system(cmd) == 0;
+	}
+	close(fd);
+}
+
+static struct nlfs_fs *open_image(void)
+{
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	ck_assert_int_eq(nlfs_io_open_unix(img, NLFS_IO_RDONLY, &io), 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	return fs;
+}
+
+START_TEST(sufile_shows_the_two_segments_mkfs_allocates)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_sufile_header h;
+	struct nlfs_segment_usage su;
+	struct nlfs_err err;
+	uint64_t nsegs;
+
+	if (!have_image)
+		return;
+	fs = open_image();
+	nsegs = nlfs_fs_geometry(fs)->nsegments;
+	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
+	ck_assert_uint_eq(h.sh_ncleansegs, nsegs - 2);
+	ck_assert_uint_eq(h.sh_ndirtysegs, 2);
+	ck_assert_int_eq(nlfs_sufile_get(fs, 0, &su, &err), 0);
+	ck_assert(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(su.su_nblocks, 11);   /* the initial log, counted from block 1 */
+	ck_assert_int_eq(nlfs_sufile_get(fs, 2, &su, &err), 0);
+	ck_assert_uint_eq(su.su_flags, 0);
+	ck_assert_int_eq(nlfs_sufile_get(fs, nsegs, &su, &err), -ERANGE);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+static int collect(const struct nlfs_file *f, void *arg)
+{
+	uint64_t *seen = arg;
+
+	seen[seen[0]++ + 1] = f->ino;
+	return seen[0] >= 7;
+}
+
+START_TEST(ifile_iteration_and_checkpoint_one)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file ifile, root;
+	struct nlfs_checkpoint cp;
+	struct nlfs_cpfile_header h;
+	struct nlfs_err err;
+	uint64_t seen[8] = { 0 };
+
+	if (!have_image)
+		return;
+	fs = open_image();
+	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
+	ck_assert_uint_eq(h.ch_ncheckpoints, 1);
+	ck_assert_uint_eq(h.ch_nsnapshots, 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 2, &cp, &err), -ENOENT);
+	ck_assert_uint_eq(err.cno, 2);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_uint_eq(ifile.cno, 1);
+	/* mkfs 2.2.9 makes the root (2) and .nilfs (11) */
+	ck_assert_int_eq(nlfs_ifile_iterate(fs, &ifile, collect, seen, &err), 0);
+	ck_assert_uint_eq(seen[0], 2);
+	ck_assert_uint_eq(seen[1], 2);
+	ck_assert_uint_eq(seen[2], 11);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/", &root, &err), 0);
+	ck_assert_uint_eq(nlfs_le16(root.inode.i_mode) & 0170000, 0040000);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/.nilfs", &root, &err), 0);
+	ck_assert_uint_eq(root.ino, 11);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/missing", &root, &err), -ENOENT);
+	ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, 12, &root, &err), -ENOENT);
+	ck_assert_uint_eq(err.ino, 12);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mdt");
+	TCase *tc = tcase_create("mkfs-image");
+	int rc;
+
+	make_image();
+	tcase_add_test(tc, sufile_shows_the_two_segments_mkfs_allocates);
+	tcase_add_test(tc, ifile_iteration_and_checkpoint_one);
+	suite_add_tcase(s, tc);
+	rc = run_suite(s);
+	unlink(img);
+	return rc;
+}
