@@ -9,6 +9,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include "extract.h"
 #include "json.h"
 
 #define EXIT_USAGE 2
@@ -625,6 +626,7 @@ static void usage(FILE *out)
 	      "  bmap PATH|#INO   a file's block map: keys, levels, virtual and disk addresses\n"
 	      "  ls PATH|#INO     a directory's entries\n"
 	      "  cat PATH|#INO    a file's contents, to standard output\n"
+	      "  extract PATH DEST  restore the subtree at PATH into host directory DEST\n"
 	      "\nOptions:\n"
 	      "  -c, --checkpoint CNO  read files at checkpoint CNO (default: latest)\n"
 	      "  -j, --json       print JSON\n"
@@ -681,7 +683,7 @@ int main(int argc, char **argv)
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
 	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
-	    strcmp(view, "cat")) {
+	    strcmp(view, "cat") && strcmp(view, "extract")) {
 		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
 		return EXIT_USAGE;
 	}
@@ -706,6 +708,13 @@ int main(int argc, char **argv)
 		rc = view_sr(fs, &o);
 	} else if (!strcmp(view, "checkpoints")) {
 		rc = print_checkpoints(fs, &o, &err);
+	} else if (!strcmp(view, "extract")) {
+		if (argc - optind < 4) {
+			fprintf(stderr, "dump.nilfs2: extract needs a path and a destination\n");
+			nlfs_fs_close(fs);
+			return EXIT_USAGE;
+		}
+		rc = dump_extract(fs, o.cno, argv[optind + 2], argv[optind + 3], &err);
 	} else if (strcmp(view, "segment")) {
 		if (argc - optind < 3) {
 			fprintf(stderr, "dump.nilfs2: %s needs a path or #inode\n", view);
