@@ -10,6 +10,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "extract.h"
+#include "stats.h"
 #include "json.h"
 
 #define EXIT_USAGE 2
@@ -626,6 +627,7 @@ static void usage(FILE *out)
 	      "  bmap PATH|#INO   a file's block map: keys, levels, virtual and disk addresses\n"
 	      "  ls PATH|#INO     a directory's entries\n"
 	      "  cat PATH|#INO    a file's contents, to standard output\n"
+	      "  stats            DAT share, B-tree depths, directory sizes, segment live ratios\n"
 	      "  extract PATH DEST  restore the subtree at PATH into host directory DEST\n"
 	      "\nOptions:\n"
 	      "  -c, --checkpoint CNO  read files at checkpoint CNO (default: latest)\n"
@@ -683,7 +685,7 @@ int main(int argc, char **argv)
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
 	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
-	    strcmp(view, "cat") && strcmp(view, "extract")) {
+	    strcmp(view, "cat") && strcmp(view, "extract") && strcmp(view, "stats")) {
 		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
 		return EXIT_USAGE;
 	}
@@ -708,6 +710,8 @@ int main(int argc, char **argv)
 		rc = view_sr(fs, &o);
 	} else if (!strcmp(view, "checkpoints")) {
 		rc = print_checkpoints(fs, &o, &err);
+	} else if (!strcmp(view, "stats")) {
+		rc = dump_stats(fs, o.json, &err);
 	} else if (!strcmp(view, "extract")) {
 		if (argc - optind < 4) {
 			fprintf(stderr, "dump.nilfs2: extract needs a path and a destination\n");

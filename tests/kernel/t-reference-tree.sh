@@ -236,6 +236,12 @@ grep -q '^    node key ' "$tmp/bmap" || fail "big.bin has no level-2 B-tree node
 # a single file, at a snapshot
 "$dump" -c "$first" "$img" extract /d0/f5 "$tmp/one" || fail "extract of one file"
 [ "$(cat "$tmp/one/f5")" = "file 0/5" ] || fail "extract of one file: wrong contents"
+# stats: every snapshot counted, and the deeper B-tree shows in the depth histogram
+"$dump" --json "$img" stats >"$tmp/stats" || fail "dump.nilfs2 stats"
+nss=$(echo $snaps | wc -w)
+grep -q "\"snapshots\":$nss," "$tmp/stats" || fail "stats: expected $nss snapshots: $(cat "$tmp/stats")"
+grep -q '"bmap_depth":{[^}]*"3":[1-9]' "$tmp/stats" || fail "stats: no file with a 3-level map: $(cat "$tmp/stats")"
+"$dump" "$img" stats | sed 's/^/stats: /'
 
 echo "ours: $nfiles paths compared over $ncps checkpoints (snapshots $(echo $snaps), latest); $ncp checkpoints made; guest took $((t1 - t0)) s"
 echo "PASS: $0"
