@@ -10,21 +10,9 @@
 static int read_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len, bool *hole,
 		     struct nlfs_err *err)
 {
-	uint32_t bs = fs->geo.blocksize;
-	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
-	uint32_t epb = bs / esz;
-	struct nlfs_file cpfile;
-	uint8_t *buf = malloc(bs);
-	int rc;
-
-	if (!buf)
-		return -ENOMEM;
-	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &cpfile);
-	rc = nlfs_file_read_block(fs, &cpfile, slot / epb, buf, hole, err);
-	if (!rc)
-		memcpy(out, buf + (slot % epb) * esz, len);
-	free(buf);
-	return rc;
+	return nlfs_mdt_read_entry(fs, NLFS_CPFILE_INO,
+				   nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size), slot, out,
+				   len, hole, err);
 }
 
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *h, struct nlfs_err *err)

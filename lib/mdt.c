@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reading any file's blocks: bmap lookup, DAT translation, bounds checks. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -66,5 +68,24 @@ int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 		if (err)
 			err->ino = f->ino;
 	}
+	return rc;
+}
+
+int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, uint64_t slot,
+			void *out, size_t len, bool *hole, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t epb = bs / entry_size;   /* entries never cross a block */
+	struct nlfs_file f;
+	uint8_t *buf = malloc(bs);
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	nlfs_fs_mdt_file(fs, ino, &f);
+	rc = nlfs_file_read_block(fs, &f, slot / epb, buf, hole, err);
+	if (!rc)
+		memcpy(out, buf + (slot % epb) * entry_size, len);
+	free(buf);
 	return rc;
 }

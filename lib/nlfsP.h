@@ -15,6 +15,11 @@ struct nlfs_fs {
 	uint8_t *sr;            /* super root block */
 };
 
+/* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE
+ * bytes; a hole reads as zeros and sets *hole */
+int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, uint64_t slot,
+			void *out, size_t len, bool *hole, struct nlfs_err *err);
+
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
 			   nlfs_log_cb cb, void *arg, struct nlfs_err *err);

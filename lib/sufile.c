@@ -7,25 +7,15 @@
 #include <nlfs/endian.h>
 #include "nlfsP.h"
 
+/* a hole in the sufile reads as clean segments */
 static int read_sufile_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len,
 			    struct nlfs_err *err)
 {
-	uint32_t bs = fs->geo.blocksize;
-	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
-	uint32_t epb = bs / esz;
-	struct nlfs_file sufile;
-	uint8_t *buf = malloc(bs);
 	bool hole;
-	int rc;
 
-	if (!buf)
-		return -ENOMEM;
-	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &sufile);
-	rc = nlfs_file_read_block(fs, &sufile, slot / epb, buf, &hole, err);
-	if (!rc)
-		memcpy(out, buf + (slot % epb) * esz, len);  /* a hole reads as clean */
-	free(buf);
-	return rc;
+	return nlfs_mdt_read_entry(fs, NLFS_SUFILE_INO,
+				   nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size), slot,
+				   out, len, &hole, err);
 }
 
 int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err)
