@@ -394,6 +394,55 @@ static int open_target(struct nlfs_fs *fs, const struct opts *o, const char *spe
 	return nlfs_path_lookup(fs, &ifile, spec, f, err);
 }
 
+static int print_segments(struct nlfs_fs *fs, const struct opts *o, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
+	struct nlfs_sufile_header h;
+	struct json j;
+	int rc = nlfs_sufile_header(fs, &h, err);
+
+	if (rc)
+		return rc;
+	if (o->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_u64(&j, "ncleansegs", h.sh_ncleansegs);
+		json_u64(&j, "ndirtysegs", h.sh_ndirtysegs);
+		json_u64(&j, "last_alloc", h.sh_last_alloc);
+		json_open(&j, "segments", '[');
+	} else {
+		printf("%" PRIu64 " clean, %" PRIu64 " dirty, last allocated %" PRIu64 "\n",
+		       h.sh_ncleansegs, h.sh_ndirtysegs, h.sh_last_alloc);
+		printf("%10s %12s %5s %8s\n", "SEGNUM", "LASTMOD", "FLAGS", "NBLOCKS");
+	}
+	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
+		struct nlfs_segment_usage su;
+
+		rc = nlfs_sufile_get(fs, seg, &su, err);
+		if (rc)
+			break;
+		if (o->json) {
+			json_open(&j, NULL, '{');
+			json_u64(&j, "segnum", seg);
+			json_u64(&j, "lastmod", su.su_lastmod);
+			json_u64(&j, "flags", su.su_flags);
+			json_u64(&j, "nblocks", su.su_nblocks);
+			json_close(&j, '}');
+		} else if (su.su_flags) {
+			/* on-disk flags: the kernel's ACTIVE is worked out at run time */
+			printf("%10" PRIu64 " %12" PRIu64 "   %c%c%c %8u\n", seg, su.su_lastmod,
+			       su.su_flags & NLFS_SEGMENT_USAGE_ACTIVE ? 'a' : '-',
+			       su.su_flags & NLFS_SEGMENT_USAGE_DIRTY ? 'd' : '-',
+			       su.su_flags & NLFS_SEGMENT_USAGE_ERROR ? 'e' : '-', su.su_nblocks);
+		}
+	}
+	if (o->json) {
+		json_close(&j, ']');
+		json_close(&j, '}');
+	}
+	return rc;
+}
+
 static int print_checkpoints(struct nlfs_fs *fs, const struct opts *o, struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
@@ -623,6 +672,7 @@ static void usage(FILE *out)
 	      "  segment N        the logs of segment N with their finfos and binfos\n"
 	      "  sr               the latest super root and its metadata-file inodes\n"
 	      "  checkpoints      the checkpoints in the cpfile\n"
+	      "  segments         the segment usage table (sufile); text lists non-clean ones\n"
 	      "  inode PATH|#INO  an inode of the checkpoint\n"
 	      "  bmap PATH|#INO   a file's block map: keys, levels, virtual and disk addresses\n"
 	      "  ls PATH|#INO     a directory's entries\n"
@@ -685,7 +735,8 @@ int main(int argc, char **argv)
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
 	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
-	    strcmp(view, "cat") && strcmp(view, "extract") && strcmp(view, "stats")) {
+	    strcmp(view, "cat") && strcmp(view, "extract") && strcmp(view, "stats") &&
+	    strcmp(view, "segments")) {
 		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
 		return EXIT_USAGE;
 	}
@@ -710,6 +761,8 @@ int main(int argc, char **argv)
 		rc = view_sr(fs, &o);
 	} else if (!strcmp(view, "checkpoints")) {
 		rc = print_checkpoints(fs, &o, &err);
+	} else if (!strcmp(view, "segments")) {
+		rc = print_segments(fs, &o, &err);
 	} else if (!strcmp(view, "stats")) {
 		rc = dump_stats(fs, o.json, &err);
 	} else if (!strcmp(view, "extract")) {

@@ -36,6 +36,11 @@ check() { # blocksize blocks-per-segment reserved-pct size
 		case "$s" in *"finfo: ino $ino "*) ;; *) echo "FAIL: no finfo for inode $ino"; fail=1 ;; esac
 	done
 	"$dump" "$img" sr >/dev/null || { echo "FAIL: dump sr ($1/$2/$3)"; fail=1; }
+	# mkfs allocates segments 0 (its log) and 1 (the kernel's next segment)
+	nsegs=$(echo "$j" | sed -n 's/.*"s_nsegments":\([0-9]*\).*/\1/p')
+	seg=$("$dump" "$img" segments | head -n 1)
+	[ "$seg" = "$((nsegs - 2)) clean, 2 dirty, last allocated $((nsegs - 1))" ] ||
+		{ echo "FAIL: -b $1 -B $2 -m $3: segments: $seg"; fail=1; }
 	echo "ok: -b $1 -B $2 -m $3 ($4)"
 }
 
