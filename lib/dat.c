@@ -20,24 +20,27 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	int rc;
 
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
-	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-	buf = malloc(bs);
-	if (!buf)
+	if (!fs->dat_cache && !(fs->dat_cache = malloc(bs)))
 		return -ENOMEM;
-	rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
-	if (!rc && hole)
-		rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
-				  "virtual block %llu: its DAT block %llu is a hole",
-				  (unsigned long long)vblocknr, (unsigned long long)blkoff);
-	if (!rc) {
-		memcpy(out, buf + byteoff, sizeof(*out));
-		out->de_blocknr = nlfs_le64(out->de_blocknr);
-		out->de_start = nlfs_le64(out->de_start);
-		out->de_end = nlfs_le64(out->de_end);
-		out->de_rsv = nlfs_le64(out->de_rsv);
+	buf = fs->dat_cache;
+	if (fs->dat_cache_blkoff != blkoff) {
+		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+		fs->dat_cache_blkoff = UINT64_MAX;
+		rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
+		if (rc)
+			return rc;
+		if (hole)
+			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					    "virtual block %llu: its DAT block %llu is a hole",
+					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
+		fs->dat_cache_blkoff = blkoff;
 	}
-	free(buf);
-	return rc;
+	memcpy(out, buf + byteoff, sizeof(*out));
+	out->de_blocknr = nlfs_le64(out->de_blocknr);
+	out->de_start = nlfs_le64(out->de_start);
+	out->de_end = nlfs_le64(out->de_end);
+	out->de_rsv = nlfs_le64(out->de_rsv);
+	return 0;
 }
 
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,

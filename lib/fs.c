@@ -148,6 +148,7 @@ int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
 	if (!fs)
 		return -ENOMEM;
 	fs->io = io;
+	fs->dat_cache_blkoff = UINT64_MAX;
 	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
 	if (rc)
 		goto fail;
@@ -193,6 +194,7 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 		return;
 	nlfs_io_close(fs->io);
 	free(fs->sr);
+	free(fs->dat_cache);
 	free(fs);
 }
 

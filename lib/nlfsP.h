@@ -13,6 +13,10 @@ struct nlfs_fs {
 	uint32_t crc_seed;
 	struct nlfs_recovery rec;
 	uint8_t *sr;            /* super root block */
+	/* the last DAT block read: translations of neighbouring virtual blocks
+	 * hit it (the handle is read-only, so it never goes stale) */
+	uint8_t *dat_cache;
+	uint64_t dat_cache_blkoff;
 };
 
 /* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE
