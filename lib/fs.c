@@ -35,7 +35,7 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 	uint32_t bs = g->blocksize;
 	uint64_t seg = start / g->blocks_per_segment;
 	uint8_t *buf;
-	uint32_t crc;
+	uint32_t crc, sumcrc;
 	size_t sumlen;
 	int rc;
 
@@ -60,9 +60,11 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 				  (unsigned long long)seg);
 		goto out;
 	}
-	/* ss_datasum: the whole log after its first 4 bytes, block by block */
-	crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
+	/* one pass over the log: ss_datasum covers it all after its first 4
+	 * bytes, ss_sumsum the summary area [8, ss_sumbytes) */
 	sumlen = log->sumbytes;
+	crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
+	sumcrc = nlfs_crc32(fs->crc_seed, buf + 8, (sumlen < bs ? sumlen : bs) - 8);
 	if (summary) {
 		uint8_t *s = malloc(nlfs_summary_blocks(log, bs) * (size_t)bs);
 
@@ -74,6 +76,8 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		*summary = s;
 	}
 	for (uint32_t i = 1; i < log->nblocks; i++) {
+		size_t at = (size_t)i * bs;
+
 		rc = nlfs_io_read(fs->io, buf, bs, (start + i) * bs);
 		if (rc) {
 			rc = nlfs_err_set(err, rc, start + i, "%s: reading log block",
@@ -81,30 +85,14 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 			goto out;
 		}
 		crc = nlfs_crc32(crc, buf, bs);
-		if (summary && (size_t)i * bs < sumlen)
-			memcpy((uint8_t *)*summary + (size_t)i * bs, buf, bs);
+		if (at < sumlen) {
+			sumcrc = nlfs_crc32(sumcrc, buf, sumlen - at < bs ? sumlen - at : bs);
+			if (summary)
+				memcpy((uint8_t *)*summary + at, buf, bs);
+		}
 	}
 	log->datasum_ok = crc == log->datasum;
-	if (summary) {
-		log->sumsum_ok = nlfs_crc32(fs->crc_seed, (uint8_t *)*summary + 8,
-					    sumlen - 8) == log->sumsum;
-	} else {
-		/* re-read the summary area to verify ss_sumsum */
-		uint32_t sc = fs->crc_seed;
-
-		for (size_t o = 8; o < sumlen;) {
-			size_t blk = o / bs, in = o % bs, n = bs - in;
-
-			if (n > sumlen - o)
-				n = sumlen - o;
-			rc = nlfs_io_read(fs->io, buf, bs, (start + blk) * bs);
-			if (rc)
-				goto out;
-			sc = nlfs_crc32(sc, buf + in, n);
-			o += n;
-		}
-		log->sumsum_ok = sc == log->sumsum;
-	}
+	log->sumsum_ok = sumcrc == log->sumsum;
 	rc = 0;
 out:
 	if (rc && summary && *summary) {

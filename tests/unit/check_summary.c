@@ -72,6 +72,26 @@ START_TEST(walk_reports_finfo_and_binfo)
 }
 END_TEST
 
+START_TEST(wrong_sumsum_is_reported_separately_from_datasum)
+{
+	struct nlfs_io *io = testimg_create();
+	uint8_t *d = log_at(io, TESTIMG_LOG);
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_log log;
+	uint32_t sum;
+
+	d[4] ^= 1;   /* ss_sumsum wrong; datasum recomputed over it */
+	sum = nlfs_cpu_to_le32(nlfs_crc32(TESTIMG_SEED, d + 4, TESTIMG_NBLOCKS * TESTIMG_BS - 4));
+	memcpy(d, &sum, 4);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);   /* the kernel checks datasum only */
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, NULL, &err), 0);
+	ck_assert(log.datasum_ok);
+	ck_assert(!log.sumsum_ok);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 START_TEST(finfo_claiming_too_many_blocks_is_corrupt)
 {
 	struct nlfs_io *io = testimg_create();
@@ -186,6 +206,7 @@ int main(void)
 
 	tcase_add_test(tc, open_finds_the_super_root);
 	tcase_add_test(tc, walk_reports_finfo_and_binfo);
+	tcase_add_test(tc, wrong_sumsum_is_reported_separately_from_datasum);
 	tcase_add_test(tc, finfo_claiming_too_many_blocks_is_corrupt);
 	tcase_add_test(tc, bad_datasum_fails_open_naming_the_block);
 	tcase_add_test(tc, bad_super_root_crc_fails_open);
