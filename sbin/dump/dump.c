@@ -174,14 +174,12 @@ static int print_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_
 		goto block;
 	if (lp->j) {
 		/* one object per file; binfos listed in "blocks" */
-		if (fi->first_block != UINT64_MAX) {
-			json_open(lp->j, NULL, '{');
-			json_u64(lp->j, "ino", fi->ino);
-			json_u64(lp->j, "cno", fi->cno);
-			json_u64(lp->j, "nblocks", fi->nblocks);
-			json_u64(lp->j, "ndatablk", fi->ndatablk);
-			json_open(lp->j, "blocks", '[');
-		}
+		json_open(lp->j, NULL, '{');
+		json_u64(lp->j, "ino", fi->ino);
+		json_u64(lp->j, "cno", fi->cno);
+		json_u64(lp->j, "nblocks", fi->nblocks);
+		json_u64(lp->j, "ndatablk", fi->ndatablk);
+		json_open(lp->j, "blocks", '[');
 	} else {
 		printf("    finfo: ino %" PRIu64 " cno %" PRIu64 " nblocks %u ndatablk %u\n",
 		       fi->ino, fi->cno, fi->nblocks, fi->ndatablk);

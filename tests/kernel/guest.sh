@@ -5,6 +5,7 @@
 # Usage:
 #   guest.sh check-deps          exit 0 if everything needed is present,
 #                                77 (automake "skip") otherwise
+#   guest.sh require             as check-deps, but 99 (hard error) when CI=true
 #   guest.sh build               build (or refresh) the cached initramfs
 #   guest.sh run SCRIPT [IMG...] boot the guest with IMG... attached as
 #                                /dev/vda, /dev/vdb, ... and run SCRIPT
@@ -315,6 +316,17 @@ case ${1:-} in
 check-deps)
 	check_deps
 	exit
+	;;
+require)
+	# for tests: automake's skip (77) when dependencies are missing, but a
+	# hard error (99) under CI, whose .ci/run installs them
+	check_deps && exit 0
+	if [ "${CI:-}" = true ]; then
+		echo "ERROR: CI must run the real-kernel tests; .ci/run installs their packages"
+		exit 99
+	fi
+	echo "SKIP: kernel test dependencies missing (see above)"
+	exit 77
 	;;
 build)
 	check_deps || exit

@@ -8,14 +8,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 guest=$here/guest.sh
 
-if ! "$guest" check-deps; then
-	if [ "${CI:-}" = true ]; then
-		echo "ERROR: $0: CI must run the real-kernel tests; .ci/run installs their packages"
-		exit 99
-	fi
-	echo "SKIP: $0: kernel test dependencies missing (see above)"
-	exit 77
-fi
+"$guest" require || exit
 mkfs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v mkfs.nilfs2)
 if [ -z "$mkfs" ]; then
 	echo "SKIP: $0: host mkfs.nilfs2 not found (install nilfs-tools)"
