@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The persistent allocator's layout, shared by the DAT and the ifile. */
-#include "nlfsP.h"
+#include <errno.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "writerP.h"
 
 struct palloc_geo {
 	uint64_t epb, epg, bpg, gpd, bpd;
@@ -33,4 +37,152 @@ void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 
 	*blkoff = nlfs_palloc_bitmap_blkoff(blocksize, entry_size, group) + 1 + r / g.epb;
 	*byteoff = (uint32_t)((r % g.epb) * entry_size);
+}
+
+/* ---- allocation, on a file being written (writerP.h) ---- */
+
+int nlfs_writer_blocksize(const struct nlfs_writer *w);
+
+static uint64_t desc_blkoff(const struct palloc_geo *g, uint64_t group)
+{
+	return (group / g->gpd) * g->bpd;
+}
+
+/* the group's free count, creating its descriptor block if it is a hole */
+static int group_desc(struct nlfs_wfile *wf, const struct palloc_geo *g, uint64_t group,
+		      bool for_write, uint32_t **nfrees, struct nlfs_err *err)
+{
+	uint8_t *blk;
+	bool created = false;
+	int rc;
+
+	if (for_write) {
+		rc = nlfs_wfile_write(wf, desc_blkoff(g, group), &blk, &created, err);
+	} else {
+		rc = nlfs_wfile_read(wf, desc_blkoff(g, group), &blk, err);
+		if (!rc && !blk) {
+			*nfrees = NULL;   /* a hole: every group in it is empty */
+			return 0;
+		}
+	}
+	if (rc)
+		return rc;
+	if (created)
+		for (uint64_t i = 0; i < g->gpd; i++) {
+			uint32_t v = nlfs_cpu_to_le32((uint32_t)g->epg);
+
+			memcpy(blk + 4 * i, &v, 4);
+		}
+	*nfrees = (uint32_t *)(void *)(blk + 4 * (group % g->gpd));
+	return 0;
+}
+
+static int set_bit(struct nlfs_wfile *wf, const struct palloc_geo *g, uint32_t entry_size,
+		   uint64_t nr, bool value, struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint64_t group = nr / g->epg, r = nr % g->epg;
+	uint8_t *bitmap;
+	uint32_t *nfrees, v;
+	int rc = group_desc(wf, g, group, true, &nfrees, err);
+
+	if (!rc)
+		rc = nlfs_wfile_write(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, group), &bitmap,
+				      NULL, err);
+	if (rc)
+		return rc;
+	if (!!(bitmap[r / 8] & (1u << (r % 8))) == value)
+		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				    "entry %llu of inode %llu is already %s",
+				    (unsigned long long)nr, (unsigned long long)wf->ino,
+				    value ? "in use" : "free");
+	bitmap[r / 8] ^= (uint8_t)(1u << (r % 8));
+	memcpy(&v, nfrees, 4);
+	v = nlfs_le32(v);
+	v = value ? v - 1 : v + 1;
+	v = nlfs_cpu_to_le32(v);
+	memcpy(nfrees, &v, 4);
+	return 0;
+}
+
+int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+			struct nlfs_err *err)
+{
+	struct palloc_geo g = palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+
+	return set_bit(wf, &g, entry_size, nr, true, err);
+}
+
+int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		     struct nlfs_err *err)
+{
+	struct palloc_geo g = palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+
+	return set_bit(wf, &g, entry_size, nr, false, err);
+}
+
+/* first clear bit at or after FROM in a group's bitmap (NULL: all clear) */
+static int64_t find_clear(const uint8_t *bitmap, uint64_t from, uint64_t nbits)
+{
+	if (!bitmap)
+		return from < nbits ? (int64_t)from : -1;
+	for (uint64_t r = from; r < nbits; r++) {
+		if (r % 8 == 0 && bitmap[r / 8] == 0xff) {
+			r += 7;
+			continue;
+		}
+		if (!(bitmap[r / 8] & (1u << (r % 8))))
+			return (int64_t)r;
+	}
+	return -1;
+}
+
+int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
+		      uint64_t *nr, struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	struct palloc_geo g = palloc_geo(bs, entry_size);
+
+	/* scan forward from the hint's group; a group past the end is always free */
+	for (uint64_t group = hint / g.epg;; group++) {
+		uint64_t from = group == hint / g.epg ? hint % g.epg : 0;
+		uint32_t *nfrees, v = (uint32_t)g.epg;
+		uint8_t *bitmap;
+		int64_t r;
+		int rc = group_desc(wf, &g, group, false, &nfrees, err);
+
+		if (rc)
+			return rc;
+		if (nfrees) {
+			memcpy(&v, nfrees, 4);
+			v = nlfs_le32(v);
+		}
+		if (v == 0)
+			continue;
+		rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, group), &bitmap,
+				     err);
+		if (rc)
+			return rc;
+		r = find_clear(bitmap, from, g.epg);
+		if (r < 0)
+			continue;
+		*nr = group * g.epg + (uint64_t)r;
+		return set_bit(wf, &g, entry_size, *nr, true, err);
+	}
+}
+
+int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		      uint8_t **entry, struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w), byteoff;
+	uint64_t blkoff;
+	uint8_t *blk;
+	int rc;
+
+	nlfs_palloc_locate(bs, entry_size, nr, &blkoff, &byteoff);
+	rc = nlfs_wfile_write(wf, blkoff, &blk, NULL, err);
+	if (rc)
+		return rc;
+	*entry = blk + byteoff;
+	return 0;
 }

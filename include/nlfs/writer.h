@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The log writer.  One construction builds one checkpoint: new files are
+ * streamed in, then commit writes the metadata files (ifile, cpfile,
+ * sufile, DAT) and a super root, flushes, and only then updates both
+ * superblocks.  Logs go only to space the old state does not use, so a
+ * crash at any write leaves the old state or the new one.
+ *
+ * Inodes passed in and out are in on-disk (little-endian) form.
+ */
+#ifndef NLFS_WRITER_H
+#define NLFS_WRITER_H
+
+#include <nlfs/nlfs.h>
+
+/* mkfs_sb.c: the superblock of a new volume */
+struct nlfs_mkfs_params {
+	uint32_t blocksize;              /* 1024 .. 65536, a power of two */
+	uint32_t blocks_per_segment;     /* >= 16 */
+	uint32_t r_segments_percentage;  /* 1 .. 99 */
+	uint64_t devsize;                /* bytes */
+	uint64_t ctime;                  /* seconds */
+	uint8_t uuid[16];
+	char label[NLFS_VOLUME_NAME_LEN];
+	uint64_t feature_compat_ro;
+};
+#define NLFS_DEF_BLOCKSIZE          4096u
+#define NLFS_DEF_BLOCKS_PER_SEGMENT 2048u
+#define NLFS_DEF_RESERVED_PERCENT   5u
+
+/* Validate the parameters and build the superblock (no I/O).  On a device
+ * that is too small, *MIN_BYTES (if not NULL) tells the size needed. */
+int nlfs_mkfs_superblock(const struct nlfs_mkfs_params *p, struct nlfs_super_block *sb,
+			 uint64_t *min_bytes, struct nlfs_err *err);
+
+struct nlfs_writer;
+
+/* A new volume on IO, described by SB; its first construction is checkpoint 1.
+ * The old superblocks are invalidated before anything else is written. */
+int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
+		       struct nlfs_writer **out, struct nlfs_err *err);
+/* The next checkpoint of an existing volume (FS opened on a writable io). */
+int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
+		     struct nlfs_err *err);
+/* Write the construction and the superblocks.  The handle is spent afterwards. */
+int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err);
+void nlfs_writer_free(struct nlfs_writer *w);
+
+uint64_t nlfs_writer_cno(const struct nlfs_writer *w);
+const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w);
+/* blocks of logs laid out so far in this construction */
+uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w);
+
+/* Inodes of the checkpoint being built */
+int nlfs_writer_new_ino(struct nlfs_writer *w, uint64_t *ino, struct nlfs_err *err);
+int nlfs_writer_put_inode(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
+			  struct nlfs_err *err);
+int nlfs_writer_get_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
+			  struct nlfs_err *err);
+
+/* A new file's blocks, in ascending offset order, one file at a time.  End
+ * sets i_bmap and i_blocks in INODE and stores it. */
+int nlfs_writer_file_begin(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
+int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *buf,
+			   struct nlfs_err *err);
+int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err);
+
+/* dirw.c: a new directory's blocks, streamed through the writer */
+struct nlfs_dirw {
+	struct nlfs_writer *w;
+	uint32_t blocksize;
+	uint8_t *blk;
+	uint32_t used, last;      /* bytes used; offset of the last record */
+	uint64_t blkoff;
+};
+uint8_t nlfs_file_type_of_mode(uint32_t mode);
+int nlfs_dirw_begin(struct nlfs_dirw *d, struct nlfs_writer *w, uint64_t ino, uint64_t parent,
+		    struct nlfs_err *err);
+int nlfs_dirw_add(struct nlfs_dirw *d, const char *name, size_t len, uint64_t ino,
+		  uint8_t file_type, struct nlfs_err *err);
+/* sets i_size (whole blocks) and ends the file */
+int nlfs_dirw_end(struct nlfs_dirw *d, struct nlfs_inode *inode, struct nlfs_err *err);
+
+#endif /* NLFS_WRITER_H */

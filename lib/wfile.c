@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A file changed by one construction: the blocks read or written so far
+ * (a hash table on the file offset) and, when its map is rebuilt, the map
+ * it had on disk.  Old blocks are read through the on-disk block map, which
+ * nothing changes before the new super root is written.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writerP.h"
+
+int nlfs_writer_blocksize(const struct nlfs_writer *w);
+struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
+
+int nlfs_wfile_new(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
+		   const struct nlfs_file *on_disk, struct nlfs_wfile **out)
+{
+	struct nlfs_wfile *wf = calloc(1, sizeof(*wf));
+
+	if (!wf)
+		return -ENOMEM;
+	wf->w = w;
+	wf->ino = ino;
+	if (inode)
+		wf->inode = *inode;
+	if (on_disk) {
+		wf->rfile = *on_disk;
+		wf->on_disk = true;
+	} else {
+		wf->map_loaded = true;   /* a new file has no old map */
+	}
+	*out = wf;
+	return 0;
+}
+
+void nlfs_wfile_free(struct nlfs_wfile *wf)
+{
+	if (!wf)
+		return;
+	for (size_t i = 0; i < wf->cap; i++)
+		if (wf->slots[i].used)
+			free(wf->slots[i].data);
+	free(wf->slots);
+	free(wf->old_keys);
+	free(wf->old_ptrs);
+	free(wf->old_nodes);
+	free(wf->dirty_sorted);
+	free(wf->keys);
+	free(wf->ptrs);
+	free(wf->node_ptrs);
+	free(wf->node_bufs);
+	free(wf);
+}
+
+static size_t hash(uint64_t k, size_t cap)
+{
+	k *= 0x9E3779B97F4A7C15ull;
+	return (size_t)(k >> 17) & (cap - 1);
+}
+
+static int grow(struct nlfs_wfile *wf)
+{
+	size_t cap = wf->cap ? wf->cap * 2 : 64;
+	struct nlfs_wblk *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < wf->cap; i++) {
+		if (!wf->slots[i].used)
+			continue;
+		size_t h = hash(wf->slots[i].blkoff, cap);
+
+		while (n[h].used)
+			h = (h + 1) & (cap - 1);
+		n[h] = wf->slots[i];
+	}
+	free(wf->slots);
+	wf->slots = n;
+	wf->cap = cap;
+	return 0;
+}
+
+static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
+{
+	if (!wf->cap)
+		return NULL;
+	for (size_t h = hash(blkoff, wf->cap);; h = (h + 1) & (wf->cap - 1)) {
+		if (!wf->slots[h].used)
+			return NULL;
+		if (wf->slots[h].blkoff == blkoff)
+			return &wf->slots[h];
+	}
+}
+
+static int lookup_old(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
+		      struct nlfs_err *err)
+{
+	*ptr = 0;
+	if (!wf->on_disk)
+		return 0;
+	if (wf->map_loaded) {
+		size_t lo = 0, hi = wf->nold;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (wf->old_keys[mid] < blkoff)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < wf->nold && wf->old_keys[lo] == blkoff)
+			*ptr = wf->old_ptrs[lo];
+		return 0;
+	}
+	return nlfs_bmap_lookup(nlfs_writer_reader(wf->w), &wf->rfile, blkoff, ptr, err);
+}
+
+/* Bring block BLKOFF into the cache (a hole stays without data). */
+static int load(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_wblk **out,
+		struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	struct nlfs_wblk *b = find(wf, blkoff);
+	uint64_t ptr, blocknr;
+	size_t h;
+	int rc;
+
+	if (b) {
+		*out = b;
+		return 0;
+	}
+	if ((wf->count + 1) * 2 > wf->cap) {
+		rc = grow(wf);
+		if (rc)
+			return rc;
+	}
+	rc = lookup_old(wf, blkoff, &ptr, err);
+	if (rc)
+		return rc;
+	h = hash(blkoff, wf->cap);
+	while (wf->slots[h].used)
+		h = (h + 1) & (wf->cap - 1);
+	b = &wf->slots[h];
+	memset(b, 0, sizeof(*b));
+	b->blkoff = blkoff;
+	b->oldptr = ptr;
+	if (ptr) {
+		struct nlfs_fs *fs = nlfs_writer_reader(wf->w);
+
+		rc = nlfs_file_block_addr(fs, &wf->rfile, ptr, &blocknr, err);
+		if (rc)
+			return rc;
+		b->data = malloc(bs);
+		if (!b->data)
+			return -ENOMEM;
+		rc = nlfs_io_read(nlfs_fs_io(fs), b->data, bs, blocknr * bs);
+		if (rc) {
+			free(b->data);
+			return nlfs_err_set(err, rc, blocknr, "%s: reading block %llu of inode %llu",
+					    nlfs_io_name(nlfs_fs_io(fs)),
+					    (unsigned long long)blkoff,
+					    (unsigned long long)wf->ino);
+		}
+	}
+	b->used = true;
+	wf->count++;
+	*out = b;
+	return 0;
+}
+
+int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
+		    struct nlfs_err *err)
+{
+	struct nlfs_wblk *b;
+	int rc = load(wf, blkoff, &b, err);
+
+	if (rc)
+		return rc;
+	*data = b->data;
+	return 0;
+}
+
+int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
+		     struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	struct nlfs_wblk *b;
+	int rc = load(wf, blkoff, &b, err);
+
+	if (rc)
+		return rc;
+	if (created)
+		*created = !b->data;
+	if (!b->data) {
+		b->data = calloc(1, bs);
+		if (!b->data)
+			return -ENOMEM;
+	}
+	if (!b->dirty) {
+		b->dirty = true;
+		wf->ndirty++;
+	}
+	*data = b->data;
+	return 0;
+}
+
+struct map_collect {
+	struct nlfs_wfile *wf;
+	size_t capk, capp, capn;
+};
+
+static int push(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		uint64_t *a = realloc(*arr, c * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
+static int collect(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct map_collect *mc = arg;
+	struct nlfs_wfile *wf = mc->wf;
+	size_t nk = wf->nold;
+
+	if (level)
+		return push(&wf->old_nodes, &wf->nold_nodes, &mc->capn, ptr);
+	if (push(&wf->old_keys, &nk, &mc->capk, blkoff))
+		return -ENOMEM;
+	return push(&wf->old_ptrs, &wf->nold, &mc->capp, ptr);
+}
+
+int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err)
+{
+	struct map_collect mc = { .wf = wf };
+	int rc;
+
+	if (wf->map_loaded)
+		return 0;
+	rc = nlfs_bmap_iterate(nlfs_writer_reader(wf->w), &wf->rfile, collect, &mc, err);
+	if (rc)
+		return rc;
+	for (size_t i = 1; i < wf->nold; i++)
+		if (wf->old_keys[i] <= wf->old_keys[i - 1])
+			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					    "block map of inode %llu out of order",
+					    (unsigned long long)wf->ino);
+	wf->map_loaded = true;
+	return 0;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	const struct nlfs_wblk *x = *(struct nlfs_wblk *const *)a;
+	const struct nlfs_wblk *y = *(struct nlfs_wblk *const *)b;
+
+	return x->blkoff < y->blkoff ? -1 : x->blkoff > y->blkoff;
+}
+
+int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf)
+{
+	size_t n = 0;
+	struct nlfs_wblk **a = realloc(wf->dirty_sorted, (wf->ndirty + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	wf->dirty_sorted = a;
+	for (size_t i = 0; i < wf->cap; i++)
+		if (wf->slots[i].used && wf->slots[i].dirty)
+			a[n++] = &wf->slots[i];
+	qsort(a, n, sizeof(*a), cmp_blk);
+	return 0;
+}
+
+int nlfs_wfile_merge_map(struct nlfs_wfile *wf)
+{
+	size_t i = 0, j = 0, n = 0, max = wf->nold + wf->ndirty;
+	uint64_t *k = realloc(wf->keys, (max + 1) * sizeof(*k));
+	uint64_t *p;
+
+	if (!k)
+		return -ENOMEM;
+	wf->keys = k;
+	p = realloc(wf->ptrs, (max + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	wf->ptrs = p;
+	while (i < wf->nold || j < wf->ndirty) {
+		struct nlfs_wblk *d = j < wf->ndirty ? wf->dirty_sorted[j] : NULL;
+
+		if (d && (i >= wf->nold || d->blkoff <= wf->old_keys[i])) {
+			if (i < wf->nold && d->blkoff == wf->old_keys[i])
+				i++;
+			k[n] = d->blkoff;
+			p[n++] = d->newptr;
+			j++;
+		} else {
+			k[n] = wf->old_keys[i];
+			p[n++] = wf->old_ptrs[i++];
+		}
+	}
+	wf->nkeys = n;
+	return 0;
+}

@@ -1,0 +1,1059 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One construction of a checkpoint, in the kernel's payload order: user
+ * files (streamed as they arrive), then the ifile, cpfile, sufile and DAT,
+ * then the super root.
+ *
+ * The metadata files depend on one another: every block written gets a new
+ * DAT entry, every segment used changes the sufile, and the sufile's own
+ * blocks need DAT entries.  Commit therefore plans in rounds (allocate
+ * virtual blocks, lay the blocks out without writing, reserve the segments
+ * the layout ran into) until a round changes nothing; then it lays out for
+ * real, fills in addresses and counters, writes the logs, flushes, and
+ * writes the superblocks last.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "writerP.h"
+
+struct nlfs_writer {
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;            /* NULL for a new volume */
+	bool mkfs;
+	struct nlfs_super_block sb;
+	struct nlfs_geometry geo;
+	uint32_t seed, isz, dsz, cpsz, susz;
+	uint64_t cno, ctime, first_ino, nrsvsegs;
+	struct nlfs_wfile *dat, *cpfile, *sufile, *ifile;
+	struct nlfs_logw *lw;
+	uint64_t dat_hint, ino_hint, nallocs;
+	uint64_t *resv;                /* segments reserved for the metadata logs */
+	size_t nresv, resv_pos, capresv;
+	bool dry, final;
+	size_t dry_fake;
+	struct nlfs_checkpoint prev;   /* the latest checkpoint (zero on a new volume) */
+	bool ifile_was_written;
+	uint64_t prev_ifile_blocks;
+	int64_t user_blocks, user_inodes;
+	/* the file being streamed */
+	bool sf_open;
+	uint64_t sf_ino;
+	uint64_t *sf_keys, *sf_ptrs;
+	size_t sf_n, sf_cap;
+	uint8_t *sr;
+	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
+};
+
+int nlfs_writer_blocksize(const struct nlfs_writer *w);
+struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
+
+int nlfs_writer_blocksize(const struct nlfs_writer *w)
+{
+	return (int)w->geo.blocksize;
+}
+
+struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w)
+{
+	return w->fs;
+}
+
+uint64_t nlfs_writer_cno(const struct nlfs_writer *w)
+{
+	return w->cno;
+}
+
+const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w)
+{
+	return &w->geo;
+}
+
+uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w)
+{
+	return nlfs_logw_blocks(w->lw);
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return nlfs_le64(v);
+}
+
+static void set_le64(uint8_t *p, uint64_t v)
+{
+	v = nlfs_cpu_to_le64(v);
+	memcpy(p, &v, 8);
+}
+
+static uint64_t fi_cno(const struct nlfs_writer *w, uint64_t ino)
+{
+	/* the kernel writes 0 for the files that live in the super root */
+	return ino == NLFS_DAT_INO || ino == NLFS_CPFILE_INO || ino == NLFS_SUFILE_INO ? 0 : w->cno;
+}
+
+/* ---- DAT entries ---- */
+
+static int dat_entry(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry **e,
+		     struct nlfs_err *err)
+{
+	uint8_t *p;
+	int rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &p, err);
+
+	*e = (struct nlfs_dat_entry *)(void *)p;
+	return rc;
+}
+
+static int dat_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err)
+{
+	struct nlfs_dat_entry *e;
+	int rc = nlfs_palloc_alloc(w->dat, w->dsz, w->dat_hint, vbn, err);
+
+	if (!rc)
+		rc = dat_entry(w, *vbn, &e, err);
+	if (rc)
+		return rc;
+	w->dat_hint = *vbn + 1;
+	w->nallocs++;
+	e->de_blocknr = 0;
+	e->de_start = nlfs_cpu_to_le64(1);
+	e->de_end = nlfs_cpu_to_le64(NLFS_CNO_MAX);
+	e->de_rsv = 0;
+	return 0;
+}
+
+static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	struct nlfs_dat_entry *e;
+	int rc = dat_entry(w, vbn, &e, err);
+
+	if (rc)
+		return rc;
+	e->de_blocknr = 0;
+	e->de_start = nlfs_cpu_to_le64(1);
+	e->de_end = nlfs_cpu_to_le64(1);
+	if (vbn < w->dat_hint)
+		w->dat_hint = vbn;
+	return nlfs_palloc_free(w->dat, w->dsz, vbn, err);
+}
+
+/* the block version VBN stops being part of new checkpoints */
+static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
+{
+	struct nlfs_dat_entry *e;
+	int rc = dat_entry(w, vbn, &e, err);
+
+	if (rc)
+		return rc;
+	if (!e->de_blocknr)
+		return dat_release(w, vbn, err);
+	e->de_end = dead ? e->de_start : nlfs_cpu_to_le64(w->cno);
+	return 0;
+}
+
+/* ---- sufile ---- */
+
+static uint64_t su_first(const struct nlfs_writer *w)
+{
+	return (sizeof(struct nlfs_sufile_header) + w->susz - 1) / w->susz;
+}
+
+static int su_entry(struct nlfs_writer *w, uint64_t segnum, struct nlfs_segment_usage **su,
+		    struct nlfs_err *err)
+{
+	uint64_t slot = segnum + su_first(w), epb = w->geo.blocksize / w->susz;
+	uint8_t *blk;
+	int rc = nlfs_wfile_write(w->sufile, slot / epb, &blk, NULL, err);
+
+	*su = (struct nlfs_segment_usage *)(void *)(blk + (slot % epb) * w->susz);
+	return rc;
+}
+
+static int su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h, struct nlfs_err *err)
+{
+	uint8_t *blk;
+	int rc = nlfs_wfile_write(w->sufile, 0, &blk, NULL, err);
+
+	*h = (struct nlfs_sufile_header *)(void *)blk;
+	return rc;
+}
+
+static void add64(uint64_t *le, int64_t delta)
+{
+	*le = nlfs_cpu_to_le64(nlfs_le64(*le) + (uint64_t)delta);
+}
+
+static int su_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct nlfs_err *err)
+{
+	struct nlfs_sufile_header *h;
+	struct nlfs_segment_usage *su;
+	int rc = su_entry(w, segnum, &su, err);
+	uint32_t old;
+
+	if (!rc)
+		rc = su_header(w, &h, err);
+	if (rc)
+		return rc;
+	old = nlfs_le32(su->su_flags);
+	if ((old == 0) != (flags == 0))
+		add64(&h->sh_ncleansegs, flags ? -1 : 1);
+	if (!!(old & NLFS_SEGMENT_USAGE_DIRTY) != !!(flags & NLFS_SEGMENT_USAGE_DIRTY))
+		add64(&h->sh_ndirtysegs, flags & NLFS_SEGMENT_USAGE_DIRTY ? 1 : -1);
+	su->su_flags = nlfs_cpu_to_le32(flags);
+	if (!flags) {
+		su->su_lastmod = 0;
+		su->su_nblocks = 0;
+	}
+	return 0;
+}
+
+/* Allocate a clean segment as the kernel does: search from last_alloc + 1. */
+static int seg_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
+		     struct nlfs_err *err)
+{
+	struct nlfs_sufile_header *h;
+	uint64_t n = w->geo.nsegments, last;
+	int rc = su_header(w, &h, err);
+
+	if (rc)
+		return rc;
+	if (!use_reserve && nlfs_le64(h->sh_ncleansegs) <= w->nrsvsegs)
+		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+				    "%s: no space left: %llu clean segments, %llu of them reserved",
+				    nlfs_io_name(w->io),
+				    (unsigned long long)nlfs_le64(h->sh_ncleansegs),
+				    (unsigned long long)w->nrsvsegs);
+	last = nlfs_le64(h->sh_last_alloc);
+	for (uint64_t i = 1; i <= n; i++) {
+		uint64_t s = (last + i) % n;
+		struct nlfs_segment_usage *su;
+		uint64_t slot = s + su_first(w), epb = w->geo.blocksize / w->susz;
+		uint8_t *blk;
+
+		rc = nlfs_wfile_read(w->sufile, slot / epb, &blk, err);
+		if (rc)
+			return rc;
+		su = blk ? (struct nlfs_segment_usage *)(void *)(blk + (slot % epb) * w->susz) : NULL;
+		if (su && su->su_flags)
+			continue;
+		rc = su_set(w, s, NLFS_SEGMENT_USAGE_DIRTY, err);
+		if (!rc)
+			rc = su_header(w, &h, err);
+		if (rc)
+			return rc;
+		h->sh_last_alloc = nlfs_cpu_to_le64(s);
+		*segnum = s;
+		return 0;
+	}
+	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "%s: no clean segment left",
+			    nlfs_io_name(w->io));
+}
+
+/* ---- logw callbacks ---- */
+
+static int lw_next_segment(void *arg, uint64_t *segnum, struct nlfs_err *err)
+{
+	struct nlfs_writer *w = arg;
+
+	if (w->resv_pos < w->nresv) {
+		*segnum = w->resv[w->resv_pos++];
+		return 0;
+	}
+	if (w->dry) {
+		/* any segment but 0 has the same layout */
+		w->dry_fake++;
+		*segnum = 1;
+		return 0;
+	}
+	if (w->final)
+		return nlfs_err_set(err, -EIO, NLFS_NOWHERE, "internal: metadata layout changed");
+	return seg_alloc(w, false, segnum, err);
+}
+
+static int lw_assigned(void *arg, const struct nlfs_litem *it, struct nlfs_err *err)
+{
+	struct nlfs_writer *w = arg;
+	struct nlfs_dat_entry *e;
+	int rc;
+
+	if (it->ino == NLFS_DAT_INO) {
+		if (it->level)
+			w->dat->node_ptrs[it->aux] = it->addr;
+		else
+			w->dat->dirty_sorted[it->aux]->newptr = it->addr;
+		return 0;
+	}
+	rc = dat_entry(w, it->vblocknr, &e, err);
+	if (rc)
+		return rc;
+	e->de_blocknr = nlfs_cpu_to_le64(it->addr);
+	e->de_start = nlfs_cpu_to_le64(w->cno);
+	return 0;
+}
+
+static const struct nlfs_logw_ops lw_ops = {
+	.next_segment = lw_next_segment,
+	.assigned = lw_assigned,
+};
+
+/* ---- setup ---- */
+
+static int init_common(struct nlfs_writer *w, const struct nlfs_super_block *sb)
+{
+	w->sb = *sb;
+	w->seed = nlfs_le32(sb->s_crc_seed);
+	w->isz = nlfs_le16(sb->s_inode_size);
+	w->dsz = nlfs_le16(sb->s_dat_entry_size);
+	w->cpsz = nlfs_le16(sb->s_checkpoint_size);
+	w->susz = nlfs_le16(sb->s_segment_usage_size);
+	w->first_ino = nlfs_le32(sb->s_first_ino);
+	w->nrsvsegs = (w->geo.nsegments * nlfs_le32(sb->s_r_segments_percentage) + 99) / 100;
+	if (w->nrsvsegs < NLFS_MIN_NRSVSEGS)
+		w->nrsvsegs = NLFS_MIN_NRSVSEGS;
+	w->dat_hint = 1;
+	w->ino_hint = w->first_ino;
+	w->sr = calloc(1, w->geo.blocksize);
+	return w->sr ? 0 : -ENOMEM;
+}
+
+static void meta_inode(struct nlfs_inode *ino, uint64_t ctime)
+{
+	memset(ino, 0, sizeof(*ino));
+	ino->i_mode = nlfs_cpu_to_le16(0100000);
+	ino->i_links_count = nlfs_cpu_to_le16(1);
+	ino->i_ctime = ino->i_mtime = nlfs_cpu_to_le64(ctime);
+}
+
+static int invalidate_superblocks(struct nlfs_io *io, uint64_t devsize, struct nlfs_err *err)
+{
+	uint8_t zero[NLFS_SB_SIZE] = { 0 };
+	int rc = nlfs_io_write(io, zero, sizeof(zero), NLFS_SB_OFFSET_BYTES);
+
+	if (!rc && nlfs_sb2_offset(devsize))
+		rc = nlfs_io_write(io, zero, sizeof(zero), nlfs_sb2_offset(devsize));
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: erasing the old superblocks",
+				    nlfs_io_name(io));
+	return 0;
+}
+
+int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
+		       struct nlfs_writer **out, struct nlfs_err *err)
+{
+	struct nlfs_writer *w = calloc(1, sizeof(*w));
+	struct nlfs_logw_pos pos = { 0 };
+	struct nlfs_inode mi;
+	struct nlfs_sufile_header *h;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->io = io;
+	w->mkfs = true;
+	w->geo.blocksize = 1024u << nlfs_le32(sb->s_log_block_size);
+	w->geo.blocks_per_segment = nlfs_le32(sb->s_blocks_per_segment);
+	w->geo.nsegments = nlfs_le64(sb->s_nsegments);
+	w->geo.first_data_block = nlfs_le64(sb->s_first_data_block);
+	w->geo.devsize = nlfs_le64(sb->s_dev_size);
+	w->geo.inode_size = nlfs_le16(sb->s_inode_size);
+	w->cno = 1;
+	w->ctime = nlfs_le64(sb->s_ctime);
+	w->user_inodes = 1;   /* the root directory, which the caller writes */
+	rc = init_common(w, sb);
+	meta_inode(&mi, w->ctime);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &mi, NULL, &w->dat);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_CPFILE_INO, &mi, NULL, &w->cpfile);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &mi, NULL, &w->sufile);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &mi, NULL, &w->ifile);
+	/* vblocknr 0 and the inode numbers below s_first_ino are never handed out */
+	if (!rc)
+		rc = nlfs_palloc_reserve(w->dat, w->dsz, 0, err);
+	for (uint64_t i = 0; !rc && i < w->first_ino; i++)
+		rc = nlfs_palloc_reserve(w->ifile, w->isz, i, err);
+	if (!rc)
+		rc = su_header(w, &h, err);
+	if (!rc) {
+		h->sh_ncleansegs = nlfs_cpu_to_le64(w->geo.nsegments);
+		h->sh_ndirtysegs = 0;
+		h->sh_last_alloc = nlfs_cpu_to_le64(w->geo.nsegments - 1);
+		/* segment 0 takes the first log, segment 1 is its successor */
+		rc = su_set(w, 0, NLFS_SEGMENT_USAGE_DIRTY, err);
+	}
+	if (!rc)
+		rc = su_set(w, 1, NLFS_SEGMENT_USAGE_DIRTY, err);
+	pos.seg = 0;
+	pos.pos = w->geo.first_data_block;
+	pos.seq = 0;
+	pos.nextseg = 1;
+	if (!rc)
+		rc = nlfs_logw_new(io, &w->geo, w->seed, w->cno, w->ctime, &pos, &lw_ops, w, &w->lw);
+	if (!rc)
+		rc = invalidate_superblocks(io, w->geo.devsize, err);
+	if (rc) {
+		nlfs_writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
+		     struct nlfs_err *err)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
+	struct nlfs_writer *w;
+	struct nlfs_logw_pos pos;
+	struct nlfs_file f;
+	struct nlfs_log log;
+	int rc;
+
+	if (!(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS) || rec->nlogs_after_sr)
+		return nlfs_err_set(err, -EBUSY, rec->sr_log,
+				    "%s: the volume was not cleanly unmounted; mount it once "
+				    "(or run fsck.nilfs2) before changing it offline",
+				    nlfs_io_name(nlfs_fs_io(fs)));
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->io = nlfs_fs_io(fs);
+	w->fs = fs;
+	w->geo = *nlfs_fs_geometry(fs);
+	w->cno = rec->cno + 1;
+	w->ctime = now;
+	rc = init_common(w, sb);
+	if (!rc)
+		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &f.inode, &f, &w->dat);
+	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &f);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_CPFILE_INO, &f.inode, &f, &w->cpfile);
+	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &f.inode, &f, &w->sufile);
+	if (!rc)
+		rc = nlfs_fs_ifile(fs, rec->cno, &f, err);
+	if (!rc)
+		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
+	if (!rc)
+		rc = nlfs_log_read(fs, rec->sr_log, &log, NULL, err);
+	if (rc)
+		goto fail;
+	pos.pos = rec->next_pseg;
+	pos.seq = rec->next_seq;
+	pos.seg = rec->next_pseg / w->geo.blocks_per_segment;
+	if (pos.seg == rec->sr_log / w->geo.blocks_per_segment) {
+		pos.nextseg = log.next / w->geo.blocks_per_segment;
+	} else {
+		/* the last log filled its segment: the kernel would allocate a successor */
+		rc = seg_alloc(w, true, &pos.nextseg, err);
+		if (rc)
+			goto fail;
+	}
+	rc = nlfs_logw_new(w->io, &w->geo, w->seed, w->cno, w->ctime, &pos, &lw_ops, w, &w->lw);
+	if (rc)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	nlfs_writer_free(w);
+	return rc;
+}
+
+void nlfs_writer_free(struct nlfs_writer *w)
+{
+	if (!w)
+		return;
+	nlfs_wfile_free(w->dat);
+	nlfs_wfile_free(w->cpfile);
+	nlfs_wfile_free(w->sufile);
+	nlfs_wfile_free(w->ifile);
+	nlfs_logw_free(w->lw);
+	free(w->resv);
+	free(w->sf_keys);
+	free(w->sf_ptrs);
+	free(w->sr);
+	free(w);
+}
+
+/* ---- inodes ---- */
+
+int nlfs_writer_new_ino(struct nlfs_writer *w, uint64_t *ino, struct nlfs_err *err)
+{
+	int rc = nlfs_palloc_alloc(w->ifile, w->isz, w->ino_hint, ino, err);
+
+	if (rc)
+		return rc;
+	w->ino_hint = *ino + 1;
+	w->user_inodes++;
+	return 0;
+}
+
+int nlfs_writer_put_inode(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
+			  struct nlfs_err *err)
+{
+	uint8_t *p;
+	int rc = nlfs_palloc_entry(w->ifile, w->isz, ino, &p, err);
+
+	if (rc)
+		return rc;
+	memset(p, 0, w->isz);
+	memcpy(p, inode, sizeof(*inode));
+	return 0;
+}
+
+int nlfs_writer_get_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
+			  struct nlfs_err *err)
+{
+	uint8_t *p;
+	int rc = nlfs_palloc_entry(w->ifile, w->isz, ino, &p, err);
+
+	if (!rc)
+		memcpy(inode, p, sizeof(*inode));
+	return rc;
+}
+
+/* ---- streamed files ---- */
+
+int nlfs_writer_file_begin(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
+{
+	if (w->sf_open)
+		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
+				    (unsigned long long)w->sf_ino);
+	w->sf_open = true;
+	w->sf_ino = ino;
+	w->sf_n = 0;
+	return 0;
+}
+
+int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *buf,
+			   struct nlfs_err *err)
+{
+	struct nlfs_litem it = { .ino = w->sf_ino, .cno = w->cno, .blkoff = blkoff, .owned = true };
+	uint32_t bs = w->geo.blocksize;
+	int rc;
+
+	if (!w->sf_open || (w->sf_n && blkoff <= w->sf_keys[w->sf_n - 1]))
+		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+				    "inode %llu: block %llu out of order",
+				    (unsigned long long)w->sf_ino, (unsigned long long)blkoff);
+	if (w->sf_n == w->sf_cap) {
+		size_t cap = w->sf_cap ? w->sf_cap * 2 : 256;
+		uint64_t *k = realloc(w->sf_keys, cap * sizeof(*k)), *p;
+
+		if (!k)
+			return -ENOMEM;
+		w->sf_keys = k;
+		p = realloc(w->sf_ptrs, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		w->sf_ptrs = p;
+		w->sf_cap = cap;
+	}
+	rc = dat_alloc(w, &it.vblocknr, err);
+	if (rc)
+		return rc;
+	it.buf = malloc(bs);
+	if (!it.buf)
+		return -ENOMEM;
+	memcpy(it.buf, buf, bs);
+	rc = nlfs_logw_add(w->lw, &it, err);
+	if (rc) {
+		free(it.buf);
+		return rc;
+	}
+	w->sf_keys[w->sf_n] = blkoff;
+	w->sf_ptrs[w->sf_n++] = it.vblocknr;
+	/* user data is final: write each log as soon as it closes */
+	return nlfs_logw_write_closed(w->lw, NULL, err);
+}
+
+int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err)
+{
+	uint32_t bs = w->geo.blocksize;
+	struct nlfs_btb p;
+	uint64_t *nodes = NULL;
+	int rc;
+
+	if (!w->sf_open)
+		return -EINVAL;
+	rc = nlfs_btb_plan(&p, w->sf_keys, w->sf_n, bs);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "inode %llu: file too large",
+				    (unsigned long long)w->sf_ino);
+	if (p.total) {
+		nodes = malloc(p.total * sizeof(*nodes));
+		if (!nodes)
+			return -ENOMEM;
+	}
+	for (size_t j = 0; !rc && j < p.total; j++)
+		rc = dat_alloc(w, &nodes[j], err);
+	for (size_t j = 0; !rc && j < p.total; j++) {
+		struct nlfs_litem it = { .ino = w->sf_ino, .cno = w->cno, .vblocknr = nodes[j],
+					 .owned = true };
+		size_t idx;
+		unsigned k;
+
+		nlfs_btb_node_of(&p, j, &k, &idx);
+		it.level = (uint8_t)k;
+		it.blkoff = nlfs_btb_node_key(&p, w->sf_keys, k, idx);
+		it.buf = malloc(bs);
+		if (!it.buf) {
+			rc = -ENOMEM;
+			break;
+		}
+		nlfs_btb_fill_node(&p, j, w->sf_keys, w->sf_ptrs, nodes, it.buf);
+		rc = nlfs_logw_add(w->lw, &it, err);
+		if (rc)
+			free(it.buf);
+	}
+	if (!rc) {
+		nlfs_btb_fill_root(&p, w->sf_keys, w->sf_ptrs, nodes, inode->i_bmap);
+		inode->i_blocks = nlfs_cpu_to_le64((w->sf_n + p.total) * (bs / 512));
+		w->user_blocks += (int64_t)(w->sf_n + p.total);
+		rc = nlfs_writer_put_inode(w, w->sf_ino, inode, err);
+	}
+	free(nodes);
+	w->sf_open = false;
+	if (!rc)
+		rc = nlfs_logw_write_closed(w->lw, NULL, err);
+	return rc;
+}
+
+/* ---- commit ---- */
+
+static uint64_t cp_first(const struct nlfs_writer *w)
+{
+	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
+}
+
+static int cp_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint **cp,
+		    bool *created, struct nlfs_err *err)
+{
+	uint64_t slot = cno - 1 + cp_first(w), epb = w->geo.blocksize / w->cpsz;
+	uint8_t *blk;
+	int rc = nlfs_wfile_write(w->cpfile, slot / epb, &blk, created, err);
+
+	if (rc)
+		return rc;
+	if (*created) {
+		/* a new cpfile block: every slot invalid until used */
+		for (uint64_t i = slot / epb == 0 ? cp_first(w) : 0; i < epb; i++) {
+			struct nlfs_checkpoint *c = (void *)(blk + i * w->cpsz);
+
+			c->cp_flags = nlfs_cpu_to_le32(NLFS_CHECKPOINT_INVALID);
+			c->cp_cno = nlfs_cpu_to_le64(slot / epb * epb + i + 1 - cp_first(w));
+		}
+	}
+	*cp = (struct nlfs_checkpoint *)(void *)(blk + (slot % epb) * w->cpsz);
+	return 0;
+}
+
+/* Make the entry of the checkpoint being built valid and counted. */
+static int prepare_checkpoint(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	uint64_t slot = w->cno - 1 + cp_first(w), epb = w->geo.blocksize / w->cpsz;
+	struct nlfs_checkpoint *cp;
+	uint8_t *hdr;
+	bool created;
+	int rc = cp_entry(w, w->cno, &cp, &created, err);
+
+	if (!rc)
+		rc = nlfs_wfile_write(w->cpfile, 0, &hdr, NULL, err);
+	if (rc)
+		return rc;
+	if (!(nlfs_le32(cp->cp_flags) & NLFS_CHECKPOINT_INVALID))
+		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				    "checkpoint %llu already exists in the cpfile",
+				    (unsigned long long)w->cno);
+	cp->cp_flags = 0;
+	if (slot / epb) {
+		struct nlfs_checkpoint *first =
+			(void *)((uint8_t *)cp - (slot % epb) * w->cpsz);
+
+		first->cp_checkpoints_count =
+			nlfs_cpu_to_le32(nlfs_le32(first->cp_checkpoints_count) + 1);
+	}
+	set_le64(hdr, get_le64(hdr) + 1);   /* ch_ncheckpoints */
+	return 0;
+}
+
+static int mark_segments(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+	struct nlfs_segment_usage *su;
+	const struct nlfs_lseg *segs;
+	size_t n;
+	int rc = su_entry(w, at.seg, &su, err);
+
+	if (!rc)
+		rc = su_entry(w, at.nextseg, &su, err);
+	segs = nlfs_logw_segments(w->lw, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = su_entry(w, segs[i].segnum, &su, err);
+	for (size_t i = 0; !rc && i < w->nresv; i++)
+		rc = su_entry(w, w->resv[i], &su, err);
+	return rc;
+}
+
+static struct nlfs_btb *plan_of(struct nlfs_writer *w, const struct nlfs_wfile *wf)
+{
+	return &w->plan[wf->ino];
+}
+
+/* New virtual blocks for the dirty blocks and the rebuilt tree of a
+ * cpfile, sufile or ifile. */
+static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_err *err)
+{
+	bool dead = wf->ino != NLFS_IFILE_INO;
+	struct nlfs_btb *p = plan_of(w, wf);
+	int rc = nlfs_wfile_load_map(wf, err);
+
+	if (!rc)
+		rc = nlfs_wfile_sort_dirty(wf);
+	for (size_t i = 0; !rc && i < wf->ndirty; i++) {
+		struct nlfs_wblk *b = wf->dirty_sorted[i];
+
+		if (!b->newptr)
+			rc = dat_alloc(w, &b->newptr, err);
+		if (!rc && b->oldptr && !b->ended) {
+			rc = dat_end(w, b->oldptr, dead, err);
+			b->ended = true;
+		}
+	}
+	for (size_t i = 0; !rc && !wf->old_nodes_ended && i < wf->nold_nodes; i++)
+		rc = dat_end(w, wf->old_nodes[i], dead, err);
+	wf->old_nodes_ended = true;
+	if (!rc)
+		rc = nlfs_wfile_merge_map(wf);
+	if (!rc)
+		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
+	if (!rc && p->total > wf->nnode_ptrs) {
+		uint64_t *np = realloc(wf->node_ptrs, p->total * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		wf->node_ptrs = np;
+		while (!rc && wf->nnode_ptrs < p->total)
+			rc = dat_alloc(w, &wf->node_ptrs[wf->nnode_ptrs++], err);
+	}
+	while (!rc && wf->nnode_ptrs > p->total)
+		rc = dat_release(w, wf->node_ptrs[--wf->nnode_ptrs], err);
+	wf->nblocks = wf->nkeys + p->total;
+	return rc;
+}
+
+static int plan_dat(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_wfile *wf = w->dat;
+	struct nlfs_btb *p = plan_of(w, wf);
+	int rc = nlfs_wfile_load_map(wf, err);
+
+	if (!rc)
+		rc = nlfs_wfile_sort_dirty(wf);
+	if (!rc)
+		rc = nlfs_wfile_merge_map(wf);
+	if (!rc)
+		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
+	if (!rc && p->total > wf->nnode_ptrs) {
+		uint64_t *np = realloc(wf->node_ptrs, p->total * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		wf->node_ptrs = np;
+	}
+	wf->nnode_ptrs = p->total;
+	wf->nblocks = wf->nkeys + p->total;
+	return rc;
+}
+
+static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct nlfs_err *err)
+{
+	const struct nlfs_btb *p = plan_of(w, wf);
+	uint32_t bs = w->geo.blocksize;
+	int rc = 0;
+
+	if (real && p->total) {
+		uint8_t *nb = realloc(wf->node_bufs, p->total * (size_t)bs);
+
+		if (!nb)
+			return -ENOMEM;
+		wf->node_bufs = nb;
+	}
+	for (size_t i = 0; !rc && i < wf->ndirty; i++) {
+		struct nlfs_wblk *b = wf->dirty_sorted[i];
+		struct nlfs_litem it = { .ino = wf->ino, .cno = fi_cno(w, wf->ino),
+					 .vblocknr = b->newptr, .blkoff = b->blkoff,
+					 .buf = real ? b->data : NULL, .aux = i };
+
+		rc = nlfs_logw_add(w->lw, &it, err);
+	}
+	for (size_t j = 0; !rc && j < p->total; j++) {
+		struct nlfs_litem it = { .ino = wf->ino, .cno = fi_cno(w, wf->ino),
+					 .buf = real ? wf->node_bufs + j * (size_t)bs : NULL,
+					 .aux = j };
+		size_t idx;
+		unsigned k;
+
+		nlfs_btb_node_of(p, j, &k, &idx);
+		it.level = (uint8_t)k;
+		it.blkoff = nlfs_btb_node_key(p, wf->keys, k, idx);
+		if (wf->ino != NLFS_DAT_INO)
+			it.vblocknr = wf->node_ptrs[j];
+		rc = nlfs_logw_add(w->lw, &it, err);
+	}
+	return rc;
+}
+
+static bool has_work(const struct nlfs_wfile *wf)
+{
+	return wf->ndirty != 0;
+}
+
+static int emit_all(struct nlfs_writer *w, bool real, struct nlfs_err *err)
+{
+	struct nlfs_wfile *order[] = { w->ifile, w->cpfile, w->sufile, w->dat };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < 4; i++)
+		if (has_work(order[i]))
+			rc = emit(w, order[i], real, err);
+	if (!rc)
+		rc = nlfs_logw_finish(w->lw, err);
+	return rc;
+}
+
+static uint64_t dirty_total(const struct nlfs_writer *w)
+{
+	return w->ifile->ndirty + w->cpfile->ndirty + w->sufile->ndirty + w->dat->ndirty +
+	       w->nallocs;
+}
+
+static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
+{
+	uint64_t before = dirty_total(w);
+	struct nlfs_logw_mark *mark;
+	size_t resv_pos = w->resv_pos, fake;
+	int rc = mark_segments(w, err);
+
+	if (!rc && has_work(w->ifile))
+		rc = plan_vfile(w, w->ifile, err);
+	if (!rc)
+		rc = plan_vfile(w, w->cpfile, err);
+	if (!rc)
+		rc = plan_vfile(w, w->sufile, err);
+	if (!rc)
+		rc = plan_dat(w, err);
+	if (!rc)
+		rc = nlfs_logw_save(w->lw, &mark);
+	if (rc)
+		return rc;
+	w->dry = true;
+	w->dry_fake = 0;
+	nlfs_logw_set_dry(w->lw, true);
+	rc = emit_all(w, false, err);
+	nlfs_logw_set_dry(w->lw, false);
+	nlfs_logw_restore(w->lw, mark);
+	w->dry = false;
+	fake = w->dry_fake;
+	w->resv_pos = resv_pos;
+	for (size_t i = 0; !rc && i < fake; i++) {
+		if (w->nresv == w->capresv) {
+			size_t cap = w->capresv ? w->capresv * 2 : 8;
+			uint64_t *r = realloc(w->resv, cap * sizeof(*r));
+
+			if (!r)
+				return -ENOMEM;
+			w->resv = r;
+			w->capresv = cap;
+		}
+		rc = seg_alloc(w, true, &w->resv[w->nresv], err);
+		if (!rc)
+			w->nresv++;
+	}
+	*stable = !rc && fake == 0 && dirty_total(w) == before;
+	return rc;
+}
+
+static void file_inode_map(struct nlfs_writer *w, struct nlfs_wfile *wf)
+{
+	const struct nlfs_btb *p = plan_of(w, wf);
+
+	if (!has_work(wf))
+		return;
+	nlfs_btb_fill_root(p, wf->keys, wf->ptrs, wf->node_ptrs, wf->inode.i_bmap);
+	wf->inode.i_blocks = nlfs_cpu_to_le64(wf->nblocks * (w->geo.blocksize / 512));
+}
+
+static void fill_nodes(struct nlfs_writer *w, struct nlfs_wfile *wf)
+{
+	const struct nlfs_btb *p = plan_of(w, wf);
+
+	if (!has_work(wf))
+		return;
+	for (size_t j = 0; j < p->total; j++)
+		nlfs_btb_fill_node(p, j, wf->keys, wf->ptrs, wf->node_ptrs,
+				   wf->node_bufs + j * (size_t)w->geo.blocksize);
+}
+
+static int finalize_sufile(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	const struct nlfs_lseg *segs;
+	size_t n;
+	int rc = 0;
+
+	segs = nlfs_logw_segments(w->lw, &n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct nlfs_segment_usage *su;
+
+		rc = su_entry(w, segs[i].segnum, &su, err);
+		if (rc)
+			break;
+		su->su_lastmod = nlfs_cpu_to_le64(w->ctime);
+		su->su_nblocks = nlfs_cpu_to_le32(
+			(uint32_t)(segs[i].end - nlfs_seg_start(&w->geo, segs[i].segnum)));
+		su->su_flags = nlfs_cpu_to_le32(nlfs_le32(su->su_flags) | NLFS_SEGMENT_USAGE_DIRTY);
+	}
+	/* reservations the final layout did not need go back to clean */
+	for (size_t i = w->resv_pos; !rc && i < w->nresv; i++)
+		rc = su_set(w, w->resv[i], 0, err);
+	return rc;
+}
+
+static int finalize_checkpoint(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_checkpoint *cp;
+	bool created;
+	uint64_t blocks = nlfs_le64(w->prev.cp_blocks_count) + (uint64_t)w->user_blocks;
+	uint64_t inodes = nlfs_le64(w->prev.cp_inodes_count) + (uint64_t)w->user_inodes;
+	int rc = cp_entry(w, w->cno, &cp, &created, err);
+
+	if (rc)
+		return rc;
+	if (has_work(w->ifile)) {
+		uint64_t old = w->mkfs ? 0 : nlfs_le64(w->prev.cp_ifile_inode.i_blocks) /
+				  (w->geo.blocksize / 512);
+
+		blocks = blocks - old + w->ifile->nblocks;
+	}
+	cp->cp_flags = nlfs_cpu_to_le32(has_work(w->ifile) ? 0 : NLFS_CHECKPOINT_MINOR);
+	cp->cp_snapshot_next = cp->cp_snapshot_prev = 0;
+	cp->cp_cno = nlfs_cpu_to_le64(w->cno);
+	cp->cp_create = nlfs_cpu_to_le64(w->ctime);
+	cp->cp_nblk_inc = nlfs_cpu_to_le64(nlfs_logw_blocks(w->lw));
+	cp->cp_inodes_count = nlfs_cpu_to_le64(inodes);
+	cp->cp_blocks_count = nlfs_cpu_to_le64(blocks);
+	memcpy(&cp->cp_ifile_inode, &w->ifile->inode, sizeof(struct nlfs_inode));
+	return 0;
+}
+
+static void build_super_root(struct nlfs_writer *w)
+{
+	uint32_t bytes = NLFS_SR_BYTES(w->isz);
+	struct nlfs_super_root h = {
+		.sr_bytes = nlfs_cpu_to_le16((uint16_t)bytes),
+		.sr_nongc_ctime = nlfs_cpu_to_le64(w->ctime),
+	};
+	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
+	uint32_t sum;
+
+	memset(w->sr, 0, w->geo.blocksize);
+	memcpy(w->sr, &h, sizeof(h));
+	for (size_t i = 0; i < 3; i++)
+		memcpy(w->sr + NLFS_SR_INODES_OFFSET + i * w->isz, &files[i]->inode,
+		       sizeof(struct nlfs_inode));
+	sum = nlfs_cpu_to_le32(nlfs_crc32(w->seed, w->sr + 4, bytes - 4));
+	memcpy(w->sr, &sum, 4);
+}
+
+static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_super_block *sb = &w->sb;
+	struct nlfs_sufile_header *h;
+	size_t nsegs;
+	uint64_t sb2 = nlfs_sb2_offset(w->geo.devsize), free_blocks;
+	int rc = su_header(w, &h, err);
+
+	if (rc)
+		return rc;
+	nlfs_logw_segments(w->lw, &nsegs);
+	/* mkfs.nilfs2 counts the segments it did not write; the kernel counts clean ones */
+	free_blocks = w->mkfs ? (w->geo.nsegments - nsegs) * w->geo.blocks_per_segment
+			      : nlfs_le64(h->sh_ncleansegs) * w->geo.blocks_per_segment;
+	sb->s_last_cno = nlfs_cpu_to_le64(w->cno);
+	sb->s_last_pseg = nlfs_cpu_to_le64(nlfs_logw_sr_log(w->lw));
+	sb->s_last_seq = nlfs_cpu_to_le64(nlfs_logw_sr_seq(w->lw));
+	sb->s_free_blocks_count = nlfs_cpu_to_le64(free_blocks);
+	sb->s_wtime = nlfs_cpu_to_le64(w->ctime);
+	nlfs_sb_update_crc(sb);
+	rc = nlfs_io_write(w->io, sb, sizeof(*sb), NLFS_SB_OFFSET_BYTES);
+	if (!rc)
+		rc = nlfs_io_flush(w->io);
+	if (!rc && sb2)
+		rc = nlfs_io_write(w->io, sb, sizeof(*sb), sb2);
+	if (!rc)
+		rc = nlfs_io_flush(w->io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the superblocks",
+				    nlfs_io_name(w->io));
+	return 0;
+}
+
+int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	bool stable = false;
+	int rc;
+
+	if (w->sf_open)
+		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
+				    (unsigned long long)w->sf_ino);
+	rc = prepare_checkpoint(w, err);
+	for (int round = 0; !rc && !stable; round++) {
+		if (round == 64)
+			return nlfs_err_set(err, -EIO, NLFS_NOWHERE,
+					    "internal: metadata layout does not settle");
+		rc = plan_round(w, &stable, err);
+	}
+	if (rc)
+		return rc;
+	w->final = true;
+	rc = emit_all(w, true, err);
+	if (!rc)
+		rc = finalize_sufile(w, err);
+	if (rc)
+		return rc;
+	/* every address is known: fill in maps, counters and the super root */
+	file_inode_map(w, w->ifile);
+	fill_nodes(w, w->ifile);
+	rc = finalize_checkpoint(w, err);
+	if (rc)
+		return rc;
+	file_inode_map(w, w->cpfile);
+	fill_nodes(w, w->cpfile);
+	file_inode_map(w, w->sufile);
+	fill_nodes(w, w->sufile);
+	rc = nlfs_wfile_merge_map(w->dat);   /* picks up the DAT blocks' new addresses */
+	if (rc)
+		return rc;
+	fill_nodes(w, w->dat);
+	file_inode_map(w, w->dat);
+	build_super_root(w);
+	rc = nlfs_logw_write_closed(w->lw, w->sr, err);
+	if (!rc)
+		rc = nlfs_io_flush(w->io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the logs",
+				    nlfs_io_name(w->io));
+	return write_superblocks(w, err);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private pieces of the log writer, shared by its modules:
+ *   wfile.c       files being changed in one construction (block cache)
+ *   palloc.c      entry allocation in the DAT and the ifile
+ *   btree_build.c block maps built bottom-up from a sorted key list
+ *   logw.c        laying blocks out into logs and writing them
+ *   writer.c      the construction: DAT, cpfile, sufile, super root, superblocks
+ */
+#ifndef NLFS_WRITERP_H
+#define NLFS_WRITERP_H
+
+#include <nlfs/writer.h>
+#include "nlfsP.h"
+
+struct nlfs_writer;
+
+/* ---- wfile.c ---- */
+struct nlfs_wblk {
+	uint64_t blkoff;
+	uint8_t *data;
+	uint64_t oldptr;     /* pointer in the block map before this construction */
+	uint64_t newptr;     /* new vblocknr (or, for the DAT, new physical block) */
+	bool used, dirty, ended;
+};
+
+struct nlfs_wfile {
+	struct nlfs_writer *w;
+	uint64_t ino;
+	struct nlfs_inode inode;
+	struct nlfs_file rfile;      /* how to read its blocks as they are on disk */
+	bool on_disk;                /* rfile is readable (not a new file) */
+	/* block cache: open addressing on blkoff */
+	struct nlfs_wblk *slots;
+	size_t cap, count, ndirty;
+	/* the block map before this construction, loaded when first needed */
+	bool map_loaded;
+	uint64_t *old_keys, *old_ptrs;
+	size_t nold;
+	uint64_t *old_nodes;
+	size_t nold_nodes;
+	bool old_nodes_ended;
+	/* the plan of this construction */
+	struct nlfs_wblk **dirty_sorted;
+	uint64_t *keys, *ptrs;       /* the new map, level 0 */
+	size_t nkeys;
+	uint64_t *node_ptrs;         /* vblocknrs (or physical blocks for the DAT) */
+	size_t nnode_ptrs;
+	uint8_t *node_bufs;
+	uint64_t nblocks;            /* data + node blocks the file owns afterwards */
+};
+
+int nlfs_wfile_new(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
+		   const struct nlfs_file *on_disk, struct nlfs_wfile **out);
+void nlfs_wfile_free(struct nlfs_wfile *wf);
+/* the cached copy of block BLKOFF; *DATA is NULL for a hole */
+int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
+		    struct nlfs_err *err);
+/* the block for writing (a hole becomes a zeroed block); *CREATED tells */
+int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
+		     struct nlfs_err *err);
+int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
+/* dirty blocks in blkoff order, into wf->dirty_sorted */
+int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf);
+/* merge the old map with the dirty blocks' new pointers into wf->keys/ptrs */
+int nlfs_wfile_merge_map(struct nlfs_wfile *wf);
+
+/* ---- palloc.c (allocation) ---- */
+int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
+		      uint64_t *nr, struct nlfs_err *err);
+int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		     struct nlfs_err *err);
+/* mark NR in use (reserved entries of a new file) */
+int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+			struct nlfs_err *err);
+/* the entry's bytes, for writing */
+int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		      uint8_t **entry, struct nlfs_err *err);
+
+/* ---- btree_build.c ---- */
+struct nlfs_btb {
+	bool direct;
+	unsigned nlev;                         /* node-block levels below the root */
+	size_t count[NLFS_BTREE_LEVEL_MAX];    /* entries per level; count[0] = keys */
+	size_t first[NLFS_BTREE_LEVEL_MAX];    /* flat index of a level's first node */
+	size_t total;                          /* node blocks */
+	uint32_t blocksize;
+};
+int nlfs_btb_plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t blocksize);
+/* node I of level K (K >= 1): its first key */
+uint64_t nlfs_btb_node_key(const struct nlfs_btb *p, const uint64_t *keys, unsigned k,
+			   size_t i);
+/* fill node block FLAT (level ascending, then key) */
+void nlfs_btb_fill_node(const struct nlfs_btb *p, size_t flat, const uint64_t *keys,
+			const uint64_t *ptrs, const uint64_t *node_ptrs, uint8_t *buf);
+void nlfs_btb_node_of(const struct nlfs_btb *p, size_t flat, unsigned *level, size_t *i);
+void nlfs_btb_fill_root(const struct nlfs_btb *p, const uint64_t *keys, const uint64_t *ptrs,
+			const uint64_t *node_ptrs, uint64_t bmap[NLFS_INODE_BMAP_SIZE]);
+
+/* ---- logw.c ---- */
+struct nlfs_litem {
+	uint64_t ino, cno;
+	uint64_t vblocknr;      /* non-DAT files */
+	uint64_t blkoff;        /* data: file offset; DAT node: its key */
+	uint8_t level;          /* 0: data; >= 1: B-tree node */
+	bool owned;             /* buf is freed once written */
+	uint8_t *buf;
+	size_t aux;             /* caller's index (node number) */
+	uint64_t addr;          /* physical block, set when the log closes */
+};
+
+struct nlfs_lseg {
+	uint64_t segnum;
+	uint64_t end;           /* block after the last log written into it */
+};
+
+struct nlfs_logw_ops {
+	/* the segment to use after the current one's successor */
+	int (*next_segment)(void *arg, uint64_t *segnum, struct nlfs_err *err);
+	/* an item got its address */
+	int (*assigned)(void *arg, const struct nlfs_litem *it, struct nlfs_err *err);
+};
+
+struct nlfs_logw;
+struct nlfs_logw_mark;
+
+struct nlfs_logw_pos {
+	uint64_t seg, pos, seq, nextseg;
+};
+int nlfs_logw_new(struct nlfs_io *io, const struct nlfs_geometry *g, uint32_t crc_seed,
+		  uint64_t cno, uint64_t ctime, const struct nlfs_logw_pos *start,
+		  const struct nlfs_logw_ops *ops, void *arg, struct nlfs_logw **out);
+void nlfs_logw_free(struct nlfs_logw *lw);
+int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs_err *err);
+/* close the construction's last log with a super root */
+int nlfs_logw_finish(struct nlfs_logw *lw, struct nlfs_err *err);
+/* write every closed log (the super-root log needs its block in SR) */
+int nlfs_logw_write_closed(struct nlfs_logw *lw, const uint8_t *sr, struct nlfs_err *err);
+/* dry runs: remember the state, lay out, then go back */
+int nlfs_logw_save(struct nlfs_logw *lw, struct nlfs_logw_mark **mark);
+void nlfs_logw_restore(struct nlfs_logw *lw, struct nlfs_logw_mark *mark);
+void nlfs_logw_set_dry(struct nlfs_logw *lw, bool dry);
+const struct nlfs_lseg *nlfs_logw_segments(const struct nlfs_logw *lw, size_t *n);
+struct nlfs_logw_pos nlfs_logw_position(const struct nlfs_logw *lw);
+uint64_t nlfs_logw_sr_log(const struct nlfs_logw *lw);     /* start of the SR log */
+uint64_t nlfs_logw_sr_seq(const struct nlfs_logw *lw);
+uint64_t nlfs_logw_blocks(const struct nlfs_logw *lw);     /* blocks of this construction */
+
+#endif /* NLFS_WRITERP_H */

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mkfs.nilfs2: make a NILFS2 volume, optionally populated from a directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <blkid.h>
+#include <uuid.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/writer.h>
+#include "populate.h"
+
+#define PROG "mkfs.nilfs2"
+
+struct opts {
+	struct nlfs_mkfs_params p;
+	const char *device, *source;
+	bool force, nodiscard, dry_run, quiet, have_uuid, have_time;
+	int verbose;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [options] DEVICE\n"
+		"  -b SIZE     block size in bytes (1024..65536, default 4096)\n"
+		"  -B BLOCKS   blocks per segment (default 2048)\n"
+		"  -L LABEL    volume label (up to 80 bytes)\n"
+		"  -m PERCENT  reserved segments percentage (1..99, default 5)\n"
+		"  -O FEATURES comma-separated features: block_count, none\n"
+		"  -U UUID     volume UUID (default: random)\n"
+		"  -T SECONDS  creation time (default: $SOURCE_DATE_EPOCH or now)\n"
+		"  -d DIR      copy the tree at DIR into the new volume\n"
+		"  -f          overwrite an existing filesystem or partition table\n"
+		"  -K          do not discard the device's blocks\n"
+		"  -n          show what would be done, write nothing\n"
+		"  -q          quiet\n"
+		"  -v          verbose\n"
+		"  -V          print the version and exit\n"
+		"  -h          this help\n");
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t parse_num(const char *s, const char *what, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max || *s == '-')
+		die("invalid %s: %s", what, s);
+	return v;
+}
+
+static void parse_features(struct opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+
+	if (!copy)
+		die("out of memory");
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		bool off = *t == '^';
+
+		if (off)
+			t++;
+		if (!strcmp(t, "block_count")) {
+			if (off)
+				o->p.feature_compat_ro &= ~(uint64_t)NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT;
+			else
+				o->p.feature_compat_ro |= NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT;
+		} else if (!strcmp(t, "none")) {
+			o->p.feature_compat_ro = 0;
+		} else {
+			die("unknown feature: %s", t);
+		}
+	}
+	free(copy);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int c;
+
+	o->p.blocksize = NLFS_DEF_BLOCKSIZE;
+	o->p.blocks_per_segment = NLFS_DEF_BLOCKS_PER_SEGMENT;
+	o->p.r_segments_percentage = NLFS_DEF_RESERVED_PERCENT;
+	while ((c = getopt(argc, argv, "b:B:cd:fhKL:m:nO:P:qT:U:vV")) != -1) {
+		switch (c) {
+		case 'b': o->p.blocksize = (uint32_t)parse_num(optarg, "block size", 65536); break;
+		case 'B':
+			o->p.blocks_per_segment =
+				(uint32_t)parse_num(optarg, "blocks per segment", UINT32_MAX);
+			break;
+		case 'c': die("-c (bad block check) is not supported");
+		case 'd': o->source = optarg; break;
+		case 'f': o->force = true; break;
+		case 'h': usage(stdout); exit(0);
+		case 'K': o->nodiscard = true; break;
+		case 'L':
+			if (strlen(optarg) > sizeof(o->p.label))
+				die("volume label too long (at most %zu bytes)", sizeof(o->p.label));
+			strncpy(o->p.label, optarg, sizeof(o->p.label));
+			break;
+		case 'm':
+			o->p.r_segments_percentage =
+				(uint32_t)parse_num(optarg, "reserved segments percentage", 99);
+			break;
+		case 'n': o->dry_run = true; break;
+		case 'O': parse_features(o, optarg); break;
+		case 'P': /* nilfs-utils' spelling of the creation time */
+		case 'T':
+			o->p.ctime = parse_num(optarg, "time", UINT64_MAX);
+			o->have_time = true;
+			break;
+		case 'q': o->quiet = true; break;
+		case 'U':
+			if (uuid_parse(optarg, o->p.uuid))
+				die("invalid UUID: %s", optarg);
+			o->have_uuid = true;
+			break;
+		case 'v': o->verbose++; break;
+		case 'V': printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); exit(1);
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		exit(1);
+	}
+	o->device = argv[optind];
+	if (!o->have_time) {
+		const char *sde = getenv("SOURCE_DATE_EPOCH");
+
+		o->p.ctime = sde ? parse_num(sde, "SOURCE_DATE_EPOCH", UINT64_MAX)
+				 : (uint64_t)time(NULL);
+	}
+	if (!o->have_uuid)
+		uuid_generate(o->p.uuid);
+}
+
+static bool is_mounted(const char *device)
+{
+	struct stat dev, st;
+	char line[4096];
+	FILE *f;
+	bool found = false;
+
+	if (stat(device, &dev) || !S_ISBLK(dev.st_mode))
+		return false;
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		found = !stat(line, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev.st_rdev;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Refuse to overwrite a filesystem or partition table blkid recognises. */
+static void check_existing(const struct opts *o)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(o->device);
+	const char *type = NULL, *what = "filesystem";
+	int rc;
+
+	if (!pr)
+		die("%s: cannot probe the device: %s", o->device, strerror(errno));
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_enable_superblocks(pr, 1);
+	rc = blkid_do_fullprobe(pr);
+	if (rc == 0) {
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) != 0) {
+			if (blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0)
+				what = "partition table";
+			else
+				type = "unknown";
+		}
+		if (!o->force) {
+			fprintf(stderr, PROG ": %s contains an existing %s %s; use -f to overwrite it\n",
+				o->device, type, what);
+			blkid_free_probe(pr);
+			exit(1);
+		}
+		if (!o->quiet)
+			printf("Overwriting the %s %s on %s\n", type, what, o->device);
+	} else if (rc < 0 && !o->force) {
+		blkid_free_probe(pr);
+		die("%s: probing for existing filesystems failed (ambiguous signatures?); "
+		    "use -f to overwrite", o->device);
+	}
+	blkid_free_probe(pr);
+}
+
+static void discard_device(const struct opts *o, uint64_t size)
+{
+	struct stat st;
+	int fd;
+
+	if (o->nodiscard || stat(o->device, &st) || !S_ISBLK(st.st_mode))
+		return;
+	fd = open(o->device, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	{
+		uint64_t range[2] = { 0, size };
+		int rc = ioctl(fd, BLKDISCARD, &range);
+
+		if (o->verbose)
+			printf("Discarding %s: %s\n", o->device, rc ? strerror(errno) : "done");
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct nlfs_super_block sb;
+	struct nlfs_writer *w = NULL;
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	struct populate_stats stats = { 0 };
+	char msg[1024];
+	uint64_t size, min_bytes = 0;
+	int rc;
+
+	parse(argc, argv, &o);
+	if (o.source) {
+		struct stat st;
+
+		if (stat(o.source, &st) || !S_ISDIR(st.st_mode))
+			die("%s: not a directory", o.source);
+	}
+	rc = nlfs_io_open_unix(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	if (rc)
+		die("cannot open %s: %s", o.device, strerror(-rc));
+	rc = nlfs_io_size(io, &size);
+	if (rc)
+		die("%s: cannot get the device size: %s", o.device, strerror(-rc));
+	o.p.devsize = size;
+	if (nlfs_mkfs_superblock(&o.p, &sb, &min_bytes, &err)) {
+		if (min_bytes)
+			die("%s: %s; enlarge the device or use smaller segments (-B)", o.device,
+			    err.what);
+		die("%s", err.what);
+	}
+	if (is_mounted(o.device))
+		die("%s is mounted; will not make a filesystem here", o.device);
+	check_existing(&o);
+	if (!o.quiet) {
+		printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION);
+		printf("Device %s: %" PRIu64 " bytes, block size %u, %" PRIu64
+		       " segments of %u blocks\n", o.device, size, o.p.blocksize,
+		       nlfs_le64(sb.s_nsegments), o.p.blocks_per_segment);
+	}
+	if (o.dry_run) {
+		nlfs_io_close(io);
+		return 0;
+	}
+	discard_device(&o, size);
+	rc = nlfs_writer_create(io, &sb, &w, &err);
+	if (rc)
+		die("%s", err.what);
+	if (o.source)
+		rc = populate_tree(w, o.source, &stats, msg, sizeof(msg));
+	else
+		rc = populate_empty_root(w, o.p.ctime, msg, sizeof(msg));
+	if (rc)
+		die("%s", msg[0] ? msg : strerror(-rc));
+	rc = nlfs_writer_commit(w, &err);
+	if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		die("%s", msg);
+	}
+	if (o.verbose && o.source)
+		printf("Copied %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
+		       " symlinks, %" PRIu64 " special files, %" PRIu64 " data blocks\n",
+		       stats.files, stats.dirs, stats.symlinks, stats.special, stats.data_blocks);
+	if (!o.quiet)
+		printf("Wrote %" PRIu64 " blocks; %s is ready\n", nlfs_writer_blocks_written(w),
+		       o.device);
+	nlfs_writer_free(w);
+	nlfs_io_close(io);
+	return 0;
+}
