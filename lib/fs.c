@@ -186,6 +186,15 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 	free(fs);
 }
 
+struct nlfs_io *nlfs_fs_release(struct nlfs_fs *fs)
+{
+	struct nlfs_io *io = fs->io;
+
+	fs->io = NULL;
+	nlfs_fs_close(fs);
+	return io;
+}
+
 struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs) { return fs->io; }
 
 const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot)

@@ -125,6 +125,8 @@ struct nlfs_geometry {
 /* Open for reading: superblocks, then the latest super root. */
 int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
 void nlfs_fs_close(struct nlfs_fs *fs);   /* also closes the io */
+/* free the handle and hand its io back, still open */
+struct nlfs_io *nlfs_fs_release(struct nlfs_fs *fs);
 struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs);
 const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot);
 const struct nlfs_sb_choice *nlfs_fs_sb_choice(const struct nlfs_fs *fs);

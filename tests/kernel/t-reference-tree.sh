@@ -34,29 +34,8 @@ img=$tmp/nilfs.img
 truncate -s 512M "$img" || exit 1
 "$mkfs" -f -q -L reftree "$img" || { echo "FAIL: host mkfs.nilfs2"; exit 1; }
 
-# The manifest format, shared by the guest (busybox) and the host (GNU):
-#   S path|rawmode|nlink|uid|gid|size|mtime|major|minor  (size '-' for dirs)
-#   H sha256  path                                       (regular files)
-#   L path -> target                                     (symlinks)
-cat >"$tmp/manifest.sh" <<'MANIFEST'
-manifest() {
-	# $1: directory to describe; paths are printed relative to it
-	(
-	cd "$1" || exit 1
-	find . | LC_ALL=C sort | xargs stat -c '%n|%f|%h|%u|%g|%s|%y|%t|%T' |
-		awk -F'|' 'BEGIN { OFS = "|" }
-			{ if (length($2) == 4 && substr($2, 1, 1) == "4") $6 = "-"
-			  print "S " $0 }'
-	find . -type f | LC_ALL=C sort | xargs -r sha256sum | sed 's/^/H /'
-	find . -type l | LC_ALL=C sort | while read -r l; do
-		echo "L $l -> $(readlink "$l")"
-	done
-	)
-}
-MANIFEST
-
 {
-	cat "$tmp/manifest.sh"
+	cat "$here/manifest.sh"
 	cat <<'GUEST'
 # runs inside the guest under busybox sh
 export TZ=UTC
@@ -195,7 +174,7 @@ snaps=$(sed -n 's/^SNAPSHOT \([0-9][0-9]*\)$/\1/p' "$tmp/out")
 ncp=$(sed -n 's/^NCP *\([0-9][0-9]*\)$/\1/p' "$tmp/out")
 [ -n "$ncp" ] && [ "$ncp" -ge 55 ] || fail "only '$ncp' checkpoints"
 
-. "$tmp/manifest.sh"
+. "$here/manifest.sh"
 first=$(echo "$snaps" | head -n 1)
 nfiles=0
 ncps=0

@@ -1,0 +1,369 @@
+/* The log writer: volumes made in memory are read back through the reader;
+ * B-tree maps of one to four levels; a second construction on an existing
+ * volume; and a crash at every write of both jobs leaves the old state or
+ * the new one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include <nlfs/endian.h>
+#include <nlfs/writer.h>
+
+struct tfile {
+	const char *name;
+	uint64_t nblocks;     /* file length in blocks */
+	uint64_t stride;      /* every STRIDE-th block holds data, the rest are holes */
+};
+
+static const struct tfile files[] = {
+	{ "empty", 0, 1 },   { "one", 1, 1 },      { "six", 6, 1 },     { "seven", 7, 1 },
+	{ "root3", 190, 1 }, { "lvl2", 400, 1 },   { "sparse", 9000, 997 },
+	{ "lvl3", 4100, 1 },  { "deep", 200000, 16 },
+};
+#define NFILES (sizeof(files) / sizeof(files[0]))
+/* the crash tests use the small files only, on a small device */
+#define NSMALL 6
+static size_t nfiles = NFILES;
+
+static void pattern(uint8_t *buf, uint32_t bs, size_t fileno, uint64_t blk)
+{
+	for (uint32_t i = 0; i < bs; i += 8) {
+		uint64_t v = (fileno + 1) * 0x100000001b3ull ^ (blk * 0x9E3779B97F4A7C15ull) ^ i;
+
+		memcpy(buf + i, &v, 8);
+	}
+}
+
+static struct nlfs_io *new_mem(uint64_t size)
+{
+	struct nlfs_io *io;
+
+	ck_assert_int_eq(nlfs_io_open_mem(size, &io), 0);
+	return io;
+}
+
+static void make_sb(struct nlfs_super_block *sb, uint32_t bs, uint32_t bps, uint64_t size)
+{
+	struct nlfs_mkfs_params p = { .blocksize = bs, .blocks_per_segment = bps,
+				      .r_segments_percentage = 5, .devsize = size,
+				      .ctime = 1700000000, .uuid = { 1, 2, 3, 4 } };
+	struct nlfs_err err;
+
+	ck_assert_msg(nlfs_mkfs_superblock(&p, sb, NULL, &err) == 0, "%s", err.what);
+}
+
+static void mk_inode(struct nlfs_inode *ino, uint16_t mode, uint16_t links, uint64_t size)
+{
+	memset(ino, 0, sizeof(*ino));
+	ino->i_mode = nlfs_cpu_to_le16(mode);
+	ino->i_links_count = nlfs_cpu_to_le16(links);
+	ino->i_size = nlfs_cpu_to_le64(size);
+	ino->i_mtime = ino->i_ctime = nlfs_cpu_to_le64(1700000000);
+}
+
+/* mkfs: a root directory holding FILES; returns the writer's result */
+static int mkfs_job(struct nlfs_io *io, uint32_t bs, uint32_t bps, uint64_t size)
+{
+	struct nlfs_super_block sb;
+	struct nlfs_writer *w;
+	struct nlfs_err err;
+	struct nlfs_dirw dw;
+	struct nlfs_inode ino;
+	uint64_t inos[NFILES];
+	uint8_t *buf = malloc(bs);
+	int rc;
+
+	make_sb(&sb, bs, bps, size);
+	rc = nlfs_writer_create(io, &sb, &w, &err);
+	if (rc)
+		goto out_nofree;
+	for (size_t i = 0; !rc && i < nfiles; i++)
+		rc = nlfs_writer_new_ino(w, &inos[i], &err);
+	if (!rc)
+		rc = nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, &err);
+	for (size_t i = 0; !rc && i < nfiles; i++)
+		rc = nlfs_dirw_add(&dw, files[i].name, strlen(files[i].name), inos[i], 1, &err);
+	if (!rc) {
+		mk_inode(&ino, 040755, 2, 0);
+		rc = nlfs_dirw_end(&dw, &ino, &err);
+	}
+	for (size_t i = 0; !rc && i < nfiles; i++) {
+		rc = nlfs_writer_file_begin(w, inos[i], &err);
+		for (uint64_t b = 0; !rc && b < files[i].nblocks; b += files[i].stride) {
+			pattern(buf, bs, i, b);
+			rc = nlfs_writer_file_block(w, b, buf, &err);
+		}
+		mk_inode(&ino, 0100644, 1, files[i].nblocks * bs);
+		if (!rc)
+			rc = nlfs_writer_file_end(w, &ino, &err);
+	}
+	if (!rc)
+		rc = nlfs_writer_commit(w, &err);
+	nlfs_writer_free(w);
+out_nofree:
+	free(buf);
+	return rc;
+}
+
+/* a copy of a memory device's bytes, as a disk would hold them after power loss */
+static struct nlfs_io *snapshot(struct nlfs_io *mem, uint64_t size)
+{
+	struct nlfs_io *io = new_mem(size);
+
+	memcpy(nlfs_io_mem_data(io), nlfs_io_mem_data(mem), size);
+	return io;
+}
+
+static int depth_cb(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	unsigned *max = arg;
+
+	(void)blkoff;
+	(void)ptr;
+	if (level > *max)
+		*max = level;
+	return 0;
+}
+
+/* every file reads back; returns the latest checkpoint number */
+static uint64_t verify(struct nlfs_io *io, uint32_t bs, unsigned *max_level)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file ifile, f;
+	uint8_t *got = malloc(bs), *want = malloc(bs);
+	uint64_t cno;
+	int rc = nlfs_fs_open(io, &fs, &err);
+
+	ck_assert_msg(rc == 0, "open: %s", err.what);
+	cno = nlfs_fs_recovery(fs)->cno;
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	for (size_t i = 0; i < nfiles; i++) {
+		char path[64];
+		unsigned level = 0;
+
+		snprintf(path, sizeof(path), "/%s", files[i].name);
+		ck_assert_msg(nlfs_path_lookup(fs, &ifile, path, &f, &err) == 0, "%s: %s", path,
+			      err.what);
+		ck_assert_uint_eq(nlfs_le64(f.inode.i_size), files[i].nblocks * bs);
+		for (uint64_t b = 0; b < files[i].nblocks; b++) {
+			size_t done;
+
+			ck_assert_int_eq(nlfs_file_pread(fs, &f, got, bs, b * bs, &done, &err), 0);
+			ck_assert_uint_eq(done, bs);
+			if (b % files[i].stride == 0)
+				pattern(want, bs, i, b);
+			else
+				memset(want, 0, bs);
+			ck_assert_msg(!memcmp(got, want, bs), "%s block %llu differs", path,
+				      (unsigned long long)b);
+		}
+		ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, depth_cb, &level, &err), 0);
+		if (max_level && level > *max_level)
+			*max_level = level;
+	}
+	nlfs_fs_release(fs);
+	free(got);
+	free(want);
+	return cno;
+}
+
+START_TEST(test_mkfs_roundtrip)
+{
+	static const uint32_t sizes[][2] = { { 1024, 64 }, { 2048, 128 }, { 4096, 256 } };
+	uint32_t bs = sizes[_i][0], bps = sizes[_i][1];
+	uint64_t size = 96ull << 20;
+	struct nlfs_io *io = new_mem(size);
+	unsigned level = 0;
+
+	ck_assert_int_eq(mkfs_job(io, bs, bps, size), 0);
+	ck_assert_uint_eq(verify(io, bs, &level), 1);
+	/* "deep": a 4-level map with 1 KiB blocks (nodes at levels 1-3), 3 with larger ones */
+	ck_assert_uint_eq(level, bs == 1024 ? 3 : 2);
+	nlfs_io_close(io);
+}
+END_TEST
+
+START_TEST(test_mkfs_params)
+{
+	struct nlfs_mkfs_params p = { .blocksize = 4096, .blocks_per_segment = 2048,
+				      .r_segments_percentage = 5, .devsize = 64ull << 20 };
+	struct nlfs_super_block sb;
+	struct nlfs_err err;
+	uint64_t need = 0;
+
+	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, &need, &err), -ENOSPC);
+	ck_assert_uint_gt(need, p.devsize);
+	p.devsize = need;
+	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, NULL, &err), 0);
+	ck_assert_int_eq(nlfs_sb_check_crc(&sb), 0);
+	ck_assert_uint_eq(nlfs_le64(sb.s_first_data_block), 1);
+	p.blocksize = 3000;
+	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, NULL, &err), -EINVAL);
+	p.blocksize = 1024;
+	p.blocks_per_segment = 4;
+	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, NULL, &err), -EINVAL);
+}
+END_TEST
+
+/* offline "mkcp": a construction with no file changes on an existing volume */
+static int second_job(struct nlfs_io *io, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	int rc = nlfs_fs_open(io, &fs, err);
+
+	if (rc)
+		return rc;
+	rc = nlfs_writer_open(fs, 1700000100, &w, err);
+	if (!rc) {
+		rc = nlfs_writer_commit(w, err);
+		nlfs_writer_free(w);
+	}
+	nlfs_fs_release(fs);
+	return rc;
+}
+
+START_TEST(test_second_checkpoint)
+{
+	uint32_t bs = 1024;
+	uint64_t size = 48ull << 20;
+	struct nlfs_io *io = new_mem(size);
+	struct nlfs_err err;
+	struct nlfs_fs *fs;
+	struct nlfs_cpfile_header h;
+	struct nlfs_checkpoint cp;
+
+	ck_assert_int_eq(mkfs_job(io, bs, 64, size), 0);
+	for (uint64_t want = 2; want <= 4; want++) {
+		ck_assert_msg(second_job(io, &err) == 0, "%s", err.what);
+		ck_assert_uint_eq(verify(io, bs, NULL), want);
+	}
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(h.ch_ncheckpoints), 4);
+	/* the checkpoints in between still exist; with nothing changed they are minor */
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 3, &cp, &err), 0);
+	ck_assert_uint_eq(nlfs_le32(cp.cp_flags), NLFS_CHECKPOINT_MINOR);
+	ck_assert_uint_eq(nlfs_le64(cp.cp_inodes_count), NFILES + 1);
+	nlfs_fs_release(fs);
+}
+END_TEST
+
+/* the state a device is in: 0 if it holds no volume, else its checkpoint */
+static uint64_t state_of(struct nlfs_io *io, uint32_t bs)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	if (nlfs_fs_open(io, &fs, &err))
+		return 0;
+	nlfs_fs_release(fs);
+	return verify(io, bs, NULL);
+}
+
+/* Run the job on a fault device that loses power at write K: torn in the
+ * middle, completed, or failed.  What the disk keeps must open as OLD_CNO
+ * (0: no volume) or NEW_CNO, with every file intact. */
+static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
+			     uint64_t old_cno, uint64_t new_cno, uint64_t *nwrites)
+{
+	uint64_t seen[2] = { 0, 0 };
+	bool finished = false;
+
+	for (uint64_t k = 0; !finished; k++) {
+		for (int mode = 0; mode < 3; mode++) {
+			struct nlfs_io *lower = base ? snapshot(base, size) : new_mem(size), *fio, *after;
+			struct nlfs_fs *fs = NULL;
+			struct nlfs_err err;
+			uint64_t st;
+			int rc;
+
+			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
+			if (mode == 0)
+				nlfs_io_fault_tear_write(fio, k, bs / 2 + 512);
+			else if (mode == 1)
+				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
+			else
+				nlfs_io_fault_fail_write(fio, k);
+			if (!base) {
+				rc = mkfs_job(fio, bs, 64, size);
+			} else {
+				struct nlfs_writer *w = NULL;
+
+				ck_assert_int_eq(nlfs_fs_open(fio, &fs, &err), 0);
+				rc = nlfs_writer_open(fs, 1700000100, &w, &err);
+				if (!rc)
+					rc = nlfs_writer_commit(w, &err);
+				nlfs_writer_free(w);
+			}
+			if (rc == 0 && mode == 2) {
+				finished = true;   /* K is past the job's last write */
+				*nwrites = k;
+			}
+			nlfs_io_fault_crash(fio);
+			after = snapshot(lower, size);
+			if (fs)
+				nlfs_fs_close(fs);
+			else
+				nlfs_io_close(fio);
+			st = state_of(after, bs);
+			ck_assert_msg(st == old_cno || st == new_cno,
+				      "crash at write %llu (mode %d): checkpoint %llu",
+				      (unsigned long long)k, mode, (unsigned long long)st);
+			seen[st == new_cno]++;
+			nlfs_io_close(after);
+		}
+	}
+	/* both outcomes happen: early crashes keep the old state, late ones the new */
+	ck_assert_uint_gt(seen[0], 0);
+	ck_assert_uint_gt(seen[1], 0);
+}
+
+START_TEST(test_crash_mkfs)
+{
+	uint64_t n = 0;
+
+	nfiles = NSMALL;
+	crash_everywhere(8ull << 20, NULL, 1024, 0, 1, &n);
+	ck_assert_uint_gt(n, 4);
+}
+END_TEST
+
+START_TEST(test_crash_second)
+{
+	uint64_t size = 8ull << 20, n = 0;
+	struct nlfs_io *io;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	crash_everywhere(size, io, 1024, 1, 2, &n);
+	ck_assert_uint_gt(n, 2);
+	nlfs_io_close(io);
+}
+END_TEST
+
+Suite *writer_suite(void);
+Suite *writer_suite(void)
+{
+	Suite *s = suite_create("writer");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_mkfs_params);
+	tcase_add_loop_test(tc, test_mkfs_roundtrip, 0, 3);
+	tcase_add_test(tc, test_second_checkpoint);
+	tcase_add_test(tc, test_crash_mkfs);
+	tcase_add_test(tc, test_crash_second);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(writer_suite());
+}
