@@ -1,0 +1,88 @@
+#!/bin/sh
+# bench/mkfs.sh: our mkfs.nilfs2 against the reference tools, in one run.
+#  1. mkfs of a 1 TiB sparse image file: bytes written and time, against
+#     nilfs-tools' mkfs.nilfs2.
+#  2. mkfs -d of a generated tree (NFILES files, about TREE_MIB MiB), against
+#     `mke2fs -t ext4 -d` of the same tree.  Target: ratio <= 1.0.
+# Bytes written are the sum of write(2)/pwrite(2) results under strace.
+# The tree is read once before timing so both runs start with it cached.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+ours=${MKFS:-$top/mkfs.nilfs2}
+NFILES=${NFILES:-100000}
+TREE_MIB=${TREE_MIB:-1024}
+theirs=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2)
+mke2fs=$(PATH=/usr/sbin:/sbin:$PATH command -v mke2fs)
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-mkfs-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for t in "$ours" "$theirs" "$mke2fs" strace python3; do
+	command -v "$t" >/dev/null || { echo "missing: $t" >&2; exit 1; }
+done
+
+now() { date +%s.%N; }
+written() { # strace log -> bytes written by write-family calls
+	awk '/^[0-9]+ +(write|pwrite64|pwritev|pwritev2)\(/ { n = $NF; if (n ~ /^[0-9]+$/) s += n }
+	     END { printf "%d\n", s }' "$1"
+}
+timed() { # label, then a command; prints seconds
+	t0=$(now)
+	"$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+	t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+
+echo "== 1 TiB sparse image: mkfs only"
+for who in ours theirs; do
+	img=$work/$who-1t.img
+	rm -f "$img"
+	truncate -s 1T "$img"
+	if [ $who = ours ]; then prog=$ours; else prog=$theirs; fi
+	strace -f -qq -o "$work/$who.strace" -e trace=write,pwrite64,pwritev,pwritev2 \
+		"$prog" -q -f "$img" >/dev/null
+	rm -f "$img"
+	truncate -s 1T "$img"
+	eval "${who}_t=\$(timed \"\$prog\" -q -f \"\$img\")"
+	eval "${who}_b=\$(written \"\$work/$who.strace\")"
+	rm -f "$img"
+done
+printf '  ours:        %12d bytes written  %8.3f s\n' "$ours_b" "$ours_t"
+printf '  nilfs-tools: %12d bytes written  %8.3f s\n' "$theirs_b" "$theirs_t"
+printf '  ratio (ours / nilfs-tools): bytes %.3f  time %.3f\n' \
+	"$(echo "$ours_b / $theirs_b" | bc -l)" "$(echo "$ours_t / $theirs_t" | bc -l)"
+
+echo "== mkfs -d of a $NFILES-file, $TREE_MIB MiB tree"
+tree=$work/tree
+python3 - "$tree" "$NFILES" "$TREE_MIB" <<'PY'
+import os, random, sys
+root, n, mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rnd = random.Random(42)
+pool = os.urandom(1 << 20)
+avg = mib * 1048576 // n
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 317), "e%02d" % (i % 23))
+    if i < 317 * 23:
+        os.makedirs(d, exist_ok=True)
+    size = rnd.randint(0, 2 * avg)
+    off = rnd.randint(0, len(pool) - 1)
+    with open(os.path.join(d, "f%06d" % i), "wb") as f:
+        left = size
+        while left:
+            chunk = pool[off:off + left] or pool[:left]
+            f.write(chunk)
+            left -= len(chunk)
+            off = 0
+PY
+size_kib=$(du -sk "$tree" | cut -f1)
+tar cf - -C "$tree" . | cat >/dev/null    # warm the page cache
+imgsize=$((size_kib * 2 / 1024 + 512))M
+img=$work/d.img
+rm -f "$img"; truncate -s "$imgsize" "$img"
+ours_d=$(timed "$ours" -q -f -d "$tree" "$img")
+rm -f "$img"; truncate -s "$imgsize" "$img"
+ext4_d=$(timed "$mke2fs" -q -F -t ext4 -d "$tree" "$img")
+rm -f "$img"
+printf '  tree: %d files, %d KiB\n' "$NFILES" "$size_kib"
+printf '  ours mkfs.nilfs2 -d: %8.3f s\n' "$ours_d"
+printf '  mke2fs -t ext4 -d:   %8.3f s\n' "$ext4_d"
+printf '  ratio (ours / mke2fs -d): %.3f (target <= 1.0)\n' "$(echo "$ours_d / $ext4_d" | bc -l)"
