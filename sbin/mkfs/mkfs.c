@@ -186,14 +186,17 @@ static bool is_mounted(const char *device)
 	return found;
 }
 
-/* Refuse to overwrite a filesystem or partition table blkid recognises. */
+/* Refuse to overwrite a filesystem or partition table blkid recognises;
+ * with -f, erase every signature found (as wipefs does) so that no stale
+ * one is detected next to ours later. */
 static void check_existing(const struct opts *o)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(o->device);
+	int fd = open(o->device, (o->dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL, *what = "filesystem";
 	int rc;
 
-	if (!pr)
+	if (fd < 0 || !pr || blkid_probe_set_device(pr, fd, 0, 0))
 		die("%s: cannot probe the device: %s", o->device, strerror(errno));
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_enable_superblocks(pr, 1);
@@ -208,17 +211,25 @@ static void check_existing(const struct opts *o)
 		if (!o->force) {
 			fprintf(stderr, PROG ": %s contains an existing %s %s; use -f to overwrite it\n",
 				o->device, type, what);
-			blkid_free_probe(pr);
 			exit(1);
 		}
 		if (!o->quiet)
 			printf("Overwriting the %s %s on %s\n", type, what, o->device);
 	} else if (rc < 0 && !o->force) {
-		blkid_free_probe(pr);
 		die("%s: probing for existing filesystems failed (ambiguous signatures?); "
 		    "use -f to overwrite", o->device);
 	}
+	if (o->force && !o->dry_run) {
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE);
+		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+		while (blkid_do_probe(pr) == 0)
+			if (blkid_do_wipe(pr, 0))
+				die("%s: erasing an old signature: %s", o->device, strerror(errno));
+		if (fsync(fd))
+			die("%s: %s", o->device, strerror(errno));
+	}
 	blkid_free_probe(pr);
+	close(fd);
 }
 
 static void discard_device(const struct opts *o, uint64_t size)
