@@ -125,15 +125,8 @@ static int note_segment(struct nlfs_logw *lw)
 {
 	if (lw->nsegs && lw->segs[lw->nsegs - 1].segnum == lw->at.seg)
 		return 0;
-	if (lw->nsegs == lw->capsegs) {
-		size_t cap = lw->capsegs ? lw->capsegs * 2 : 8;
-		struct nlfs_lseg *n = realloc(lw->segs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		lw->segs = n;
-		lw->capsegs = cap;
-	}
+	if (NLFS_GROW(lw->segs, lw->capsegs, lw->nsegs + 1))
+		return -ENOMEM;
 	lw->segs[lw->nsegs].segnum = lw->at.seg;
 	lw->segs[lw->nsegs].end = lw->at.pos;
 	lw->nsegs++;
@@ -165,15 +158,8 @@ static int begin_log(struct nlfs_logw *lw, struct nlfs_err *err)
 		if (rc)
 			return rc;
 	}
-	if (lw->nlogs == lw->cap) {
-		size_t cap = lw->cap ? lw->cap * 2 : 8;
-		struct lw_log *n = realloc(lw->logs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		lw->logs = n;
-		lw->cap = cap;
-	}
+	if (NLFS_GROW(lw->logs, lw->cap, lw->nlogs + 1))
+		return -ENOMEM;
 	rc = note_segment(lw);
 	if (rc)
 		return rc;
@@ -249,15 +235,8 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 				return rc;
 			continue;
 		}
-		if (l->nitems == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			struct nlfs_litem *n = realloc(l->items, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			l->items = n;
-			l->cap = cap;
-		}
+		if (NLFS_GROW(l->items, l->cap, l->nitems + 1))
+			return -ENOMEM;
 		l->items[l->nitems++] = *it;
 		l->sumbytes = s;
 		if (fin)

@@ -214,15 +214,8 @@ struct map_collect {
 
 static int push(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		uint64_t *a = realloc(*arr, c * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		*arr = a;
-		*cap = c;
-	}
+	if (nlfs_grow((void **)arr, cap, *n + 1, sizeof(**arr)))
+		return -ENOMEM;
 	(*arr)[(*n)++] = v;
 	return 0;
 }

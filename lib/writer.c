@@ -549,17 +549,11 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 				    "inode %llu: block %llu out of order",
 				    (unsigned long long)w->sf_ino, (unsigned long long)blkoff);
 	if (w->sf_n == w->sf_cap) {
-		size_t cap = w->sf_cap ? w->sf_cap * 2 : 256;
-		uint64_t *k = realloc(w->sf_keys, cap * sizeof(*k)), *p;
+		size_t cap = w->sf_cap;
 
-		if (!k)
+		if (NLFS_GROW(w->sf_keys, cap, w->sf_n + 1) ||
+		    NLFS_GROW(w->sf_ptrs, w->sf_cap, w->sf_n + 1))
 			return -ENOMEM;
-		w->sf_keys = k;
-		p = realloc(w->sf_ptrs, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		w->sf_ptrs = p;
-		w->sf_cap = cap;
 	}
 	rc = dat_alloc(w, &it.vblocknr, err);
 	if (rc)
@@ -740,11 +734,8 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 	if (!rc)
 		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
 	if (!rc && p->total > wf->nnode_ptrs) {
-		uint64_t *np = realloc(wf->node_ptrs, p->total * sizeof(*np));
-
-		if (!np)
+		if (NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->total))
 			return -ENOMEM;
-		wf->node_ptrs = np;
 		while (!rc && wf->nnode_ptrs < p->total)
 			rc = dat_alloc(w, &wf->node_ptrs[wf->nnode_ptrs++], err);
 	}
@@ -766,13 +757,8 @@ static int plan_dat(struct nlfs_writer *w, struct nlfs_err *err)
 		rc = nlfs_wfile_merge_map(wf);
 	if (!rc)
 		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
-	if (!rc && p->total > wf->nnode_ptrs) {
-		uint64_t *np = realloc(wf->node_ptrs, p->total * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		wf->node_ptrs = np;
-	}
+	if (!rc && NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->total))
+		return -ENOMEM;
 	wf->nnode_ptrs = p->total;
 	wf->nblocks = wf->nkeys + p->total;
 	return rc;
@@ -869,15 +855,8 @@ static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
 	fake = w->dry_fake;
 	w->resv_pos = resv_pos;
 	for (size_t i = 0; !rc && i < fake; i++) {
-		if (w->nresv == w->capresv) {
-			size_t cap = w->capresv ? w->capresv * 2 : 8;
-			uint64_t *r = realloc(w->resv, cap * sizeof(*r));
-
-			if (!r)
-				return -ENOMEM;
-			w->resv = r;
-			w->capresv = cap;
-		}
+		if (NLFS_GROW(w->resv, w->capresv, w->nresv + 1))
+			return -ENOMEM;
 		rc = seg_alloc(w, true, &w->resv[w->nresv], err);
 		if (!rc)
 			w->nresv++;

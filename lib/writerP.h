@@ -45,7 +45,7 @@ struct nlfs_wfile {
 	uint64_t *keys, *ptrs;       /* the new map, level 0 */
 	size_t nkeys;
 	uint64_t *node_ptrs;         /* vblocknrs (or physical blocks for the DAT) */
-	size_t nnode_ptrs;
+	size_t nnode_ptrs, cap_node_ptrs;
 	uint8_t *node_bufs;
 	uint64_t nblocks;            /* data + node blocks the file owns afterwards */
 };
