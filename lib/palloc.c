@@ -41,7 +41,6 @@ void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 
 /* ---- allocation, on a file being written (writerP.h) ---- */
 
-int nlfs_writer_blocksize(const struct nlfs_writer *w);
 
 static uint64_t desc_blkoff(const struct palloc_geo *g, uint64_t group)
 {

@@ -11,8 +11,6 @@
 
 #include "writerP.h"
 
-int nlfs_writer_blocksize(const struct nlfs_writer *w);
-struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
 
 int nlfs_wfile_new(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
 		   const struct nlfs_file *on_disk, struct nlfs_wfile **out)
@@ -192,6 +190,12 @@ int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, boo
 
 	if (rc)
 		return rc;
+	if (b->deleted) {
+		/* written again after a punch: a fresh block */
+		b->deleted = false;
+		free(b->data);
+		b->data = NULL;
+	}
 	if (created)
 		*created = !b->data;
 	if (!b->data) {
@@ -204,6 +208,21 @@ int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, boo
 		wf->ndirty++;
 	}
 	*data = b->data;
+	return 0;
+}
+
+int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err)
+{
+	struct nlfs_wblk *b;
+	int rc = load(wf, blkoff, &b, err);
+
+	if (rc)
+		return rc;
+	b->deleted = true;
+	if (!b->dirty) {
+		b->dirty = true;
+		wf->ndirty++;
+	}
 	return 0;
 }
 
@@ -294,9 +313,11 @@ int nlfs_wfile_merge_map(struct nlfs_wfile *wf)
 		if (d && (i >= wf->nold || d->blkoff <= wf->old_keys[i])) {
 			if (i < wf->nold && d->blkoff == wf->old_keys[i])
 				i++;
+			j++;
+			if (d->deleted)
+				continue;
 			k[n] = d->blkoff;
 			p[n++] = d->newptr;
-			j++;
 		} else {
 			k[n] = wf->old_keys[i];
 			p[n++] = wf->old_ptrs[i++];

@@ -19,36 +19,6 @@
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-struct nlfs_writer {
-	struct nlfs_io *io;
-	struct nlfs_fs *fs;            /* NULL for a new volume */
-	bool mkfs;
-	struct nlfs_super_block sb;
-	struct nlfs_geometry geo;
-	uint32_t seed, isz, dsz, cpsz, susz;
-	uint64_t cno, ctime, first_ino, nrsvsegs;
-	struct nlfs_wfile *dat, *cpfile, *sufile, *ifile;
-	struct nlfs_logw *lw;
-	uint64_t dat_hint, ino_hint, nallocs;
-	uint64_t *resv;                /* segments reserved for the metadata logs */
-	size_t nresv, resv_pos, capresv;
-	bool dry, final;
-	size_t dry_fake;
-	struct nlfs_checkpoint prev;   /* the latest checkpoint (zero on a new volume) */
-	bool ifile_was_written;
-	uint64_t prev_ifile_blocks;
-	int64_t user_blocks, user_inodes;
-	/* the file being streamed */
-	bool sf_open;
-	uint64_t sf_ino;
-	uint64_t *sf_keys, *sf_ptrs;
-	size_t sf_n, sf_cap;
-	uint8_t *sr;
-	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
-};
-
-int nlfs_writer_blocksize(const struct nlfs_writer *w);
-struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
 
 int nlfs_writer_blocksize(const struct nlfs_writer *w)
 {
@@ -73,20 +43,6 @@ const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w)
 uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w)
 {
 	return nlfs_logw_blocks(w->lw);
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return nlfs_le64(v);
-}
-
-static void set_le64(uint8_t *p, uint64_t v)
-{
-	v = nlfs_cpu_to_le64(v);
-	memcpy(p, &v, 8);
 }
 
 static uint64_t fi_cno(const struct nlfs_writer *w, uint64_t ino)
@@ -627,62 +583,6 @@ int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct
 
 /* ---- commit ---- */
 
-static uint64_t cp_first(const struct nlfs_writer *w)
-{
-	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
-}
-
-static int cp_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint **cp,
-		    bool *created, struct nlfs_err *err)
-{
-	uint64_t slot = cno - 1 + cp_first(w), epb = w->geo.blocksize / w->cpsz;
-	uint8_t *blk;
-	int rc = nlfs_wfile_write(w->cpfile, slot / epb, &blk, created, err);
-
-	if (rc)
-		return rc;
-	if (*created) {
-		/* a new cpfile block: every slot invalid until used */
-		for (uint64_t i = slot / epb == 0 ? cp_first(w) : 0; i < epb; i++) {
-			struct nlfs_checkpoint *c = (void *)(blk + i * w->cpsz);
-
-			c->cp_flags = nlfs_cpu_to_le32(NLFS_CHECKPOINT_INVALID);
-			c->cp_cno = nlfs_cpu_to_le64(slot / epb * epb + i + 1 - cp_first(w));
-		}
-	}
-	*cp = (struct nlfs_checkpoint *)(void *)(blk + (slot % epb) * w->cpsz);
-	return 0;
-}
-
-/* Make the entry of the checkpoint being built valid and counted. */
-static int prepare_checkpoint(struct nlfs_writer *w, struct nlfs_err *err)
-{
-	uint64_t slot = w->cno - 1 + cp_first(w), epb = w->geo.blocksize / w->cpsz;
-	struct nlfs_checkpoint *cp;
-	uint8_t *hdr;
-	bool created;
-	int rc = cp_entry(w, w->cno, &cp, &created, err);
-
-	if (!rc)
-		rc = nlfs_wfile_write(w->cpfile, 0, &hdr, NULL, err);
-	if (rc)
-		return rc;
-	if (!(nlfs_le32(cp->cp_flags) & NLFS_CHECKPOINT_INVALID))
-		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
-				    "checkpoint %llu already exists in the cpfile",
-				    (unsigned long long)w->cno);
-	cp->cp_flags = 0;
-	if (slot / epb) {
-		struct nlfs_checkpoint *first =
-			(void *)((uint8_t *)cp - (slot % epb) * w->cpsz);
-
-		first->cp_checkpoints_count =
-			nlfs_cpu_to_le32(nlfs_le32(first->cp_checkpoints_count) + 1);
-	}
-	set_le64(hdr, get_le64(hdr) + 1);   /* ch_ncheckpoints */
-	return 0;
-}
-
 static int mark_segments(struct nlfs_writer *w, struct nlfs_err *err)
 {
 	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
@@ -719,7 +619,7 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 	for (size_t i = 0; !rc && i < wf->ndirty; i++) {
 		struct nlfs_wblk *b = wf->dirty_sorted[i];
 
-		if (!b->newptr)
+		if (!b->newptr && !b->deleted)
 			rc = dat_alloc(w, &b->newptr, err);
 		if (!rc && b->oldptr && !b->ended) {
 			rc = dat_end(w, b->oldptr, dead, err);
@@ -783,7 +683,8 @@ static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct 
 					 .vblocknr = b->newptr, .blkoff = b->blkoff,
 					 .buf = real ? b->data : NULL, .aux = i };
 
-		rc = nlfs_logw_add(w->lw, &it, err);
+		if (!b->deleted)
+			rc = nlfs_logw_add(w->lw, &it, err);
 	}
 	for (size_t j = 0; !rc && j < p->total; j++) {
 		struct nlfs_litem it = { .ino = wf->ino, .cno = fi_cno(w, wf->ino),
@@ -802,18 +703,13 @@ static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct 
 	return rc;
 }
 
-static bool has_work(const struct nlfs_wfile *wf)
-{
-	return wf->ndirty != 0;
-}
-
 static int emit_all(struct nlfs_writer *w, bool real, struct nlfs_err *err)
 {
 	struct nlfs_wfile *order[] = { w->ifile, w->cpfile, w->sufile, w->dat };
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < 4; i++)
-		if (has_work(order[i]))
+		if (nlfs_wfile_has_work(order[i]))
 			rc = emit(w, order[i], real, err);
 	if (!rc)
 		rc = nlfs_logw_finish(w->lw, err);
@@ -833,7 +729,7 @@ static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
 	size_t resv_pos = w->resv_pos, fake;
 	int rc = mark_segments(w, err);
 
-	if (!rc && has_work(w->ifile))
+	if (!rc && nlfs_wfile_has_work(w->ifile))
 		rc = plan_vfile(w, w->ifile, err);
 	if (!rc)
 		rc = plan_vfile(w, w->cpfile, err);
@@ -869,7 +765,7 @@ static void file_inode_map(struct nlfs_writer *w, struct nlfs_wfile *wf)
 {
 	const struct nlfs_btb *p = plan_of(w, wf);
 
-	if (!has_work(wf))
+	if (!nlfs_wfile_has_work(wf))
 		return;
 	nlfs_btb_fill_root(p, wf->keys, wf->ptrs, wf->node_ptrs, wf->inode.i_bmap);
 	wf->inode.i_blocks = nlfs_cpu_to_le64(wf->nblocks * (w->geo.blocksize / 512));
@@ -879,7 +775,7 @@ static void fill_nodes(struct nlfs_writer *w, struct nlfs_wfile *wf)
 {
 	const struct nlfs_btb *p = plan_of(w, wf);
 
-	if (!has_work(wf))
+	if (!nlfs_wfile_has_work(wf))
 		return;
 	for (size_t j = 0; j < p->total; j++)
 		nlfs_btb_fill_node(p, j, wf->keys, wf->ptrs, wf->node_ptrs,
@@ -908,33 +804,6 @@ static int finalize_sufile(struct nlfs_writer *w, struct nlfs_err *err)
 	for (size_t i = w->resv_pos; !rc && i < w->nresv; i++)
 		rc = su_set(w, w->resv[i], 0, err);
 	return rc;
-}
-
-static int finalize_checkpoint(struct nlfs_writer *w, struct nlfs_err *err)
-{
-	struct nlfs_checkpoint *cp;
-	bool created;
-	uint64_t blocks = nlfs_le64(w->prev.cp_blocks_count) + (uint64_t)w->user_blocks;
-	uint64_t inodes = nlfs_le64(w->prev.cp_inodes_count) + (uint64_t)w->user_inodes;
-	int rc = cp_entry(w, w->cno, &cp, &created, err);
-
-	if (rc)
-		return rc;
-	if (has_work(w->ifile)) {
-		uint64_t old = w->mkfs ? 0 : nlfs_le64(w->prev.cp_ifile_inode.i_blocks) /
-				  (w->geo.blocksize / 512);
-
-		blocks = blocks - old + w->ifile->nblocks;
-	}
-	cp->cp_flags = nlfs_cpu_to_le32(has_work(w->ifile) ? 0 : NLFS_CHECKPOINT_MINOR);
-	cp->cp_snapshot_next = cp->cp_snapshot_prev = 0;
-	cp->cp_cno = nlfs_cpu_to_le64(w->cno);
-	cp->cp_create = nlfs_cpu_to_le64(w->ctime);
-	cp->cp_nblk_inc = nlfs_cpu_to_le64(nlfs_logw_blocks(w->lw));
-	cp->cp_inodes_count = nlfs_cpu_to_le64(inodes);
-	cp->cp_blocks_count = nlfs_cpu_to_le64(blocks);
-	memcpy(&cp->cp_ifile_inode, &w->ifile->inode, sizeof(struct nlfs_inode));
-	return 0;
 }
 
 static void build_super_root(struct nlfs_writer *w)
@@ -997,7 +866,7 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	if (w->sf_open)
 		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
 				    (unsigned long long)w->sf_ino);
-	rc = prepare_checkpoint(w, err);
+	rc = nlfs_cpw_prepare(w, err);
 	for (int round = 0; !rc && !stable; round++) {
 		if (round == 64)
 			return nlfs_err_set(err, -EIO, NLFS_NOWHERE,
@@ -1015,7 +884,7 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	/* every address is known: fill in maps, counters and the super root */
 	file_inode_map(w, w->ifile);
 	fill_nodes(w, w->ifile);
-	rc = finalize_checkpoint(w, err);
+	rc = nlfs_cpw_finalize(w, err);
 	if (rc)
 		return rc;
 	file_inode_map(w, w->cpfile);

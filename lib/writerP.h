@@ -21,7 +21,7 @@ struct nlfs_wblk {
 	uint8_t *data;
 	uint64_t oldptr;     /* pointer in the block map before this construction */
 	uint64_t newptr;     /* new vblocknr (or, for the DAT, new physical block) */
-	bool used, dirty, ended;
+	bool used, dirty, ended, deleted;
 };
 
 struct nlfs_wfile {
@@ -59,6 +59,8 @@ int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
 /* the block for writing (a hole becomes a zeroed block); *CREATED tells */
 int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
 		     struct nlfs_err *err);
+/* drop block BLKOFF from the file (it becomes a hole) */
+int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err);
 int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
 /* dirty blocks in blkoff order, into wf->dirty_sorted */
 int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf);
@@ -145,5 +147,45 @@ struct nlfs_logw_pos nlfs_logw_position(const struct nlfs_logw *lw);
 uint64_t nlfs_logw_sr_log(const struct nlfs_logw *lw);     /* start of the SR log */
 uint64_t nlfs_logw_sr_seq(const struct nlfs_logw *lw);
 uint64_t nlfs_logw_blocks(const struct nlfs_logw *lw);     /* blocks of this construction */
+
+/* ---- writer.c ---- */
+struct nlfs_writer {
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;            /* NULL for a new volume */
+	bool mkfs;
+	struct nlfs_super_block sb;
+	struct nlfs_geometry geo;
+	uint32_t seed, isz, dsz, cpsz, susz;
+	uint64_t cno, ctime, first_ino, nrsvsegs;
+	struct nlfs_wfile *dat, *cpfile, *sufile, *ifile;
+	struct nlfs_logw *lw;
+	uint64_t dat_hint, ino_hint, nallocs;
+	uint64_t *resv;                /* segments reserved for the metadata logs */
+	size_t nresv, resv_pos, capresv;
+	bool dry, final;
+	size_t dry_fake;
+	struct nlfs_checkpoint prev;   /* the latest checkpoint (zero on a new volume) */
+	bool ifile_was_written;
+	uint64_t prev_ifile_blocks;
+	int64_t user_blocks, user_inodes;
+	/* the file being streamed */
+	bool sf_open;
+	uint64_t sf_ino;
+	uint64_t *sf_keys, *sf_ptrs;
+	size_t sf_n, sf_cap;
+	uint8_t *sr;
+	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
+};
+
+int nlfs_writer_blocksize(const struct nlfs_writer *w);
+struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
+static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
+{
+	return wf->ndirty != 0;
+}
+
+/* ---- cpfile_w.c: the cpfile in a construction ---- */
+int nlfs_cpw_prepare(struct nlfs_writer *w, struct nlfs_err *err);
+int nlfs_cpw_finalize(struct nlfs_writer *w, struct nlfs_err *err);
 
 #endif /* NLFS_WRITERP_H */

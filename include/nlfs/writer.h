@@ -65,6 +65,17 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 			   struct nlfs_err *err);
 int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err);
 
+/* cpfile_w.c: checkpoint changes (chcp, rmcp) carried by the construction.
+ * Setting or clearing a snapshot is idempotent; -ENOENT for a checkpoint
+ * that does not exist. */
+int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
+			     struct nlfs_err *err);
+/* Invalidate the checkpoints in [START, END) that exist.  Snapshots are kept
+ * and make the result -EBUSY (the others are still deleted); the current
+ * checkpoint cannot be deleted (-EBUSY). */
+int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
+				   uint64_t *ndeleted, struct nlfs_err *err);
+
 /* dirw.c: a new directory's blocks, streamed through the writer */
 struct nlfs_dirw {
 	struct nlfs_writer *w;

@@ -347,6 +347,146 @@ START_TEST(test_crash_second)
 }
 END_TEST
 
+/* one offline construction: OP runs on the writer before commit */
+typedef int (*wop)(struct nlfs_writer *w, void *arg, struct nlfs_err *err);
+static int construct(struct nlfs_io *io, wop op, void *arg, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	int rc = nlfs_fs_open(io, &fs, err), rc2 = 0;
+
+	if (rc)
+		return rc;
+	rc = nlfs_writer_open(fs, 1700000200, &w, err);
+	if (!rc && op)
+		rc2 = op(w, arg, err);
+	if (!rc && (rc2 == 0 || rc2 == -EBUSY))
+		rc = nlfs_writer_commit(w, err);
+	nlfs_writer_free(w);
+	nlfs_fs_release(fs);
+	return rc ? rc : rc2;
+}
+
+static int op_snap(struct nlfs_writer *w, void *arg, struct nlfs_err *err)
+{
+	const int64_t *cnos = arg;   /* positive: set, negative: clear; 0 ends */
+
+	for (; *cnos; cnos++) {
+		int rc = nlfs_writer_set_snapshot(w, (uint64_t)(*cnos > 0 ? *cnos : -*cnos),
+						  *cnos > 0, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int op_delete(struct nlfs_writer *w, void *arg, struct nlfs_err *err)
+{
+	const uint64_t *range = arg;
+	uint64_t n;
+
+	return nlfs_writer_delete_checkpoints(w, range[0], range[1], &n, err);
+}
+
+/* the snapshot list, walked from the header both ways */
+static void check_snapshots(struct nlfs_io *io, const uint64_t *want, size_t n)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_cpfile_header h;
+	struct nlfs_checkpoint cp;
+	uint64_t c;
+	size_t i;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(h.ch_nsnapshots), n);
+	for (i = 0, c = nlfs_le64(h.ch_snapshot_next); c; c = nlfs_le64(cp.cp_snapshot_next), i++) {
+		ck_assert_uint_lt(i, n);
+		ck_assert_uint_eq(c, want[i]);
+		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+		ck_assert(nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT);
+	}
+	ck_assert_uint_eq(i, n);
+	for (c = nlfs_le64(h.ch_snapshot_prev); c; c = nlfs_le64(cp.cp_snapshot_prev)) {
+		ck_assert_uint_gt(i, 0);
+		ck_assert_uint_eq(c, want[--i]);
+		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+	}
+	ck_assert_uint_eq(i, 0);
+	nlfs_fs_release(fs);
+}
+
+static bool cp_exists(struct nlfs_io *io, uint64_t cno)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_checkpoint cp;
+	bool ok;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ok = nlfs_cpfile_get(fs, cno, &cp, &err) == 0;
+	nlfs_fs_release(fs);
+	return ok;
+}
+
+START_TEST(test_checkpoint_ops)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	int64_t set1[] = { 9, 3, 15, 12, 0 }, clr[] = { -12, -3, 0 }, bad[] = { 99, 0 };
+	uint64_t want1[] = { 3, 9, 12, 15 }, want2[] = { 9, 15 };
+	uint64_t range[2];
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	/* 1 KiB blocks hold 5 checkpoints each: 24 checkpoints span 5 cpfile blocks */
+	for (int i = 0; i < 23; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	ck_assert_msg(construct(io, op_snap, set1, &err) == 0, "%s", err.what);
+	check_snapshots(io, want1, 4);
+	ck_assert_int_eq(construct(io, op_snap, bad, &err), -ENOENT);
+	/* deleting 2..19 keeps the snapshots inside and says so */
+	range[0] = 2;
+	range[1] = 20;
+	ck_assert_int_eq(construct(io, op_delete, range, &err), -EBUSY);
+	for (uint64_t c = 2; c < 20; c++)
+		ck_assert_msg(cp_exists(io, c) == (c == 3 || c == 9 || c == 12 || c == 15),
+			      "checkpoint %llu", (unsigned long long)c);
+	ck_assert(cp_exists(io, 1) && cp_exists(io, 20));
+	ck_assert_msg(construct(io, op_snap, clr, &err) == 0, "%s", err.what);
+	check_snapshots(io, want2, 2);
+	/* 10..14 fill cpfile block 2: deleting them drops the block */
+	range[0] = 10;
+	range[1] = 15;
+	ck_assert_msg(construct(io, op_delete, range, &err) == 0, "%s", err.what);
+	{
+		struct nlfs_fs *fs;
+		struct nlfs_file f;
+		struct nlfs_cpfile_header h;
+		uint64_t ptr = 1;
+
+		ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+		nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &f);
+		ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, 2, &ptr, &err), 0);
+		ck_assert_uint_eq(ptr, 0);
+		ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
+		/* 1, 3, 9, 15 and 20..28 */
+		ck_assert_uint_eq(nlfs_le64(h.ch_ncheckpoints), 13);
+		nlfs_fs_release(fs);
+	}
+	/* the latest checkpoint cannot go */
+	range[0] = 20;
+	range[1] = 1000;
+	ck_assert_int_eq(construct(io, op_delete, range, &err), -EBUSY);
+	/* every file is still there after all of it */
+	ck_assert_uint_eq(verify(io, 1024, NULL), 29);
+	nlfs_io_close(io);
+}
+END_TEST
+
 Suite *writer_suite(void);
 Suite *writer_suite(void)
 {
@@ -357,6 +497,7 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_mkfs_params);
 	tcase_add_loop_test(tc, test_mkfs_roundtrip, 0, 3);
 	tcase_add_test(tc, test_second_checkpoint);
+	tcase_add_test(tc, test_checkpoint_ops);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
 	suite_add_tcase(s, tc);
