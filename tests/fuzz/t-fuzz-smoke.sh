@@ -12,12 +12,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libsrc=$(ls "$src"/lib/*.c)
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-# shellcheck disable=SC2086
-if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
-	-o "$tmp/fuzz_open" "$src/tests/fuzz/fuzz_open.c" $libsrc -lz; then
-	echo "FAIL: cannot build the fuzz target"
-	exit 1
-fi
+for t in fuzz_open fuzz_writer; do
+	# shellcheck disable=SC2086
+	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
+		-o "$tmp/$t" "$src/tests/fuzz/$t.c" $libsrc -lz; then
+		echo "FAIL: cannot build the fuzz target $t"
+		exit 1
+	fi
+done
 # shellcheck disable=SC2086
 "$CLANG" -std=c11 -D_DEFAULT_SOURCE -I"$src/include" -o "$tmp/mkseed" \
 	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" $libsrc -lz || exit 1
@@ -30,9 +32,21 @@ if [ -n "$MKFS" ]; then
 	"$MKFS" -q -f -b 1024 -B 16 "$tmp/corpus/mkfs-1k.img" >/dev/null 2>&1 ||
 		rm -f "$tmp/corpus/mkfs-1k.img"
 fi
-"$tmp/fuzz_open" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=1100000 \
-	-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus" 2>"$tmp/log"
-rc=$?
-tail -n 15 "$tmp/log"
-[ $rc -eq 0 ] || { echo "FAIL: fuzz_open found a crash (exit $rc)"; exit 1; }
-echo "ok: fuzz_open ran ${FUZZ_SECONDS:-60}s without a finding"
+# ours, with a populated root and a second (offline) checkpoint
+OURS=${top_builddir:-.}/mkfs.nilfs2
+if [ -x "$OURS" ]; then
+	truncate -s 1M "$tmp/corpus/ours-1k.img"
+	mkdir -p "$tmp/tree/sub" && echo x >"$tmp/tree/sub/f" && ln -s f "$tmp/tree/l"
+	"$OURS" -q -f -b 1024 -B 16 -d "$tmp/tree" "$tmp/corpus/ours-1k.img" >/dev/null 2>&1 ||
+		rm -f "$tmp/corpus/ours-1k.img"
+fi
+for t in fuzz_open fuzz_writer; do
+	mkdir -p "$tmp/corpus-$t"
+	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
+	"$tmp/$t" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=1100000 \
+		-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" 2>"$tmp/log"
+	rc=$?
+	tail -n 8 "$tmp/log"
+	[ $rc -eq 0 ] || { echo "FAIL: $t found a crash (exit $rc)"; grep -A30 ERROR "$tmp/log" | head -50; exit 1; }
+	echo "ok: $t ran ${FUZZ_SECONDS:-60}s without a finding"
+done
