@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Cleaner decisions shared by the online daemon and the offline cleaner:
+ * which segments to clean first (policies) and whether a block is live.
+ */
+#ifndef NLFS_GC_H
+#define NLFS_GC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* gc_policy.c */
+enum nlfs_gc_policy {
+	NLFS_GC_TIMESTAMP,      /* oldest segment first (nilfs-utils' policy) */
+	NLFS_GC_GREEDY,         /* fewest live blocks first */
+	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first */
+};
+#define NLFS_GC_LIVE_UNKNOWN UINT32_MAX
+
+struct nlfs_gc_candidate {
+	uint64_t segnum;
+	uint64_t lastmod;     /* seconds */
+	uint32_t nblocks;     /* su_nblocks */
+	uint32_t live;        /* live blocks, or NLFS_GC_LIVE_UNKNOWN */
+	double score;         /* set by nlfs_gc_rank: larger is cleaned first */
+};
+
+/* "timestamp", "greedy", "cost-benefit" (also "cost_benefit"); -EINVAL otherwise */
+int nlfs_gc_policy_parse(const char *name, enum nlfs_gc_policy *out);
+const char *nlfs_gc_policy_name(enum nlfs_gc_policy p);
+/* Score and sort C best-first.  A segment modified in the future (clock
+ * skew) counts as written at NOW.  Policies that need live counts use
+ * nblocks where live is unknown. */
+void nlfs_gc_rank(enum nlfs_gc_policy p, struct nlfs_gc_candidate *c, size_t n, uint64_t now,
+		  uint32_t blocks_per_segment);
+
+/* gc_live.c: liveness of a block version that is not a DAT block */
+struct nlfs_gc_protect {
+	const uint64_t *snapshots;   /* sorted ascending */
+	size_t nsnapshots;
+	uint64_t protcno;            /* checkpoints >= protcno are protected (UINT64_MAX: none) */
+};
+/* FI_CNO from the block's finfo; [START, END) from its DAT entry */
+bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64_t start,
+			uint64_t end);
+/* the smallest checkpoint created at or after LIMIT, given checkpoints in
+ * ascending cno order with their creation times; UINT64_MAX if none */
+uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit);
+
+#endif /* NLFS_GC_H */
