@@ -36,7 +36,7 @@ struct nlfs_logw {
 	struct nlfs_logw_pos at;
 	const struct nlfs_logw_ops *ops;
 	void *arg;
-	bool dry, began;
+	bool dry, began, gc;
 	struct lw_log *logs;
 	size_t nlogs, cap;
 	struct nlfs_lseg *segs;
@@ -169,7 +169,7 @@ static int begin_log(struct nlfs_logw *lw, struct nlfs_err *err)
 	l->seq = lw->at.seq;
 	l->next = nlfs_seg_start(&lw->g, lw->at.nextseg);
 	l->sumbytes = sizeof(struct nlfs_segment_summary);
-	l->flags = lw->began ? 0 : NLFS_SS_LOGBGN;
+	l->flags = (uint16_t)((lw->began ? 0 : NLFS_SS_LOGBGN) | (lw->gc ? NLFS_SS_GC : 0));
 	lw->began = true;
 	return 0;
 }
@@ -445,6 +445,11 @@ void nlfs_logw_restore(struct nlfs_logw *lw, struct nlfs_logw_mark *m)
 void nlfs_logw_set_dry(struct nlfs_logw *lw, bool dry)
 {
 	lw->dry = dry;
+}
+
+void nlfs_logw_set_gc(struct nlfs_logw *lw)
+{
+	lw->gc = true;
 }
 
 const struct nlfs_lseg *nlfs_logw_segments(const struct nlfs_logw *lw, size_t *n)

@@ -185,3 +185,23 @@ int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 	*entry = blk + byteoff;
 	return 0;
 }
+
+int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		     const uint8_t **entry, struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w), byteoff;
+	struct palloc_geo g = palloc_geo(bs, entry_size);
+	uint64_t blkoff, r = nr % g.epg;
+	uint8_t *bitmap, *blk;
+	int rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, nr / g.epg), &bitmap,
+				 err);
+
+	*entry = NULL;
+	if (rc || !bitmap || !(bitmap[r / 8] & (1u << (r % 8))))
+		return rc;
+	nlfs_palloc_locate(bs, entry_size, nr, &blkoff, &byteoff);
+	rc = nlfs_wfile_read(wf, blkoff, &blk, err);
+	if (!rc && blk)
+		*entry = blk + byteoff;
+	return rc;
+}

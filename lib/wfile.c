@@ -92,8 +92,8 @@ static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
 	}
 }
 
-static int lookup_old(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
-		      struct nlfs_err *err)
+int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
+		       struct nlfs_err *err)
 {
 	*ptr = 0;
 	if (!wf->on_disk)
@@ -135,7 +135,7 @@ static int load(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_wblk **out,
 		if (rc)
 			return rc;
 	}
-	rc = lookup_old(wf, blkoff, &ptr, err);
+	rc = nlfs_wfile_old_ptr(wf, blkoff, &ptr, err);
 	if (rc)
 		return rc;
 	h = hash(blkoff, wf->cap);

@@ -246,7 +246,8 @@ static int lw_assigned(void *arg, const struct nlfs_litem *it, struct nlfs_err *
 	if (rc)
 		return rc;
 	e->de_blocknr = nlfs_cpu_to_le64(it->addr);
-	e->de_start = nlfs_cpu_to_le64(w->cno);
+	if (!it->gc)
+		e->de_start = nlfs_cpu_to_le64(w->cno);
 	return 0;
 }
 
@@ -271,6 +272,7 @@ static int init_common(struct nlfs_writer *w, const struct nlfs_super_block *sb)
 		w->nrsvsegs = NLFS_MIN_NRSVSEGS;
 	w->dat_hint = 1;
 	w->ino_hint = w->first_ino;
+	w->nongc_ctime = w->ctime;
 	w->sr = calloc(1, w->geo.blocksize);
 	return w->sr ? 0 : -ENOMEM;
 }
@@ -387,6 +389,12 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 	w->cno = rec->cno + 1;
 	w->ctime = now;
 	rc = init_common(w, sb);
+	{
+		struct nlfs_super_root srh;
+
+		memcpy(&srh, nlfs_fs_super_root(fs), sizeof(srh));
+		w->nongc_ctime = nlfs_le64(srh.sr_nongc_ctime);
+	}
 	if (!rc)
 		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
@@ -427,6 +435,24 @@ fail:
 	return rc;
 }
 
+int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	return dat_release(w, vbn, err);
+}
+
+int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
+			 struct nlfs_err *err)
+{
+	int rc = nlfs_logw_add(w->lw, it, err);
+
+	if (rc) {
+		if (it->owned)
+			free(it->buf);
+		return rc;
+	}
+	return nlfs_logw_write_closed(w->lw, NULL, err);
+}
+
 void nlfs_writer_free(struct nlfs_writer *w)
 {
 	if (!w)
@@ -437,6 +463,7 @@ void nlfs_writer_free(struct nlfs_writer *w)
 	nlfs_wfile_free(w->ifile);
 	nlfs_logw_free(w->lw);
 	free(w->resv);
+	free(w->victims);
 	free(w->sf_keys);
 	free(w->sf_ptrs);
 	free(w->sr);
@@ -598,6 +625,8 @@ static int mark_segments(struct nlfs_writer *w, struct nlfs_err *err)
 		rc = su_entry(w, segs[i].segnum, &su, err);
 	for (size_t i = 0; !rc && i < w->nresv; i++)
 		rc = su_entry(w, w->resv[i], &su, err);
+	for (size_t i = 0; !rc && i < w->nvictims; i++)
+		rc = su_entry(w, w->victims[i], &su, err);
 	return rc;
 }
 
@@ -800,9 +829,13 @@ static int finalize_sufile(struct nlfs_writer *w, struct nlfs_err *err)
 			(uint32_t)(segs[i].end - nlfs_seg_start(&w->geo, segs[i].segnum)));
 		su->su_flags = nlfs_cpu_to_le32(nlfs_le32(su->su_flags) | NLFS_SEGMENT_USAGE_DIRTY);
 	}
-	/* reservations the final layout did not need go back to clean */
+	/* reservations the final layout did not need go back to clean, and so
+	 * do the cleaned segments: only now, so that no log of this
+	 * construction can have been placed in them */
 	for (size_t i = w->resv_pos; !rc && i < w->nresv; i++)
 		rc = su_set(w, w->resv[i], 0, err);
+	for (size_t i = 0; !rc && i < w->nvictims; i++)
+		rc = su_set(w, w->victims[i], 0, err);
 	return rc;
 }
 
@@ -811,7 +844,8 @@ static void build_super_root(struct nlfs_writer *w)
 	uint32_t bytes = NLFS_SR_BYTES(w->isz);
 	struct nlfs_super_root h = {
 		.sr_bytes = nlfs_cpu_to_le16((uint16_t)bytes),
-		.sr_nongc_ctime = nlfs_cpu_to_le64(w->ctime),
+		/* under GC the time of the last ordinary write is kept */
+		.sr_nongc_ctime = nlfs_cpu_to_le64(w->gc ? w->nongc_ctime : w->ctime),
 	};
 	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
 	uint32_t sum;

@@ -10,6 +10,7 @@
 #ifndef NLFS_WRITERP_H
 #define NLFS_WRITERP_H
 
+#include <nlfs/gc.h>
 #include <nlfs/writer.h>
 #include "nlfsP.h"
 
@@ -62,6 +63,9 @@ int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, boo
 /* drop block BLKOFF from the file (it becomes a hole) */
 int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err);
 int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
+/* the pointer block BLKOFF had before this construction (0: a hole) */
+int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
+		       struct nlfs_err *err);
 /* dirty blocks in blkoff order, into wf->dirty_sorted */
 int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf);
 /* merge the old map with the dirty blocks' new pointers into wf->keys/ptrs */
@@ -78,6 +82,9 @@ int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 /* the entry's bytes, for writing */
 int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		      uint8_t **entry, struct nlfs_err *err);
+/* read-only look at entry NR: *ENTRY is NULL when it is not allocated */
+int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
+		     const uint8_t **entry, struct nlfs_err *err);
 
 /* ---- btree_build.c ---- */
 struct nlfs_btb {
@@ -106,6 +113,7 @@ struct nlfs_litem {
 	uint64_t blkoff;        /* data: file offset; DAT node: its key */
 	uint8_t level;          /* 0: data; >= 1: B-tree node */
 	bool owned;             /* buf is freed once written */
+	bool gc;                /* moved by the cleaner: keeps its vblocknr and period */
 	uint8_t *buf;
 	size_t aux;             /* caller's index (node number) */
 	uint64_t addr;          /* physical block, set when the log closes */
@@ -142,6 +150,8 @@ int nlfs_logw_write_closed(struct nlfs_logw *lw, const uint8_t *sr, struct nlfs_
 int nlfs_logw_save(struct nlfs_logw *lw, struct nlfs_logw_mark **mark);
 void nlfs_logw_restore(struct nlfs_logw *lw, struct nlfs_logw_mark *mark);
 void nlfs_logw_set_dry(struct nlfs_logw *lw, bool dry);
+/* every log of this construction carries NLFS_SS_GC */
+void nlfs_logw_set_gc(struct nlfs_logw *lw);
 const struct nlfs_lseg *nlfs_logw_segments(const struct nlfs_logw *lw, size_t *n);
 struct nlfs_logw_pos nlfs_logw_position(const struct nlfs_logw *lw);
 uint64_t nlfs_logw_sr_log(const struct nlfs_logw *lw);     /* start of the SR log */
@@ -175,7 +185,17 @@ struct nlfs_writer {
 	size_t sf_n, sf_cap;
 	uint8_t *sr;
 	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
+	uint64_t nongc_ctime;          /* sr_nongc_ctime before this construction */
+	bool gc;                       /* a cleaner's construction */
+	uint64_t *victims;             /* segments cleaned by it */
+	size_t nvictims, capvictims;
 };
+
+/* writer.c, for the cleaner */
+int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* add a block to the construction; an owned buffer is the writer's from now on */
+int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
+			 struct nlfs_err *err);
 
 int nlfs_writer_blocksize(const struct nlfs_writer *w);
 struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);

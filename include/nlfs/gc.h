@@ -48,4 +48,35 @@ bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64
  * ascending cno order with their creation times; UINT64_MAX if none */
 uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit);
 
+/* gc_offline.c: the offline cleaner */
+struct nlfs_io;
+struct nlfs_writer;
+struct nlfs_err;
+
+struct nlfs_gc_stats {
+	uint64_t passes, segments, blocks_moved, blocks_freed, checkpoints_deleted;
+};
+
+struct nlfs_gc_params {
+	enum nlfs_gc_policy policy;
+	uint64_t now;                  /* seconds; also the new checkpoints' time */
+	uint64_t protection_period;    /* seconds */
+	uint64_t target_clean;         /* stop once this many segments are clean */
+	uint32_t nsegments_per_clean;  /* victims per pass (one construction each) */
+	uint32_t min_reclaimable;      /* skip a segment that frees fewer blocks (0: a tenth) */
+	uint64_t max_passes;
+};
+
+/* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,
+ * nothing reclaimable is left, or MAX_PASSES constructions were made. */
+int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
+		    struct nlfs_err *err);
+/* One victim in the writer's construction (live blocks copied, dead freed). */
+int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
+			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
+			   struct nlfs_err *err);
+/* Live blocks of SEGNUM, changing nothing. */
+int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
+			const struct nlfs_gc_protect *prot, uint32_t *live, struct nlfs_err *err);
+
 #endif /* NLFS_GC_H */

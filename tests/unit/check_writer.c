@@ -9,6 +9,7 @@
 
 #include "check_main.h"
 #include <nlfs/endian.h>
+#include <nlfs/gc.h>
 #include <nlfs/writer.h>
 
 struct tfile {
@@ -487,6 +488,113 @@ START_TEST(test_checkpoint_ops)
 }
 END_TEST
 
+static uint64_t clean_segments(struct nlfs_io *io)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_sufile_header h;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
+	nlfs_fs_release(fs);
+	return nlfs_le64(h.sh_ncleansegs);
+}
+
+/* a volume whose segments hold mostly dead metadata: 80 offline checkpoints */
+static struct nlfs_io *garbage_volume(uint64_t size)
+{
+	struct nlfs_io *io;
+	struct nlfs_err err;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	for (int i = 0; i < 80; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	return io;
+}
+
+START_TEST(test_gc_offline)
+{
+	static const enum nlfs_gc_policy pol[] = { NLFS_GC_TIMESTAMP, NLFS_GC_GREEDY,
+						   NLFS_GC_COST_BENEFIT };
+	uint64_t size = 8ull << 20, before, after;
+	struct nlfs_io *io = garbage_volume(size);
+	struct nlfs_gc_params p = { .policy = pol[_i], .now = 1700000300, .target_clean = 0,
+				    .nsegments_per_clean = 2, .max_passes = 4,
+				    .min_reclaimable = 6 };
+	struct nlfs_gc_stats st;
+	struct nlfs_err err;
+
+	before = clean_segments(io);
+	p.target_clean = before + 4;
+	ck_assert_msg(nlfs_gc_offline(io, &p, &st, &err) == 0, "%s", err.what);
+	after = clean_segments(io);
+	fprintf(stderr, "%s: clean %llu -> %llu, %llu passes, %llu segments, %llu moved, %llu freed\n",
+		nlfs_gc_policy_name(p.policy), (unsigned long long)before, (unsigned long long)after,
+		(unsigned long long)st.passes, (unsigned long long)st.segments,
+		(unsigned long long)st.blocks_moved, (unsigned long long)st.blocks_freed);
+	ck_assert_uint_ge(after, before + 4);
+	ck_assert_uint_gt(st.segments, 0);
+	ck_assert_uint_gt(st.blocks_freed, 0);
+	/* the files of the first checkpoint were in segment 0..N: all still readable */
+	verify(io, 1024, NULL);
+	/* and the result takes ordinary constructions again */
+	ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	verify(io, 1024, NULL);
+	nlfs_io_close(io);
+}
+END_TEST
+
+START_TEST(test_crash_gc)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *base = garbage_volume(size);
+	struct nlfs_gc_params p = { .policy = NLFS_GC_TIMESTAMP, .now = 1700000300,
+				    .nsegments_per_clean = 3, .max_passes = 1 };
+	uint64_t latest = verify(base, 1024, NULL), k, seen_new = 0, seen_old = 0;
+	bool finished = false;
+
+	p.target_clean = clean_segments(base) + 3;
+	for (k = 0; !finished; k++) {
+		for (int mode = 0; mode < 3; mode++) {
+			struct nlfs_io *lower = snapshot(base, size), *fio, *after;
+			struct nlfs_gc_stats st;
+			struct nlfs_err err;
+			uint64_t cno;
+			int rc;
+
+			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
+			if (mode == 0)
+				nlfs_io_fault_tear_write(fio, k, 700);
+			else if (mode == 1)
+				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
+			else
+				nlfs_io_fault_fail_write(fio, k);
+			rc = nlfs_gc_offline(fio, &p, &st, &err);
+			if (rc == 0 && mode == 2)
+				finished = true;
+			nlfs_io_fault_crash(fio);
+			after = snapshot(lower, size);
+			nlfs_io_close(fio);
+			cno = verify(after, 1024, NULL);   /* every file intact, whichever state */
+			ck_assert_msg(cno == latest || cno == latest + 1,
+				      "crash at write %llu: checkpoint %llu",
+				      (unsigned long long)k, (unsigned long long)cno);
+			if (cno == latest)
+				seen_old++;
+			else
+				seen_new++;
+			nlfs_io_close(after);
+		}
+	}
+	ck_assert_uint_gt(seen_old, 0);
+	ck_assert_uint_gt(seen_new, 0);
+	ck_assert_uint_gt(k, 3);
+	nlfs_io_close(base);
+}
+END_TEST
+
 Suite *writer_suite(void);
 Suite *writer_suite(void)
 {
@@ -498,6 +606,8 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_mkfs_roundtrip, 0, 3);
 	tcase_add_test(tc, test_second_checkpoint);
 	tcase_add_test(tc, test_checkpoint_ops);
+	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
+	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The offline cleaner: what the kernel's CLEAN_SEGMENTS does, on an
+ * unmounted volume, as one construction of the writer per pass.
+ *
+ * For each victim segment, every block its logs describe is classified:
+ *  - a DAT data block is live if the DAT's map still points at it; it is
+ *    then rewritten (the DAT is rewritten anyway, its nodes always are);
+ *  - a cpfile or sufile block is live while current; it is rewritten too;
+ *  - any other block is live by nlfs_gc_block_live (latest checkpoint,
+ *    protection period, snapshots).  Live blocks are copied into the new
+ *    logs with the same vblocknr, only the DAT's address changes; dead
+ *    ones have their vblocknr freed and the checkpoints of their period
+ *    (which would lose the block) are deleted.
+ * A copy whose DAT entry points elsewhere is stale and left alone.  The
+ * victims become clean only in the new sufile, so a crash before the
+ * superblocks are written leaves every old block where it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/gc.h>
+#include "writerP.h"
+
+struct seg_walk {
+	struct nlfs_writer *w;
+	const struct nlfs_gc_protect *prot;
+	struct nlfs_gc_stats *st;
+	bool count_only;          /* live counting for the policies: change nothing */
+	uint32_t live;
+	int rc;
+	struct nlfs_err *err;
+};
+
+static struct nlfs_wfile *root_file(struct nlfs_writer *w, uint64_t ino)
+{
+	return ino == NLFS_CPFILE_INO ? w->cpfile : ino == NLFS_SUFILE_INO ? w->sufile : NULL;
+}
+
+static int dat_block(struct seg_walk *sw, const struct nlfs_binfo_rec *bi)
+{
+	uint64_t ptr;
+	uint8_t *blk;
+	int rc;
+
+	if (!bi->is_data)
+		return 0;   /* DAT nodes are rebuilt by every construction */
+	rc = nlfs_wfile_load_map(sw->w->dat, sw->err);
+	if (!rc)
+		rc = nlfs_wfile_old_ptr(sw->w->dat, bi->blkoff, &ptr, sw->err);
+	if (rc || ptr != bi->block)
+		return rc;
+	sw->live++;
+	if (sw->count_only)
+		return 0;
+	sw->st->blocks_moved++;
+	return nlfs_wfile_write(sw->w->dat, bi->blkoff, &blk, NULL, sw->err);
+}
+
+static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
+			 const struct nlfs_binfo_rec *bi)
+{
+	struct nlfs_writer *w = sw->w;
+	const uint8_t *raw;
+	struct nlfs_dat_entry e;
+	uint64_t start, end;
+	bool live;
+	int rc = nlfs_palloc_peek(w->dat, w->dsz, bi->vblocknr, &raw, sw->err);
+
+	if (rc || !raw)
+		return rc;   /* already freed */
+	memcpy(&e, raw, sizeof(e));
+	if (nlfs_le64(e.de_blocknr) != bi->block)
+		return 0;   /* a stale copy: the block lives elsewhere */
+	start = nlfs_le64(e.de_start);
+	end = nlfs_le64(e.de_end);
+	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
+	sw->live += live;
+	if (sw->count_only)
+		return 0;
+	if (!live) {
+		uint64_t n;
+
+		sw->st->blocks_freed++;
+		rc = nlfs_writer_dat_release(w, bi->vblocknr, sw->err);
+		if (!rc && fi->cno != 0 && start < end) {
+			/* the checkpoints of its period would lose it */
+			rc = nlfs_writer_delete_checkpoints(w, start, end, &n, sw->err);
+			if (rc == -EBUSY)
+				rc = 0;   /* snapshots in the period stay (and were not in it) */
+			sw->st->checkpoints_deleted += n;
+		}
+		return rc;
+	}
+	if (root_file(w, fi->ino)) {
+		uint8_t *blk;
+
+		if (!bi->is_data)
+			return 0;   /* their trees are rebuilt: the cpfile and sufile always change */
+		sw->st->blocks_moved++;
+		return nlfs_wfile_write(root_file(w, fi->ino), bi->blkoff, &blk, NULL, sw->err);
+	}
+	{
+		uint8_t *entry;
+		struct nlfs_litem it = { .ino = fi->ino, .cno = fi->cno, .vblocknr = bi->vblocknr,
+					 .blkoff = bi->blkoff, .level = bi->is_data ? 0 : 1,
+					 .owned = true, .gc = true };
+		uint32_t bs = w->geo.blocksize;
+
+		/* its DAT entry changes when the copy gets its address: dirty it now,
+		 * before commit plans which DAT blocks to write */
+		rc = nlfs_palloc_entry(w->dat, w->dsz, bi->vblocknr, &entry, sw->err);
+		if (rc)
+			return rc;
+		it.buf = malloc(bs);
+		if (!it.buf)
+			return -ENOMEM;
+		rc = nlfs_io_read(w->io, it.buf, bs, bi->block * bs);
+		if (rc) {
+			free(it.buf);
+			return nlfs_err_set(sw->err, rc, bi->block, "%s: reading a live block",
+					    nlfs_io_name(w->io));
+		}
+		sw->st->blocks_moved++;
+		return nlfs_writer_add_item(w, &it, sw->err);
+	}
+}
+
+static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
+{
+	struct seg_walk *sw = arg;
+
+	if (!bi)
+		return 0;
+	sw->rc = fi->ino == NLFS_DAT_INO ? dat_block(sw, bi) : virtual_block(sw, fi, bi);
+	return sw->rc ? 1 : 0;
+}
+
+/* Walk the logs of SEGNUM up to its su_nblocks, as libnilfs does. */
+static int walk_segment(struct seg_walk *sw, uint64_t segnum)
+{
+	struct nlfs_writer *w = sw->w;
+	struct nlfs_segment_usage su;
+	uint64_t start = nlfs_seg_start(&w->geo, segnum), end;
+	int rc = nlfs_sufile_get(w->fs, segnum, &su, sw->err);
+
+	if (rc)
+		return rc;
+	end = start + nlfs_le32(su.su_nblocks);
+	for (uint64_t pseg = start; pseg < end;) {
+		struct nlfs_log log;
+		void *summary = NULL;
+
+		rc = nlfs_log_read(w->fs, pseg, &log, &summary, sw->err);
+		if (!rc && !log.sumsum_ok)
+			rc = nlfs_err_set(sw->err, NLFS_EBADCRC, pseg,
+					  "segment %llu: summary checksum",
+					  (unsigned long long)segnum);
+		if (!rc) {
+			rc = nlfs_summary_walk(&log, summary, w->geo.blocksize, visit, sw, sw->err);
+			if (!rc)
+				rc = sw->rc;
+		}
+		free(summary);
+		if (rc)
+			return rc;
+		pseg += log.nblocks;
+	}
+	return 0;
+}
+
+int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
+			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
+			   struct nlfs_err *err)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+	struct seg_walk sw = { .w = w, .prot = prot, .st = st, .err = err };
+	int rc;
+
+	if (!w->fs || w->sf_open)
+		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
+	if (segnum >= w->geo.nsegments || segnum == at.seg || segnum == at.nextseg)
+		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+				    "segment %llu is in use by the log writer",
+				    (unsigned long long)segnum);
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return 0;
+	if (!w->gc) {
+		w->gc = true;
+		nlfs_logw_set_gc(w->lw);
+	}
+	rc = walk_segment(&sw, segnum);
+	if (rc)
+		return rc;
+	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+		return -ENOMEM;
+	w->victims[w->nvictims++] = segnum;
+	st->segments++;
+	return 0;
+}
+
+int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
+			const struct nlfs_gc_protect *prot, uint32_t *live, struct nlfs_err *err)
+{
+	struct nlfs_gc_stats st = { 0 };
+	struct seg_walk sw = { .w = w, .prot = prot, .st = &st, .count_only = true, .err = err };
+	int rc = walk_segment(&sw, segnum);
+
+	*live = sw.live;
+	return rc;
+}
+
+/* the snapshot list and the protected checkpoint number of a volume */
+static int protection(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
+		      uint64_t **snaps, struct nlfs_err *err)
+{
+	struct nlfs_cpfile_header h;
+	struct nlfs_checkpoint cp;
+	size_t n = 0, cap = 0;
+	uint64_t latest = nlfs_fs_recovery(fs)->cno, c;
+	int rc = nlfs_cpfile_header(fs, &h, err);
+
+	*snaps = NULL;
+	p->protcno = UINT64_MAX;
+	for (c = nlfs_le64(h.ch_snapshot_next); !rc && c; c = nlfs_le64(cp.cp_snapshot_next)) {
+		if (n > latest)
+			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
+		rc = nlfs_cpfile_get(fs, c, &cp, err);
+		if (!rc && NLFS_GROW(*snaps, cap, n + 1))
+			rc = -ENOMEM;
+		if (!rc)
+			(*snaps)[n++] = c;
+	}
+	/* the oldest checkpoint made at or after LIMIT: walk down from the latest */
+	for (c = latest; !rc && c > 0; c--) {
+		int r = nlfs_cpfile_get(fs, c, &cp, err);
+
+		if (r == -ENOENT)
+			continue;
+		if (r)
+			return r;
+		if (nlfs_le64(cp.cp_create) < limit)
+			break;
+		p->protcno = c;
+	}
+	p->snapshots = *snaps;
+	p->nsnapshots = n;
+	return rc;
+}
+
+/* One pass: rank the reclaimable segments and clean up to N of them. */
+static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
+		    bool *done, uint64_t *clean, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w = NULL;
+	struct nlfs_sufile_header sh;
+	struct nlfs_gc_candidate *c = NULL;
+	struct nlfs_gc_protect prot;
+	uint64_t *snaps = NULL, nsegs, ncand = 0, limit, chosen = 0;
+	uint32_t minr;
+	int rc = nlfs_fs_open(io, &fs, err);
+
+	*done = true;
+	if (rc)
+		return rc;
+	nsegs = nlfs_fs_geometry(fs)->nsegments;
+	/* nilfs-utils' default: a tenth of a segment */
+	minr = p->min_reclaimable ? p->min_reclaimable
+				  : nlfs_fs_geometry(fs)->blocks_per_segment / 10 + 1;
+	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
+	rc = nlfs_sufile_header(fs, &sh, err);
+	*clean = nlfs_le64(sh.sh_ncleansegs);
+	if (!rc && *clean >= p->target_clean)
+		goto out;
+	if (!rc)
+		rc = protection(fs, limit, &prot, &snaps, err);
+	if (!rc)
+		rc = nlfs_writer_open(fs, p->now, &w, err);
+	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
+		rc = -ENOMEM;
+	for (uint64_t s = 0; !rc && s < nsegs; s++) {
+		struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+		struct nlfs_segment_usage su;
+		uint32_t fl;
+
+		rc = nlfs_sufile_get(fs, s, &su, err);
+		fl = nlfs_le32(su.su_flags);
+		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
+		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1)
+			continue;
+		c[ncand].segnum = s;
+		c[ncand].lastmod = nlfs_le64(su.su_lastmod);
+		c[ncand].nblocks = nlfs_le32(su.su_nblocks);
+		/* offline, every policy can afford exact live counts */
+		rc = nlfs_writer_gc_live(w, s, &prot, &c[ncand].live, err);
+		if (!rc && c[ncand].nblocks >= c[ncand].live + minr)
+			ncand++;
+	}
+	if (!rc)
+		nlfs_gc_rank(p->policy, c, ncand, p->now, nlfs_fs_geometry(fs)->blocks_per_segment);
+	for (uint64_t i = 0; !rc && i < ncand && chosen < p->nsegments_per_clean; i++) {
+		rc = nlfs_writer_gc_segment(w, c[i].segnum, &prot, st, err);
+		chosen++;
+	}
+	if (!rc && chosen) {
+		rc = nlfs_writer_commit(w, err);
+		if (!rc) {
+			st->passes++;
+			*done = false;
+		}
+	}
+out:
+	nlfs_writer_free(w);
+	free(c);
+	free(snaps);
+	nlfs_fs_release(fs);
+	return rc;
+}
+
+int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
+		    struct nlfs_err *err)
+{
+	uint64_t clean, last = 0;
+	bool done = false;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (uint64_t pass = 0; !rc && !done && pass < p->max_passes; pass++) {
+		rc = one_pass(io, p, st, &done, &clean, err);
+		/* a pass that freed no segment means what is left is live: stop */
+		if (pass > 0 && clean <= last)
+			break;
+		last = clean;
+	}
+	return rc;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The offline cleaning run behind nilfs_cleanerd --offline. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+#include "offline.h"
+
+/* a mounted volume must be cleaned by the kernel, not behind its back */
+static bool mounted(const char *device)
+{
+	struct stat dev, st;
+	char line[4096];
+	FILE *f;
+	bool found = false;
+
+	if (stat(device, &dev))
+		return false;
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (S_ISBLK(dev.st_mode))
+			found = !stat(line, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev.st_rdev;
+		else
+			found = !strcmp(line, device);
+	}
+	fclose(f);
+	return found;
+}
+
+static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_sufile_header h;
+	int rc = nlfs_fs_open(io, &fs, err);
+
+	if (rc)
+		return rc;
+	rc = nlfs_sufile_header(fs, &h, err);
+	*clean = nlfs_le64(h.sh_ncleansegs);
+	*nsegs = nlfs_fs_geometry(fs)->nsegments;
+	nlfs_fs_release(fs);
+	return rc;
+}
+
+int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *errf)
+{
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	struct nlfs_gc_stats st;
+	uint64_t before, after, nsegs;
+	char msg[512];
+	int rc;
+
+	if (mounted(device)) {
+		fprintf(errf, "%s is mounted: run nilfs_cleanerd on the mounted volume instead\n",
+			device);
+		return 1;
+	}
+	rc = nlfs_io_open_unix(device, NLFS_IO_RDWR, &io);
+	if (rc) {
+		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
+		return 1;
+	}
+	nlfs_err_clear(&err);
+	rc = clean_count(io, &before, &nsegs, &err);
+	if (!rc) {
+		if (!p->target_clean)
+			p->target_clean = nsegs;
+		rc = nlfs_gc_offline(io, p, &st, &err);
+	}
+	if (!rc)
+		rc = clean_count(io, &after, &nsegs, &err);
+	nlfs_io_close(io);
+	if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(errf, "%s: %s\n", device, msg);
+		return 1;
+	}
+	if (out)
+		fprintf(out, "%s: clean segments %" PRIu64 " -> %" PRIu64 " of %" PRIu64
+			"; %" PRIu64 " passes, %" PRIu64 " segments cleaned, %" PRIu64
+			" blocks moved, %" PRIu64 " freed, %" PRIu64 " checkpoints deleted (%s)\n",
+			device, before, after, nsegs, st.passes, st.segments, st.blocks_moved,
+			st.blocks_freed, st.checkpoints_deleted, nlfs_gc_policy_name(p->policy));
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef NLFS_CLEANERD_OFFLINE_H
+#define NLFS_CLEANERD_OFFLINE_H
+
+#include <stdio.h>
+
+#include <nlfs/gc.h>
+
+/* Clean the unmounted volume DEVICE (block device or image file) with P;
+ * target_clean == 0 means "as many segments as can be freed".  Messages go
+ * to ERR, a summary to OUT (if not NULL).  Returns an exit status. */
+int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *err);
+
+#endif
