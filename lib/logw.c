@@ -202,22 +202,29 @@ static int close_log(struct nlfs_logw *lw, struct lw_log *l, bool sr, struct nlf
 	return 0;
 }
 
+/* the open log, beginning one if there is none */
+static int current_log(struct nlfs_logw *lw, struct lw_log **l, struct nlfs_err *err)
+{
+	int rc = 0;
+
+	if (!open_log(lw))
+		rc = begin_log(lw, err);
+	*l = open_log(lw);
+	return rc;
+}
+
 int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs_err *err)
 {
 	uint32_t bs = lw->g.blocksize;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		struct lw_log *l = open_log(lw);
+		struct lw_log *l;
 		uint32_t s;
 		bool fin;
-		int rc;
+		int rc = current_log(lw, &l, err);
 
-		if (!l) {
-			rc = begin_log(lw, err);
-			if (rc)
-				return rc;
-			l = open_log(lw);
-		}
+		if (rc)
+			return rc;
 		fin = starts_finfo(l, it);
 		s = l->sumbytes;
 		if (fin)
@@ -252,16 +259,10 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 
 int nlfs_logw_finish(struct nlfs_logw *lw, struct nlfs_err *err)
 {
-	struct lw_log *l = open_log(lw);
-	int rc;
+	struct lw_log *l;
+	int rc = current_log(lw, &l, err);
 
-	if (!l) {
-		rc = begin_log(lw, err);
-		if (rc)
-			return rc;
-		l = open_log(lw);
-	}
-	return close_log(lw, l, true, err);
+	return rc ? rc : close_log(lw, l, true, err);
 }
 
 static void put_finfo(uint8_t *p, uint64_t ino, uint64_t cno, uint32_t nblocks,

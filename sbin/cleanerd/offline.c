@@ -10,34 +10,6 @@
 #include <nlfs/nlfs.h>
 #include "offline.h"
 
-/* a mounted volume must be cleaned by the kernel, not behind its back */
-static bool mounted(const char *device)
-{
-	struct stat dev, st;
-	char line[4096];
-	FILE *f;
-	bool found = false;
-
-	if (stat(device, &dev))
-		return false;
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		if (S_ISBLK(dev.st_mode))
-			found = !stat(line, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev.st_rdev;
-		else
-			found = !strcmp(line, device);
-	}
-	fclose(f);
-	return found;
-}
-
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs;
@@ -62,7 +34,7 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	char msg[512];
 	int rc;
 
-	if (mounted(device)) {
+	if (nlfs_device_mounted(device)) {
 		fprintf(errf, "%s is mounted: run nilfs_cleanerd on the mounted volume instead\n",
 			device);
 		return 1;

@@ -162,30 +162,6 @@ static void parse(int argc, char **argv, struct opts *o)
 		uuid_generate(o->p.uuid);
 }
 
-static bool is_mounted(const char *device)
-{
-	struct stat dev, st;
-	char line[4096];
-	FILE *f;
-	bool found = false;
-
-	if (stat(device, &dev) || !S_ISBLK(dev.st_mode))
-		return false;
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		found = !stat(line, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev.st_rdev;
-	}
-	fclose(f);
-	return found;
-}
-
 /* Refuse to overwrite a filesystem or partition table blkid recognises;
  * with -f, erase every signature found (as wipefs does) so that no stale
  * one is detected next to ours later. */
@@ -284,7 +260,7 @@ int main(int argc, char **argv)
 			    err.what);
 		die("%s", err.what);
 	}
-	if (is_mounted(o.device))
+	if (nlfs_device_mounted(o.device))
 		die("%s is mounted; will not make a filesystem here", o.device);
 	check_existing(&o);
 	if (!o.quiet) {
