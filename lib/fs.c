@@ -168,6 +168,11 @@ int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
 	rc = read_super_root(fs, err);
 	if (rc)
 		goto fail;
+	if (fs->rec.nlogs_after_sr) {
+		rc = nlfs_rollforward_scan(fs, err);
+		if (rc)
+			goto fail;
+	}
 	*out = fs;
 	return 0;
 fail:
@@ -183,6 +188,7 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 	nlfs_io_close(fs->io);
 	free(fs->sr);
 	free(fs->dat_cache);
+	free(fs->rf);
 	free(fs);
 }
 

@@ -64,6 +64,7 @@ int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t 
 	out->ino = ino;
 	out->cno = ifile->cno;
 	memcpy(&out->inode, buf + byteoff, sizeof(out->inode));
+	nlfs_rf_adjust_inode(fs, out);
 	if (nlfs_le16(out->inode.i_links_count) == 0) {
 		rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "inode %llu is deleted",
 				  (unsigned long long)ino);
@@ -137,6 +138,7 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 			f.ino = ino;
 			f.cno = ifile->cno;
 			memcpy(&f.inode, blk + byteoff, sizeof(f.inode));
+			nlfs_rf_adjust_inode(fs, &f);
 			rc = cb(&f, arg);
 		}
 	}

@@ -49,10 +49,14 @@ int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint64_t ptr, blocknr;
-	int rc = nlfs_bmap_lookup(fs, f, blkoff, &ptr, err);
+	int rc = 0;
 
-	if (!rc)
-		rc = nlfs_file_block_addr(fs, f, ptr, &blocknr, err);
+	if (!(f->cno && f->cno == fs->rec.cno && fs->nrf &&
+	      nlfs_rf_lookup(fs, f->ino, blkoff, &blocknr))) {
+		rc = nlfs_bmap_lookup(fs, f, blkoff, &ptr, err);
+		if (!rc)
+			rc = nlfs_file_block_addr(fs, f, ptr, &blocknr, err);
+	}
 	if (rc)
 		return rc;
 	*hole = blocknr == 0;

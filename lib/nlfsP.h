@@ -5,6 +5,11 @@
 
 #include <nlfs/nlfs.h>
 
+/* a file block that roll-forward puts back (rollforward.c) */
+struct nlfs_rf_block {
+	uint64_t ino, blkoff, block, order;
+};
+
 struct nlfs_fs {
 	struct nlfs_io *io;
 	struct nlfs_super_block sb[2];
@@ -17,6 +22,10 @@ struct nlfs_fs {
 	 * hit it (the handle is read-only, so it never goes stale) */
 	uint8_t *dat_cache;
 	uint64_t dat_cache_blkoff;
+	/* roll-forward: blocks the kernel's mount would copy into the latest
+	 * checkpoint, sorted by (ino, blkoff) */
+	struct nlfs_rf_block *rf;
+	size_t nrf;
 };
 
 /* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE
@@ -27,6 +36,11 @@ int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, u
 /* array.c: make room for NEED elements of ELEM bytes in *ARR (capacity *CAP) */
 int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 #define NLFS_GROW(arr, cap, need) nlfs_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* rollforward.c */
+int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err);
+bool nlfs_rf_lookup(const struct nlfs_fs *fs, uint64_t ino, uint64_t blkoff, uint64_t *block);
+void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f);
 
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,

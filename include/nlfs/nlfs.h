@@ -151,6 +151,10 @@ struct nlfs_recovery {
 	uint64_t next_seq;
 	uint64_t nlogs_scanned;
 	uint64_t nlogs_after_sr; /* valid logs after the last super root */
+	/* what the kernel's roll-forward would replay: complete data-sync
+	 * logical segments after the super root, and their newest blocks
+	 * (the reader shows them in the latest checkpoint) */
+	uint64_t rf_logical_segments, rf_blocks;
 	bool from_other_sb;     /* the kernel's fallback to the other copy was taken */
 };
 const struct nlfs_recovery *nlfs_fs_recovery(const struct nlfs_fs *fs);

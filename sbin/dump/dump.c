@@ -340,11 +340,17 @@ static int view_sr(struct nlfs_fs *fs, const struct opts *o)
 		json_u64(&j, "cno", r->cno);
 		json_u64(&j, "next_pseg", r->next_pseg);
 		json_u64(&j, "logs_after_super_root", r->nlogs_after_sr);
+		json_u64(&j, "rollforward_logical_segments", r->rf_logical_segments);
+		json_u64(&j, "rollforward_blocks", r->rf_blocks);
 	} else {
 		printf("super root at block %" PRIu64 " (log %" PRIu64 ", seq %" PRIu64
 		       ", checkpoint %" PRIu64 ")\nnext log at block %" PRIu64
 		       "; %" PRIu64 " valid log(s) after it\n",
 		       r->sr_block, r->sr_log, r->sr_seq, r->cno, r->next_pseg, r->nlogs_after_sr);
+		if (r->rf_logical_segments)
+			printf("roll-forward: %" PRIu64 " data-sync logical segment(s), %" PRIu64
+			       " file block(s) shown in checkpoint %" PRIu64 "\n",
+			       r->rf_logical_segments, r->rf_blocks, r->cno);
 	}
 	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++) {
 		const struct nlfs_inode *in = nlfs_fs_sr_inode(fs, ino);
