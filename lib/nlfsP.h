@@ -5,6 +5,8 @@
 
 #include <nlfs/nlfs.h>
 
+#define NLFS_NODE_CACHE 16
+
 struct nlfs_fs {
 	struct nlfs_io *io;
 	struct nlfs_super_block sb[2];
@@ -17,6 +19,17 @@ struct nlfs_fs {
 	 * hit it (the handle is read-only, so it never goes stale) */
 	uint8_t *dat_cache;
 	uint64_t dat_cache_blkoff;
+	/* the B-tree node blocks read last, by disk address: every lookup in a
+	 * file walks down the same few nodes (same read-only argument) */
+	struct {
+		uint64_t blocknr;       /* 0: empty */
+		uint8_t *data;
+	} node_cache[NLFS_NODE_CACHE];
+	unsigned node_cache_next;
+	/* what the kernel would take from the latest super-root log at mount:
+	 * its segment, its ss_next segment and its creation time */
+	bool cursor_known;
+	uint64_t cur_seg, next_seg, sr_create;
 };
 
 /* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE
