@@ -55,6 +55,31 @@ static int root_view(const struct nlfs_file *f, struct node_view *v, struct nlfs
 	return 0;
 }
 
+/* The node block at BLOCKNR, from the handle's node cache if it is there. */
+static int read_node_block(struct nlfs_fs *fs, uint64_t blocknr, uint8_t *buf)
+{
+	uint32_t bs = fs->geo.blocksize;
+	unsigned slot;
+	int rc;
+
+	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++) {
+		if (fs->node_cache[i].blocknr == blocknr) {
+			memcpy(buf, fs->node_cache[i].data, bs);
+			return 0;
+		}
+	}
+	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
+	if (rc)
+		return rc;
+	slot = fs->node_cache_next;
+	if (!fs->node_cache[slot].data && !(fs->node_cache[slot].data = malloc(bs)))
+		return 0;   /* no room to remember it: not an error */
+	memcpy(fs->node_cache[slot].data, buf, bs);
+	fs->node_cache[slot].blocknr = blocknr;
+	fs->node_cache_next = (slot + 1) % NLFS_NODE_CACHE;
+	return 0;
+}
+
 /* Read the node block at PTR and check it is a node of level WANT. */
 static int read_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
 		     unsigned want, uint8_t *buf, struct node_view *v, struct nlfs_err *err)
@@ -68,7 +93,7 @@ static int read_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr
 		return rc;
 	if (blocknr == 0)
 		goto corrupt;
-	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
+	rc = read_node_block(fs, blocknr, buf);
 	if (rc)
 		return nlfs_err_set(err, rc, blocknr, "%s: reading B-tree node",
 				    nlfs_io_name(fs->io));
@@ -147,6 +172,42 @@ int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blk
 			break;
 		}
 		rc = read_node(fs, f, child, v.level - 1, buf, &v, err);
+		if (rc)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,
+			   unsigned level, uint64_t *ptr, struct nlfs_err *err)
+{
+	struct node_view v;
+	uint8_t *buf;
+	int rc;
+
+	if (level == 0)
+		return nlfs_bmap_lookup(fs, f, key, ptr, err);
+	*ptr = 0;
+	if (!is_btree(f))   /* a direct map has no nodes */
+		return 0;
+	rc = root_view(f, &v, err);
+	if (rc || level >= v.level)   /* the root itself has no pointer to it */
+		return rc;
+	buf = malloc(fs->geo.blocksize);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		int i = find_child(&v, key);
+
+		if (i < 0)
+			break;
+		if (v.level == level + 1) {
+			if (get64(v.keys, (unsigned)i) == key)
+				*ptr = get64(v.ptrs, (unsigned)i);
+			break;
+		}
+		rc = read_node(fs, f, get64(v.ptrs, (unsigned)i), v.level - 1, buf, &v, err);
 		if (rc)
 			break;
 	}

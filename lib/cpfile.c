@@ -65,3 +65,291 @@ noent:
 		err->cno = cno;
 	return rc;
 }
+
+/*
+ * The kernel's GET_CPSTAT/GET_CPINFO, computed from the image.  Entries are
+ * read a cpfile block at a time; a hole is a block whose checkpoints were
+ * all deleted.
+ */
+int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err *err)
+{
+	struct nlfs_cpfile_header h;
+	int rc = nlfs_cpfile_header(fs, &h, err);
+
+	if (rc)
+		return rc;
+	st->cno = fs->rec.cno + 1;
+	st->ncps = h.ch_ncheckpoints;
+	st->nsss = h.ch_nsnapshots;
+	return 0;
+}
+
+static void to_cpinfo(const uint8_t *raw, struct nlfs_cpinfo *ci)
+{
+	struct nlfs_checkpoint cp;
+
+	memcpy(&cp, raw, sizeof(cp));
+	ci->flags = nlfs_le32(cp.cp_flags);
+	ci->cno = nlfs_le64(cp.cp_cno);
+	ci->create = nlfs_le64(cp.cp_create);
+	ci->nblk_inc = nlfs_le64(cp.cp_nblk_inc);
+	ci->inodes_count = nlfs_le64(cp.cp_inodes_count);
+	ci->blocks_count = nlfs_le64(cp.cp_blocks_count);
+	ci->next = nlfs_le64(cp.cp_snapshot_next);
+}
+
+/*
+ * An iterator keeps the cpfile's block map (read once, with one pass over
+ * its B-tree) and the last block read, so that listing many checkpoints
+ * costs about one read per cpfile block.
+ */
+struct blkmap {
+	uint64_t blkoff, ptr;
+};
+
+struct nlfs_cpfile_iter {
+	struct nlfs_fs *fs;
+	struct nlfs_file f;
+	uint32_t esz, epb;
+	uint64_t first;         /* slots the header takes */
+	struct blkmap *map;     /* the cpfile's data blocks, by offset */
+	size_t nmap, capmap;
+	bool have_map;
+	uint8_t *buf;
+	uint64_t blkoff;        /* of the block in buf; UINT64_MAX: none */
+	bool hole;
+};
+
+int nlfs_cpfile_iter_open(struct nlfs_fs *fs, struct nlfs_cpfile_iter **out,
+			  struct nlfs_err *err)
+{
+	struct nlfs_cpfile_iter *r = calloc(1, sizeof(*r));
+
+	(void)err;
+	if (!r || !(r->buf = malloc(fs->geo.blocksize))) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->fs = fs;
+	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &r->f);
+	r->esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
+	r->epb = fs->geo.blocksize / r->esz;
+	r->first = (sizeof(struct nlfs_cpfile_header) + r->esz - 1) / r->esz;
+	r->blkoff = UINT64_MAX;
+	*out = r;
+	return 0;
+}
+
+void nlfs_cpfile_iter_close(struct nlfs_cpfile_iter *r)
+{
+	if (!r)
+		return;
+	free(r->map);
+	free(r->buf);
+	free(r);
+}
+
+static int add_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct nlfs_cpfile_iter *r = arg;
+
+	if (level != 0)
+		return 0;
+	if (r->nmap == r->capmap) {
+		size_t cap = r->capmap ? 2 * r->capmap : 256;
+		struct blkmap *m = realloc(r->map, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		r->map = m;
+		r->capmap = cap;
+	}
+	r->map[r->nmap].blkoff = blkoff;
+	r->map[r->nmap++].ptr = ptr;
+	return 0;
+}
+
+/* the pointer of cpfile block BLKOFF, 0 for a hole */
+static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, uint64_t *ptr,
+		      struct nlfs_err *err)
+{
+	size_t lo = 0, hi;
+
+	if (!r->have_map) {
+		int rc = nlfs_bmap_iterate(r->fs, &r->f, add_block, r, err);
+
+		if (rc)
+			return rc;
+		r->have_map = true;
+	}
+	*ptr = 0;
+	for (hi = r->nmap; lo < hi;) {   /* nlfs_bmap_iterate goes in key order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->map[mid].blkoff < blkoff) {
+			lo = mid + 1;
+		} else if (r->map[mid].blkoff > blkoff) {
+			hi = mid;
+		} else {
+			*ptr = r->map[mid].ptr;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* the raw entry of checkpoint CNO, or NULL in a hole */
+static int cp_reader_get(struct nlfs_cpfile_iter *r, uint64_t cno, const uint8_t **entry,
+			 struct nlfs_err *err)
+{
+	uint64_t slot = cno + r->first - 1, ptr, blocknr;
+	uint32_t bs = r->fs->geo.blocksize;
+	int rc;
+
+	if (slot / r->epb != r->blkoff) {
+		r->blkoff = UINT64_MAX;
+		rc = map_lookup(r, slot / r->epb, &ptr, err);
+		if (!rc)
+			rc = nlfs_file_block_addr(r->fs, &r->f, ptr, &blocknr, err);
+		if (rc)
+			return rc;
+		r->hole = blocknr == 0;
+		if (!r->hole && (rc = nlfs_io_read(r->fs->io, r->buf, bs, blocknr * bs)) != 0) {
+			rc = nlfs_err_set(err, rc, blocknr, "%s: reading block %llu of the cpfile",
+					  nlfs_io_name(r->fs->io), (unsigned long long)(slot / r->epb));
+			if (err)
+				err->ino = NLFS_CPFILE_INO;
+			return rc;
+		}
+		r->blkoff = slot / r->epb;
+	}
+	*entry = r->hole ? NULL : r->buf + (slot % r->epb) * r->esz;
+	return 0;
+}
+
+/* the first checkpoint number of the cpfile block after CNO's */
+static uint64_t cp_next_block(const struct nlfs_cpfile_iter *r, uint64_t cno)
+{
+	return ((cno + r->first - 1) / r->epb + 1) * r->epb - r->first + 1;
+}
+
+static int list_checkpoints(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct nlfs_cpinfo *ci,
+			    size_t n, size_t *got, struct nlfs_err *err)
+{
+	uint64_t cno = *cnop, last = r->fs->rec.cno;
+
+	if (cno == 0)
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "checkpoint 0 does not exist");
+	while (*got < n && cno <= last) {
+		const uint8_t *e;
+		uint32_t flags;
+		int rc = cp_reader_get(r, cno, &e, err);
+
+		if (rc)
+			return rc;
+		if (!e) {
+			cno = cp_next_block(r, cno);
+			continue;
+		}
+		memcpy(&flags, e, sizeof(flags));
+		if (!(nlfs_le32(flags) & NLFS_CHECKPOINT_INVALID))
+			to_cpinfo(e, &ci[(*got)++]);
+		cno++;
+	}
+	if (*got)
+		*cnop = ci[*got - 1].cno + 1;
+	return 0;
+}
+
+static int list_snapshots(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct nlfs_cpinfo *ci,
+			  size_t n, size_t *got, struct nlfs_err *err)
+{
+	uint64_t cur = *cnop, last = r->fs->rec.cno;
+	int rc;
+
+	if (cur == 0) {
+		struct nlfs_cpfile_header h;
+
+		rc = nlfs_cpfile_header(r->fs, &h, err);
+		if (rc)
+			return rc;
+		cur = h.ch_snapshot_next;
+		if (cur == 0)
+			return 0;
+	} else if (cur == UINT64_MAX) {
+		return 0;
+	}
+	while (*got < n) {
+		const uint8_t *e;
+		struct nlfs_cpinfo c;
+
+		if (cur > last) {
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "snapshot list names checkpoint %llu, past the latest",
+					  (unsigned long long)cur);
+			if (err)
+				err->cno = cur;
+			return rc;
+		}
+		rc = cp_reader_get(r, cur, &e, err);
+		if (rc)
+			return rc;
+		if (!e) {
+			if (*got == 0)   /* started in a hole: no snapshots */
+				return 0;
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "snapshot list leads into a hole of the cpfile");
+			if (err)
+				err->cno = cur;
+			return rc;
+		}
+		to_cpinfo(e, &c);
+		if (c.flags & NLFS_CHECKPOINT_INVALID || !(c.flags & NLFS_CHECKPOINT_SNAPSHOT)) {
+			cur = UINT64_MAX;
+			break;
+		}
+		ci[(*got)++] = c;
+		if (c.next == 0) {
+			cur = UINT64_MAX;
+			break;
+		}
+		if (c.next <= c.cno) {
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "snapshot list not ascending: %llu after %llu",
+					  (unsigned long long)c.next, (unsigned long long)c.cno);
+			if (err)
+				err->cno = c.cno;
+			return rc;
+		}
+		cur = c.next;
+	}
+	*cnop = cur;
+	return 0;
+}
+
+int nlfs_cpfile_iter_list(struct nlfs_cpfile_iter *it, uint64_t *cnop,
+			  enum nlfs_cpinfo_mode mode, struct nlfs_cpinfo *ci, size_t n, size_t *got,
+			  struct nlfs_err *err)
+{
+	*got = 0;
+	if (mode == NLFS_CPINFO_CHECKPOINTS)
+		return list_checkpoints(it, cnop, ci, n, got, err);
+	if (mode == NLFS_CPINFO_SNAPSHOTS)
+		return list_snapshots(it, cnop, ci, n, got, err);
+	return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "checkpoint list mode %d", mode);
+}
+
+int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cnop, enum nlfs_cpinfo_mode mode,
+		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err)
+{
+	struct nlfs_cpfile_iter *it;
+	int rc;
+
+	*got = 0;
+	rc = nlfs_cpfile_iter_open(fs, &it, err);
+	if (rc)
+		return rc;
+	rc = nlfs_cpfile_iter_list(it, cnop, mode, ci, n, got, err);
+	nlfs_cpfile_iter_close(it);
+	return rc;
+}

@@ -126,10 +126,11 @@ static int read_super_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	return 0;
 }
 
-int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
+/* the superblocks, geometry and CRC seed */
+static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs = calloc(1, sizeof(*fs));
-	enum nlfs_sb_slot other;
+	uint64_t devsize;
 	int rc;
 
 	nlfs_err_clear(err);
@@ -138,17 +139,31 @@ int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
 	fs->io = io;
 	fs->dat_cache_blkoff = UINT64_MAX;
 	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
-	if (rc)
-		goto fail;
-	{
-		uint64_t devsize;
-
+	if (!rc)
 		rc = nlfs_io_size(io, &devsize);
-		if (rc)
-			goto fail;
-		geometry_from_sb(&fs->geo, &fs->sb[fs->choice.used], devsize);
+	if (rc) {
+		free(fs);
+		return rc;
 	}
+	geometry_from_sb(&fs->geo, &fs->sb[fs->choice.used], devsize);
 	fs->crc_seed = nlfs_le32(fs->sb[fs->choice.used].s_crc_seed);
+	*out = fs;
+	return 0;
+}
+
+int nlfs_fs_open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
+{
+	return open_sb(io, out, err);
+}
+
+int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	enum nlfs_sb_slot other;
+	int rc = open_sb(io, &fs, err);
+
+	if (rc)
+		return rc;
 	rc = nlfs_search_super_root(fs, &fs->sb[fs->choice.used], NULL, NULL, err);
 	other = fs->choice.used == NLFS_SB_PRIMARY ? NLFS_SB_SECONDARY : NLFS_SB_PRIMARY;
 	if (rc && fs->choice.status[other].valid) {
@@ -189,6 +204,8 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 	free(fs->sr);
 	free(fs->dat_cache);
 	free(fs->rf);
+	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++)
+		free(fs->node_cache[i].data);
 	free(fs);
 }
 
@@ -215,7 +232,7 @@ const uint8_t *nlfs_fs_super_root(const struct nlfs_fs *fs) { return fs->sr; }
 
 const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino)
 {
-	if (ino < NLFS_DAT_INO || ino > NLFS_SUFILE_INO)
+	if (ino < NLFS_DAT_INO || ino > NLFS_SUFILE_INO || !fs->sr)
 		return NULL;
 	return (const struct nlfs_inode *)(const void *)
 		(fs->sr + NLFS_SR_INODES_OFFSET + (ino - NLFS_DAT_INO) * fs->geo.inode_size);

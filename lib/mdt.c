@@ -9,9 +9,12 @@
 
 void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *f)
 {
+	const struct nlfs_inode *in = nlfs_fs_sr_inode(fs, ino);
+
 	memset(f, 0, sizeof(*f));
 	f->ino = ino;
-	memcpy(&f->inode, nlfs_fs_sr_inode(fs, ino), sizeof(f->inode));
+	if (in)   /* no super root (nlfs_fs_open_sb): an empty file */
+		memcpy(&f->inode, in, sizeof(f->inode));
 }
 
 int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,

@@ -9,6 +9,7 @@
 struct nlfs_rf_block {
 	uint64_t ino, blkoff, block, order;
 };
+#define NLFS_NODE_CACHE 16
 
 struct nlfs_fs {
 	struct nlfs_io *io;
@@ -26,6 +27,17 @@ struct nlfs_fs {
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;
 	size_t nrf;
+	/* the B-tree node blocks read last, by disk address: every lookup in a
+	 * file walks down the same few nodes (same read-only argument) */
+	struct {
+		uint64_t blocknr;       /* 0: empty */
+		uint8_t *data;
+	} node_cache[NLFS_NODE_CACHE];
+	unsigned node_cache_next;
+	/* what the kernel would take from the latest super-root log at mount:
+	 * its segment, its ss_next segment and its creation time */
+	bool cursor_known;
+	uint64_t cur_seg, next_seg, sr_create;
 };
 
 /* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE

@@ -48,3 +48,115 @@ int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usa
 	su->su_flags = nlfs_le32(su->su_flags);
 	return 0;
 }
+
+/*
+ * The kernel's GET_SUSTAT/GET_SUINFO, computed from the image.  After a
+ * mount the kernel writes on in the segment of the latest super-root log and
+ * has already reserved that log's ss_next segment; GET_SUINFO reports those
+ * two as ACTIVE and masks the on-disk bit (which mkfs leaves set).
+ */
+static int load_cursor(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	struct nlfs_log log;
+	int rc;
+
+	if (fs->cursor_known)
+		return 0;
+	if (!fs->sr)   /* opened with nlfs_fs_open_sb */
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "no super root was read");
+	rc = nlfs_log_read(fs, fs->rec.sr_log, &log, NULL, err);
+	if (rc)
+		return rc;
+	fs->cur_seg = fs->rec.sr_log / fs->geo.blocks_per_segment;
+	fs->next_seg = log.next / fs->geo.blocks_per_segment;
+	fs->sr_create = log.create;
+	fs->cursor_known = true;
+	return 0;
+}
+
+int nlfs_fs_active_segments(struct nlfs_fs *fs, uint64_t seg[2], struct nlfs_err *err)
+{
+	int rc = load_cursor(fs, err);
+
+	if (rc)
+		return rc;
+	seg[0] = fs->cur_seg;
+	seg[1] = fs->next_seg;
+	return 0;
+}
+
+int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err *err)
+{
+	const struct nlfs_sb_choice *c = &fs->choice;
+	struct nlfs_sufile_header h;
+	struct nlfs_super_root sr;
+	int rc = load_cursor(fs, err);
+
+	if (!rc)
+		rc = nlfs_sufile_header(fs, &h, err);
+	if (rc)
+		return rc;
+	memcpy(&sr, fs->sr, sizeof(sr));
+	st->nsegs = fs->geo.nsegments;
+	st->ncleansegs = h.sh_ncleansegs;
+	st->ndirtysegs = h.sh_ndirtysegs;
+	st->ctime = fs->sr_create;
+	st->nongc_ctime = nlfs_le64(sr.sr_nongc_ctime);
+	/* the mount takes it from the older copy: the secondary unless that is
+	 * invalid or the newer one (a tie keeps the primary in use) */
+	if (c->used == NLFS_SB_PRIMARY && c->status[NLFS_SB_SECONDARY].valid)
+		st->prot_seq = nlfs_le64(fs->sb[NLFS_SB_SECONDARY].s_last_seq);
+	else
+		st->prot_seq = nlfs_le64(fs->sb[c->used].s_last_seq);
+	return 0;
+}
+
+int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si, size_t n,
+		     size_t *got, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
+	uint32_t epb = bs / esz;
+	uint64_t first = (sizeof(struct nlfs_sufile_header) + esz - 1) / esz;
+	uint64_t blkoff = UINT64_MAX;
+	struct nlfs_file f;
+	uint8_t *buf;
+	bool hole = false;
+	int rc = load_cursor(fs, err);
+
+	*got = 0;
+	if (rc)
+		return rc;
+	if (segnum >= fs->geo.nsegments)
+		return 0;
+	if (n > fs->geo.nsegments - segnum)
+		n = fs->geo.nsegments - segnum;
+	buf = malloc(bs);
+	if (!buf)
+		return -ENOMEM;
+	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
+	for (; *got < n; segnum++) {
+		uint64_t slot = segnum + first;
+		struct nlfs_segment_usage su;
+		struct nlfs_suinfo *s = &si[(*got)++];
+
+		if (slot / epb != blkoff) {
+			rc = nlfs_file_read_block(fs, &f, slot / epb, buf, &hole, err);
+			if (rc)
+				break;
+			blkoff = slot / epb;
+		}
+		if (hole) {   /* the kernel reports a hole as all zero, not ACTIVE */
+			memset(s, 0, sizeof(*s));
+			continue;
+		}
+		memcpy(&su, buf + (slot % epb) * esz, sizeof(su));
+		s->lastmod = nlfs_le64(su.su_lastmod);
+		s->nblocks = nlfs_le32(su.su_nblocks);
+		s->flags = nlfs_le32(su.su_flags) & ~NLFS_SEGMENT_USAGE_ACTIVE;
+		if (segnum == fs->cur_seg || segnum == fs->next_seg)
+			s->flags |= NLFS_SEGMENT_USAGE_ACTIVE;
+	}
+	free(buf);
+	return rc;
+}

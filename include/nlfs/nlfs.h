@@ -127,6 +127,10 @@ struct nlfs_geometry {
 
 /* Open for reading: superblocks, then the latest super root. */
 int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
+/* Superblocks and geometry only, no super-root search: for reading the logs
+ * of a volume the kernel has mounted and is writing (nlfs_log_read and
+ * nlfs_segment_walk work; the metadata-file functions must not be called). */
+int nlfs_fs_open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
 void nlfs_fs_close(struct nlfs_fs *fs);   /* also closes the io */
 /* free the handle and hand its io back, still open */
 struct nlfs_io *nlfs_fs_release(struct nlfs_fs *fs);
@@ -184,6 +188,12 @@ typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void 
 int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
 		      void *arg, struct nlfs_err *err);
 
+/* The pointer at LEVEL for KEY, as the kernel's lookup at a level: level 0
+ * is the data block of offset KEY (nlfs_bmap_lookup), level L >= 1 the node
+ * of level L whose key is KEY.  *PTR is 0 if there is none. */
+int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,
+			   unsigned level, uint64_t *ptr, struct nlfs_err *err);
+
 /* dat.c: virtual-to-physical translation */
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err);
@@ -215,6 +225,60 @@ int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct 
 int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
 		    struct nlfs_err *err);
 
+/* The kernel's view of the checkpoint and segment tables: what a mount of
+ * this volume would report through GET_CPSTAT/GET_CPINFO and
+ * GET_SUSTAT/GET_SUINFO.  Host-endian. */
+struct nlfs_cpstat {
+	uint64_t cno;           /* the checkpoint the next log commits (latest + 1) */
+	uint64_t ncps;          /* valid checkpoints, snapshots included */
+	uint64_t nsss;          /* snapshots */
+};
+struct nlfs_cpinfo {
+	uint32_t flags;         /* NLFS_CHECKPOINT_* */
+	uint64_t cno, create, nblk_inc, inodes_count, blocks_count;
+	uint64_t next;          /* the next larger snapshot (0: none) */
+};
+enum nlfs_cpinfo_mode {
+	NLFS_CPINFO_CHECKPOINTS = 0,   /* every valid checkpoint from *cno up */
+	NLFS_CPINFO_SNAPSHOTS = 1,     /* the snapshot list from *cno (0: its head) */
+};
+int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err *err);
+/* Up to N entries into CI, *GOT of them; *CNO is moved on so that the next
+ * call continues.  CHECKPOINTS needs *cno >= 1 (-EINVAL otherwise); SNAPSHOTS
+ * stops at an entry that is not a snapshot, as the kernel does. */
+int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cno, enum nlfs_cpinfo_mode mode,
+		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err);
+/* The same, for many calls in a row: an iterator reads the cpfile's block
+ * map once.  It is valid while FS is open and unchanged. */
+struct nlfs_cpfile_iter;
+int nlfs_cpfile_iter_open(struct nlfs_fs *fs, struct nlfs_cpfile_iter **it,
+			  struct nlfs_err *err);
+int nlfs_cpfile_iter_list(struct nlfs_cpfile_iter *it, uint64_t *cno,
+			  enum nlfs_cpinfo_mode mode, struct nlfs_cpinfo *ci, size_t n,
+			  size_t *got, struct nlfs_err *err);
+void nlfs_cpfile_iter_close(struct nlfs_cpfile_iter *it);
+
+struct nlfs_sustat {
+	uint64_t nsegs, ncleansegs, ndirtysegs;
+	uint64_t ctime;         /* creation time of the latest super-root log */
+	uint64_t nongc_ctime;   /* sr_nongc_ctime */
+	uint64_t prot_seq;      /* segments of this seq and later must not be cleaned */
+};
+struct nlfs_suinfo {
+	uint64_t lastmod;
+	uint32_t nblocks;
+	uint32_t flags;         /* NLFS_SEGMENT_USAGE_*, ACTIVE as the kernel reports it */
+};
+int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err *err);
+/* Usage of segments SEGNUM.. (at most N, never past the last segment).  The
+ * on-disk ACTIVE bit is ignored: ACTIVE is set on the two segments the
+ * kernel writes into after mounting (nlfs_fs_active_segments). */
+int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si, size_t n,
+		     size_t *got, struct nlfs_err *err);
+/* The kernel's current segment (that of the latest super-root log) and the
+ * next one it has reserved (that log's ss_next). */
+int nlfs_fs_active_segments(struct nlfs_fs *fs, uint64_t seg[2], struct nlfs_err *err);
+
 /* ifile.c: inode INO of the checkpoint whose ifile is IFILE */
 int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
 		    struct nlfs_file *out, struct nlfs_err *err);
@@ -239,5 +303,18 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 /* resolve an absolute PATH in the checkpoint of IFILE (no symlinks followed) */
 int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
 		     struct nlfs_file *out, struct nlfs_err *err);
+
+/* segment.c: what the cleaner sees in a segment */
+/* The logs of segment SEGNUM within its first NBLOCKS blocks (su_nblocks),
+ * the way the cleaner reads them: each needs the summary magic and a good
+ * ss_sumsum, and the walk ends at the first log that has not.  CB gets each
+ * finfo/binfo as nlfs_summary_walk gives them.  *SEQ, if not NULL, receives
+ * the ss_seq field of the segment's first block, unchecked.  Whether a block
+ * is live is nlfs_gc_block_live's (<nlfs/gc.h>). */
+int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
+		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+
+/* (int64_t)(a - b) >= 0: sequence numbers compared across a wrap */
+static inline bool nlfs_seq_ge(uint64_t a, uint64_t b) { return (int64_t)(a - b) >= 0; }
 
 #endif /* NLFS_NLFS_H */

@@ -143,6 +143,57 @@ START_TEST(btree_corruption_is_reported_with_the_inode)
 }
 END_TEST
 
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	v = nlfs_cpu_to_le64(v);
+	memcpy(p, &v, 8);
+}
+
+START_TEST(lookup_at_a_level_finds_nodes_by_their_key)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file f;
+	const uint64_t rkeys[] = { 5 }, rptrs[] = { 40 };
+	unsigned ncmax = (TESTIMG_BS - 16) / 16;
+	uint8_t *node;
+	uint64_t ptr;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	/* a level-1 node at block 40 holding keys 5 and 7 */
+	node = nlfs_io_mem_data(nlfs_fs_io(fs)) + 40 * TESTIMG_BS;
+	memset(node, 0, TESTIMG_BS);
+	node[1] = 1;
+	node[2] = 2;
+	put_le64(node + 16, 5);
+	put_le64(node + 24, 7);
+	put_le64(node + 16 + 8 * ncmax, 200);
+	put_le64(node + 24 + 8 * ncmax, 201);
+	set_root(&f, 2, 1, rkeys, rptrs);
+	f.ino = NLFS_DAT_INO;                         /* physical pointers */
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 5, 1, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 40);                   /* the node itself */
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 7, 1, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);                    /* no node has key 7 */
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 7, 0, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 201);
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 6, 0, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 5, 2, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);                    /* nothing points at the root */
+	/* a direct map has data pointers only */
+	memset(&f, 0, sizeof(f));
+	f.ino = NLFS_DAT_INO;
+	f.inode.i_bmap[1] = nlfs_cpu_to_le64(100);
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 0, 0, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 100);
+	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 0, 1, &ptr, &err), 0);
+	ck_assert_uint_eq(ptr, 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bmap");
@@ -152,6 +203,7 @@ int main(void)
 	tcase_add_test(tc, direct_map_lookup_and_holes);
 	tcase_add_test(tc, btree_root_lookup_is_exact_at_level_one);
 	tcase_add_test(tc, btree_corruption_is_reported_with_the_inode);
+	tcase_add_test(tc, lookup_at_a_level_finds_nodes_by_their_key);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

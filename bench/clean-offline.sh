@@ -1,0 +1,71 @@
+#!/bin/sh
+# bench/clean-offline.sh: offline cleaning throughput.  The real kernel (in
+# the qemu guest) fills a volume with a hot/cold overwrite workload and a
+# snapshot; then the offline cleaner runs on the image, and its time is
+# compared with reading the cleaned segments once and writing the bytes it
+# moved once (dd, with a final fdatasync), measured in the same run.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+guest=$top/tests/kernel/guest.sh
+gc=$top/tests/gc/gc_offline_run
+mkfs=$top/mkfs.nilfs2
+SIZE_MIB=${SIZE_MIB:-1024}
+POLICY=${POLICY:-cost-benefit}
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-clean-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+[ -x "$gc" ] && [ -x "$mkfs" ] || { echo "build first (make check builds $gc)" >&2; exit 1; }
+"$guest" check-deps >/dev/null || { echo "kernel harness dependencies missing" >&2; exit 1; }
+
+img=$work/img
+truncate -s ${SIZE_MIB}M "$img"
+"$mkfs" -q -f -B 512 "$img"
+nfiles=$((SIZE_MIB / 8))
+cat >"$work/script" <<GUEST
+mount -t nilfs2 /dev/vda /mnt || exit 1
+i=0
+while [ \$i -lt $nfiles ]; do
+	dd if=/dev/urandom of=/mnt/f\$i bs=1M count=2 2>/dev/null
+	i=\$((i + 1))
+done
+sync
+mkcp -s /dev/vda
+# hot files: the first eighth, rewritten four times
+r=0
+while [ \$r -lt 4 ]; do
+	i=0
+	while [ \$i -lt $((nfiles / 8)) ]; do
+		dd if=/dev/urandom of=/mnt/f\$i bs=1M count=2 conv=notrunc 2>/dev/null
+		i=\$((i + 1))
+	done
+	sync
+	r=\$((r + 1))
+done
+umount /mnt
+echo WORKLOAD DONE
+GUEST
+NILFS_KTEST_TIMEOUT=1800 "$guest" run "$work/script" "$img" | grep -q 'WORKLOAD DONE'
+
+sync
+[ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches || true
+t0=$(date +%s.%N)
+"$gc" "$img" "$POLICY" 0 1000 >"$work/gc.out"
+t1=$(date +%s.%N)
+cat "$work/gc.out"
+segs=$(sed -n 's/.* \([0-9]*\) segments cleaned.*/\1/p' "$work/gc.out")
+moved=$(sed -n 's/.*cleaned, \([0-9]*\) blocks moved.*/\1/p' "$work/gc.out")
+seg_bytes=$((512 * 4096))
+read_bytes=$((segs * seg_bytes))
+write_bytes=$((moved * 4096))
+
+[ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches || true
+t2=$(date +%s.%N)
+dd if="$img" of=/dev/null bs=$seg_bytes count="$segs" 2>/dev/null
+dd if=/dev/zero of="$work/out" bs=4096 count="$moved" conv=fdatasync 2>/dev/null
+t3=$(date +%s.%N)
+gc_t=$(echo "$t1 - $t0" | bc)
+base_t=$(echo "$t3 - $t2" | bc)
+printf 'offline cleaner: %d segments (%d MiB read), %d blocks moved (%d MiB written): %.3f s\n' \
+	"$segs" $((read_bytes >> 20)) "$moved" $((write_bytes >> 20)) "$gc_t"
+printf 'read the same segments once and write the same bytes once: %.3f s\n' "$base_t"
+printf 'ratio (offline cleaner / read+write once): %.2f\n' "$(echo "$gc_t / $base_t" | bc -l)"

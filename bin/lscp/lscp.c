@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lscp.c - list the checkpoints and snapshots of a NILFS2 volume.
+ *
+ * The columns, their format and the meaning of every option are those of
+ * nilfs-utils 2.2.9 lscp.  A mounted volume is asked through the kernel's
+ * ioctls; an image or unmounted device is read offline (vol.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "vol.h"
+
+#define NCPINFO 512     /* entries per request */
+
+struct lscp {
+	bool all, reverse, snapshots, show_inc, json;
+	uint64_t index, lines;
+	struct vol *vol;
+	struct nilfs_cpstat st;
+	struct json_list j;
+	uint64_t rest;          /* lines still to print */
+	struct nilfs_cpinfo buf[NCPINFO];
+};
+
+enum { OPT_JSON = CHAR_MAX + 1 };
+
+static void usage(void)
+{
+	printf("Usage: %s [options] [device|mountpoint|image]\n"
+	       "List the checkpoints of a NILFS2 volume.\n"
+	       "\nOptions:\n"
+	       "  -a, --all                show minor checkpoints too\n"
+	       "  -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
+	       "  -g, --show-increment     show the blocks each checkpoint added\n"
+	       "  -r, --reverse            newest first\n"
+	       "  -s, --snapshot           list only snapshots\n"
+	       "  -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
+	       "  -n, --lines <n>          list at most <n> checkpoints\n"
+	       "      --json               print JSON\n", cli_progname);
+	cli_usage_tail(stdout);
+}
+
+static bool shown(const struct lscp *c, const struct nilfs_cpinfo *ci)
+{
+	return c->all || nilfs_cpinfo_snapshot(ci) || !nilfs_cpinfo_minor(ci);
+}
+
+static void print_header(const struct lscp *c)
+{
+	if (c->json)
+		return;
+	printf("                 CNO        DATE     TIME  MODE  FLG     %s       ICNT\n",
+	       c->show_inc ? "NBLKINC" : " BLKCNT");
+}
+
+static void print_cp(struct lscp *c, const struct nilfs_cpinfo *ci)
+{
+	char when[64];
+
+	cli_format_time(ci->ci_create, when, sizeof(when));
+	if (c->rest)
+		c->rest--;
+	if (!c->json) {
+		printf("%20llu  %s   %s    %s %12llu %10llu\n",
+		       (unsigned long long)ci->ci_cno, when,
+		       nilfs_cpinfo_snapshot(ci) ? "ss" : "cp",
+		       nilfs_cpinfo_minor(ci) ? "i" : "-",
+		       (unsigned long long)(c->show_inc ? ci->ci_nblk_inc : ci->ci_blocks_count),
+		       (unsigned long long)ci->ci_inodes_count);
+		return;
+	}
+	json_record_begin(&c->j);
+	json_field_u64(&c->j, "cno", ci->ci_cno);
+	if (strlen(when) == 19) {   /* date and time apart, as the columns are */
+		when[10] = 0;
+		json_field_str(&c->j, "date", when);
+		json_field_str(&c->j, "time", when + 11);
+	}
+	json_field_u64(&c->j, "create", ci->ci_create);
+	json_field_str(&c->j, "mode", nilfs_cpinfo_snapshot(ci) ? "ss" : "cp");
+	json_field_bool(&c->j, "minor", nilfs_cpinfo_minor(ci));
+	json_field_u64(&c->j, "blkcnt", ci->ci_blocks_count);
+	json_field_u64(&c->j, "nblkinc", ci->ci_nblk_inc);
+	json_field_u64(&c->j, "icnt", ci->ci_inodes_count);
+	json_record_end(&c->j);
+}
+
+static long get(struct lscp *c, uint64_t cno, int mode, size_t n)
+{
+	return c->vol->ops->cpinfo(c->vol, cno, mode, c->buf, n < NCPINFO ? n : NCPINFO);
+}
+
+static uint64_t limit(const struct lscp *c, uint64_t total)
+{
+	return c->lines && c->lines < total ? c->lines : total;
+}
+
+/* from checkpoint INDEX (default 1) up */
+static int forward_checkpoints(struct lscp *c)
+{
+	uint64_t sidx = c->index ? c->index : 1;
+
+	c->rest = limit(c, c->st.cs_ncps);
+	while (c->rest > 0 && sidx < c->st.cs_cno) {
+		long n = get(c, sidx, NILFS_CHECKPOINT, c->rest);
+
+		if (n <= 0)
+			return (int)n;
+		for (long i = 0; i < n && c->rest > 0; i++)
+			if (shown(c, &c->buf[i]))
+				print_cp(c, &c->buf[i]);
+		sidx = c->buf[n - 1].ci_cno + 1;
+	}
+	return 0;
+}
+
+/*
+ * Down from checkpoint INDEX (default: the latest).  The ioctl only lists
+ * upwards, so this reads windows [sidx, eidx) below what has been printed.
+ * A window of NCPINFO numbers is read whole; after an empty one the window
+ * doubles and is only probed for its first checkpoint (deleted ranges pass
+ * quickly); once a probe finds one, halving narrows down to it.
+ */
+static int backward_checkpoints(struct lscp *c)
+{
+	uint64_t eidx, w = NCPINFO;
+	bool narrowing = false;
+
+	c->rest = limit(c, c->st.cs_ncps);
+	eidx = c->index && c->index < c->st.cs_cno ? c->index + 1 : c->st.cs_cno;
+	while (c->rest > 0 && eidx > 1) {
+		uint64_t sidx = eidx > w ? eidx - w : 1;
+		long n, k;
+
+		if (w <= NCPINFO) {
+			n = get(c, sidx, NILFS_CHECKPOINT, eidx - sidx);
+			if (n < 0)
+				return (int)n;
+			for (k = 0; k < n && c->buf[k].ci_cno < eidx; k++)
+				;
+			for (long i = k - 1; i >= 0 && c->rest > 0; i--)
+				if (shown(c, &c->buf[i]))
+					print_cp(c, &c->buf[i]);
+			eidx = sidx;
+			narrowing = false;
+			w = k == 0 ? 2 * NCPINFO : NCPINFO;
+			continue;
+		}
+		n = get(c, sidx, NILFS_CHECKPOINT, 1);
+		if (n < 0)
+			return (int)n;
+		if (n == 0 || c->buf[0].ci_cno >= eidx) {
+			/* nothing in [sidx, eidx) */
+			eidx = sidx;
+			if (narrowing)
+				w /= 2;     /* what was found is in the lower half */
+			else if (w < UINT64_MAX / 4)
+				w *= 2;
+		} else {
+			narrowing = true;
+			w /= 2;             /* look at the upper half first */
+		}
+	}
+	return 0;
+}
+
+/* the snapshot list, from its head */
+typedef bool (*ss_cb)(struct lscp *c, const struct nilfs_cpinfo *ci);
+
+static int walk_snapshots(struct lscp *c, ss_cb cb)
+{
+	uint64_t cno = 0;
+
+	for (;;) {
+		long n = get(c, cno, NILFS_SNAPSHOT, NCPINFO);
+
+		if (n <= 0)
+			return (int)n;
+		for (long i = 0; i < n; i++)
+			if (!cb(c, &c->buf[i]))
+				return 0;
+		cno = c->buf[n - 1].ci_next;
+		if (cno == 0)
+			return 0;
+	}
+}
+
+static bool print_from_index(struct lscp *c, const struct nilfs_cpinfo *ci)
+{
+	if (ci->ci_cno >= c->index)
+		print_cp(c, ci);
+	return c->rest > 0;
+}
+
+static int forward_snapshots(struct lscp *c)
+{
+	c->rest = limit(c, c->st.cs_nsss);
+	if (!c->rest || c->index >= c->st.cs_cno)
+		return 0;
+	return walk_snapshots(c, print_from_index);
+}
+
+struct ss_stack {
+	struct nilfs_cpinfo *v;
+	size_t n, cap;
+	uint64_t below;
+	bool nomem;
+};
+static struct ss_stack stack;
+
+static bool push_below(struct lscp *c, const struct nilfs_cpinfo *ci)
+{
+	(void)c;
+	if (ci->ci_cno >= stack.below)
+		return false;   /* the list ascends: the rest is above too */
+	if (stack.n == stack.cap) {
+		size_t cap = stack.cap ? 2 * stack.cap : 256;
+		struct nilfs_cpinfo *v = realloc(stack.v, cap * sizeof(*v));
+
+		if (!v) {
+			stack.nomem = true;
+			return false;
+		}
+		stack.v = v;
+		stack.cap = cap;
+	}
+	stack.v[stack.n++] = *ci;
+	return true;
+}
+
+static int backward_snapshots(struct lscp *c)
+{
+	int rc;
+
+	c->rest = limit(c, c->st.cs_nsss);
+	stack.below = c->index && c->index < c->st.cs_cno ? c->index + 1 : c->st.cs_cno;
+	if (!c->rest || stack.below <= 1)
+		return 0;
+	rc = walk_snapshots(c, push_below);
+	if (!rc && stack.nomem)
+		rc = -ENOMEM;
+	for (size_t i = stack.n; !rc && i > 0 && c->rest > 0; i--)
+		print_cp(c, &stack.v[i - 1]);
+	free(stack.v);
+	return rc;
+}
+
+static bool parse_count(const char *what, const char *arg, uint64_t *v)
+{
+	if (cli_parse_u64(arg, v))
+		return true;
+	cli_warnx("invalid %s: %s", what, arg);
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "show-block-count", no_argument, NULL, 'b' },
+		{ "show-increment", no_argument, NULL, 'g' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "snapshot", no_argument, NULL, 's' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct lscp c;
+	const char *dev = NULL;
+	char msg[512];
+	int opt, rc;
+
+	cli_init(argv[0]);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "abgrsi:n:hV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a': c.all = true; break;
+		case 'b': c.show_inc = false; break;
+		case 'g': c.show_inc = true; break;
+		case 'r': c.reverse = true; break;
+		case 's': c.snapshots = true; break;
+		case 'i':
+			if (!parse_count("index", optarg, &c.index))
+				return CLI_EXIT_FAILURE;
+			break;
+		case 'n':
+			if (!parse_count("number of lines", optarg, &c.lines))
+				return CLI_EXIT_FAILURE;
+			break;
+		case OPT_JSON: c.json = true; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version(); return 0;
+		default: cli_bad_option(optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc - 1)
+		cli_errx("too many arguments");
+	if (optind == argc - 1)
+		dev = argv[optind];
+
+	rc = vol_open(dev, VOL_RDONLY, &c.vol, msg, sizeof(msg));
+	if (rc)
+		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
+	rc = c.vol->ops->cpstat(c.vol, &c.st);
+	if (!rc) {
+		print_header(&c);
+		if (c.json)
+			json_list_begin(&c.j, stdout, c.snapshots ? "snapshots" : "checkpoints");
+		if (!c.snapshots)
+			rc = c.reverse ? backward_checkpoints(&c) : forward_checkpoints(&c);
+		else
+			rc = c.reverse ? backward_snapshots(&c) : forward_snapshots(&c);
+		if (c.json)
+			json_list_end(&c.j);
+	}
+	if (rc)
+		cli_warnx("%s", vol_strerror(c.vol, rc));
+	vol_close(c.vol);
+	return rc ? CLI_EXIT_FAILURE : 0;
+}

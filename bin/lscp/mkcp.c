@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mkcp.c - make a checkpoint (or a snapshot) of a NILFS2 volume now.
+ *
+ * As nilfs-utils' mkcp: the kernel writes what is dirty (NILFS_IOCTL_SYNC,
+ * which makes no new checkpoint when nothing changed) and returns the
+ * latest checkpoint, which -s turns into a snapshot under the cleaner's lock.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "vol.h"
+
+static void usage(void)
+{
+	printf("Usage: %s [options] [device|mountpoint]\n"
+	       "Make a checkpoint of a mounted NILFS2 volume.\n"
+	       "\nOptions:\n"
+	       "  -s, --snapshot           make it a snapshot\n"
+	       "  -p, --print              print the checkpoint number\n", cli_progname);
+	cli_usage_tail(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "snapshot", no_argument, NULL, 's' },
+		{ "print", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool snapshot = false, print = false;
+	const char *dev = NULL;
+	struct vol *v;
+	sigset_t block, old;
+	uint64_t cno = 0;
+	char msg[512];
+	int opt, rc, status = 0;
+
+	cli_init(argv[0]);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "sphV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's': snapshot = true; break;
+		case 'p': print = true; break;
+		case 'h': usage(); return 0;
+		case 'V': cli_print_version(); return 0;
+		default: cli_bad_option(optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc - 1)
+		cli_errx("too many arguments");
+	if (optind == argc - 1)
+		dev = argv[optind];
+
+	rc = vol_open(dev, VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
+	if (rc)
+		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
+	rc = v->ops->sync(v, &cno);
+	if (rc) {
+		cli_warnx("%s", vol_strerror(v, rc));
+		status = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, &old) < 0) {
+		cli_warnc(errno, "cannot block signals");
+		status = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	if (snapshot) {
+		rc = v->ops->lock(v);
+		if (rc) {
+			cli_warnx("%s", vol_strerror(v, rc));
+			status = CLI_EXIT_FAILURE;
+		} else {
+			rc = v->ops->change_cpmode(v, cno, NILFS_SNAPSHOT);
+			if (rc) {
+				cli_warnx("%s", vol_strerror(v, rc));
+				status = CLI_EXIT_FAILURE;
+			}
+			rc = v->ops->unlock(v);
+			if (rc) {
+				cli_warnx("%s", vol_strerror(v, rc));
+				status = CLI_EXIT_FAILURE;
+			}
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	vol_close(v);
+	if (!status && print)
+		printf("%llu\n", (unsigned long long)cno);
+	return status;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vol_image.c - the "image" backend: a volume that is not mounted (a device
+ * or an image file) read through libnlfs.  Each ioctl is answered as a mount
+ * of the image would answer it; the library computes the kernel's view.
+ * Changes need the log writer, which does not exist yet: the change
+ * operations stay NULL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vol.h"
+
+struct image_priv {
+	struct nlfs_fs *fs;
+	struct nlfs_cpfile_iter *cpit;
+	struct nlfs_file dat;
+	struct nlfs_err err;
+};
+
+static struct image_priv *ipriv(struct vol *v)
+{
+	return v->priv;
+}
+
+/* keep the library's context for vol_strerror() */
+static long fail(struct vol *v, int rc)
+{
+	nlfs_err_format(&ipriv(v)->err, v->detail, sizeof(v->detail));
+	return rc;
+}
+
+static int i_cpstat(struct vol *v, struct nilfs_cpstat *st)
+{
+	struct nlfs_cpstat s;
+	int rc = nlfs_cpfile_stat(ipriv(v)->fs, &s, &ipriv(v)->err);
+
+	if (rc)
+		return (int)fail(v, rc);
+	st->cs_cno = s.cno;
+	st->cs_ncps = s.ncps;
+	st->cs_nsss = s.nsss;
+	return 0;
+}
+
+#define BATCH 512
+
+static long i_cpinfo(struct vol *v, uint64_t cno, int mode, struct nilfs_cpinfo *ci, size_t n)
+{
+	struct nlfs_cpinfo buf[BATCH];
+	size_t done = 0;
+
+	/* the ioctl refuses checkpoint 0 in checkpoint mode */
+	if (mode == NILFS_CHECKPOINT && cno == 0)
+		return -ENOENT;
+	while (done < n) {
+		size_t got, want = n - done < BATCH ? n - done : BATCH;
+		int rc = nlfs_cpfile_iter_list(ipriv(v)->cpit, &cno,
+					       mode == NILFS_SNAPSHOT ? NLFS_CPINFO_SNAPSHOTS :
+					       NLFS_CPINFO_CHECKPOINTS, buf, want, &got,
+					       &ipriv(v)->err);
+
+		if (rc)
+			return fail(v, rc);
+		for (size_t i = 0; i < got; i++) {
+			struct nilfs_cpinfo *c = &ci[done + i];
+
+			memset(c, 0, sizeof(*c));
+			c->ci_flags = buf[i].flags;
+			c->ci_cno = buf[i].cno;
+			c->ci_create = buf[i].create;
+			c->ci_nblk_inc = buf[i].nblk_inc;
+			c->ci_inodes_count = buf[i].inodes_count;
+			c->ci_blocks_count = buf[i].blocks_count;
+			c->ci_next = buf[i].next;
+		}
+		done += got;
+		if (got < want)
+			break;
+	}
+	return (long)done;
+}
+
+static int i_sustat(struct vol *v, struct nilfs_sustat *st)
+{
+	struct nlfs_sustat s;
+	int rc = nlfs_sufile_stat(ipriv(v)->fs, &s, &ipriv(v)->err);
+
+	if (rc)
+		return (int)fail(v, rc);
+	st->ss_nsegs = s.nsegs;
+	st->ss_ncleansegs = s.ncleansegs;
+	st->ss_ndirtysegs = s.ndirtysegs;
+	st->ss_ctime = s.ctime;
+	st->ss_nongc_ctime = s.nongc_ctime;
+	st->ss_prot_seq = s.prot_seq;
+	return 0;
+}
+
+static long i_suinfo(struct vol *v, uint64_t segnum, struct nilfs_suinfo *si, size_t n)
+{
+	struct nlfs_suinfo buf[BATCH];
+	size_t done = 0;
+
+	while (done < n) {
+		size_t got, want = n - done < BATCH ? n - done : BATCH;
+		int rc = nlfs_sufile_list(ipriv(v)->fs, segnum + done, buf, want, &got,
+					  &ipriv(v)->err);
+
+		if (rc)
+			return fail(v, rc);
+		for (size_t i = 0; i < got; i++) {
+			si[done + i].sui_lastmod = buf[i].lastmod;
+			si[done + i].sui_nblocks = buf[i].nblocks;
+			si[done + i].sui_flags = buf[i].flags;
+		}
+		done += got;
+		if (got < want)
+			break;
+	}
+	return (long)done;
+}
+
+static long i_vinfo(struct vol *v, struct nilfs_vinfo *vi, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct nlfs_dat_entry de;
+		int rc = nlfs_dat_lookup(ipriv(v)->fs, vi[i].vi_vblocknr, &de, &ipriv(v)->err);
+
+		if (rc)
+			return fail(v, rc);
+		vi[i].vi_start = de.de_start;
+		vi[i].vi_end = de.de_end;
+		vi[i].vi_blocknr = de.de_blocknr;
+	}
+	return (long)n;
+}
+
+static long i_bdescs(struct vol *v, struct nilfs_bdesc *bd, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ptr;
+		int rc = nlfs_bmap_lookup_level(ipriv(v)->fs, &ipriv(v)->dat, bd[i].bd_offset,
+						bd[i].bd_level, &ptr, &ipriv(v)->err);
+
+		if (rc)
+			return fail(v, rc);
+		bd[i].bd_blocknr = ptr;
+	}
+	return (long)n;
+}
+
+static int i_segments(struct vol *v, struct nlfs_fs **fs)
+{
+	*fs = ipriv(v)->fs;
+	return 0;
+}
+
+static void i_close(struct vol *v)
+{
+	struct image_priv *p = v->priv;
+
+	if (!p)
+		return;
+	nlfs_cpfile_iter_close(p->cpit);
+	nlfs_fs_close(p->fs);
+	free(p);
+	v->priv = NULL;
+}
+
+static const struct vol_ops image_ops = {
+	.cpstat = i_cpstat,
+	.cpinfo = i_cpinfo,
+	.sustat = i_sustat,
+	.suinfo = i_suinfo,
+	.vinfo = i_vinfo,
+	.bdescs = i_bdescs,
+	.segments = i_segments,
+	/* sync, change_cpmode, delete_checkpoint, lock: need the log writer */
+	.close = i_close,
+};
+
+int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
+{
+	struct image_priv *p;
+	struct nlfs_io *io;
+	int rc;
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(msg, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	rc = nlfs_io_open_unix(v->dev, NLFS_IO_RDONLY, &io);
+	if (rc) {
+		snprintf(msg, len, "%s", nlfs_strerror(rc));
+		free(p);
+		return rc;
+	}
+	rc = nlfs_fs_open(io, &p->fs, &p->err);
+	if (rc) {
+		/* no superblock at all (a short file reads as ENODATA) */
+		if (rc == -NLFS_EBADMAGIC || rc == -ENODATA)
+			snprintf(msg, len, "not a NILFS2 volume");
+		else
+			nlfs_err_format(&p->err, msg, len);
+		nlfs_io_close(io);
+		free(p);
+		return rc;
+	}
+	if ((mode & VOL_RDWR) && !image_ops.sync) {
+		/* a nilfs2 volume, but nothing can write its logs yet */
+		snprintf(msg, len, "offline changes are not supported yet");
+		nlfs_fs_close(p->fs);
+		free(p);
+		return -ENOTSUP;
+	}
+	rc = nlfs_cpfile_iter_open(p->fs, &p->cpit, &p->err);
+	if (rc) {
+		snprintf(msg, len, "%s", nlfs_strerror(rc));
+		nlfs_fs_close(p->fs);
+		free(p);
+		return rc;
+	}
+	nlfs_fs_mdt_file(p->fs, NLFS_DAT_INO, &p->dat);
+	v->priv = p;
+	v->ops = &image_ops;
+	return 0;
+}

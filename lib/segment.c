@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * segment.c - a segment as the cleaner sees it: the logs it holds
+ * (whether their blocks are live is nlfs_gc_block_live's, gc_live.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "nlfsP.h"
+
+int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
+		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	uint64_t start, end, used, pos;
+	int rc;
+
+	if (segnum >= g->nsegments)
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
+				    (unsigned long long)segnum);
+	start = nlfs_seg_start(g, segnum);
+	end = nlfs_seg_end(g, segnum) + 1;
+	used = start + nblocks < end ? start + nblocks : end;
+	if (seq) {
+		uint8_t *buf = malloc(g->blocksize);
+		struct nlfs_segment_summary ss;
+
+		if (!buf)
+			return -ENOMEM;
+		rc = nlfs_io_read(fs->io, buf, g->blocksize, start * g->blocksize);
+		memcpy(&ss, buf, sizeof(ss));
+		free(buf);
+		if (rc)
+			return nlfs_err_set(err, rc, start, "%s: reading segment %llu",
+					    nlfs_io_name(fs->io), (unsigned long long)segnum);
+		*seq = nlfs_le64(ss.ss_seq);
+	}
+	/* a log needs at least two blocks, so none starts in the last one */
+	for (pos = start; pos < used && pos + 2 <= end;) {
+		struct nlfs_log log;
+		void *summary = NULL;
+		struct nlfs_err lerr;
+
+		if (nlfs_log_read(fs, pos, &log, &summary, &lerr) || !log.sumsum_ok) {
+			free(summary);
+			break;   /* the end of what was written there */
+		}
+		rc = cb ? nlfs_summary_walk(&log, summary, g->blocksize, cb, arg, err) : 0;
+		free(summary);
+		if (rc)
+			return rc;
+		pos += log.nblocks;
+	}
+	return 0;
+}

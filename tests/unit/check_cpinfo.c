@@ -1,0 +1,340 @@
+/* The kernel's view of the cpfile and sufile (GET_CPINFO, GET_SUINFO and
+ * their stat calls), the segment walk and the liveness rule, on a volume
+ * made by nilfs-tools' mkfs.nilfs2, patched and resealed where a case
+ * needs a snapshot or a stale ACTIVE bit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+#include <nlfs/gc.h>
+
+/* the liveness rule, in the argument order these cases were written in */
+static bool vblock_live(uint64_t fi_cno, uint64_t start, uint64_t end, uint64_t protcno,
+			const uint64_t *ss, size_t nss)
+{
+	struct nlfs_gc_protect p = { ss, nss, protcno };
+
+	return nlfs_gc_block_live(&p, fi_cno, start, end);
+}
+
+static char img[] = "/tmp/nlfs-cpinfo-XXXXXX";
+static int have_image;
+
+#define NEED_IMAGE() do { if (!have_image) { fputs("no mkfs image: skipped\n", stderr); return; } } while (0)
+
+static void make_image(void)
+{
+	const char *mkfs = access("/sbin/mkfs.nilfs2", X_OK) == 0 ? "/sbin/mkfs.nilfs2" :
+			   access("/usr/sbin/mkfs.nilfs2", X_OK) == 0 ? "/usr/sbin/mkfs.nilfs2" : NULL;
+	char cmd[256];
+	int fd = mkstemp(img);
+
+	if (fd < 0 || !mkfs) {
+		fprintf(stderr, "mkfs.nilfs2 not installed: cpinfo cases check nothing\n");
+		return;
+	}
+	if (ftruncate(fd, 256 << 20) == 0) {
+		snprintf(cmd, sizeof(cmd), "%s -q -f -b 4096 %s >/dev/null 2>&1", mkfs, img);
+		have_image = system(cmd) == 0;
+	}
+	close(fd);
+}
+
+static struct nlfs_fs *open_image(void)
+{
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	ck_assert_int_eq(nlfs_io_open_unix(img, NLFS_IO_RDONLY, &io), 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	return fs;
+}
+
+/* the disk address of block BLKOFF of root metadata file INO */
+static uint64_t mdt_block(struct nlfs_fs *fs, unsigned ino, uint64_t blkoff)
+{
+	struct nlfs_file f;
+	struct nlfs_err err;
+	uint64_t ptr, blk;
+
+	nlfs_fs_mdt_file(fs, ino, &f);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, blkoff, &ptr, &err), 0);
+	ck_assert_int_eq(nlfs_file_block_addr(fs, &f, ptr, &blk, &err), 0);
+	return blk;
+}
+
+static void put32_at(int fd, uint64_t off, uint32_t v)
+{
+	v = nlfs_cpu_to_le32(v);
+	ck_assert_int_eq(pwrite(fd, &v, 4, (off_t)off), 4);
+}
+
+static void put64_at(int fd, uint64_t off, uint64_t v)
+{
+	v = nlfs_cpu_to_le64(v);
+	ck_assert_int_eq(pwrite(fd, &v, 8, (off_t)off), 8);
+}
+
+/* recompute ss_datasum of the log at START after its blocks were edited */
+static void reseal(int fd, uint32_t seed, uint64_t start, uint32_t bs)
+{
+	uint8_t *buf = malloc(bs);
+	uint32_t nblocks, crc;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(pread(fd, buf, bs, (off_t)(start * bs)), (ssize_t)bs);
+	memcpy(&nblocks, buf + 0x28, 4);
+	nblocks = nlfs_le32(nblocks);
+	crc = nlfs_crc32(seed, buf + 4, bs - 4);
+	for (uint32_t i = 1; i < nblocks; i++) {
+		ck_assert_int_eq(pread(fd, buf, bs, (off_t)((start + i) * bs)), (ssize_t)bs);
+		crc = nlfs_crc32(crc, buf, bs);
+	}
+	put32_at(fd, start * bs, crc);
+	free(buf);
+}
+
+START_TEST(cpstat_and_the_one_checkpoint_mkfs_writes)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_cpstat st;
+	struct nlfs_cpinfo ci[4];
+	struct nlfs_err err;
+	uint64_t cno;
+	size_t got;
+
+	NEED_IMAGE();
+	fs = open_image();
+	ck_assert_int_eq(nlfs_cpfile_stat(fs, &st, &err), 0);
+	ck_assert_uint_eq(st.cno, 2);
+	ck_assert_uint_eq(st.ncps, 1);
+	ck_assert_uint_eq(st.nsss, 0);
+	cno = 1;
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_uint_eq(ci[0].cno, 1);
+	ck_assert_uint_eq(ci[0].flags, 0);
+	ck_assert_uint_eq(ci[0].blocks_count, 4);
+	ck_assert_uint_eq(ci[0].nblk_inc, 11);
+	ck_assert_uint_gt(ci[0].create, 0);
+	ck_assert_uint_eq(cno, 2);                    /* where to continue */
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	cno = 0;                                      /* there is no checkpoint 0 */
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got, &err),
+			 -EINVAL);
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_SNAPSHOTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, (enum nlfs_cpinfo_mode)7, ci, 4, &got, &err),
+			 -EINVAL);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(sufile_view_masks_the_disk_active_bit)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_sustat st;
+	struct nlfs_suinfo si[8];
+	struct nlfs_err err;
+	uint64_t seg[2], nsegs, blk, log;
+	uint32_t bs, seed;
+	size_t got;
+	int fd;
+
+	NEED_IMAGE();
+	fs = open_image();
+	nsegs = nlfs_fs_geometry(fs)->nsegments;
+	ck_assert_int_eq(nlfs_fs_active_segments(fs, seg, &err), 0);
+	ck_assert_uint_eq(seg[0], 0);                 /* mkfs's log */
+	ck_assert_uint_eq(seg[1], 1);                 /* its ss_next */
+	ck_assert_int_eq(nlfs_sufile_stat(fs, &st, &err), 0);
+	ck_assert_uint_eq(st.nsegs, nsegs);
+	ck_assert_uint_eq(st.ncleansegs, nsegs - 2);
+	ck_assert_uint_eq(st.ndirtysegs, 2);
+	ck_assert_uint_eq(st.prot_seq, 0);
+	ck_assert_uint_gt(st.ctime, 0);
+	ck_assert_int_eq(nlfs_sufile_list(fs, 0, si, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 4);
+	ck_assert_uint_eq(si[0].flags, NLFS_SEGMENT_USAGE_ACTIVE | NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(si[0].nblocks, 11);
+	ck_assert_uint_eq(si[0].lastmod, st.ctime);
+	ck_assert_uint_eq(si[1].flags, NLFS_SEGMENT_USAGE_ACTIVE | NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(si[2].flags, 0);
+	ck_assert_int_eq(nlfs_sufile_list(fs, nsegs - 1, si, 8, &got, &err), 0);
+	ck_assert_uint_eq(got, 1);                    /* never past the last segment */
+	ck_assert_int_eq(nlfs_sufile_list(fs, nsegs, si, 8, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	/* segment 5 marked ACTIVE|DIRTY on disk is only dirty for the kernel */
+	bs = nlfs_fs_geometry(fs)->blocksize;
+	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
+	blk = mdt_block(fs, NLFS_SUFILE_INO, 0);
+	log = nlfs_fs_recovery(fs)->sr_log;
+	nlfs_fs_close(fs);
+	fd = open(img, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	put32_at(fd, blk * bs + (5 + 2) * 16 + 12, NLFS_SEGMENT_USAGE_ACTIVE | NLFS_SEGMENT_USAGE_DIRTY);
+	reseal(fd, seed, log, bs);
+	close(fd);
+	fs = open_image();
+	ck_assert_int_eq(nlfs_sufile_list(fs, 5, si, 1, &got, &err), 0);
+	ck_assert_uint_eq(si[0].flags, NLFS_SEGMENT_USAGE_DIRTY);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(snapshot_list_follows_the_cpfile_links)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_cpstat st;
+	struct nlfs_cpinfo ci[4];
+	struct nlfs_err err;
+	uint64_t blk, cno, log;
+	uint32_t bs, seed;
+	size_t got;
+	int fd;
+
+	NEED_IMAGE();
+	fs = open_image();
+	bs = nlfs_fs_geometry(fs)->blocksize;
+	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
+	blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
+	log = nlfs_fs_recovery(fs)->sr_log;
+	nlfs_fs_close(fs);
+	/* checkpoint 1 becomes the only snapshot: header count and list ends,
+	 * the entry's flag (slot 1 of block 0, 192 bytes each) */
+	fd = open(img, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	put64_at(fd, blk * bs + 8, 1);
+	put64_at(fd, blk * bs + 16, 1);
+	put64_at(fd, blk * bs + 24, 1);
+	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT);
+	reseal(fd, seed, log, bs);
+	close(fd);
+
+	fs = open_image();
+	ck_assert_int_eq(nlfs_cpfile_stat(fs, &st, &err), 0);
+	ck_assert_uint_eq(st.nsss, 1);
+	cno = 0;
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_SNAPSHOTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_uint_eq(ci[0].cno, 1);
+	ck_assert_uint_eq(ci[0].flags, NLFS_CHECKPOINT_SNAPSHOT);
+	ck_assert_uint_eq(ci[0].next, 0);
+	ck_assert_uint_eq(cno, UINT64_MAX);           /* the list has ended */
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_SNAPSHOTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	nlfs_fs_close(fs);
+
+	/* an invalid entry is neither listed nor followed */
+	fd = open(img, O_RDWR);
+	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID);
+	reseal(fd, seed, log, bs);
+	close(fd);
+	fs = open_image();
+	cno = 1;
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	cno = 0;
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_SNAPSHOTS, ci, 4, &got, &err), 0);
+	ck_assert_uint_eq(got, 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+struct files {
+	unsigned nfinfo, nblocks;
+	uint64_t inos;                                /* bit per inode number < 64 */
+};
+
+static int count_blocks(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+			void *arg)
+{
+	struct files *f = arg;
+
+	if (!bi || bi->index == 0)
+		f->nfinfo++;
+	if (bi)
+		f->nblocks++;
+	if (fi->ino < 64)
+		f->inos |= 1ull << fi->ino;
+	return 0;
+}
+
+START_TEST(segment_walk_sees_the_mkfs_log)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct files f = { 0 };
+	uint64_t seq = 99;
+
+	NEED_IMAGE();
+	fs = open_image();
+	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 11, &seq, count_blocks, &f, &err), 0);
+	ck_assert_uint_eq(seq, 0);
+	/* root dir, DAT, cpfile, sufile, ifile (and mkfs 2.2.9's .nilfs file) */
+	ck_assert_uint_ge(f.nfinfo, 5);
+	ck_assert_uint_eq(f.inos & 0x7c, 0x7c);
+	ck_assert_uint_ge(f.nblocks, 5);
+	memset(&f, 0, sizeof(f));
+	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 0, &seq, count_blocks, &f, &err), 0);
+	ck_assert_uint_eq(f.nfinfo, 0);               /* nothing written there */
+	ck_assert_int_eq(nlfs_segment_walk(fs, 1, 0, NULL, count_blocks, &f, &err), 0);
+	ck_assert_int_eq(nlfs_segment_walk(fs, nlfs_fs_geometry(fs)->nsegments, 1, NULL,
+					   count_blocks, &f, &err), -ERANGE);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(liveness_rule_of_the_cleaner)
+{
+	const uint64_t ss[] = { 10, 20, 30 };
+	const uint64_t MAX = NLFS_CNO_MAX;
+
+	/* cpfile/sufile blocks: current or dead, whatever the snapshots */
+	ck_assert(vblock_live(0, 5, MAX, 7, ss, 3));
+	ck_assert(!vblock_live(0, 5, 25, MAX, ss, 3));
+	/* overwritten inside its own checkpoint */
+	ck_assert(!vblock_live(12, 12, 12, MAX, ss, 3));
+	/* current, or seen by a protected checkpoint */
+	ck_assert(vblock_live(3, 3, MAX, MAX, ss, 3));
+	ck_assert(vblock_live(3, 3, 9, 8, ss, 3));
+	ck_assert(!vblock_live(3, 3, 8, 8, ss, 3));
+	/* else only a snapshot in [start, end) keeps it */
+	ck_assert(vblock_live(11, 11, 21, MAX, ss, 3));
+	ck_assert(vblock_live(20, 20, 21, MAX, ss, 3));
+	ck_assert(!vblock_live(11, 11, 20, MAX, ss, 3));
+	ck_assert(!vblock_live(31, 31, 40, MAX, ss, 3));
+	ck_assert(!vblock_live(1, 1, 10, MAX, ss, 3));
+	ck_assert(vblock_live(1, 1, 11, MAX, ss, 3));
+	ck_assert(!vblock_live(1, 1, 11, MAX, NULL, 0));
+	ck_assert(nlfs_seq_ge(5, 5) && nlfs_seq_ge(6, 5) && !nlfs_seq_ge(4, 5));
+	ck_assert(nlfs_seq_ge(1, UINT64_MAX));        /* across the wrap */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cpinfo");
+	TCase *tc = tcase_create("cpinfo");
+	int rc;
+
+	make_image();
+	/* the patching cases edit the image: each runs after the clean ones */
+	tcase_add_test(tc, cpstat_and_the_one_checkpoint_mkfs_writes);
+	tcase_add_test(tc, segment_walk_sees_the_mkfs_log);
+	tcase_add_test(tc, liveness_rule_of_the_cleaner);
+	tcase_add_test(tc, sufile_view_masks_the_disk_active_bit);
+	tcase_add_test(tc, snapshot_list_follows_the_cpfile_links);
+	suite_add_tcase(s, tc);
+	rc = run_suite(s);
+	unlink(img);
+	return rc;
+}
