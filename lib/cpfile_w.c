@@ -210,6 +210,7 @@ int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 	set_link(h, nb, false, snapshot ? cno : prev);
 	set_le64((uint8_t *)&h->ch_nsnapshots,
 		 get_le64((uint8_t *)&h->ch_nsnapshots) + (snapshot ? 1 : (uint64_t)-1));
+	w->cp_changes++;
 	return 0;
 }
 
@@ -272,9 +273,15 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 	}
 	set_le64((uint8_t *)&h->ch_ncheckpoints, get_le64((uint8_t *)&h->ch_ncheckpoints) - total);
 	*ndeleted = total;
+	w->cp_changes += total;
 	if (nsnap)
 		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
 				    "%llu snapshots in the range were kept",
 				    (unsigned long long)nsnap);
 	return 0;
+}
+
+uint64_t nlfs_writer_cp_changes(const struct nlfs_writer *w)
+{
+	return w->cp_changes;
 }

@@ -187,6 +187,7 @@ struct nlfs_writer {
 	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
 	uint64_t nongc_ctime;          /* sr_nongc_ctime before this construction */
 	bool gc;                       /* a cleaner's construction */
+	uint64_t cp_changes;           /* checkpoint changes made (chcp, rmcp) */
 	uint64_t *victims;             /* segments cleaned by it */
 	size_t nvictims, capvictims;
 };

@@ -110,6 +110,11 @@ int main(int argc, char **argv)
 	v->ops->unlock(v);
 out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	rc = vol_commit(v);
+	if (rc) {
+		cli_warnx("%s", vol_strerror(v, rc));
+		status = CLI_EXIT_FAILURE;
+	}
 	vol_close(v);
 	return status;
 }

@@ -94,6 +94,11 @@ int main(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
+	rc = vol_commit(v);
+	if (rc) {
+		cli_warnx("%s", vol_strerror(v, rc));
+		status = CLI_EXIT_FAILURE;
+	}
 	vol_close(v);
 	if (!status && print)
 		printf("%llu\n", (unsigned long long)cno);

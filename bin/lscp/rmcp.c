@@ -179,6 +179,11 @@ int main(int argc, char **argv)
 	if (!r.force && nsnapshots)
 		fputs("\nTo delete snapshot(s), change them into checkpoints with\n"
 		      "chcp command before removal.\n", stderr);
+	rc = vol_commit(r.vol);
+	if (rc) {
+		cli_warnx("%s", vol_strerror(r.vol, rc));
+		status = CLI_EXIT_FAILURE;
+	}
 	vol_close(r.vol);
 	return status;
 }

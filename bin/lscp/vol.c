@@ -274,6 +274,11 @@ done:
 	return 0;
 }
 
+int vol_commit(struct vol *v)
+{
+	return v && v->ops && v->ops->commit ? v->ops->commit(v) : 0;
+}
+
 void vol_close(struct vol *v)
 {
 	if (!v)

@@ -45,6 +45,9 @@ struct vol_ops {
 	/* the cleaner's lock, held around snapshot changes */
 	int (*lock)(struct vol *v);
 	int (*unlock)(struct vol *v);
+	/* make the changes durable (offline: write them as one checkpoint);
+	 * NULL where each change is durable at once */
+	int (*commit)(struct vol *v);
 
 	void (*close)(struct vol *v);
 };
@@ -70,6 +73,8 @@ enum { VOL_RDONLY = 0, VOL_RDWR = 1, VOL_LOCK = 2 };
  * (the text after "cannot open NILFS on X: ").
  */
 int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len);
+/* write pending changes (see vol_ops.commit); 0 if there were none */
+int vol_commit(struct vol *v);
 void vol_close(struct vol *v);
 const char *vol_strerror(struct vol *v, int code);
 

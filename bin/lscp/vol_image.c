@@ -3,17 +3,24 @@
  * vol_image.c - the "image" backend: a volume that is not mounted (a device
  * or an image file) read through libnlfs.  Each ioctl is answered as a mount
  * of the image would answer it; the library computes the kernel's view.
- * Changes need the log writer, which does not exist yet: the change
- * operations stay NULL.
+ * Changes (chcp, rmcp, mkcp -s) go into one construction of the library's
+ * log writer, written when the command commits: one new checkpoint for the
+ * whole session, marked minor as the kernel marks a checkpoint that only
+ * the cpfile changed.  A sync with nothing pending writes nothing, as the
+ * kernel's does.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <nlfs/writer.h>
 #include "vol.h"
 
 struct image_priv {
+	struct nlfs_io *io;
+	struct nlfs_writer *w;      /* the pending construction, if any */
 	struct nlfs_fs *fs;
 	struct nlfs_cpfile_iter *cpit;
 	struct nlfs_file dat;
@@ -158,14 +165,99 @@ static int i_segments(struct vol *v, struct nlfs_fs **fs)
 	return 0;
 }
 
+static int pending(struct vol *v, struct nlfs_writer **w)
+{
+	struct image_priv *p = ipriv(v);
+	int rc = 0;
+
+	if (!p->w)
+		rc = nlfs_writer_open(p->fs, (uint64_t)time(NULL), &p->w, &p->err);
+	*w = p->w;
+	return rc ? (int)fail(v, rc) : 0;
+}
+
+/* write the pending construction, then read the volume afresh */
+static int i_commit(struct vol *v)
+{
+	struct image_priv *p = ipriv(v);
+	int rc;
+
+	if (!p->w)
+		return 0;
+	if (!nlfs_writer_cp_changes(p->w)) {
+		/* only refused or idempotent requests: the kernel would write nothing */
+		nlfs_writer_free(p->w);
+		p->w = NULL;
+		return 0;
+	}
+	rc = nlfs_writer_commit(p->w, &p->err);
+	nlfs_writer_free(p->w);
+	p->w = NULL;
+	nlfs_cpfile_iter_close(p->cpit);
+	p->cpit = NULL;
+	nlfs_fs_release(p->fs);
+	p->fs = NULL;
+	if (rc)
+		return (int)fail(v, rc);
+	rc = nlfs_fs_open(p->io, &p->fs, &p->err);
+	if (!rc)
+		rc = nlfs_cpfile_iter_open(p->fs, &p->cpit, &p->err);
+	if (!rc)
+		nlfs_fs_mdt_file(p->fs, NLFS_DAT_INO, &p->dat);
+	return rc ? (int)fail(v, rc) : 0;
+}
+
+static int i_sync(struct vol *v, uint64_t *cno)
+{
+	int rc = i_commit(v);
+
+	if (!rc)
+		*cno = nlfs_fs_recovery(ipriv(v)->fs)->cno;
+	return rc;
+}
+
+static int i_change_cpmode(struct vol *v, uint64_t cno, int mode)
+{
+	struct nlfs_writer *w;
+	int rc = pending(v, &w);
+
+	if (!rc)
+		rc = nlfs_writer_set_snapshot(w, cno, mode == NILFS_SNAPSHOT, &ipriv(v)->err);
+	return rc == -ENOENT ? rc : rc ? (int)fail(v, rc) : 0;
+}
+
+static int i_delete_checkpoint(struct vol *v, uint64_t cno)
+{
+	struct nlfs_writer *w;
+	uint64_t n = 0;
+	int rc = pending(v, &w);
+
+	if (!rc)
+		rc = nlfs_writer_delete_checkpoints(w, cno, cno + 1, &n, &ipriv(v)->err);
+	if (!rc && n == 0)
+		rc = -ENOENT;
+	return rc == -ENOENT || rc == -EBUSY ? rc : rc ? (int)fail(v, rc) : 0;
+}
+
+/* no cleaner runs on an unmounted volume */
+static int i_lock(struct vol *v)
+{
+	(void)v;
+	return 0;
+}
+
 static void i_close(struct vol *v)
 {
 	struct image_priv *p = v->priv;
 
 	if (!p)
 		return;
+	nlfs_writer_free(p->w);   /* an uncommitted construction is dropped */
 	nlfs_cpfile_iter_close(p->cpit);
-	nlfs_fs_close(p->fs);
+	if (p->fs)
+		nlfs_fs_close(p->fs);
+	else
+		nlfs_io_close(p->io);
 	free(p);
 	v->priv = NULL;
 }
@@ -178,7 +270,12 @@ static const struct vol_ops image_ops = {
 	.vinfo = i_vinfo,
 	.bdescs = i_bdescs,
 	.segments = i_segments,
-	/* sync, change_cpmode, delete_checkpoint, lock: need the log writer */
+	.sync = i_sync,
+	.change_cpmode = i_change_cpmode,
+	.delete_checkpoint = i_delete_checkpoint,
+	.lock = i_lock,
+	.unlock = i_lock,
+	.commit = i_commit,
 	.close = i_close,
 };
 
@@ -193,7 +290,7 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = nlfs_io_open_unix(v->dev, NLFS_IO_RDONLY, &io);
+	rc = nlfs_io_open_unix(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
 	if (rc) {
 		snprintf(msg, len, "%s", nlfs_strerror(rc));
 		free(p);
@@ -210,13 +307,7 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		free(p);
 		return rc;
 	}
-	if ((mode & VOL_RDWR) && !image_ops.sync) {
-		/* a nilfs2 volume, but nothing can write its logs yet */
-		snprintf(msg, len, "offline changes are not supported yet");
-		nlfs_fs_close(p->fs);
-		free(p);
-		return -ENOTSUP;
-	}
+	p->io = io;
 	rc = nlfs_cpfile_iter_open(p->fs, &p->cpit, &p->err);
 	if (rc) {
 		snprintf(msg, len, "%s", nlfs_strerror(rc));

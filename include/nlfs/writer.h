@@ -76,6 +76,9 @@ int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
 				   uint64_t *ndeleted, struct nlfs_err *err);
 
+/* how many checkpoint changes the construction carries (0: nothing to write) */
+uint64_t nlfs_writer_cp_changes(const struct nlfs_writer *w);
+
 /* dirw.c: a new directory's blocks, streamed through the writer */
 struct nlfs_dirw {
 	struct nlfs_writer *w;

@@ -92,10 +92,28 @@ expect 1 "lssu: too many arguments" "$top/lssu" "$img" "$img"
 expect 1 "lscp: invalid option -- x" "$top/lscp" -x "$img"
 expect 1 "lscp: invalid index: 1x" "$top/lscp" -i 1x "$img"
 expect 1 "lssu: invalid protection period: 5q" "$top/lssu" -p 5q "$img"
-expect 1 "mkcp: cannot open NILFS on $img: offline changes are not supported yet" "$top/mkcp" "$img"
-expect 1 "mkcp: cannot open NILFS on $img: offline changes are not supported yet" "$top/mkcp" -s -p "$img"
-expect 1 "chcp: cannot open NILFS on $img: offline changes are not supported yet" "$top/chcp" ss "$img" 1
-expect 1 "rmcp: cannot open NILFS on $img: offline changes are not supported yet" "$top/rmcp" "$img" 1..2
+# offline changes: one construction per command, through the log writer
+w=$tmp/w.img
+cp "$img" "$w"
+expect 0 "" "$top/mkcp" "$w"
+[ "$("$top/mkcp" -p "$w")" = 1 ] || bad "mkcp -p on a clean image: no new checkpoint expected"
+expect 0 "" "$top/chcp" ss "$w" 1
+"$top/lscp" -s "$w" | awk 'NR > 1 { print $1, $4 }' >"$tmp/ss"
+[ "$(cat "$tmp/ss")" = "1 ss" ] || bad "chcp ss offline: lscp -s shows '$(cat "$tmp/ss")'"
+# the change itself made checkpoint 2, minor as the kernel makes it
+"$top/lscp" -a "$w" | awk 'NR > 1 { print $1, $4, $5 }' >"$tmp/all"
+[ "$(tail -n 1 "$tmp/all")" = "2 cp i" ] || bad "after chcp: lscp -a ends with '$(tail -n 1 "$tmp/all")'"
+expect 1 "chcp: 9: no checkpoint" "$top/chcp" ss "$w" 9
+"$top/rmcp" "$w" 1 >/dev/null 2>&1 && bad "rmcp removed a snapshot"
+"$top/lscp" -s "$w" | grep -q '^ *1 ' || bad "snapshot 1 gone after a refused rmcp"
+expect 0 "" "$top/chcp" cp "$w" 1
+expect 0 "" "$top/rmcp" "$w" 1
+"$top/lscp" -a "$w" | awk 'NR > 1 { print $1 }' | grep -qx 1 && bad "rmcp 1 offline: still listed"
+latest=$("$top/lscp" -a "$w" | awk 'END { print $1 }')
+"$top/rmcp" "$w" "$latest" >/dev/null 2>&1 && bad "rmcp removed the current checkpoint"
+"$top/mkcp" -s "$w" || bad "mkcp -s offline"
+"$top/lscp" -s "$w" | awk 'NR > 1 { print $1 }' | grep -qx "$latest" || bad "mkcp -s did not snapshot $latest"
+"$top/dump.nilfs2" "$w" logs | grep -q 'BAD-' && bad "offline changes wrote a bad log"
 expect 1 "chcp: xx: invalid checkpoint mode" "$top/chcp" xx "$img" 1
 expect 1 "chcp: too few arguments" "$top/chcp" ss
 expect 1 "rmcp: too few arguments" "$top/rmcp"
