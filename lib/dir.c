@@ -14,6 +14,51 @@ static unsigned rec_len_of(uint16_t raw)
 	return len == 65535 ? 65536 : len;  /* 64 KiB blocks */
 }
 
+bool nlfs_dir_private_ino(uint64_t ino)
+{
+	return ino < NLFS_FIRST_INO_MIN && ino != NLFS_ROOT_INO && ino != NLFS_SKETCH_INO;
+}
+
+/* NULL if the record is sound, else why not */
+static const char *record_check(const uint8_t *buf, uint32_t blocksize, unsigned off,
+				struct nlfs_dir_rec *rec)
+{
+	struct nlfs_dir_entry de;
+
+	memset(rec, 0, sizeof(*rec));
+	if (off >= blocksize || blocksize - off < NLFS_DIR_ENTRY_HEADER)
+		return "record header crosses the block end";
+	memcpy(&de, buf + off, sizeof(de));
+	rec->ino = nlfs_le64(de.inode);
+	rec->rec_len = rec_len_of(de.rec_len);
+	rec->name_len = de.name_len;
+	rec->file_type = de.file_type;
+	rec->name = (const char *)buf + off + NLFS_DIR_ENTRY_HEADER;
+	/* the checks and their order are the kernel's (nilfs_check_folio) */
+	if (rec->rec_len < NLFS_DIR_REC_LEN(1))
+		return "rec_len smaller than the minimum record";
+	if (rec->rec_len % 4)
+		return "rec_len not a multiple of 4";
+	if (rec->rec_len < NLFS_DIR_REC_LEN(rec->name_len))
+		return "rec_len too small for name_len";
+	if (rec->rec_len > blocksize - off)
+		return "record crosses the block end";
+	if (rec->ino && nlfs_dir_private_ino(rec->ino))
+		return "entry names a reserved inode";
+	return NULL;
+}
+
+int nlfs_dir_record(const void *block, uint32_t blocksize, unsigned off,
+		    struct nlfs_dir_rec *rec, struct nlfs_err *err)
+{
+	const char *why = record_check(block, blocksize, off, rec);
+
+	if (!why)
+		return 0;
+	return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "directory record at byte %u: %s",
+			    off, why);
+}
+
 int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,
 		     void *arg, struct nlfs_err *err)
 {
@@ -32,33 +77,26 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 		if (rc || hole)
 			continue;
 		for (unsigned off = 0; off < bs;) {
-			struct nlfs_dir_entry de;
-			unsigned rec;
+			struct nlfs_dir_rec de;
 
-			if (bs - off < NLFS_DIR_ENTRY_HEADER)
-				goto bad;
-			memcpy(&de, buf + off, sizeof(de));
-			rec = rec_len_of(de.rec_len);
-			if (rec < NLFS_DIR_REC_LEN(1) || rec % 4 || rec > bs - off ||
-			    (de.name_len && rec < NLFS_DIR_REC_LEN(de.name_len)))
-				goto bad;
-			if (nlfs_le64(de.inode) && de.name_len) {
-				rc = cb((const char *)buf + off + NLFS_DIR_ENTRY_HEADER,
-					de.name_len, nlfs_le64(de.inode), de.file_type & 7, arg);
+			const char *why = record_check(buf, bs, off, &de);
+
+			if (why) {
+				rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+						  "directory block %llu, byte %u: %s",
+						  (unsigned long long)b, off, why);
+				if (err) {
+					err->ino = dir->ino;
+					err->cno = dir->cno;
+				}
+				break;
+			}
+			if (de.ino && de.name_len) {
+				rc = cb(de.name, de.name_len, de.ino, de.file_type & 7, arg);
 				if (rc)
 					break;
 			}
-			off += rec;
-			continue;
-bad:
-			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
-					  "directory block %llu: bad record at byte %u",
-					  (unsigned long long)b, off);
-			if (err) {
-				err->ino = dir->ino;
-				err->cno = dir->cno;
-			}
-			break;
+			off += de.rec_len;
 		}
 	}
 	free(buf);

@@ -103,12 +103,26 @@ out:
 	return rc;
 }
 
+int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
+			  uint32_t inode_size, uint64_t blocknr, struct nlfs_err *err)
+{
+	const uint8_t *p = block;
+	struct nlfs_super_root hdr;
+	uint16_t bytes;
+
+	memcpy(&hdr, p, sizeof(hdr));
+	bytes = nlfs_le16(hdr.sr_bytes);
+	if (bytes < NLFS_SR_BYTES(inode_size) || bytes > blocksize)
+		return nlfs_err_set(err, NLFS_ECORRUPT, blocknr, "super root: sr_bytes %u", bytes);
+	if (nlfs_crc32(seed, p + 4, bytes - 4u) != nlfs_le32(hdr.sr_sum))
+		return nlfs_err_set(err, NLFS_EBADCRC, blocknr, "super root");
+	return 0;
+}
+
 static int read_super_root(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint64_t blk = fs->rec.sr_block;
-	struct nlfs_super_root hdr;
-	uint16_t bytes;
 	int rc;
 
 	fs->sr = malloc(bs);
@@ -117,13 +131,7 @@ static int read_super_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	rc = nlfs_io_read(fs->io, fs->sr, bs, blk * bs);
 	if (rc)
 		return nlfs_err_set(err, rc, blk, "%s: reading super root", nlfs_io_name(fs->io));
-	memcpy(&hdr, fs->sr, sizeof(hdr));
-	bytes = nlfs_le16(hdr.sr_bytes);
-	if (bytes < NLFS_SR_BYTES(fs->geo.inode_size) || bytes > bs)
-		return nlfs_err_set(err, NLFS_ECORRUPT, blk, "super root: sr_bytes %u", bytes);
-	if (nlfs_crc32(fs->crc_seed, fs->sr + 4, bytes - 4u) != nlfs_le32(hdr.sr_sum))
-		return nlfs_err_set(err, NLFS_EBADCRC, blk, "super root");
-	return 0;
+	return nlfs_super_root_check(fs->sr, bs, fs->crc_seed, fs->geo.inode_size, blk, err);
 }
 
 /* the superblocks, geometry and CRC seed */

@@ -41,3 +41,22 @@ int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, si
 	free(blk);
 	return rc;
 }
+
+bool nlfs_inode_blocks_ok(uint64_t i_blocks, uint64_t nblocks, uint32_t blocksize,
+			  unsigned max_fs_units)
+{
+	uint64_t k = blocksize / 512;
+
+	/* the kernel counts 512-byte units; mkfs.nilfs2 counts its blocks in
+	 * fs blocks, and the kernel only adds and subtracts its own units
+	 * afterwards, so i_blocks = n*k - m*(k-1) for m mkfs-made blocks */
+	if (k <= 1)
+		return i_blocks == nblocks;
+	for (uint64_t m = 0; m <= max_fs_units; m++) {
+		if (m * (k - 1) > nblocks * k)
+			break;
+		if (i_blocks == nblocks * k - m * (k - 1))
+			return true;
+	}
+	return false;
+}

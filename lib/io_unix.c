@@ -116,6 +116,15 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 	}
 	priv->fd = fd;
 	io->priv = priv;
+	{
+		struct stat st;
+
+		/* a mounted nilfs2 writes its logs with bios that bypass the block
+		 * device's page cache: drop what an earlier reader (the mount's own
+		 * recovery scan, say) left there, or stale blocks would be read */
+		if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode))
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	}
 	io->ops = mode == NLFS_IO_RDWR ? &unix_ops_rw : &unix_ops_ro;
 	*out = io;
 	return 0;

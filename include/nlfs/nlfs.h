@@ -146,6 +146,10 @@ uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		  void **summary, struct nlfs_err *err);
 
+/* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it. */
+int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
+			  uint32_t inode_size, uint64_t blocknr, struct nlfs_err *err);
+
 /* The result of the kernel's super-root search. */
 struct nlfs_recovery {
 	uint64_t sr_log;        /* start of the log holding the latest super root */
@@ -213,6 +217,21 @@ void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 			uint64_t *blkoff, uint32_t *byteoff);
 uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
+uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
+/* groups a palloc file reaches when its last mapped block is LAST_BLKOFF */
+uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff);
+/* One group's descriptor (pg_nfrees) and bitmap block.  DESC and BITMAP are
+ * the caller's blocksize buffers; set DESC_BLKOFF to UINT64_MAX before the
+ * first call (the descriptor block is then kept for the next groups).  A hole
+ * reads as zeros and sets the matching *_hole flag. */
+struct nlfs_palloc_group {
+	uint8_t *desc, *bitmap;
+	uint32_t nfrees;
+	bool desc_hole, bitmap_hole;
+	uint64_t desc_blkoff;
+};
+int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32_t entry_size,
+			   uint64_t group, struct nlfs_palloc_group *out, struct nlfs_err *err);
 
 /* cpfile.c */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
@@ -224,6 +243,9 @@ int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *ou
 int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err);
 int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
 		    struct nlfs_err *err);
+/* N consecutive segments from SEGNUM, each sufile block read once */
+int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
+			 struct nlfs_segment_usage *su, struct nlfs_err *err);
 
 /* The kernel's view of the checkpoint and segment tables: what a mount of
  * this volume would report through GET_CPSTAT/GET_CPINFO and
@@ -295,7 +317,27 @@ int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
 		    uint64_t off, size_t *done, struct nlfs_err *err);
 
+/* i_blocks of a file that holds NBLOCKS blocks (data and B-tree nodes):
+ * the kernel stores 512-byte units, mkfs.nilfs2 stores fs blocks for the
+ * inodes it makes, and the kernel keeps adding its own units to those.
+ * MAX_FS_UNITS bounds how many blocks may still be counted mkfs's way
+ * (0 for inodes the kernel made). */
+bool nlfs_inode_blocks_ok(uint64_t i_blocks, uint64_t nblocks, uint32_t blocksize,
+			  unsigned max_fs_units);
+
 /* dir.c */
+struct nlfs_dir_rec {
+	uint64_t ino;
+	unsigned rec_len;      /* 65535 on disk reads as 65536 */
+	unsigned name_len, file_type;
+	const char *name;      /* inside the caller's block, not NUL-terminated */
+};
+/* Decode the record at byte OFF of a directory block and check it as the
+ * kernel does; -NLFS_ECORRUPT with the reason in ERR if it is bad. */
+int nlfs_dir_record(const void *block, uint32_t blocksize, unsigned off,
+		    struct nlfs_dir_rec *rec, struct nlfs_err *err);
+/* inode numbers a directory entry may not name (below 11, except 2 and 10) */
+bool nlfs_dir_private_ino(uint64_t ino);
 typedef int (*nlfs_dir_cb)(const char *name, unsigned name_len, uint64_t ino,
 			   unsigned file_type, void *arg);
 int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,

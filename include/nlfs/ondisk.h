@@ -53,6 +53,7 @@
 #define NLFS_CPFILE_INO 4u
 #define NLFS_SUFILE_INO 5u
 #define NLFS_IFILE_INO  6u
+#define NLFS_SKETCH_INO 10u
 
 struct nlfs_super_block {
 	uint32_t s_rev_level;

@@ -50,3 +50,20 @@ for t in fuzz_open fuzz_writer; do
 	[ $rc -eq 0 ] || { echo "FAIL: $t found a crash (exit $rc)"; grep -A30 ERROR "$tmp/log" | head -50; exit 1; }
 	echo "ok: $t ran ${FUZZ_SECONDS:-60}s without a finding"
 done
+
+# the checker, main() and all, on the same corpus
+fsrc=$(ls "$src"/sbin/fsck/*.c)
+# shellcheck disable=SC2086
+if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
+	-I"$src/include" -I"$src/lib" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
+	"$src/tests/fuzz/fuzz_fsck.c" $fsrc $libsrc -lz; then
+	echo "FAIL: cannot build the fsck fuzz target"
+	exit 1
+fi
+rm -rf "$tmp/corpus.fsck" && cp -r "$tmp/corpus" "$tmp/corpus.fsck"
+ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" -max_total_time="${FUZZ_SECONDS:-60}" \
+	-max_len=1100000 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus.fsck" 2>"$tmp/log"
+rc=$?
+tail -n 15 "$tmp/log"
+[ $rc -eq 0 ] || { echo "FAIL: fuzz_fsck found a crash (exit $rc)"; exit 1; }
+echo "ok: fuzz_fsck ran ${FUZZ_SECONDS:-60}s without a finding"

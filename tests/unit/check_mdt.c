@@ -111,6 +111,53 @@ START_TEST(ifile_iteration_and_checkpoint_one)
 }
 END_TEST
 
+START_TEST(palloc_groups_of_the_dat_and_ifile)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file dat, ifile;
+	struct nlfs_err err;
+	uint8_t desc[4096], bitmap[4096];
+	struct nlfs_palloc_group pg = { desc, bitmap, 0, false, false, UINT64_MAX };
+	struct nlfs_segment_usage su[4];
+
+	/* layout: 4 KiB blocks, DAT entries of 32 bytes: 257 blocks a group */
+	ck_assert_uint_eq(nlfs_palloc_desc_blkoff(4096, 32, 0), 0);
+	ck_assert_uint_eq(nlfs_palloc_desc_blkoff(4096, 32, 1024), 263169);
+	ck_assert_uint_eq(nlfs_palloc_ngroups(4096, 32, 0), 0);
+	ck_assert_uint_eq(nlfs_palloc_ngroups(4096, 32, 2), 1);
+	ck_assert_uint_eq(nlfs_palloc_ngroups(4096, 32, 258), 2);
+	ck_assert_uint_eq(nlfs_palloc_ngroups(4096, 32, 263169), 1024);
+	if (!have_image)
+		return;
+	fs = open_image();
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	/* mkfs: DAT entries 0..6 in use, ifile inodes 0..11 */
+	ck_assert_int_eq(nlfs_palloc_read_group(fs, &dat, 32, 0, &pg, &err), 0);
+	ck_assert(!pg.desc_hole && !pg.bitmap_hole);
+	ck_assert_uint_eq(pg.nfrees, 32768 - 7);
+	ck_assert_uint_eq(bitmap[0], 0x7f);
+	ck_assert_uint_eq(pg.desc_blkoff, 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	pg.desc_blkoff = UINT64_MAX;
+	ck_assert_int_eq(nlfs_palloc_read_group(fs, &ifile, 128, 0, &pg, &err), 0);
+	ck_assert_uint_eq(pg.nfrees, 32768 - 12);
+	ck_assert_uint_eq(bitmap[0], 0xff);
+	ck_assert_uint_eq(bitmap[1], 0x0f);
+	/* group 1 lies past the ifile's last block: both blocks are holes */
+	ck_assert_int_eq(nlfs_palloc_read_group(fs, &ifile, 128, 1, &pg, &err), 0);
+	ck_assert(pg.bitmap_hole);
+	ck_assert_uint_eq(bitmap[0], 0);
+	/* several segments in one call */
+	ck_assert_int_eq(nlfs_sufile_get_many(fs, 0, 4, su, &err), 0);
+	ck_assert_uint_eq(su[0].su_nblocks, 11);
+	ck_assert(su[1].su_flags & NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(su[2].su_flags, 0);
+	ck_assert_int_eq(nlfs_sufile_get_many(fs, nlfs_fs_geometry(fs)->nsegments - 1, 2, su, &err),
+			 -ERANGE);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mdt");
@@ -120,6 +167,7 @@ int main(void)
 	make_image();
 	tcase_add_test(tc, sufile_shows_the_two_segments_mkfs_allocates);
 	tcase_add_test(tc, ifile_iteration_and_checkpoint_one);
+	tcase_add_test(tc, palloc_groups_of_the_dat_and_ifile);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	unlink(img);

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fsck.h - the checker's shared state.
+ *
+ * One struct fsck travels through the passes.  Besides options and counters
+ * it holds the in-memory maps the passes hand on to each other, one bit
+ * per block of the device or per virtual block number of the DAT:
+ *
+ *   datphys     physical blocks the DAT points at, its own blocks included:
+ *               a second pointer to one of them is a shared block (pass 2, 4)
+ *   datblk      the DAT's own blocks, cleared as summaries confirm them (2, 3)
+ *   unverified  blocks of logs whose summary cannot be trusted: what points
+ *               there was reported once, at the log (pass 3)
+ *   valloc      virtual blocks allocated in the DAT bitmap (pass 2)
+ *   vconfirmed  virtual blocks whose DAT address a summary claims (pass 3)
+ *   vref        virtual blocks the checkpoint being checked uses (pass 5, 6)
+ * Pass 6 adds, per checkpoint, 2 bytes and 3 bits per inode number and one
+ * block buffer and name set per directory on the current path.
+ */
+#ifndef FSCK_FSCK_H
+#define FSCK_FSCK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nlfs/nlfs.h>
+#include "bitmap.h"
+#include "problem.h"
+
+#define FSCK_PROG "fsck.nilfs2"
+/* room for "checkpoint N: inode I (PATH)" */
+#define PATH_MAX_NAME 4200
+
+/* fsck(8) exit status bits */
+#define FSCK_EXIT_OK         0
+#define FSCK_EXIT_CORRECTED  1
+#define FSCK_EXIT_REBOOT     2
+#define FSCK_EXIT_UNCORRECTED 4
+#define FSCK_EXIT_OPERATIONAL 8
+#define FSCK_EXIT_USAGE      16
+#define FSCK_EXIT_CANCELLED  32
+
+enum fsck_mode { MODE_NO, MODE_YES, MODE_PREEN };
+enum fsck_cps { CPS_LATEST, CPS_SNAPSHOTS, CPS_ALL };
+
+struct fsck_opts {
+	enum fsck_mode mode;
+	bool mode_set;
+	bool force, verbose, json;
+	int progress_fd;           /* -C: < 0 starts silent, SIGUSR1 turns it on */
+	bool progress_on, progress_set;
+	enum fsck_cps cps;
+	const char *device;
+};
+
+/* what pass 2 learnt about each segment */
+struct fsck_seg {
+	uint64_t seq, next;        /* of its logs (valid only if nlogs) */
+	uint32_t su_nblocks, su_flags;
+	uint32_t nlogs;
+	uint16_t first_flags, last_flags;
+	bool truncated;            /* its logs could not all be read */
+};
+
+struct fsck {
+	struct fsck_opts o;
+	struct nlfs_fs *fs;
+	const struct nlfs_geometry *g;
+	const struct nlfs_super_block *sb;     /* the copy in use */
+	uint64_t latest_cno;                   /* the latest super root's checkpoint */
+	uint64_t devsize;                      /* bytes */
+
+	struct fsck_seg *segs;
+	struct fsck_bitmap datphys, datblk;
+	struct fsck_bitmap unverified;         /* in logs whose summaries cannot be trusted */
+	struct fsck_bitmap valloc, vconfirmed, vref;
+	uint64_t nvblocks;                     /* virtual block numbers the DAT covers */
+
+	/* results */
+	uint64_t nerrors, nwarnings;
+	uint64_t pr_count[PR_COUNT];
+	bool op_error;                         /* could not finish: I/O or memory */
+	bool aborted;                          /* a pass could not go on */
+	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
+	struct fsck_report *report;
+
+	/* statistics for the summary line */
+	uint64_t nlogs, nsegs_used, ninodes, ndirs, nfiles_blocks, ncps_checked;
+	uint64_t ncheckpoints, nsnapshots;
+};
+
+extern volatile sig_atomic_t fsck_cancel_requested;
+extern volatile sig_atomic_t fsck_progress_toggle;   /* SIGUSR1: 1 on, SIGUSR2: 2 off */
+
+/* problem.c: report one problem (printf-style object and description) */
+void fsck_problem(struct fsck *c, enum fsck_pr code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* a library failure: NLFS_ECORRUPT and friends are problems of CODE, an
+ * errno value is an operational error (the check cannot be trusted) */
+void fsck_lib_problem(struct fsck *c, enum fsck_pr code, const struct nlfs_err *err,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+bool fsck_is_format_error(int rc);
+
+/* report.c */
+void fsck_pass_begin(struct fsck *c, int pass, const char *what);
+void fsck_progress(struct fsck *c, int pass, uint64_t cur, uint64_t max);
+void fsck_info(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fsck_verbose(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int fsck_report_init(struct fsck *c);
+void fsck_report_finish(struct fsck *c, int exit_code, const char *status);
+void fsck_report_free(struct fsck *c);
+void fsck_report_add(struct fsck *c, enum fsck_pr code, const char *msg);
+bool fsck_cancelled(struct fsck *c);
+
+/* mount.c */
+int fsck_check_mounted(const char *device, bool *mounted, bool *ro, char *where, size_t len);
+
+/* the passes */
+int pass_sb(struct fsck *c, struct nlfs_io *io);          /* pass_sb.c: before open */
+void pass_sb_cursor(struct fsck *c);                      /* pass_sb.c: after open */
+int pass_sufile(struct fsck *c);                          /* pass_sufile.c */
+int pass_dat_map(struct fsck *c);                         /* pass_dat.c */
+int pass_dat_entries(struct fsck *c);
+void pass_dat_leaks(struct fsck *c);
+int pass_logs(struct fsck *c);                            /* pass_log.c */
+void pass_recovery(struct fsck *c);
+int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
+int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_inode.c */
+
+/* pass_dat.c: how many groups of a palloc file (DAT, ifile) to check when
+ * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt
+ * key) is reported and cut down to what the device could hold */
+uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data);
+
+/* pass_inode.c: shared by the metadata files, pass_cpfile and pass_dir */
+struct fsck_file_check {
+	uint64_t cno;            /* checkpoint whose DAT periods must cover the blocks */
+	const char *what;        /* "inode 12 (/a/b)" etc., for messages */
+	bool metadata_current;   /* cpfile/sufile: every block must be live (de_end ~0) */
+	unsigned max_fs_units;   /* see nlfs_inode_blocks_ok */
+	uint64_t nblocks;        /* out: data + node blocks */
+	uint64_t last_data;      /* out: highest data block offset + 1 (0: none) */
+	bool map_ok;             /* out: the whole map could be walked */
+};
+void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
+
+/* pass_inode.c: the inodes of one checkpoint, shared with pass_dir.c */
+struct fsck_cp {
+	uint64_t cno;
+	struct nlfs_file ifile;
+	uint64_t max_ino;              /* inode numbers the ifile covers */
+	struct fsck_bitmap alloc;      /* in use in the ifile bitmap */
+	struct fsck_bitmap visited;    /* reached (and checked) */
+	struct fsck_bitmap isdir;
+	uint16_t *nref;                /* directory records naming each inode */
+	uint8_t *iblock;               /* one cached ifile block */
+	uint64_t iblock_off;
+	bool iblock_hole;
+	uint64_t nblocks;              /* blocks of all its files, for cp_blocks_count */
+	uint64_t nchecked;
+	uint64_t ninuse;
+};
+/* inode INO of the checkpoint (0, or -1 after reporting why it cannot be read) */
+int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
+/* check one inode's type, map and size; PATH may be NULL; false if its map is unusable */
+bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
+const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
+		    size_t len);
+
+/* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */
+void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
+	       const char *path);
+
+#endif /* FSCK_FSCK_H */

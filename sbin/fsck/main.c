@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * main.c - fsck.nilfs2: check a NILFS2 volume without changing it.
+ *
+ * Options and exit status follow fsck(8) and e2fsck.  The passes:
+ *   1 superblocks (pass_sb.c)
+ *   2 segment usage, the DAT's own map and bitmaps (pass_sufile.c, pass_dat.c)
+ *   3 every log of every segment in use (pass_log.c)
+ *   4 every DAT entry (pass_dat.c)
+ *   5 the cpfile and the sufile's map (pass_cpfile.c)
+ *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
+ *     link counts (pass_inode.c, pass_dir.c); after the latest, unused
+ *     live DAT entries (pass_dat.c)
+ * There is no repair backend yet: -y and -p check, and say so when they
+ * find something they would have to fix.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+volatile sig_atomic_t fsck_cancel_requested;
+volatile sig_atomic_t fsck_progress_toggle;
+
+static void on_cancel(int sig)
+{
+	(void)sig;
+	fsck_cancel_requested = 1;
+}
+
+static void on_usr(int sig)
+{
+	fsck_progress_toggle = sig == SIGUSR1 ? 1 : 2;
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage:\n"
+	      " " FSCK_PROG " [options] <device>\n"
+	      "\nCheck a NILFS2 volume for consistency.\n"
+	      "\nOptions:\n"
+	      " -n, --no                 open read-only and answer no to every repair\n"
+	      " -y, --yes                answer yes to every repair\n"
+	      " -p, -a, --preen          repair what is safe without asking\n"
+	      " -f, --force              check even if the volume looks clean (always done)\n"
+	      " -v, --verbose            say more\n"
+	      " -C, --progress <fd>      write progress lines to file descriptor fd\n"
+	      "     --checkpoints <which>  check the latest checkpoint, every snapshot\n"
+	      "                          too, or every checkpoint: latest|snapshots|all\n"
+	      "     --json               print a JSON summary on standard output\n"
+	      " -h, --help               display this help\n"
+	      " -V, --version            display version\n"
+	      "\nRepair is not available yet: with -y or -p problems are reported, not fixed.\n"
+	      "\nFor more details see " FSCK_PROG "(8).\n", out);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", FSCK_PROG);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", FSCK_PROG);
+	return FSCK_EXIT_USAGE;
+}
+
+static int set_mode(struct fsck_opts *o, enum fsck_mode m)
+{
+	if (o->mode_set && o->mode != m)
+		return -1;
+	o->mode = m;
+	o->mode_set = true;
+	return 0;
+}
+
+/* 0 to go on, else the exit status */
+static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
+{
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS };
+	static const struct option longopts[] = {
+		{ "no", no_argument, NULL, 'n' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "preen", no_argument, NULL, 'p' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "progress", required_argument, NULL, 'C' },
+		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*done = false;
+	while ((ch = getopt_long(argc, argv, "nypafvC:hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+		case 'y':
+		case 'p':
+		case 'a':
+			if (set_mode(o, ch == 'n' ? MODE_NO : ch == 'y' ? MODE_YES : MODE_PREEN))
+				return bad_usage("only one of the options -n, -y and -p/-a may be given%s", "");
+			break;
+		case 'f': o->force = true; break;
+		case 'v': o->verbose = true; break;
+		case 'C': {
+			char *end;
+			long fd;
+
+			errno = 0;
+			fd = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || fd > INT_MAX || fd < -INT_MAX)
+				return bad_usage("invalid progress file descriptor '%s'", optarg);
+			o->progress_fd = (int)fd;
+			o->progress_on = fd >= 0;
+			o->progress_set = true;
+			break;
+		}
+		case OPT_CHECKPOINTS:
+			if (!strcmp(optarg, "latest"))
+				o->cps = CPS_LATEST;
+			else if (!strcmp(optarg, "snapshots"))
+				o->cps = CPS_SNAPSHOTS;
+			else if (!strcmp(optarg, "all"))
+				o->cps = CPS_ALL;
+			else
+				return bad_usage("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
+			break;
+		case OPT_JSON: o->json = true; break;
+		case 'h':
+			usage(stdout);
+			*done = true;
+			return FSCK_EXIT_OK;
+		case 'V':
+			printf("%s from nilfsprogs %s\n", FSCK_PROG, PACKAGE_VERSION);
+			*done = true;
+			return FSCK_EXIT_OK;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", FSCK_PROG);
+			return FSCK_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
+	o->device = argv[optind];
+	return 0;
+}
+
+static int allocate_maps(struct fsck *c)
+{
+	uint64_t nblocks = c->devsize / c->g->blocksize;
+
+	if (fsck_bitmap_init(&c->datphys, nblocks) ||
+	    fsck_bitmap_init(&c->datblk, nblocks) || fsck_bitmap_init(&c->unverified, nblocks)) {
+		fsck_problem(c, PR_IO, "out of memory for the block maps of %llu blocks",
+			     (unsigned long long)nblocks);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_all(struct fsck *c)
+{
+	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified, &c->valloc,
+				       &c->vconfirmed, &c->vref };
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		fsck_bitmap_free(maps[i]);
+	free(c->segs);
+	if (c->fs)
+		nlfs_fs_close(c->fs);
+	fsck_report_free(c);
+}
+
+static void run_checks(struct fsck *c)
+{
+	uint64_t *cnos = NULL, ncnos = 0;
+
+	if (allocate_maps(c) || pass_sufile(c) || fsck_cancelled(c))
+		return;
+	if (pass_dat_map(c) || fsck_cancelled(c))
+		return;
+	fsck_pass_begin(c, 3, "checking logs");
+	pass_logs(c);
+	pass_recovery(c);
+	if (fsck_cancelled(c))
+		return;
+	fsck_pass_begin(c, 4, "checking DAT entries");
+	pass_dat_entries(c);
+	if (fsck_cancelled(c))
+		return;
+	/* the latest checkpoint's map: its files, plus the cpfile and sufile */
+	fsck_bitmap_clear_all(&c->vref);
+	if (pass_cpfile(c, &cnos, &ncnos))
+		return;
+	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
+		if (i > 0) {
+			fsck_bitmap_clear_all(&c->vref);
+			c->maps_incomplete = false;
+		}
+		pass_checkpoint(c, cnos[i]);
+		if (i == 0 && !fsck_cancelled(c))
+			pass_dat_leaks(c);
+	}
+	free(cnos);
+}
+
+int main(int argc, char **argv)
+{
+	struct fsck c;
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	struct sigaction sa;
+	bool done, mounted, ro;
+	char where[4096];
+	const char *status;
+	int rc, ex;
+
+	memset(&c, 0, sizeof(c));
+	ex = parse_args(argc, argv, &c.o, &done);
+	if (ex || done)
+		return ex;
+	if (fsck_report_init(&c)) {
+		fprintf(stderr, "%s: out of memory\n", FSCK_PROG);
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cancel;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+
+	if (fsck_check_mounted(c.o.device, &mounted, &ro, where, sizeof(where)) == 0 && mounted) {
+		if (c.o.mode != MODE_NO) {
+			fprintf(stderr, "%s: %s is mounted on %s; refusing to repair a mounted volume (use -n to check it)\n",
+				FSCK_PROG, c.o.device, where);
+			fsck_report_free(&c);
+			return FSCK_EXIT_OPERATIONAL;
+		}
+		fprintf(stderr, "%s: warning: %s is mounted %s on %s; checking it read-only, %s\n",
+			FSCK_PROG, c.o.device, ro ? "read-only" : "read-write", where,
+			ro ? "the result holds as of the last log written" :
+			     "logs written meanwhile may show up as problems");
+	}
+	rc = nlfs_io_open_unix(c.o.device, NLFS_IO_RDONLY, &io);
+	if (rc) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c.o.device, nlfs_strerror(rc));
+		fsck_report_free(&c);
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	rc = pass_sb(&c, io);
+	if (rc) {
+		if (rc > 0)
+			fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
+				FSCK_PROG, c.o.device);
+		nlfs_io_close(io);
+		ex = FSCK_EXIT_OPERATIONAL;
+		fsck_report_finish(&c, ex, "not checked");
+		fsck_report_free(&c);
+		return ex;
+	}
+	rc = nlfs_fs_open(io, &c.fs, &err);
+	if (rc) {
+		nlfs_io_close(io);
+		fsck_lib_problem(&c, PR_FS_OPEN, &err, "cannot open the volume as the kernel mounts it");
+		c.aborted = true;
+	} else {
+		c.g = nlfs_fs_geometry(c.fs);
+		c.sb = nlfs_fs_sb(c.fs, nlfs_fs_sb_choice(c.fs)->used);
+		c.latest_cno = nlfs_fs_recovery(c.fs)->cno;
+		pass_sb_cursor(&c);
+		run_checks(&c);
+	}
+	ex = FSCK_EXIT_OK;
+	if (c.nerrors)
+		ex |= FSCK_EXIT_UNCORRECTED;
+	if (c.op_error)
+		ex |= FSCK_EXIT_OPERATIONAL;
+	if (fsck_cancelled(&c)) {
+		ex |= FSCK_EXIT_CANCELLED;
+		status = "cancelled";
+		fsck_info(&c, "check cancelled");
+	} else if (c.aborted) {
+		status = "errors";
+		fsck_info(&c, "the check could not go on; the volume is not usable as it is");
+	} else if (c.nerrors) {
+		status = "errors";
+	} else {
+		status = c.op_error ? "incomplete" : "clean";
+	}
+	if (c.fs && !c.aborted && !fsck_cancelled(&c))
+		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
+			  (unsigned long long)c.ninodes, (unsigned long long)c.ndirs,
+			  (unsigned long long)c.nlogs, (unsigned long long)c.nsegs_used,
+			  (unsigned long long)c.ncheckpoints, (unsigned long long)c.nsnapshots,
+			  (unsigned long long)c.ncps_checked);
+	if (c.nerrors) {
+		if (c.o.mode == MODE_PREEN)
+			fprintf(c.o.json ? stderr : stdout,
+				"%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
+				"\t(%s cannot repair yet; nothing was changed.)\n", c.o.device, FSCK_PROG);
+		else if (c.o.mode == MODE_YES)
+			fsck_info(&c, "%llu error(s) found; repair is not available yet in this version of %s, nothing was changed",
+				  (unsigned long long)c.nerrors, FSCK_PROG);
+		else
+			fsck_info(&c, "%llu error(s) found, nothing changed (-n)", (unsigned long long)c.nerrors);
+	} else if (!strcmp(status, "clean")) {
+		if (c.o.mode == MODE_PREEN)
+			fprintf(c.o.json ? stderr : stdout, "%s: clean, %llu inodes, %llu checkpoints\n",
+				c.o.device, (unsigned long long)c.ninodes,
+				(unsigned long long)c.ncheckpoints);
+		else
+			fsck_info(&c, "clean%s", c.nwarnings ? " (with warnings)" : "");
+	}
+	fsck_report_finish(&c, ex, status);
+	free_all(&c);
+	return ex;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_cpfile.c - pass 5: the checkpoint file (and the sufile's map).
+ *
+ * The block maps of the cpfile and sufile (every block must be current:
+ * their old blocks die at once); every checkpoint entry: cp_cno equal to
+ * its slot, known flags, entries past the latest checkpoint invalid, a
+ * usable ifile inode; each cpfile block's count of valid checkpoints
+ * (kept in its first slot, block 0 excepted); the header's checkpoint and
+ * snapshot counts; the snapshot list sorted, doubly linked, anchored in
+ * the header and holding exactly the SNAPSHOT entries.  Hands back the
+ * checkpoints pass 6 checks: the latest first, then snapshots or all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+#define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \
+		  NLFS_CHECKPOINT_MINOR)
+
+struct u64s {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int push(struct u64s *a, uint64_t x)
+{
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 64;
+		uint64_t *v = realloc(a->v, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = nc;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+static int collect_keys(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)ptr;
+	return level == 0 ? push(arg, key) : 0;
+}
+
+static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoint *cp,
+			bool *valid, bool *snap)
+{
+	uint32_t fl = nlfs_le32(cp->cp_flags);
+	const struct nlfs_inode *in = &cp->cp_ifile_inode;
+
+	*valid = !(fl & NLFS_CHECKPOINT_INVALID);
+	*snap = *valid && fl & NLFS_CHECKPOINT_SNAPSHOT;
+	if (!*valid)
+		return;
+	if (cno > c->latest_cno) {
+		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": valid, but the latest checkpoint is %" PRIu64,
+			     cno, c->latest_cno);
+		*valid = *snap = false;
+		return;
+	}
+	if (nlfs_le64(cp->cp_cno) != cno)
+		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": its entry says cp_cno %" PRIu64, cno,
+			     nlfs_le64(cp->cp_cno));
+	if (fl & ~CP_KNOWN)
+		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": unknown flags 0x%x", cno, fl);
+	if ((nlfs_le16(in->i_mode) & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": ifile inode has mode 0%o and %u links",
+			     cno, nlfs_le16(in->i_mode), nlfs_le16(in->i_links_count));
+}
+
+static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header *h,
+				const struct u64s *snaps)
+{
+	uint64_t prev = 0, cno = h->ch_snapshot_next;
+	size_t i = 0;
+
+	while (cno) {
+		struct nlfs_checkpoint cp;
+		struct nlfs_err err;
+
+		if (i >= snaps->n) {
+			fsck_problem(c, PR_CP_SNAPLIST,
+				     "snapshot list: links to checkpoint %" PRIu64 " after %" PRIu64
+				     ", but there are no more snapshots", cno, prev);
+			return;
+		}
+		if (snaps->v[i] != cno) {
+			if (prev)
+				fsck_problem(c, PR_CP_SNAPLIST,
+					     "snapshot list: links to checkpoint %" PRIu64 " after %" PRIu64
+					     ", but the next snapshot is %" PRIu64, cno, prev, snaps->v[i]);
+			else
+				fsck_problem(c, PR_CP_SNAPLIST,
+					     "snapshot list: the header links to checkpoint %" PRIu64
+					     ", but the first snapshot is %" PRIu64, cno, snaps->v[i]);
+			return;
+		}
+		if (nlfs_cpfile_get(c->fs, cno, &cp, &err)) {
+			fsck_lib_problem(c, PR_CP_SNAPLIST, &err, "snapshot list");
+			return;
+		}
+		if (nlfs_le64(cp.cp_snapshot_prev) != prev)
+			fsck_problem(c, PR_CP_SNAPLIST,
+				     "snapshot list: checkpoint %" PRIu64 " links back to %" PRIu64 ", not %" PRIu64,
+				     cno, nlfs_le64(cp.cp_snapshot_prev), prev);
+		prev = cno;
+		cno = nlfs_le64(cp.cp_snapshot_next);
+		i++;
+	}
+	if (i < snaps->n)
+		fsck_problem(c, PR_CP_SNAPLIST,
+			     "snapshot list: ends after %" PRIu64 " snapshot(s); snapshot %" PRIu64 " is not in it",
+			     (uint64_t)i, snaps->v[i]);
+	if (h->ch_snapshot_prev != prev)
+		fsck_problem(c, PR_CP_SNAPLIST,
+			     "snapshot list: the header's last snapshot is %" PRIu64 ", the list ends at %" PRIu64,
+			     h->ch_snapshot_prev, prev);
+}
+
+int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
+{
+	uint32_t bs = c->g->blocksize, esz = nlfs_le16(c->sb->s_checkpoint_size);
+	uint32_t epb = bs / esz;
+	uint64_t first = (sizeof(struct nlfs_cpfile_header) + esz - 1) / esz;
+	struct fsck_file_check fc = { .metadata_current = true, .max_fs_units = 4 };
+	struct nlfs_cpfile_header h;
+	struct u64s keys = { 0 }, snaps = { 0 }, valid = { 0 }, out = { 0 };
+	struct nlfs_file cpf, suf;
+	struct nlfs_err err;
+	uint8_t *buf = malloc(bs);
+	bool latest_ok = false;
+	int rc;
+
+	fsck_pass_begin(c, 5, "checking checkpoints");
+	*cnos = NULL;
+	*ncnos = 0;
+	if (!buf)
+		return -ENOMEM;
+	nlfs_fs_mdt_file(c->fs, NLFS_SUFILE_INO, &suf);
+	fc.what = "sufile";
+	check_file_map(c, &suf, &fc);
+	nlfs_fs_mdt_file(c->fs, NLFS_CPFILE_INO, &cpf);
+	fc.what = "cpfile";
+	check_file_map(c, &cpf, &fc);
+	rc = nlfs_cpfile_header(c->fs, &h, &err);
+	if (rc) {
+		fsck_lib_problem(c, PR_CP_NCHECKPOINTS, &err, "cpfile header");
+		goto out;
+	}
+	rc = nlfs_bmap_iterate(c->fs, &cpf, collect_keys, &keys, &err);
+	if (rc) {
+		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "cpfile: block map");
+		goto out;
+	}
+	for (size_t k = 0; k < keys.n && !fsck_cancelled(c); k++) {
+		uint64_t b = keys.v[k], nvalid = 0;
+		bool hole;
+		struct nlfs_checkpoint first_cp;
+
+		fsck_progress(c, 5, k, keys.n);
+		if (nlfs_file_read_block(c->fs, &cpf, b, buf, &hole, &err)) {
+			fsck_lib_problem(c, PR_CP_ENTRY, &err, "cpfile block %" PRIu64, b);
+			continue;
+		}
+		memcpy(&first_cp, buf, sizeof(first_cp));
+		for (uint32_t i = 0; i < epb; i++) {
+			uint64_t slot = b * epb + i, cno;
+			struct nlfs_checkpoint cp;
+			bool v, s;
+
+			if (slot < first)
+				continue;   /* the header */
+			cno = slot - first + 1;
+			memcpy(&cp, buf + (size_t)i * esz, sizeof(cp));
+			check_entry(c, cno, &cp, &v, &s);
+			if (!v)
+				continue;
+			nvalid++;
+			if (push(&valid, cno) || (s && push(&snaps, cno))) {
+				fsck_problem(c, PR_IO, "cpfile: out of memory");
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (cno == c->latest_cno)
+				latest_ok = true;
+		}
+		/* block 0's first slot is the header, so it keeps no count */
+		if (b > 0 && nlfs_le32(first_cp.cp_checkpoints_count) != nvalid)
+			fsck_problem(c, PR_CP_BLKCOUNT,
+				     "cpfile block %" PRIu64 " (checkpoints %" PRIu64 "..%" PRIu64
+				     "): count %u, but %" PRIu64 " are valid",
+				     b, b * epb - first + 1, b * epb - first + epb,
+				     nlfs_le32(first_cp.cp_checkpoints_count), nvalid);
+	}
+	if (!latest_ok)
+		fsck_problem(c, PR_CP_LATEST, "checkpoint %" PRIu64 ": committed by the latest super root, but not valid in the cpfile",
+			     c->latest_cno);
+	if (h.ch_ncheckpoints != valid.n)
+		fsck_problem(c, PR_CP_NCHECKPOINTS, "cpfile header: ch_ncheckpoints %" PRIu64 ", but %zu checkpoints are valid",
+			     h.ch_ncheckpoints, valid.n);
+	if (h.ch_nsnapshots != snaps.n)
+		fsck_problem(c, PR_CP_NSNAPSHOTS, "cpfile header: ch_nsnapshots %" PRIu64 ", but %zu checkpoints are snapshots",
+			     h.ch_nsnapshots, snaps.n);
+	check_snapshot_list(c, &h, &snaps);
+	c->ncheckpoints = valid.n;
+	c->nsnapshots = snaps.n;
+
+	/* what pass 6 checks: the latest, then the others asked for */
+	if (latest_ok && push(&out, c->latest_cno) == 0) {
+		const struct u64s *more = c->o.cps == CPS_ALL ? &valid :
+					  c->o.cps == CPS_SNAPSHOTS ? &snaps : NULL;
+
+		for (size_t i = 0; more && i < more->n; i++)
+			if (more->v[i] != c->latest_cno && push(&out, more->v[i]))
+				break;
+	}
+	*cnos = out.v;
+	*ncnos = out.n;
+	out.v = NULL;
+	rc = 0;
+out:
+	free(out.v);
+	free(keys.v);
+	free(snaps.v);
+	free(valid.v);
+	free(buf);
+	return rc;
+}

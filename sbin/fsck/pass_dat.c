@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_dat.c - passes 2 and 4: the DAT (and the root metadata files' inodes).
+ *
+ * pass_dat_map(), pass 2, before the logs: the inodes of the DAT, cpfile and sufile
+ * in the super root; the DAT's own (physical) block map, whose blocks go
+ * into c->datblk and c->datphys; each group descriptor's pg_nfrees
+ * against its bitmap, the bitmaps loaded into c->valloc.
+ * pass_dat_entries(), pass 4, after the logs: every allocated entry: entry 0
+ * reserved, de_start <= de_end within the checkpoints that exist, an
+ * address inside a segment in use, claimed by a summary for this very
+ * virtual block (c->vconfirmed, from pass 3), and shared with no other
+ * entry or DAT block.
+ * pass_dat_leaks(), after the latest checkpoint: every open entry (de_end
+ * ~0) is used by that checkpoint (c->vref) or by the cpfile or sufile; the
+ * entries are read a second time rather than kept in memory.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+static const char *const mdt_names[] = { "DAT", "cpfile", "sufile" };
+
+static uint32_t dat_esz(const struct fsck *c)
+{
+	return nlfs_le16(c->sb->s_dat_entry_size);
+}
+
+static void check_mdt_inodes(struct fsck *c)
+{
+	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++) {
+		const struct nlfs_inode *in = nlfs_fs_sr_inode(c->fs, ino);
+		uint16_t mode = nlfs_le16(in->i_mode);
+
+		/* the kernel refuses to load them otherwise */
+		if ((mode & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+			fsck_problem(c, PR_MDT_INODE,
+				     "super root: %s inode (%u) has mode 0%o and %u links",
+				     mdt_names[ino - NLFS_DAT_INO], ino, mode,
+				     nlfs_le16(in->i_links_count));
+	}
+}
+
+uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data)
+{
+	uint32_t bs = c->g->blocksize;
+	uint64_t ngroups = nlfs_palloc_ngroups(bs, entry_size, last_data ? last_data - 1 : 0);
+	/* every entry in use needs a block of the device (or an inode slot):
+	 * eight entries a block, and some room for the kernel's spreading of
+	 * new files' blocks by inode number, is far more than any volume uses */
+	uint64_t limit = (c->devsize / bs * 8 + (1ull << 24)) / ((uint64_t)bs * 8) + 1;
+
+	if (ngroups <= limit)
+		return ngroups;
+	fsck_problem(c, PR_MDT_SIZE,
+		     "%s: its block map reaches file block %" PRIu64 " (%" PRIu64
+		     " groups); only the first %" PRIu64 " groups are checked",
+		     what, last_data - 1, ngroups, limit);
+	return limit;
+}
+
+int pass_dat_map(struct fsck *c)
+{
+	uint32_t bs = c->g->blocksize;
+	uint64_t epg = (uint64_t)bs * 8, ngroups;
+	struct fsck_file_check fc = { .what = "DAT", .max_fs_units = 4 };
+	struct nlfs_palloc_group pg = { .desc_blkoff = UINT64_MAX };
+	struct nlfs_file dat;
+	struct nlfs_err err;
+	int rc = 0;
+
+	check_mdt_inodes(c);
+	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
+	check_file_map(c, &dat, &fc);
+	if (!fc.map_ok && fc.last_data == 0) {
+		fsck_problem(c, PR_MDT_INODE, "DAT: its block map cannot be walked; virtual blocks are not checked");
+		return -1;
+	}
+	ngroups = palloc_groups(c, "DAT", dat_esz(c), fc.last_data);
+	c->nvblocks = ngroups * epg;
+	if (fsck_bitmap_init(&c->valloc, c->nvblocks) || fsck_bitmap_init(&c->vconfirmed, c->nvblocks) ||
+	    fsck_bitmap_init(&c->vref, c->nvblocks)) {
+		fsck_problem(c, PR_IO, "DAT: out of memory for %" PRIu64 " virtual blocks", c->nvblocks);
+		return -ENOMEM;
+	}
+	pg.desc = malloc(bs);
+	pg.bitmap = malloc(bs);
+	if (!pg.desc || !pg.bitmap) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t grp = 0; grp < ngroups && !fsck_cancelled(c); grp++) {
+		uint64_t used = 0;
+
+		fsck_progress(c, 2, grp, ngroups);
+		if (nlfs_palloc_read_group(c->fs, &dat, dat_esz(c), grp, &pg, &err)) {
+			fsck_lib_problem(c, PR_DAT_DESC, &err, "DAT: group %" PRIu64, grp);
+			continue;
+		}
+		for (uint64_t r = 0; r < epg; r++) {
+			if (pg.bitmap[r / 8] & (1u << (r % 8))) {
+				fsck_bit_set(&c->valloc, grp * epg + r);
+				used++;
+			}
+		}
+		if (!pg.desc_hole && pg.nfrees != epg - used)
+			fsck_problem(c, PR_DAT_DESC,
+				     "DAT: group %" PRIu64 ": descriptor says %u free entries, its bitmap %" PRIu64,
+				     grp, pg.nfrees, epg - used);
+		else if (pg.desc_hole && used)
+			fsck_problem(c, PR_DAT_DESC,
+				     "DAT: group %" PRIu64 ": %" PRIu64 " entries in use but its descriptor block is missing",
+				     grp, used);
+	}
+out:
+	free(pg.desc);
+	free(pg.bitmap);
+	if (rc)
+		fsck_problem(c, PR_IO, "DAT: out of memory");
+	return rc;
+}
+
+static bool in_use_segment(const struct fsck *c, uint64_t blk)
+{
+	const struct nlfs_geometry *g = c->g;
+	uint64_t seg = blk / g->blocks_per_segment;
+
+	return blk >= g->first_data_block && seg < g->nsegments &&
+	       (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY) &&
+	       blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
+}
+
+static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry *raw)
+{
+	uint64_t blk = nlfs_le64(raw->de_blocknr), start = nlfs_le64(raw->de_start);
+	uint64_t end = nlfs_le64(raw->de_end);
+	char endstr[24];
+
+	if (end == NLFS_CNO_MAX)
+		snprintf(endstr, sizeof(endstr), "open");
+	else
+		snprintf(endstr, sizeof(endstr), "%" PRIu64, end);
+	if (v == 0) {
+		if (blk || start || end)
+			fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not zero (block %" PRIu64 ")", blk);
+		return;
+	}
+	if (start == 0 || start > end || start > c->latest_cno ||
+	    (end != NLFS_CNO_MAX && end > c->latest_cno))
+		fsck_problem(c, PR_DAT_RANGE,
+			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 "): period [%" PRIu64
+			     ", %s) is impossible with checkpoints 1..%" PRIu64,
+			     v, blk, start, endstr, c->latest_cno);
+	if (blk == 0) {
+		fsck_problem(c, PR_DAT_NOADDR, "DAT: virtual block %" PRIu64 " is allocated but has no address",
+			     v);
+		return;
+	}
+	if (!in_use_segment(c, blk)) {
+		fsck_problem(c, PR_DAT_OUTSIDE,
+			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
+			     ", which is not in a segment in use", v, blk);
+		return;
+	}
+	if (!fsck_bit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk))
+		fsck_problem(c, PR_DAT_UNCLAIMED,
+			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
+			     ", which no segment summary claims for it", v, blk);
+	if (fsck_bit_test_set(&c->datphys, blk))
+		fsck_problem(c, PR_DAT_SHARED,
+			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
+			     ", which another entry or a DAT block uses too", v, blk);
+}
+
+int pass_dat_entries(struct fsck *c)
+{
+	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
+	uint64_t loaded = UINT64_MAX;
+	bool hole = false, hole_told = false;
+	struct nlfs_file dat;
+	struct nlfs_err err;
+	uint8_t *buf = malloc(bs);
+
+	if (!buf) {
+		fsck_problem(c, PR_IO, "DAT: out of memory");
+		return -ENOMEM;
+	}
+	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
+	if (!fsck_bit_test(&c->valloc, 0))
+		fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not marked in use in its bitmap");
+	for (uint64_t v = fsck_bitmap_next(&c->valloc, 0); v != UINT64_MAX && !fsck_cancelled(c);
+	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+		uint64_t blkoff;
+		uint32_t byteoff;
+		struct nlfs_dat_entry de;
+
+		fsck_progress(c, 4, v, c->nvblocks);
+		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
+		if (blkoff != loaded) {
+			loaded = blkoff;
+			hole_told = false;
+			if (nlfs_file_read_block(c->fs, &dat, blkoff, buf, &hole, &err)) {
+				fsck_lib_problem(c, PR_DAT_HOLE, &err, "DAT: entry block %" PRIu64, blkoff);
+				hole = true;
+				hole_told = true;
+			}
+		}
+		if (hole) {
+			if (!hole_told)
+				fsck_problem(c, PR_DAT_HOLE,
+					     "DAT: entry block %" PRIu64 " is missing but holds allocated entries (first: virtual block %" PRIu64 ")",
+					     blkoff, v);
+			hole_told = true;
+			continue;
+		}
+		memcpy(&de, buf + byteoff, sizeof(de));
+		check_entry(c, v, &de);
+	}
+	free(buf);
+	return 0;
+}
+
+void pass_dat_leaks(struct fsck *c)
+{
+	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
+	uint64_t loaded = UINT64_MAX;
+	struct nlfs_file dat;
+	struct nlfs_err err;
+	bool hole = true;
+	uint8_t *buf;
+
+	if (c->maps_incomplete) {
+		fsck_verbose(c, "DAT: some block maps could not be walked; unused live blocks are not looked for");
+		return;
+	}
+	buf = malloc(bs);
+	if (!buf) {
+		fsck_problem(c, PR_IO, "DAT: out of memory");
+		return;
+	}
+	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
+	for (uint64_t v = fsck_bitmap_next(&c->valloc, 1); v != UINT64_MAX && !fsck_cancelled(c);
+	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+		uint64_t blkoff;
+		uint32_t byteoff;
+		struct nlfs_dat_entry de;
+
+		if (fsck_bit_test(&c->vref, v))
+			continue;
+		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
+		if (blkoff != loaded) {
+			loaded = blkoff;
+			if (nlfs_file_read_block(c->fs, &dat, blkoff, buf, &hole, &err))
+				hole = true;   /* reported by pass_dat_entries() */
+		}
+		if (hole)
+			continue;
+		memcpy(&de, buf + byteoff, sizeof(de));
+		if (nlfs_le64(de.de_end) != NLFS_CNO_MAX)
+			continue;
+		fsck_problem(c, PR_DAT_LEAK,
+			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 ", since checkpoint %" PRIu64
+			     ") is live, but no file of checkpoint %" PRIu64 " uses it",
+			     v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start), c->latest_cno);
+	}
+	free(buf);
+}

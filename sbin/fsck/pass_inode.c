@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_inode.c - pass 6: the inodes and block maps of one checkpoint.
+ *
+ * check_file_map() walks any file's block map (the DAT's physical one, the
+ * virtual ones of every other file): B-tree shape as the library checks
+ * it, keys in strictly ascending order across the whole tree, every
+ * virtual pointer allocated in the DAT, alive in the checkpoint that uses
+ * it, and used once per checkpoint (c->vref); the block count against
+ * i_blocks.  pass_checkpoint() checks the ifile (group descriptors against
+ * bitmaps, reserved inodes), hands the tree to pass_dir.c, then takes every
+ * inode in use that the tree did not reach (orphans, detached subtrees),
+ * compares link counts with the directory records counted, and the
+ * checkpoint's inode and block counters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+#define S_IFMT_   0170000
+#define S_IFSOCK_ 0140000
+#define S_IFLNK_  0120000
+#define S_IFREG_  0100000
+#define S_IFBLK_  0060000
+#define S_IFDIR_  0040000
+#define S_IFCHR_  0020000
+#define S_IFIFO_  0010000
+
+struct map_walk {
+	struct fsck *c;
+	const struct nlfs_file *f;
+	struct fsck_file_check *fc;
+	uint64_t last_key;
+	bool any_key;
+	unsigned nproblems;
+};
+
+/* per file: the rest of a broken map repeats the same story */
+#define MAP_PROBLEM_LIMIT 8
+
+static bool map_note(struct map_walk *w)
+{
+	return ++w->nproblems <= MAP_PROBLEM_LIMIT;
+}
+
+static bool phys_in_use(const struct fsck *c, uint64_t blk)
+{
+	const struct nlfs_geometry *g = c->g;
+	uint64_t seg = blk / g->blocks_per_segment;
+
+	if (blk < g->first_data_block || seg >= g->nsegments)
+		return false;
+	if (!(c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))
+		return false;
+	return blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
+}
+
+static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct map_walk *w = arg;
+	struct fsck *c = w->c;
+	struct fsck_file_check *fc = w->fc;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
+
+	fc->nblocks++;
+	if (level == 0) {
+		if (w->any_key && key <= w->last_key && map_note(w))
+			fsck_problem(c, PR_BMAP_ORDER,
+				     "%s: block map: data key %" PRIu64 " follows key %" PRIu64,
+				     fc->what, key, w->last_key);
+		w->last_key = key;
+		w->any_key = true;
+		if (key + 1 > fc->last_data)
+			fc->last_data = key + 1;
+	}
+	if (w->f->ino == NLFS_DAT_INO) {
+		/* the DAT maps itself with physical block numbers */
+		if (!phys_in_use(c, ptr)) {
+			if (map_note(w))
+				fsck_problem(c, PR_DAT_PTR,
+					     "DAT: block %" PRIu64 " (%s %" PRIu64 ") is not in a segment in use",
+					     ptr, level ? "node at key" : "file block", key);
+			return level ? 1 : 0;
+		}
+		fsck_bit_set(&c->datblk, ptr);
+		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))
+			fsck_problem(c, PR_DAT_SHARED, "DAT: block %" PRIu64 " is mapped twice", ptr);
+		return 0;
+	}
+	if (ptr >= c->nvblocks || !fsck_bit_test(&c->valloc, ptr)) {
+		if (map_note(w))
+			fsck_problem(c, PR_BMAP_VBLOCK,
+				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
+				     ", which the DAT does not allocate",
+				     fc->what, level ? "node at key" : "file block", key, ptr);
+		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
+	}
+	if (fsck_bit_test_set(&c->vref, ptr) && map_note(w))
+		fsck_problem(c, PR_BMAP_SHARED,
+			     "%s: block map: virtual block %" PRIu64 " (%s %" PRIu64
+			     ") is also used by another block of this checkpoint",
+			     fc->what, ptr, level ? "node at key" : "file block", key);
+	if (nlfs_dat_lookup(c->fs, ptr, &de, &err)) {
+		fsck_lib_problem(c, PR_BMAP_VBLOCK, &err, "%s: block map: virtual block %" PRIu64,
+				 fc->what, ptr);
+		return level ? 1 : 0;
+	}
+	if (de.de_blocknr == 0) {
+		if (map_note(w))
+			fsck_problem(c, PR_BMAP_VBLOCK,
+				     "%s: block map: %s %" PRIu64 ": virtual block %" PRIu64
+				     " has no disk address", fc->what,
+				     level ? "node at key" : "file block", key, ptr);
+		return level ? 1 : 0;
+	}
+	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
+	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {
+		if (map_note(w)) {
+			char end[24];
+
+			if (de.de_end == NLFS_CNO_MAX)
+				snprintf(end, sizeof(end), "open");
+			else
+				snprintf(end, sizeof(end), "%" PRIu64, de.de_end);
+			fsck_problem(c, PR_BMAP_PERIOD,
+				     "%s: block map: %s %" PRIu64 " (virtual block %" PRIu64
+				     ") has the DAT period [%" PRIu64 ", %s), which %s",
+				     fc->what, level ? "node at key" : "file block", key, ptr,
+				     de.de_start, end,
+				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
+		}
+	}
+	return 0;
+}
+
+void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc)
+{
+	struct map_walk w = { c, f, fc, 0, false, 0 };
+	struct nlfs_err err;
+	uint8_t flags;
+	int rc;
+
+	fc->nblocks = 0;
+	fc->last_data = 0;
+	fc->map_ok = false;
+	/* only the flags byte of a direct map's header means anything: when the
+	 * kernel turns a B-tree back into a direct map it clears the B-tree bit
+	 * and leaves the old root's level and child count behind */
+	memcpy(&flags, f->inode.i_bmap, 1);
+	if (!(flags & NLFS_BMAP_LARGE) && flags)
+		fsck_problem(c, PR_BMAP_DIRECT, "%s: direct block map has unknown flags 0x%02x",
+			     fc->what, flags);
+	nlfs_err_clear(&err);
+	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
+	if (rc < 0) {
+		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "%s: block map", fc->what);
+		c->maps_incomplete = true;
+		return;
+	}
+	if (rc > 0)
+		c->maps_incomplete = true;
+	if (rc > 0 || w.nproblems)
+		return;
+	fc->map_ok = true;
+	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
+				  fc->max_fs_units))
+		fsck_problem(c, PR_INO_BLOCKS,
+			     "%s: i_blocks %" PRIu64 ", but its map holds %" PRIu64 " blocks (%" PRIu64
+			     " in 512-byte units)",
+			     fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
+			     fc->nblocks * (c->g->blocksize / 512));
+}
+
+const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
+		    size_t len)
+{
+	if (path)
+		snprintf(buf, len, "checkpoint %" PRIu64 ": inode %" PRIu64 " (%s)", cp->cno, ino,
+			 path[0] ? path : "/");
+	else
+		snprintf(buf, len, "checkpoint %" PRIu64 ": inode %" PRIu64, cp->cno, ino);
+	return buf;
+}
+
+int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out)
+{
+	uint32_t bs = c->g->blocksize;
+	uint64_t blkoff;
+	uint32_t byteoff;
+	struct nlfs_err err;
+
+	nlfs_palloc_locate(bs, c->g->inode_size, ino, &blkoff, &byteoff);
+	if (blkoff != cp->iblock_off) {
+		cp->iblock_off = UINT64_MAX;
+		if (nlfs_file_read_block(c->fs, &cp->ifile, blkoff, cp->iblock, &cp->iblock_hole,
+					 &err)) {
+			fsck_lib_problem(c, PR_IFILE_HOLE, &err,
+					 "checkpoint %" PRIu64 ": ifile block %" PRIu64 " (inode %" PRIu64 ")",
+					 cp->cno, blkoff, ino);
+			return -1;
+		}
+		cp->iblock_off = blkoff;
+		if (cp->iblock_hole)
+			fsck_problem(c, PR_IFILE_HOLE,
+				     "checkpoint %" PRIu64 ": ifile block %" PRIu64
+				     " is missing but holds inodes in use (first: %" PRIu64 ")",
+				     cp->cno, blkoff, ino);
+	}
+	if (cp->iblock_hole)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->ino = ino;
+	out->cno = cp->cno;
+	memcpy(&out->inode, cp->iblock + byteoff, sizeof(out->inode));
+	return 0;
+}
+
+bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path)
+{
+	uint32_t bs = c->g->blocksize;
+	uint16_t mode = nlfs_le16(f->inode.i_mode);
+	uint64_t size = nlfs_le64(f->inode.i_size);
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct fsck_file_check fc = { 0 };
+	char what[PATH_MAX_NAME];
+
+	cp_name(cp, f->ino, path, what, sizeof(what));
+	cp->nchecked++;
+	fsck_progress(c, 6, cp->nchecked, cp->ninuse);
+	switch (mode & S_IFMT_) {
+	case S_IFREG_: case S_IFDIR_: case S_IFLNK_:
+		break;
+	case S_IFCHR_: case S_IFBLK_: case S_IFIFO_: case S_IFSOCK_:
+		return true;   /* no blocks; i_bmap[0] may hold a device number */
+	default:
+		fsck_problem(c, PR_INO_MODE, "%s: invalid file type in mode 0%o", what, mode);
+		return false;
+	}
+	if ((mode & S_IFMT_) == S_IFDIR_)
+		fsck_bit_set(&cp->isdir, f->ino);
+	fc.cno = cp->cno;
+	fc.what = what;
+	/* the root and the reserved inodes may come from mkfs.nilfs2 */
+	fc.max_fs_units = f->ino < first_ino ? 4 : 0;
+	check_file_map(c, f, &fc);
+	cp->nblocks += fc.nblocks;
+	if (!fc.map_ok)
+		return false;
+	if (nlfs_le16(f->inode.i_links_count) == 0)
+		return true;   /* being deleted: its size may already be 0 */
+	switch (mode & S_IFMT_) {
+	case S_IFREG_:
+		if (fc.last_data > (size + bs - 1) / bs)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: file block %" PRIu64 " lies beyond i_size %" PRIu64, what,
+				     fc.last_data - 1, size);
+		break;
+	case S_IFDIR_:
+		if (size == 0 || size % bs)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: directory i_size %" PRIu64 " is not a positive multiple of the block size",
+				     what, size);
+		else if (fc.last_data > size / bs)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: directory block %" PRIu64 " lies beyond i_size %" PRIu64, what,
+				     fc.last_data - 1, size);
+		break;
+	case S_IFLNK_:
+		if (size == 0 || size >= bs)
+			fsck_problem(c, PR_INO_SIZE, "%s: symbolic link i_size %" PRIu64
+				     " (must be 1..%u)", what, size, bs - 1);
+		else if (fc.last_data != 1 || fc.nblocks != 1)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64
+				     " blocks (block 0 only expected)", what, size, fc.nblocks);
+		break;
+	}
+	return true;
+}
+
+static int load_ifile_groups(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)
+{
+	uint32_t bs = c->g->blocksize;
+	uint64_t epg = (uint64_t)bs * 8;
+	struct nlfs_palloc_group pg = { .desc_blkoff = UINT64_MAX };
+	struct nlfs_err err;
+	int rc = 0;
+
+	pg.desc = malloc(bs);
+	pg.bitmap = malloc(bs);
+	if (!pg.desc || !pg.bitmap) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t grp = 0; grp < ngroups; grp++) {
+		uint64_t used = 0;
+
+		if (nlfs_palloc_read_group(c->fs, &cp->ifile, c->g->inode_size, grp, &pg, &err)) {
+			fsck_lib_problem(c, PR_IFILE_DESC, &err,
+					 "checkpoint %" PRIu64 ": ifile group %" PRIu64, cp->cno, grp);
+			continue;
+		}
+		for (uint64_t r = 0; r < epg; r++) {
+			if (pg.bitmap[r / 8] & (1u << (r % 8))) {
+				fsck_bit_set(&cp->alloc, grp * epg + r);
+				used++;
+			}
+		}
+		if (!pg.desc_hole && pg.nfrees != epg - used)
+			fsck_problem(c, PR_IFILE_DESC,
+				     "checkpoint %" PRIu64 ": ifile group %" PRIu64
+				     ": descriptor says %u free inodes, its bitmap %" PRIu64,
+				     cp->cno, grp, pg.nfrees, epg - used);
+		else if (pg.desc_hole && used)
+			fsck_problem(c, PR_IFILE_DESC,
+				     "checkpoint %" PRIu64 ": ifile group %" PRIu64
+				     ": %" PRIu64 " inodes in use but its descriptor block is missing",
+				     cp->cno, grp, used);
+	}
+out:
+	free(pg.desc);
+	free(pg.bitmap);
+	return rc;
+}
+
+static void cp_free(struct fsck_cp *cp)
+{
+	fsck_bitmap_free(&cp->alloc);
+	fsck_bitmap_free(&cp->visited);
+	fsck_bitmap_free(&cp->isdir);
+	free(cp->nref);
+	free(cp->iblock);
+}
+
+int pass_checkpoint(struct fsck *c, uint64_t cno)
+{
+	uint32_t bs = c->g->blocksize;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct fsck_cp cp = { .cno = cno, .iblock_off = UINT64_MAX };
+	struct fsck_file_check fc = { 0 };
+	struct nlfs_checkpoint ck;
+	struct nlfs_err err;
+	struct nlfs_file root;
+	char what[64];
+	uint64_t ngroups, ninodes = 0;
+	int rc;
+
+	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
+	{
+		char title[96];
+
+		snprintf(title, sizeof(title), "checking inodes, block maps and directories (checkpoint %" PRIu64 ")", cno);
+		fsck_pass_begin(c, 6, title);
+	}
+	if (cno == c->latest_cno)
+		c->ndirs = 0;
+	rc = nlfs_cpfile_get(c->fs, cno, &ck, &err);
+	if (!rc)
+		rc = nlfs_fs_ifile(c->fs, cno, &cp.ifile, &err);
+	if (rc) {
+		fsck_lib_problem(c, PR_CP_ENTRY, &err, "checkpoint %" PRIu64, cno);
+		return rc;
+	}
+	fc.cno = cno;
+	fc.what = what;
+	fc.max_fs_units = 4;
+	check_file_map(c, &cp.ifile, &fc);
+	if (!fc.map_ok) {
+		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": the ifile cannot be read; its inodes are not checked", cno);
+		return 0;
+	}
+	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	cp.max_ino = ngroups * (uint64_t)bs * 8;
+	cp.nblocks = fc.nblocks;
+	cp.iblock = malloc(bs);
+	cp.nref = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.nref));
+	if (!cp.iblock || !cp.nref || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
+	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
+	    load_ifile_groups(c, &cp, ngroups)) {
+		fsck_problem(c, PR_IO, "checkpoint %" PRIu64 ": out of memory for %" PRIu64 " inodes",
+			     cno, cp.max_ino);
+		cp_free(&cp);
+		return -ENOMEM;
+	}
+	for (uint64_t ino = 0; ino < first_ino; ino++) {
+		if (!fsck_bit_test(&cp.alloc, ino))
+			fsck_problem(c, PR_IFILE_RESERVED,
+				     "checkpoint %" PRIu64 ": reserved inode %" PRIu64
+				     " is not marked in use in the ifile bitmap", cno, ino);
+	}
+	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, 0); ino != UINT64_MAX;
+	     ino = fsck_bitmap_next(&cp.alloc, ino + 1))
+		cp.ninuse++;
+
+	/* the tree, from the root */
+	if (!fsck_bit_test(&cp.alloc, NLFS_ROOT_INO) || cp_read_inode(c, &cp, NLFS_ROOT_INO, &root)) {
+		fsck_problem(c, PR_DIR_ROOT, "checkpoint %" PRIu64 ": the root directory (inode 2) is not in use", cno);
+		c->maps_incomplete = true;
+	} else if ((nlfs_le16(root.inode.i_mode) & S_IFMT_) != S_IFDIR_ ||
+		   nlfs_le16(root.inode.i_links_count) == 0) {
+		fsck_problem(c, PR_DIR_ROOT,
+			     "checkpoint %" PRIu64 ": the root inode has mode 0%o and %u links",
+			     cno, nlfs_le16(root.inode.i_mode), nlfs_le16(root.inode.i_links_count));
+		c->maps_incomplete = true;   /* the tree is not walked */
+	} else {
+		fsck_bit_set(&cp.visited, NLFS_ROOT_INO);
+		check_inode(c, &cp, &root, "");
+		walk_tree(c, &cp, NLFS_ROOT_INO, NLFS_ROOT_INO, "");
+	}
+
+	/* directories the tree did not reach, with what hangs below them */
+	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, first_ino); ino != UINT64_MAX && !fsck_cancelled(c);
+	     ino = fsck_bitmap_next(&cp.alloc, ino + 1)) {
+		struct nlfs_file f;
+		char name[64];
+
+		if (fsck_bit_test(&cp.visited, ino) || cp_read_inode(c, &cp, ino, &f))
+			continue;
+		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_ || !nlfs_le16(f.inode.i_links_count))
+			continue;
+		fsck_problem(c, PR_INO_UNATTACHED,
+			     "checkpoint %" PRIu64 ": directory inode %" PRIu64 " (%u links) is not reachable from the root",
+			     cno, ino, nlfs_le16(f.inode.i_links_count));
+		fsck_bit_set(&cp.visited, ino);
+		check_inode(c, &cp, &f, NULL);
+		snprintf(name, sizeof(name), "<inode %" PRIu64 ">", ino);
+		walk_tree(c, &cp, ino, 0, name);
+	}
+
+	/* every inode in use: reached or not, and its link count */
+	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, 0); ino != UINT64_MAX && !fsck_cancelled(c);
+	     ino = fsck_bitmap_next(&cp.alloc, ino + 1)) {
+		struct nlfs_file f;
+		uint16_t links;
+		char name[PATH_MAX_NAME];
+
+		if (ino == NLFS_ROOT_INO || ino >= first_ino)
+			ninodes++;
+		/* 0 and the root metadata files have no inode in the ifile */
+		if (ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO))
+			continue;
+		if (cp_read_inode(c, &cp, ino, &f))
+			continue;
+		links = nlfs_le16(f.inode.i_links_count);
+		if (ino != NLFS_ROOT_INO && ino < first_ino) {
+			/* reserved: mkfs makes them empty regular files; the tree never names them */
+			if (!fsck_bit_test(&cp.visited, ino)) {
+				fsck_bit_set(&cp.visited, ino);
+				check_inode(c, &cp, &f, NULL);
+			}
+			continue;
+		}
+		if (!fsck_bit_test(&cp.visited, ino) && ino == NLFS_ROOT_INO)
+			continue;   /* reported as PR_DIR_ROOT */
+		if (!fsck_bit_test(&cp.visited, ino)) {
+			fsck_bit_set(&cp.visited, ino);
+			/* a checkpoint taken between unlink and the last close holds
+			 * such inodes; only a cleanly unmounted latest state must not */
+			if (links == 0 && cno == c->latest_cno &&
+			    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS)
+				fsck_problem(c, PR_INO_ORPHAN,
+					     "checkpoint %" PRIu64 ": inode %" PRIu64
+					     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
+					     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
+			else if (links == 0)
+				fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
+					     " is unlinked but was still open", cno, ino);
+			else
+				fsck_problem(c, PR_INO_UNATTACHED,
+					     "checkpoint %" PRIu64 ": inode %" PRIu64
+					     " (mode 0%o, %u links) is in no directory",
+					     cno, ino, nlfs_le16(f.inode.i_mode), links);
+			check_inode(c, &cp, &f, NULL);
+			continue;
+		}
+		if (links != cp.nref[ino])
+			fsck_problem(c, PR_INO_LINKS,
+				     "%s: i_links_count %u, but %u directory entries name it",
+				     cp_name(&cp, ino, NULL, name, sizeof(name)), links, cp.nref[ino]);
+	}
+	if (cno == c->latest_cno)
+		c->ninodes = ninodes;
+	if (fsck_cancelled(c))
+		goto out;
+	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
+		fsck_problem(c, PR_CP_NINODES,
+			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",
+			     cno, nlfs_le64(ck.cp_inodes_count), ninodes);
+	if (nlfs_le64(ck.cp_blocks_count) != cp.nblocks && !c->maps_incomplete)
+		fsck_problem(c, PR_CP_NBLOCKS,
+			     "checkpoint %" PRIu64 ": cp_blocks_count %" PRIu64 ", but its files hold %" PRIu64 " blocks",
+			     cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);
+out:
+	c->ncps_checked++;
+	cp_free(&cp);
+	return 0;
+}

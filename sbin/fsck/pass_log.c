@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_log.c - pass 3: every log of every segment in use.
+ *
+ * For each DIRTY segment the logs are read from the segment start up to
+ * su_nblocks, as libnilfs and the cleaner read them: summary magic and
+ * header, both checksums, one sequence number and one ss_next per
+ * segment, flags (logical segments begin and end in order, a super root
+ * only in the last log, no super root in a data-sync log), checkpoint
+ * numbers that never go back, each super root block, and the finfo/binfo
+ * records (block totals, inode numbers, fi_cno, levels).  Every virtual
+ * block a summary describes must be allocated in the DAT with exactly
+ * that address (c->vconfirmed); every DAT block the DAT maps must be
+ * described as a DAT block (c->datblk).  Across segments: sequence
+ * numbers are unique, ss_next of sequence s names the segment of s + 1,
+ * nothing is newer than the latest super root, and the super root's
+ * segment and the segment the kernel writes next are allocated.
+ * pass_recovery() reports the logs after the latest super root and what
+ * the kernel's roll-forward would do with them at mount.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+#define SS_KNOWN (NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR | NLFS_SS_SYNDT | NLFS_SS_GC)
+
+struct log_walk {
+	struct fsck *c;
+	uint64_t seg;
+	const struct nlfs_log *log;
+	uint64_t nblocks;          /* payload blocks the finfos claim */
+	unsigned nproblems;
+	bool cno_bad;              /* ss_cno already reported: do not blame each finfo */
+};
+
+#define LOG_PROBLEM_LIMIT 8
+
+static bool note(struct log_walk *w)
+{
+	return ++w->nproblems <= LOG_PROBLEM_LIMIT;
+}
+
+static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+		      void *arg)
+{
+	struct log_walk *w = arg;
+	struct fsck *c = w->c;
+	const struct nlfs_log *log = w->log;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
+
+	if (!bi || bi->index == 0) {
+		bool mdt = fi->ino >= NLFS_DAT_INO && fi->ino <= NLFS_SUFILE_INO;
+
+		w->nblocks += fi->nblocks;
+		if (fi->ino == 0 && note(w))
+			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": a file record for inode 0", w->seg, log->start);
+		/* the kernel writes 0 for the DAT, cpfile and sufile, mkfs 1;
+		 * the cleaner's moved blocks keep their own, older checkpoint
+		 * (and kernel 6.1 writes such logs without the GC flag) */
+		if (!w->cno_bad && fi->cno > log->cno && note(w))
+			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": inode %" PRIu64 " has fi_cno %" PRIu64 " in a log of checkpoint %" PRIu64,
+				     w->seg, log->start, fi->ino, fi->cno, log->cno);
+		else if (!w->cno_bad && mdt && fi->cno != 0 && fi->cno != log->cno && note(w))
+			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": metadata file %" PRIu64 " has fi_cno %" PRIu64 " in a log of checkpoint %" PRIu64,
+				     w->seg, log->start, fi->ino, fi->cno, log->cno);
+		if (log->flags & NLFS_SS_SYNDT && fi->nblocks != fi->ndatablk && note(w))
+			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": inode %" PRIu64 " has B-tree node blocks in a data-sync log",
+				     w->seg, log->start, fi->ino);
+	}
+	if (!bi)
+		return 0;
+	if (fi->ino == NLFS_DAT_INO) {
+		if (!bi->is_data && (bi->level < 1 || bi->level >= NLFS_BTREE_LEVEL_MAX) && note(w))
+			fsck_problem(c, PR_LOG_BINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": DAT node block %" PRIu64 " has level %u", w->seg, log->start,
+				     bi->block, bi->level);
+		fsck_bit_clear(&c->datblk, bi->block);   /* a DAT block, as the DAT says */
+		return 0;
+	}
+	if (bi->vblocknr == 0) {
+		if (note(w))
+			fsck_problem(c, PR_LOG_BINFO, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": block %" PRIu64 " of inode %" PRIu64 " has virtual block number 0",
+				     w->seg, log->start, bi->block, fi->ino);
+		return 0;
+	}
+	if (bi->vblocknr >= c->nvblocks || !fsck_bit_test(&c->valloc, bi->vblocknr)) {
+		if (note(w))
+			fsck_problem(c, PR_LOG_VFREE, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": block %" PRIu64 " (inode %" PRIu64 ", %s) claims virtual block %" PRIu64
+				     ", which the DAT does not allocate",
+				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
+				     bi->vblocknr);
+		return 0;
+	}
+	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
+		if (note(w))
+			fsck_lib_problem(c, PR_LOG_VFREE, &err, "segment %" PRIu64 ": log at block %" PRIu64
+					 ": virtual block %" PRIu64, w->seg, log->start, bi->vblocknr);
+		return 0;
+	}
+	if (de.de_blocknr == bi->block)
+		fsck_bit_set(&c->vconfirmed, bi->vblocknr);
+	else if (note(w))
+		fsck_problem(c, PR_LOG_VSTALE, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": block %" PRIu64 " (inode %" PRIu64 ") claims virtual block %" PRIu64
+			     ", which the DAT maps to block %" PRIu64,
+			     w->seg, log->start, bi->block, fi->ino, bi->vblocknr, de.de_blocknr);
+	return 0;
+}
+
+static void check_sr_block(struct fsck *c, uint64_t seg, const struct nlfs_log *log)
+{
+	uint32_t bs = c->g->blocksize;
+	uint64_t blk = log->start + log->nblocks - 1;
+	uint8_t *buf = malloc(bs);
+	struct nlfs_err err;
+	int rc;
+
+	if (!buf)
+		return;
+	rc = nlfs_io_read(nlfs_fs_io(c->fs), buf, bs, blk * bs);
+	if (rc)
+		fsck_problem(c, PR_IO, "segment %" PRIu64 ": super root block %" PRIu64 ": %s", seg, blk,
+			     nlfs_strerror(rc));
+	else if (nlfs_super_root_check(buf, bs, nlfs_le32(c->sb->s_crc_seed), c->g->inode_size,
+				       blk, &err))
+		fsck_problem(c, PR_LOG_SR, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": super root block %" PRIu64 ": %s", seg, log->start, blk,
+			     nlfs_strerror(err.code));
+	free(buf);
+}
+
+/* the flags of LOG, after PREV (NULL for a segment's first log); false if
+ * its checkpoint number is wrong */
+static bool check_flags(struct fsck *c, uint64_t seg, const struct nlfs_log *log,
+			const struct nlfs_log *prev)
+{
+	uint16_t f = log->flags;
+
+	if (f & ~SS_KNOWN)
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": unknown flags 0x%x", seg, log->start, f);
+	if (f & NLFS_SS_SR && !(f & NLFS_SS_LOGEND))
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": a super root in a log that does not end its logical segment",
+			     seg, log->start);
+	if (f & NLFS_SS_SR && f & NLFS_SS_SYNDT)
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": a data-sync log with a super root", seg, log->start);
+	if (f & NLFS_SS_SR && log->nblocks < 2)
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": a super root in a log of %u block", seg, log->start, log->nblocks);
+	if (!prev)
+		return true;
+	if (!(prev->flags & NLFS_SS_LOGEND) && f & NLFS_SS_LOGBGN)
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": begins a logical segment before the one at block %" PRIu64 " ended",
+			     seg, log->start, prev->start);
+	if (prev->flags & NLFS_SS_LOGEND && !(f & NLFS_SS_LOGBGN))
+		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": continues a logical segment that ended at block %" PRIu64,
+			     seg, log->start, prev->start);
+	if (log->cno < prev->cno) {
+		fsck_problem(c, PR_LOG_CNO, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": checkpoint %" PRIu64 " after checkpoint %" PRIu64 " at block %" PRIu64,
+			     seg, log->start, log->cno, prev->cno, prev->start);
+		return false;
+	}
+	if (!(f & NLFS_SS_LOGBGN) && !(prev->flags & NLFS_SS_LOGEND) && log->cno != prev->cno) {
+		fsck_problem(c, PR_LOG_CNO, "segment %" PRIu64 ": log at block %" PRIu64
+			     ": checkpoint %" PRIu64 " inside a logical segment of checkpoint %" PRIu64,
+			     seg, log->start, log->cno, prev->cno);
+		return false;
+	}
+	return true;
+}
+
+static int count_blocks(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+			void *arg)
+{
+	(void)fi;
+	if (bi)
+		++*(uint64_t *)arg;
+	return 0;
+}
+
+/* blocks FROM..TO-1 were not described by a trusted summary */
+static void untrusted(struct fsck *c, uint64_t from, uint64_t to)
+{
+	for (uint64_t b = from; b < to; b++) {
+		fsck_bit_set(&c->unverified, b);
+		fsck_bit_clear(&c->datblk, b);
+	}
+}
+
+static void check_segment(struct fsck *c, uint64_t seg)
+{
+	const struct nlfs_geometry *g = c->g;
+	struct fsck_seg *s = &c->segs[seg];
+	uint64_t start = nlfs_seg_start(g, seg), end = start + s->su_nblocks, p = start;
+	struct nlfs_log log, prev;
+	bool first = true;
+
+	while (p < end && !fsck_cancelled(c)) {
+		struct log_walk w = { c, seg, &log, 0, 0, false };
+		struct nlfs_err err;
+		void *summary = NULL;
+		uint64_t nextseg;
+		uint32_t payload;
+		int rc = nlfs_log_read(c->fs, p, &log, &summary, &err);
+
+		if (rc) {
+			if (fsck_is_format_error(rc)) {
+				char why[320];
+
+				nlfs_err_format(&err, why, sizeof(why));
+				fsck_problem(c, PR_SU_SHORT, "segment %" PRIu64 ": su_nblocks %u, but the logs end at block %" PRIu64
+					     " (%" PRIu64 " blocks in): %s", seg, s->su_nblocks, p, p - start, why);
+			}
+			else
+				fsck_lib_problem(c, PR_IO, &err, "segment %" PRIu64, seg);
+			s->truncated = true;
+			untrusted(c, p, end);
+			break;
+		}
+		if (!first && log.seq != s->seq) {
+			fsck_problem(c, PR_LOG_SEQ, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": sequence %" PRIu64 " in a segment of sequence %" PRIu64
+				     " (su_nblocks %u counts a stale log)", seg, p, log.seq, s->seq,
+				     s->su_nblocks);
+			free(summary);
+			s->truncated = true;
+			untrusted(c, p, end);
+			break;
+		}
+		c->nlogs++;
+		s->nlogs++;
+		if (log.nblocks > end - p)
+			fsck_problem(c, PR_LOG_OVERRUN, "segment %" PRIu64 ": log at block %" PRIu64
+				     " of %u blocks runs past su_nblocks %u", seg, p, log.nblocks,
+				     s->su_nblocks);
+		if (first) {
+			s->seq = log.seq;
+			s->next = log.next;
+			s->first_flags = log.flags;
+		} else if (log.next != s->next) {
+			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": ss_next %" PRIu64 ", but the segment's first log says %" PRIu64,
+				     seg, p, log.next, s->next);
+		}
+		nextseg = log.next / g->blocks_per_segment;
+		if (first && (nextseg >= g->nsegments || log.next != nlfs_seg_start(g, nextseg) ||
+			      nextseg == seg))
+			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": ss_next %" PRIu64 " is not the start of another segment",
+				     seg, p, log.next);
+		if (!log.sumsum_ok)
+			fsck_problem(c, PR_LOG_SUMSUM, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": summary checksum 0x%08x is wrong", seg, p, log.sumsum);
+		if (!log.datasum_ok)
+			fsck_problem(c, PR_LOG_DATASUM, "segment %" PRIu64 ": log at block %" PRIu64
+				     ": data checksum 0x%08x is wrong", seg, p, log.datasum);
+		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
+		if (log.flags & NLFS_SS_SR)
+			check_sr_block(c, seg, &log);
+		/* a summary that fails its own checksum or does not add up cannot
+		 * be trusted further: its blocks are left unverified */
+		payload = log.nblocks - nlfs_summary_blocks(&log, g->blocksize) -
+			  (log.flags & NLFS_SS_SR ? 1 : 0);
+		if (log.sumsum_ok) {
+			uint64_t n = 0;
+
+			rc = nlfs_summary_walk(&log, summary, g->blocksize, count_blocks, &n, &err);
+			if (rc) {
+				fsck_lib_problem(c, PR_LOG_FINFO, &err, "segment %" PRIu64 ": log at block %" PRIu64,
+						 seg, p);
+			} else if (n != payload) {
+				fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
+					     ": its file records claim %" PRIu64 " blocks, the log holds %u",
+					     seg, p, n, payload);
+				rc = 1;
+			}
+		}
+		if (log.sumsum_ok && !rc)
+			nlfs_summary_walk(&log, summary, g->blocksize, walk_binfo, &w, &err);
+		else
+			untrusted(c, p, p + log.nblocks);
+		free(summary);
+		s->last_flags = log.flags;
+		prev = log;
+		first = false;
+		p += log.nblocks;
+	}
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void check_chain(struct fsck *c)
+{
+	const struct nlfs_geometry *g = c->g;
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(c->fs);
+	uint64_t n = 0, (*v)[2] = malloc(sizeof(*v) * (g->nsegments ? g->nsegments : 1));
+
+	if (!v) {
+		fsck_problem(c, PR_IO, "segments: out of memory");
+		return;
+	}
+	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
+		if (!c->segs[seg].nlogs)
+			continue;
+		v[n][0] = c->segs[seg].seq;
+		v[n][1] = seg;
+		n++;
+		if (c->segs[seg].seq > rec->sr_seq)
+			fsck_problem(c, PR_SEG_SEQ_NEWER, "segment %" PRIu64 ": sequence %" PRIu64
+				     " is newer than the latest super root's (%" PRIu64 ")",
+				     seg, c->segs[seg].seq, rec->sr_seq);
+	}
+	qsort(v, n, sizeof(*v), cmp_seq);
+	for (uint64_t i = 1; i < n; i++) {
+		const struct fsck_seg *a = &c->segs[v[i - 1][1]], *b = &c->segs[v[i][1]];
+
+		if (v[i][0] == v[i - 1][0]) {
+			fsck_problem(c, PR_SEG_SEQ_DUP, "segments %" PRIu64 " and %" PRIu64
+				     " both carry sequence number %" PRIu64, v[i - 1][1], v[i][1], v[i][0]);
+			continue;
+		}
+		if (v[i][0] != v[i - 1][0] + 1)
+			continue;   /* the segment between was cleaned and reused */
+		if (a->next != nlfs_seg_start(g, v[i][1]))
+			fsck_problem(c, PR_SEG_CHAIN, "segment %" PRIu64 " (sequence %" PRIu64
+				     "): ss_next %" PRIu64 ", but sequence %" PRIu64 " is in segment %" PRIu64,
+				     v[i - 1][1], v[i - 1][0], a->next, v[i][0], v[i][1]);
+		else if (!a->truncated &&
+			 !(a->last_flags & NLFS_SS_LOGEND) != !(b->first_flags & NLFS_SS_LOGBGN))
+			fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 " (sequence %" PRIu64
+				     "): %s, but segment %" PRIu64 " %s",
+				     v[i - 1][1], v[i - 1][0],
+				     a->last_flags & NLFS_SS_LOGEND ? "its last log ends a logical segment"
+								    : "its last log leaves a logical segment open",
+				     v[i][1],
+				     b->first_flags & NLFS_SS_LOGBGN ? "begins a new one" : "continues one");
+	}
+	free(v);
+}
+
+static void check_current(struct fsck *c)
+{
+	const struct nlfs_geometry *g = c->g;
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(c->fs);
+	uint64_t seg = rec->sr_log / g->blocks_per_segment, nextseg;
+	struct nlfs_log log;
+	struct nlfs_err err;
+
+	if (!(c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY) ||
+	    c->segs[seg].su_nblocks < rec->sr_block + 1 - nlfs_seg_start(g, seg))
+		fsck_problem(c, PR_SU_CURRENT, "segment %" PRIu64 ": holds the latest super root (block %" PRIu64
+			     "), but its usage is flags 0x%x, su_nblocks %u",
+			     seg, rec->sr_block, c->segs[seg].su_flags, c->segs[seg].su_nblocks);
+	if (nlfs_log_read(c->fs, rec->sr_log, &log, NULL, &err))
+		return;
+	nextseg = log.next / g->blocks_per_segment;
+	if (nextseg < g->nsegments && !(c->segs[nextseg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))
+		fsck_problem(c, PR_SU_NEXT, "segment %" PRIu64 ": the kernel writes there next (ss_next of the log at block %" PRIu64
+			     "), but it is not allocated", nextseg, rec->sr_log);
+}
+
+int pass_logs(struct fsck *c)
+{
+	const struct nlfs_geometry *g = c->g;
+
+	for (uint64_t seg = 0; seg < g->nsegments && !fsck_cancelled(c); seg++) {
+		fsck_progress(c, 3, seg, g->nsegments);
+		if (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY && c->segs[seg].su_nblocks)
+			check_segment(c, seg);
+	}
+	if (fsck_cancelled(c))
+		return 0;
+	check_chain(c);
+	check_current(c);
+	for (uint64_t b = fsck_bitmap_next(&c->datblk, 0); b != UINT64_MAX;
+	     b = fsck_bitmap_next(&c->datblk, b + 1))
+		fsck_problem(c, PR_DAT_UNCLAIMED_BLOCK,
+			     "DAT: block %" PRIu64 " is part of the DAT, but no segment summary describes it as a DAT block",
+			     b);
+	return 0;
+}
+
+/* the kernel's roll-forward (nilfs_do_roll_forward) over the logs after the super root */
+struct recovery {
+	struct fsck *c;
+	const struct nlfs_recovery *rec;
+	bool after;              /* past the latest super root */
+	uint64_t nafter;
+	bool in_dsync;           /* inside a data-sync logical segment */
+	uint64_t seg_logs, seg_blocks, seg_start;
+	uint64_t replay_logs, replay_blocks, dropped_logs;
+};
+
+static int count_data(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
+{
+	uint64_t *n = arg;
+
+	(void)fi;
+	if (bi && bi->is_data)
+		(*n)++;
+	return 0;
+}
+
+static int recovery_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct recovery *r = arg;
+	struct fsck *c = r->c;
+
+	if (!r->after) {
+		if (log->start == r->rec->sr_log)
+			r->after = true;
+		return 0;
+	}
+	r->nafter++;
+	if (!r->in_dsync) {
+		if (!(log->flags & NLFS_SS_LOGBGN) || !(log->flags & NLFS_SS_SYNDT)) {
+			r->dropped_logs++;
+			return 0;
+		}
+		r->in_dsync = true;
+		r->seg_logs = r->seg_blocks = 0;
+		r->seg_start = log->start;
+	}
+	if (!(log->flags & NLFS_SS_SYNDT)) {
+		fsck_problem(c, PR_LOG_FLAGS, "log at block %" PRIu64 ": a log that is not data-sync inside the data-sync series from block %" PRIu64
+			     "; the kernel's roll-forward stops with an error", log->start, r->seg_start);
+		r->in_dsync = false;
+		return 0;
+	}
+	r->seg_logs++;
+	if (summary) {
+		uint64_t n = 0;
+		struct nlfs_err err;
+
+		nlfs_summary_walk(log, summary, c->g->blocksize, count_data, &n, &err);
+		r->seg_blocks += n;
+	}
+	if (log->flags & NLFS_SS_LOGEND) {
+		r->replay_logs += r->seg_logs;
+		r->replay_blocks += r->seg_blocks;
+		r->in_dsync = false;
+	}
+	return 0;
+}
+
+void pass_recovery(struct fsck *c)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(c->fs);
+	struct recovery r = { c, rec, false, 0, false, 0, 0, 0, 0, 0, 0 };
+	bool valid = nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS;
+	struct nlfs_err err;
+
+	nlfs_fs_walk_chain(c->fs, recovery_log, &r, &err);
+	if (r.in_dsync)
+		r.dropped_logs += r.seg_logs;
+	fsck_verbose(c, "latest super root: block %" PRIu64 " (log at block %" PRIu64 ", sequence %" PRIu64
+		     ", checkpoint %" PRIu64 "); next log at block %" PRIu64,
+		     rec->sr_block, rec->sr_log, rec->sr_seq, rec->cno, rec->next_pseg);
+	if (!r.nafter)
+		return;
+	if (valid) {
+		fsck_problem(c, PR_SB_NEWER_LOGS,
+			     "%" PRIu64 " valid log(s) follow the super root at block %" PRIu64
+			     ", but the volume is marked clean: the kernel ignores and overwrites them",
+			     r.nafter, rec->sr_block);
+		return;
+	}
+	if (r.replay_logs)
+		fsck_problem(c, PR_RECOVERY,
+			     "roll-forward: at mount the kernel replays %" PRIu64 " data-sync log(s) written after checkpoint %" PRIu64
+			     " (%" PRIu64 " data blocks)", r.replay_logs, rec->cno, r.replay_blocks);
+	if (r.dropped_logs)
+		fsck_problem(c, PR_RECOVERY,
+			     "roll-forward: %" PRIu64 " log(s) after checkpoint %" PRIu64
+			     " are not complete data-sync logs; the kernel discards them", r.dropped_logs, rec->cno);
+}

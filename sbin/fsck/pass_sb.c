@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_sb.c - pass 1: both superblock copies.
+ *
+ * Before the volume is opened: each copy's magic, s_bytes, CRC, revision,
+ * geometry and state, and that the two agree on every field the kernel
+ * keeps equal (only the log cursor, free-block hint, write time and state
+ * may differ, since the kernel writes one copy at a time).  After opening:
+ * that the cursor of the copy in use leads to a valid super-root log, and
+ * that the other copy's cursor would serve the kernel's fallback.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+static const char *copy_name(int i)
+{
+	return i == NLFS_SB_PRIMARY ? "primary superblock" : "secondary superblock";
+}
+
+/* fields both copies must hold alike */
+#define SBF(f) { #f, offsetof(struct nlfs_super_block, f), \
+		 sizeof(((struct nlfs_super_block *)0)->f) }
+static const struct { const char *name; size_t off, len; } fixed_fields[] = {
+	SBF(s_rev_level), SBF(s_minor_rev_level), SBF(s_magic), SBF(s_bytes), SBF(s_flags),
+	SBF(s_crc_seed), SBF(s_log_block_size), SBF(s_nsegments), SBF(s_dev_size),
+	SBF(s_first_data_block), SBF(s_blocks_per_segment), SBF(s_r_segments_percentage),
+	SBF(s_ctime), SBF(s_mtime), SBF(s_mnt_count), SBF(s_max_mnt_count), SBF(s_errors),
+	SBF(s_lastcheck), SBF(s_checkinterval), SBF(s_creator_os), SBF(s_def_resuid),
+	SBF(s_def_resgid), SBF(s_first_ino), SBF(s_inode_size), SBF(s_dat_entry_size),
+	SBF(s_checkpoint_size), SBF(s_segment_usage_size), SBF(s_uuid), SBF(s_volume_name),
+	SBF(s_c_interval), SBF(s_c_block_max), SBF(s_feature_compat),
+	SBF(s_feature_compat_ro), SBF(s_feature_incompat),
+};
+
+static void check_copy(struct fsck *c, int i, const struct nlfs_super_block *sb,
+		       const struct nlfs_sb_status *st, uint64_t devsize)
+{
+	struct nlfs_err err;
+	int rc;
+	uint16_t state;
+
+	if (!st->read_ok) {
+		fsck_problem(c, PR_SB_READ, "%s (byte %llu): cannot be read: %s", copy_name(i),
+			     (unsigned long long)st->offset, nlfs_strerror(st->error));
+		return;
+	}
+	rc = nlfs_sb_check_crc(sb);
+	if (rc == -NLFS_EBADMAGIC) {
+		fsck_problem(c, PR_SB_MAGIC, "%s (byte %llu): bad magic number 0x%04x",
+			     copy_name(i), (unsigned long long)st->offset, nlfs_le16(sb->s_magic));
+		return;
+	}
+	if (rc == -NLFS_ECORRUPT) {
+		fsck_problem(c, PR_SB_BYTES, "%s (byte %llu): s_bytes %u out of range",
+			     copy_name(i), (unsigned long long)st->offset, nlfs_le16(sb->s_bytes));
+		return;
+	}
+	if (rc) {
+		fsck_problem(c, PR_SB_CRC, "%s (byte %llu): checksum 0x%08x, computed 0x%08x",
+			     copy_name(i), (unsigned long long)st->offset, nlfs_le32(sb->s_sum),
+			     nlfs_sb_crc(sb));
+		return;
+	}
+	rc = nlfs_sb_check_geometry(sb, devsize, &err);
+	if (rc) {
+		fsck_problem(c, rc == -NLFS_EREVISION ? PR_SB_REVISION : PR_SB_GEOMETRY,
+			     "%s (byte %llu): %s", copy_name(i), (unsigned long long)st->offset,
+			     err.what);
+	} else if (i == NLFS_SB_SECONDARY && !st->valid) {
+		fsck_problem(c, PR_SB_GEOMETRY, "%s (byte %llu): lies inside the segment area",
+			     copy_name(i), (unsigned long long)st->offset);
+	}
+	if (nlfs_le64(sb->s_dev_size) > devsize)
+		fsck_problem(c, PR_SB_DEVSIZE, "%s: s_dev_size %llu but the device has %llu bytes",
+			     copy_name(i), (unsigned long long)nlfs_le64(sb->s_dev_size),
+			     (unsigned long long)devsize);
+	if (nlfs_le64(sb->s_feature_compat) & ~NLFS_FEATURE_COMPAT_SUPP ||
+	    nlfs_le64(sb->s_feature_compat_ro) & ~NLFS_FEATURE_COMPAT_RO_SUPP)
+		fsck_problem(c, PR_SB_FEATURE,
+			     "%s: unknown features (compat 0x%llx, read-only compat 0x%llx)",
+			     copy_name(i), (unsigned long long)nlfs_le64(sb->s_feature_compat),
+			     (unsigned long long)nlfs_le64(sb->s_feature_compat_ro));
+	state = nlfs_le16(sb->s_state);
+	if (state & NLFS_STATE_ERROR_FS)
+		fsck_problem(c, PR_SB_STATE, "%s: s_state 0x%04x: the kernel recorded an error",
+			     copy_name(i), state);
+	if (state & ~(NLFS_STATE_VALID_FS | NLFS_STATE_ERROR_FS))
+		fsck_problem(c, PR_SB_STATE_BITS, "%s: s_state 0x%04x has %s", copy_name(i), state,
+			     state & NLFS_STATE_RESIZE_FS ? "an unfinished resize" : "unknown bits");
+}
+
+static void compare_copies(struct fsck *c, const struct nlfs_super_block sb[2])
+{
+	const uint8_t *a = (const uint8_t *)&sb[0], *b = (const uint8_t *)&sb[1];
+
+	for (size_t i = 0; i < sizeof(fixed_fields) / sizeof(fixed_fields[0]); i++) {
+		size_t off = fixed_fields[i].off;
+
+		if (memcmp(a + off, b + off, fixed_fields[i].len))
+			fsck_problem(c, PR_SB_MISMATCH,
+				     "superblocks: the primary and secondary copies differ in %s",
+				     fixed_fields[i].name);
+	}
+}
+
+int pass_sb(struct fsck *c, struct nlfs_io *io)
+{
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice choice;
+	struct nlfs_err err;
+	uint64_t devsize;
+	int rc;
+
+	fsck_pass_begin(c, 1, "checking superblocks");
+	rc = nlfs_io_size(io, &devsize);
+	if (rc) {
+		fsck_problem(c, PR_IO, "cannot get the device size: %s", nlfs_strerror(rc));
+		return rc;
+	}
+	c->devsize = devsize;
+	memset(&choice, 0, sizeof(choice));
+	nlfs_sb_read_both(io, sb, &choice, &err);
+	if (!choice.status[0].read_ok && !choice.status[1].read_ok) {
+		fsck_problem(c, PR_IO, "cannot read either superblock: %s",
+			     nlfs_strerror(choice.status[0].error));
+		return -1;
+	}
+	if (nlfs_le16(sb[0].s_magic) != NLFS_SB_MAGIC && nlfs_le16(sb[1].s_magic) != NLFS_SB_MAGIC)
+		return 1;   /* not a NILFS2 volume at all */
+	for (int i = 0; i < 2; i++)
+		check_copy(c, i, &sb[i], &choice.status[i], devsize);
+	if (nlfs_sb_check_crc(&sb[0]) == 0 && nlfs_sb_check_crc(&sb[1]) == 0)
+		compare_copies(c, sb);
+	return 0;
+}
+
+/* Is there a super-root log with sequence SEQ at block START? */
+static const char *cursor_problem(struct fsck *c, uint64_t start, uint64_t seq,
+				  struct nlfs_log *log)
+{
+	struct nlfs_err err;
+
+	if (nlfs_log_read(c->fs, start, log, NULL, &err))
+		return "no valid log there";
+	if (log->seq != seq)
+		return "the log there has another sequence number";
+	if (!log->datasum_ok)
+		return "the log there has a bad data checksum";
+	if (!(log->flags & NLFS_SS_SR))
+		return "the log there has no super root";
+	return NULL;
+}
+
+void pass_sb_cursor(struct fsck *c)
+{
+	const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(c->fs);
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(c->fs);
+	int used = ch->used, other = !used;
+	const struct nlfs_super_block *sb = nlfs_fs_sb(c->fs, (enum nlfs_sb_slot)used);
+	const struct nlfs_super_block *osb = nlfs_fs_sb(c->fs, (enum nlfs_sb_slot)other);
+	struct nlfs_log log;
+	const char *why;
+
+	fsck_verbose(c, "using the %s: %s", copy_name(used), ch->reason);
+	why = cursor_problem(c, nlfs_le64(sb->s_last_pseg), nlfs_le64(sb->s_last_seq), &log);
+	if (why || rec->from_other_sb) {
+		fsck_problem(c, PR_SB_CURSOR,
+			     "%s: log cursor (block %llu, sequence %llu): %s; the kernel falls back to the %s",
+			     copy_name(used), (unsigned long long)nlfs_le64(sb->s_last_pseg),
+			     (unsigned long long)nlfs_le64(sb->s_last_seq),
+			     why ? why : "searching from it fails", copy_name(other));
+	} else if (log.cno != nlfs_le64(sb->s_last_cno)) {
+		fsck_problem(c, PR_SB_CURSOR,
+			     "%s: s_last_cno %llu but the log at block %llu commits checkpoint %llu",
+			     copy_name(used), (unsigned long long)nlfs_le64(sb->s_last_cno),
+			     (unsigned long long)log.start, (unsigned long long)log.cno);
+	}
+	if (ch->status[other].valid && !rec->from_other_sb) {
+		why = cursor_problem(c, nlfs_le64(osb->s_last_pseg), nlfs_le64(osb->s_last_seq),
+				     &log);
+		if (why)
+			fsck_problem(c, PR_SB_OTHER_CURSOR,
+				     "%s: log cursor (block %llu, sequence %llu): %s",
+				     copy_name(other), (unsigned long long)nlfs_le64(osb->s_last_pseg),
+				     (unsigned long long)nlfs_le64(osb->s_last_seq), why);
+	}
+	if (!(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS))
+		fsck_problem(c, PR_SB_UNCLEAN,
+			     "%s: not cleanly unmounted; the kernel will look for logs newer than its cursor",
+			     copy_name(used));
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_sufile.c - pass 2: the segment usage file.
+ *
+ * Loads every segment's usage into c->segs for the log pass, and checks
+ * the flags (clean means all zero, ACTIVE alone is impossible, the on-disk
+ * ACTIVE bit itself means nothing), the block counts against the segment
+ * size, and the header's clean and dirty counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fsck.h"
+
+#define SU_KNOWN (NLFS_SEGMENT_USAGE_ACTIVE | NLFS_SEGMENT_USAGE_DIRTY | NLFS_SEGMENT_USAGE_ERROR)
+#define SU_CHUNK 4096
+
+int pass_sufile(struct fsck *c)
+{
+	const struct nlfs_geometry *g = c->g;
+	struct nlfs_sufile_header h;
+	struct nlfs_segment_usage *su;
+	struct nlfs_err err;
+	uint64_t nclean = 0, ndirty = 0;
+	int rc;
+
+	fsck_pass_begin(c, 2, "checking segment usage and the DAT's block map");
+	c->segs = calloc(g->nsegments, sizeof(*c->segs));
+	su = malloc(SU_CHUNK * sizeof(*su));
+	if (!c->segs || !su) {
+		free(su);
+		fsck_problem(c, PR_IO, "sufile: out of memory for %llu segments",
+			     (unsigned long long)g->nsegments);
+		return -ENOMEM;
+	}
+	rc = nlfs_sufile_header(c->fs, &h, &err);
+	if (rc) {
+		fsck_lib_problem(c, PR_SU_NCLEAN, &err, "sufile header");
+		free(su);
+		return rc;
+	}
+	for (uint64_t base = 0; base < g->nsegments; base += SU_CHUNK) {
+		size_t n = g->nsegments - base < SU_CHUNK ? g->nsegments - base : SU_CHUNK;
+
+		rc = nlfs_sufile_get_many(c->fs, base, n, su, &err);
+		if (rc) {
+			fsck_lib_problem(c, PR_SU_FLAGS, &err, "sufile: segments from %llu",
+					 (unsigned long long)base);
+			free(su);
+			return rc;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t seg = base + i;
+			uint32_t fl = su[i].su_flags;
+			uint64_t size = g->blocks_per_segment - (seg == 0 ? g->first_data_block : 0);
+
+			c->segs[seg].su_flags = fl;
+			c->segs[seg].su_nblocks = su[i].su_nblocks;
+			if (fl == 0) {
+				nclean++;
+				if (su[i].su_nblocks || su[i].su_lastmod)
+					fsck_problem(c, PR_SU_CLEAN,
+						     "segment %llu: clean but su_nblocks %u, su_lastmod %llu",
+						     (unsigned long long)seg, su[i].su_nblocks,
+						     (unsigned long long)su[i].su_lastmod);
+				continue;
+			}
+			if (fl & NLFS_SEGMENT_USAGE_DIRTY)
+				ndirty++;
+			if (fl & ~SU_KNOWN)
+				fsck_problem(c, PR_SU_FLAGS, "segment %llu: unknown flags 0x%x",
+					     (unsigned long long)seg, fl);
+			else if (fl == NLFS_SEGMENT_USAGE_ACTIVE)
+				fsck_problem(c, PR_SU_FLAGS,
+					     "segment %llu: flags ACTIVE alone (neither clean nor dirty)",
+					     (unsigned long long)seg);
+			if (fl & NLFS_SEGMENT_USAGE_ERROR)
+				fsck_problem(c, PR_SU_ERRSEG, "segment %llu: marked as failed (ERROR)",
+					     (unsigned long long)seg);
+			if (su[i].su_nblocks > size) {
+				fsck_problem(c, PR_SU_NBLOCKS,
+					     "segment %llu: su_nblocks %u exceeds its %llu blocks",
+					     (unsigned long long)seg, su[i].su_nblocks,
+					     (unsigned long long)size);
+				c->segs[seg].su_nblocks = (uint32_t)size;
+			}
+		}
+	}
+	free(su);
+	if (h.sh_ncleansegs != nclean)
+		fsck_problem(c, PR_SU_NCLEAN, "sufile header: sh_ncleansegs %llu, but %llu segments are clean",
+			     (unsigned long long)h.sh_ncleansegs, (unsigned long long)nclean);
+	if (h.sh_ndirtysegs != ndirty)
+		fsck_problem(c, PR_SU_NDIRTY, "sufile header: sh_ndirtysegs %llu, but %llu segments are dirty",
+			     (unsigned long long)h.sh_ndirtysegs, (unsigned long long)ndirty);
+	if (h.sh_last_alloc >= g->nsegments)
+		fsck_problem(c, PR_SU_LAST_ALLOC, "sufile header: sh_last_alloc %llu, but the volume has %llu segments",
+			     (unsigned long long)h.sh_last_alloc, (unsigned long long)g->nsegments);
+	c->nsegs_used = ndirty;
+	return 0;
+}

@@ -1,0 +1,897 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * corrupt - make one damaged image from a good one, for the fsck tests.
+ *
+ *   corrupt --list            print "NAME BASE OPTIONS" for every case
+ *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
+ *
+ * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks) or "kernel"
+ * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
+ * blocks).  The library locates the structures; each case then changes a
+ * few bytes and, unless the fault is a checksum, recomputes the checksums
+ * of the log (or superblock) it touched, the way a buggy writer would
+ * have left it.  One case, one fault.  OPTIONS are extra fsck options the
+ * case needs ("-" for none).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+
+static const char *img;
+static int fd;
+static struct nlfs_fs *fs;
+static const struct nlfs_geometry *g;
+static uint32_t bs;
+static uint32_t seed;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "corrupt: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(2);
+}
+
+static uint64_t get(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put(uint8_t *p, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void rd(uint64_t off, void *buf, size_t n)
+{
+	if (pread(fd, buf, n, (off_t)off) != (ssize_t)n)
+		die("read at %llu failed", (unsigned long long)off);
+}
+
+static void wr(uint64_t off, const void *buf, size_t n)
+{
+	if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+		die("write at %llu failed", (unsigned long long)off);
+}
+
+static void open_fs(void)
+{
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	char msg[320];
+
+	if (fs)
+		nlfs_fs_close(fs);
+	if (nlfs_io_open_unix(img, NLFS_IO_RDONLY, &io))
+		die("cannot open %s", img);
+	if (nlfs_fs_open(io, &fs, &err)) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		die("%s: %s", img, msg);
+	}
+	g = nlfs_fs_geometry(fs);
+	bs = g->blocksize;
+	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
+}
+
+/* ---- logs: where a block lives, and resealing after an edit ---- */
+
+static uint64_t log_of(uint64_t b)
+{
+	uint64_t seg = b / g->blocks_per_segment, p = nlfs_seg_start(g, seg);
+	uint8_t hdr[64];
+
+	while (p <= nlfs_seg_end(g, seg)) {
+		uint32_t n;
+
+		rd(p * bs, hdr, sizeof(hdr));
+		n = (uint32_t)get(hdr + 0x28, 4);
+		if (get(hdr + 8, 4) != NLFS_SEGSUM_MAGIC || n == 0)
+			break;
+		if (b < p + n)
+			return p;
+		p += n;
+	}
+	die("block %llu is in no log", (unsigned long long)b);
+	return 0;
+}
+
+static uint64_t peek_raw(uint64_t b, uint32_t off)
+{
+	uint8_t buf[4];
+
+	rd(b * bs + off, buf, 4);
+	return get(buf, 4);
+}
+
+/* recompute the super root's, the summary's and the data checksum of the log at START */
+static void reseal_log(uint64_t start)
+{
+	uint8_t hdr[64];
+	uint32_t n, sumbytes;
+	uint8_t *buf;
+
+	rd(start * bs, hdr, sizeof(hdr));
+	n = (uint32_t)get(hdr + 0x28, 4);
+	sumbytes = (uint32_t)get(hdr + 0x30, 4);
+	buf = malloc((size_t)n * bs);
+	if (!buf)
+		die("out of memory");
+	rd(start * bs, buf, (size_t)n * bs);
+	if (get(buf + 0x0E, 2) & NLFS_SS_SR) {
+		uint8_t *sr = buf + (size_t)(n - 1) * bs;
+		uint32_t srb = (uint32_t)get(sr + 4, 2);
+
+		if (srb >= 4 && srb <= bs)
+			put(sr, 4, nlfs_crc32(seed, sr + 4, srb - 4));
+	}
+	if (sumbytes >= 8 && sumbytes <= (size_t)n * bs)
+		put(buf + 4, 4, nlfs_crc32(seed, buf + 8, sumbytes - 8));
+	put(buf, 4, nlfs_crc32(seed, buf + 4, (size_t)n * bs - 4));
+	wr(start * bs, buf, (size_t)n * bs);
+	free(buf);
+}
+
+/* only ss_datasum of the log at START: to leave another checksum wrong */
+static void reseal_data_only(uint64_t start)
+{
+	uint32_t n = (uint32_t)peek_raw(start, 0x28);
+	uint8_t *buf = malloc((size_t)n * bs);
+
+	if (!buf)
+		die("out of memory");
+	rd(start * bs, buf, (size_t)n * bs);
+	put(buf, 4, nlfs_crc32(seed, buf + 4, (size_t)n * bs - 4));
+	wr(start * bs, buf, 4);
+	free(buf);
+}
+
+/* change N bytes at byte OFF of block B; reseal its log if SEAL */
+static void edit(uint64_t b, uint32_t off, int n, uint64_t v, int seal)
+{
+	uint8_t buf[8];
+
+	put(buf, n, v);
+	wr(b * bs + off, buf, (size_t)n);
+	if (seal)
+		reseal_log(log_of(b));
+}
+
+static uint64_t peek(uint64_t b, uint32_t off, int n)
+{
+	uint8_t buf[8];
+
+	rd(b * bs + off, buf, (size_t)n);
+	return get(buf, n);
+}
+
+/* ---- files of the latest checkpoint ---- */
+
+static uint64_t phys_of(const struct nlfs_file *f, uint64_t blkoff)
+{
+	struct nlfs_err err;
+	uint64_t ptr, b;
+
+	if (nlfs_bmap_lookup(fs, f, blkoff, &ptr, &err) || nlfs_file_block_addr(fs, f, ptr, &b, &err) ||
+	    b == 0)
+		die("inode %llu has no block %llu", (unsigned long long)f->ino,
+		    (unsigned long long)blkoff);
+	return b;
+}
+
+static void ifile(struct nlfs_file *f)
+{
+	struct nlfs_err err;
+
+	if (nlfs_fs_ifile(fs, 0, f, &err))
+		die("no ifile");
+}
+
+static void lookup(const char *path, struct nlfs_file *f)
+{
+	struct nlfs_file ifl;
+	struct nlfs_err err;
+
+	ifile(&ifl);
+	if (nlfs_path_lookup(fs, &ifl, path, f, &err))
+		die("%s not found", path);
+}
+
+/* block and byte of inode INO in the latest ifile */
+static void inode_at(uint64_t ino, uint64_t *b, uint32_t *off)
+{
+	struct nlfs_file ifl;
+	uint64_t blkoff;
+
+	ifile(&ifl);
+	nlfs_palloc_locate(bs, g->inode_size, ino, &blkoff, off);
+	*b = phys_of(&ifl, blkoff);
+}
+
+static void inode_edit(uint64_t ino, uint32_t field, int n, uint64_t v)
+{
+	uint64_t b;
+	uint32_t off;
+
+	inode_at(ino, &b, &off);
+	edit(b, off + field, n, v, 1);
+}
+
+static uint64_t inode_peek(uint64_t ino, uint32_t field, int n)
+{
+	uint64_t b;
+	uint32_t off;
+
+	inode_at(ino, &b, &off);
+	return peek(b, off + field, n);
+}
+
+static uint64_t path_ino(const char *path)
+{
+	struct nlfs_file f;
+
+	lookup(path, &f);
+	return f.ino;
+}
+
+/* a palloc file's group 0: descriptor and bitmap blocks */
+static void palloc0(const struct nlfs_file *f, uint32_t esz, uint64_t *desc, uint64_t *bitmap)
+{
+	*desc = phys_of(f, nlfs_palloc_desc_blkoff(bs, esz, 0));
+	*bitmap = phys_of(f, nlfs_palloc_bitmap_blkoff(bs, esz, 0));
+}
+
+static void dat_at(uint64_t v, uint64_t *b, uint32_t *off)
+{
+	struct nlfs_file dat;
+	uint64_t blkoff;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	nlfs_palloc_locate(bs, 32, v, &blkoff, off);
+	*b = phys_of(&dat, blkoff);
+}
+
+static void dat_edit(uint64_t v, uint32_t field, int n, uint64_t val)
+{
+	uint64_t b;
+	uint32_t off;
+
+	dat_at(v, &b, &off);
+	edit(b, off + field, n, val, 1);
+}
+
+/* the virtual block of file block BLKOFF of PATH */
+static uint64_t vblock_of(const char *path, uint64_t blkoff)
+{
+	struct nlfs_file f;
+	struct nlfs_err err;
+	uint64_t ptr;
+
+	lookup(path, &f);
+	if (nlfs_bmap_lookup(fs, &f, blkoff, &ptr, &err) || !ptr)
+		die("%s has no block %llu", path, (unsigned long long)blkoff);
+	return ptr;
+}
+
+static void mdt_slot(unsigned ino, uint32_t esz, uint64_t slot, uint64_t *b, uint32_t *off)
+{
+	struct nlfs_file f;
+
+	nlfs_fs_mdt_file(fs, ino, &f);
+	*b = phys_of(&f, slot / (bs / esz));
+	*off = (uint32_t)(slot % (bs / esz)) * esz;
+}
+
+static void cp_edit(uint64_t cno, uint32_t field, int n, uint64_t v)
+{
+	uint64_t b;
+	uint32_t off;
+
+	mdt_slot(NLFS_CPFILE_INO, 192, cno, &b, &off);
+	edit(b, off + field, n, v, 1);
+}
+
+static uint64_t cp_peek(uint64_t cno, uint32_t field, int n)
+{
+	uint64_t b;
+	uint32_t off;
+
+	mdt_slot(NLFS_CPFILE_INO, 192, cno, &b, &off);
+	return peek(b, off + field, n);
+}
+
+/* sufile slot: 0 = header, segment s at s + 2 */
+static void su_edit(uint64_t slot, uint32_t field, int n, uint64_t v)
+{
+	uint64_t b;
+	uint32_t off;
+
+	mdt_slot(NLFS_SUFILE_INO, 16, slot, &b, &off);
+	edit(b, off + field, n, v, 1);
+}
+
+static uint64_t su_peek(uint64_t slot, uint32_t field, int n)
+{
+	uint64_t b;
+	uint32_t off;
+
+	mdt_slot(NLFS_SUFILE_INO, 16, slot, &b, &off);
+	return peek(b, off + field, n);
+}
+
+/* the record named NAME in directory DIR: its block and byte */
+static void dirent_at(const char *dir, const char *name, uint64_t *b, uint32_t *off)
+{
+	struct nlfs_file d;
+	uint8_t *buf = malloc(bs);
+	size_t len = strlen(name);
+
+	lookup(dir, &d);
+	for (uint64_t k = 0; k * bs < nlfs_le64(d.inode.i_size); k++) {
+		uint64_t p = phys_of(&d, k);
+
+		rd(p * bs, buf, bs);
+		for (unsigned o = 0; o < bs;) {
+			struct nlfs_dir_rec r;
+
+			if (nlfs_dir_record(buf, bs, o, &r, NULL))
+				break;
+			if (r.ino && r.name_len == len && !memcmp(r.name, name, len)) {
+				*b = p;
+				*off = o;
+				free(buf);
+				return;
+			}
+			o += r.rec_len;
+		}
+	}
+	die("%s/%s not found", dir, name);
+}
+
+/* ---- superblocks ---- */
+
+static uint64_t sb_off(int copy)
+{
+	uint64_t size = (uint64_t)lseek(fd, 0, SEEK_END);
+
+	return copy == 0 ? NLFS_SB_OFFSET_BYTES : nlfs_sb2_offset(size);
+}
+
+static void sb_edit(int copy, uint32_t field, int n, uint64_t v, int seal)
+{
+	struct nlfs_super_block sb;
+
+	rd(sb_off(copy), &sb, sizeof(sb));
+	put((uint8_t *)&sb + field, n, v);
+	if (seal)
+		nlfs_sb_update_crc(&sb);
+	wr(sb_off(copy), &sb, sizeof(sb));
+}
+
+static void sb_both(uint32_t field, int n, uint64_t v)
+{
+	sb_edit(0, field, n, v, 1);
+	sb_edit(1, field, n, v, 1);
+}
+
+/* ---- logs of the kernel image ---- */
+
+/* the Nth log (0-based) of segment SEG */
+static uint64_t nth_log(uint64_t seg, int nth)
+{
+	uint64_t p = nlfs_seg_start(g, seg);
+
+	for (int i = 0; i < nth; i++)
+		p += peek(p, 0x28, 4);
+	if (peek(p, 8, 4) != NLFS_SEGSUM_MAGIC)
+		die("segment %llu has no log %d", (unsigned long long)seg, nth);
+	return p;
+}
+
+/* the first SR log of segment SEG that is not the latest */
+static uint64_t old_sr_log(uint64_t seg)
+{
+	uint64_t p = nlfs_seg_start(g, seg);
+
+	while (peek(p, 8, 4) == NLFS_SEGSUM_MAGIC) {
+		if (peek(p, 0x0E, 2) & NLFS_SS_SR && p != nlfs_fs_recovery(fs)->sr_log)
+			return p;
+		p += peek(p, 0x28, 4);
+	}
+	die("no old super-root log in segment %llu", (unsigned long long)seg);
+	return 0;
+}
+
+#define SS_FLAGS 0x0E
+#define SS_SEQ   0x10
+#define SS_NEXT  0x20
+#define SS_NBLK  0x28
+#define SS_CNO   0x38
+#define I_BLOCKS 0x00
+#define I_SIZE   0x08
+#define I_MODE   0x30
+#define I_LINKS  0x32
+#define I_BMAP   0x38
+#define SB(f) ((uint32_t)offsetof(struct nlfs_super_block, f))
+
+/* ---- the cases ---- */
+
+static void c_sb_primary_magic(void) { sb_edit(0, SB(s_magic), 2, 0, 1); }
+static void c_sb_primary_crc(void) { sb_edit(0, SB(s_volume_name), 1, 'X', 0); }
+static void c_sb_secondary_crc(void) { sb_edit(1, SB(s_volume_name), 1, 'X', 0); }
+static void c_sb_both_magic(void) { sb_edit(0, SB(s_magic), 2, 0x1234, 1); sb_edit(1, SB(s_magic), 2, 0x1234, 1); }
+static void c_sb_bytes(void) { sb_edit(1, SB(s_bytes), 2, 2000, 1); }
+static void c_sb_revision(void) { sb_edit(1, SB(s_rev_level), 4, 1, 1); }
+static void c_sb_geometry(void) { sb_edit(1, SB(s_blocks_per_segment), 4, 8, 1); }
+static void c_sb_uuid(void) { sb_edit(1, SB(s_uuid) + 3, 1, 0x5a, 1); }
+static void c_sb_devsize(void) { sb_both(SB(s_dev_size), 8, 1ull << 40); }
+static void c_sb_error_state(void) { sb_both(SB(s_state), 2, NLFS_STATE_VALID_FS | NLFS_STATE_ERROR_FS); }
+static void c_sb_feature(void) { sb_both(SB(s_feature_compat_ro), 8, 0x100); }
+static void c_sb_cursor_seq(void) { sb_edit(0, SB(s_last_seq), 8, 5, 1); }
+/* the copy the kernel does not use: its cursor before the first segment */
+static void c_sb_other_cursor(void)
+{
+	sb_edit(!nlfs_fs_sb_choice(fs)->used, SB(s_last_pseg), 8, g->first_data_block - 1, 1);
+}
+
+/* the copy in use: a checkpoint number one below its log's */
+static void c_sb_cursor_cno(void)
+{
+	int used = nlfs_fs_sb_choice(fs)->used;
+	uint64_t cno = nlfs_le64(nlfs_fs_sb(fs, (enum nlfs_sb_slot)used)->s_last_cno);
+
+	sb_edit(used, SB(s_last_cno), 8, cno + 1, 1);
+}
+
+static void c_log_magic(void) { edit(nth_log(0, 2), 8, 4, 0xdeadbeef, 0); }
+static void c_log_sumsum(void) { uint64_t p = nth_log(0, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
+static void c_log_datasum(void) { uint64_t p = nth_log(0, 1); edit(p, 0, 4, peek(p, 0, 4) ^ 0x10, 0); }
+static void c_log_seq(void) { uint64_t p = nth_log(0, 2); edit(p, SS_SEQ, 8, peek(p, SS_SEQ, 8) + 7, 1); }
+static void c_log_next(void) { uint64_t p = nth_log(0, 2); edit(p, SS_NEXT, 8, 5 * g->blocks_per_segment, 1); }
+static void c_log_flags_unknown(void) { uint64_t p = nth_log(0, 1); edit(p, SS_FLAGS, 2, peek(p, SS_FLAGS, 2) | 0x100, 1); }
+static void c_log_sr_noend(void) { uint64_t p = old_sr_log(0); edit(p, SS_FLAGS, 2, peek(p, SS_FLAGS, 2) & ~NLFS_SS_LOGEND, 1); }
+static void c_log_cno(void) { uint64_t p = nth_log(0, 2); edit(p, SS_CNO, 8, 1, 1); }
+
+static void c_log_sr_crc(void)
+{
+	uint64_t p = old_sr_log(0), sr = p + peek(p, SS_NBLK, 4) - 1;
+
+	edit(sr, 0, 4, peek(sr, 0, 4) ^ 0x1, 0);
+	reseal_data_only(p);   /* only the super root's own checksum is wrong */
+}
+
+/* first finfo of the second log of segment 0 */
+static void c_log_finfo_nblocks(void) { uint64_t p = nth_log(0, 1); edit(p, 64 + 16, 4, peek(p, 64 + 16, 4) + 1, 1); }
+static void c_log_finfo_cno(void) { uint64_t p = nth_log(0, 1); edit(p, 64 + 8, 8, peek(p, 64 + 8, 8) + 3, 1); }
+static void c_log_binfo_zero(void) { uint64_t p = nth_log(0, 1); edit(p, 64 + 24, 8, 0, 1); }
+static void c_log_binfo_stale(void) { uint64_t p = nth_log(0, 1); edit(p, 64 + 24, 8, peek(p, 64 + 24, 8) + 1, 1); }
+
+/* su_nblocks of segment 0 one short: its last log runs past it */
+static void c_log_overrun(void) { su_edit(2, 8, 4, su_peek(2, 8, 4) - 1); }
+static void c_su_short(void) { su_edit(2, 8, 4, 20); }
+static void c_su_nclean(void) { su_edit(0, 0, 8, su_peek(0, 0, 8) + 1); }
+static void c_su_ndirty(void) { su_edit(0, 8, 8, su_peek(0, 8, 8) - 1); }
+static void c_su_last_alloc(void) { su_edit(0, 16, 8, g->nsegments + 4); }
+static void c_su_active_only(void) { su_edit(2 + 20, 12, 4, NLFS_SEGMENT_USAGE_ACTIVE); su_edit(0, 0, 8, su_peek(0, 0, 8) - 1); }
+static void c_su_clean_nblocks(void) { su_edit(2 + 20, 8, 4, 9); }
+static void c_su_error(void) { su_edit(2 + 20, 12, 4, NLFS_SEGMENT_USAGE_ERROR); su_edit(0, 0, 8, su_peek(0, 0, 8) - 1); }
+
+static void c_su_next_clean(void)
+{
+	/* free the segment the kernel writes next, and keep the counters true */
+	su_edit(2 + 1, 12, 4, 0);
+	su_edit(0, 0, 8, su_peek(0, 0, 8) + 1);
+	su_edit(0, 8, 8, su_peek(0, 8, 8) - 1);
+}
+
+static void c_dat_desc(void)
+{
+	struct nlfs_file dat;
+	uint64_t d, bm;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	palloc0(&dat, 32, &d, &bm);
+	edit(d, 0, 4, peek(d, 0, 4) - 1, 1);
+}
+
+static void dat_bitmap_flip(uint64_t v, int delta)
+{
+	struct nlfs_file dat;
+	uint64_t d, bm;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	palloc0(&dat, 32, &d, &bm);
+	edit(bm, (uint32_t)(v / 8), 1, peek(bm, (uint32_t)(v / 8), 1) ^ (1u << (v % 8)), 0);
+	edit(d, 0, 4, peek(d, 0, 4) + (uint64_t)(int64_t)delta, 1);
+	if (log_of(bm) != log_of(d))
+		reseal_log(log_of(bm));
+}
+
+static void c_dat_bit_clear(void) { dat_bitmap_flip(vblock_of("/dir1/f1", 0), 1); }
+
+static void c_dat_bit_set(void)
+{
+	struct nlfs_file dat;
+	uint64_t d, bm, v = 0;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	palloc0(&dat, 32, &d, &bm);
+	/* the first free entry of group 0 */
+	while (peek(bm, (uint32_t)(v / 8), 1) & (1u << (v % 8)))
+		v++;
+	dat_bitmap_flip(v, -1);
+}
+
+static void c_dat_entry0(void) { dat_edit(0, 0, 8, 5); }
+static void c_dat_range(void) { dat_edit(vblock_of("/dir1/f3", 0), 8, 8, 6); dat_edit(vblock_of("/dir1/f3", 0), 16, 8, 4); }
+static void c_dat_outside(void) { dat_edit(vblock_of("/dir1/f4", 0), 0, 8, 40 * g->blocks_per_segment + 3); }
+static void c_dat_noaddr(void) { dat_edit(vblock_of("/dir1/f8", 0), 0, 8, 0); }
+
+static void c_dat_shared(void)
+{
+	uint64_t b;
+	uint32_t off;
+
+	dat_at(vblock_of("/dir1/f9", 0), &b, &off);
+	dat_edit(vblock_of("/dir1/f10", 0), 0, 8, peek(b, off, 8));
+}
+
+static void c_dat_unclaimed(void)
+{
+	/* another block of the same log: the summary block itself */
+	uint64_t b;
+	uint32_t off;
+
+	dat_at(vblock_of("/dir1/f11", 0), &b, &off);
+	dat_edit(vblock_of("/dir1/f11", 0), 0, 8, log_of(peek(b, off, 8)));
+}
+
+static void c_dat_leak(void)
+{
+	/* reopen a dead version: the entry of an overwritten block of /big */
+	struct nlfs_file dat;
+	uint64_t v, b;
+	uint32_t off;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	for (v = 1;; v++) {
+		dat_at(v, &b, &off);
+		if (peek(b, off + 16, 8) != UINT64_MAX && peek(b, off + 8, 8) < peek(b, off + 16, 8) &&
+		    peek(b, off, 8))
+			break;
+	}
+	dat_edit(v, 16, 8, UINT64_MAX);
+}
+
+static void c_dat_period_end(void)
+{
+	/* end the period of a live block of the latest checkpoint */
+	uint64_t cno = nlfs_fs_recovery(fs)->cno;
+
+	dat_edit(vblock_of("/dir1/f12", 0), 16, 8, cno);
+}
+
+static void c_cp_ncheckpoints(void) { cp_edit(0, 0, 8, cp_peek(0, 0, 8) + 1); }
+static void c_cp_nsnapshots(void) { cp_edit(0, 8, 8, cp_peek(0, 8, 8) + 1); }
+static void c_cp_snaplist(void) { uint64_t last = cp_peek(0, 24, 8); cp_edit(last, 16, 8, 0); }
+static void c_cp_snapflag(void) { uint64_t first = cp_peek(0, 16, 8); cp_edit(first, 0, 4, cp_peek(first, 0, 4) & ~1u); }
+static void c_cp_blkcount(void) { uint64_t epb = bs / 192; cp_edit(epb, 4, 4, cp_peek(epb, 4, 4) + 1); }
+static void c_cp_cno(void) { cp_edit(2, 24, 8, 99); }
+static void c_cp_future(void) { uint64_t c = nlfs_fs_recovery(fs)->cno + 1; cp_edit(c, 0, 4, 0); cp_edit(c, 24, 8, c); }
+static void c_cp_ifile_mode(void) { cp_edit(nlfs_fs_recovery(fs)->cno, 64 + I_MODE, 2, 040755); }
+static void c_cp_inodes(void) { uint64_t c = nlfs_fs_recovery(fs)->cno; cp_edit(c, 48, 8, cp_peek(c, 48, 8) + 2); }
+static void c_cp_blocks(void) { uint64_t c = nlfs_fs_recovery(fs)->cno; cp_edit(c, 56, 8, cp_peek(c, 56, 8) - 1); }
+static void c_cp_latest_invalid(void) { uint64_t c = nlfs_fs_recovery(fs)->cno; cp_edit(c, 0, 4, cp_peek(c, 0, 4) | 2); cp_edit(0, 0, 8, cp_peek(0, 0, 8) - 1); }
+
+static void ifile_group0(uint64_t *d, uint64_t *bm)
+{
+	struct nlfs_file ifl;
+
+	ifile(&ifl);
+	palloc0(&ifl, g->inode_size, d, bm);
+}
+
+static void c_ifile_desc(void) { uint64_t d, bm; ifile_group0(&d, &bm); edit(d, 0, 4, peek(d, 0, 4) + 1, 1); }
+
+static void ifile_bit_flip(uint64_t ino, int delta)
+{
+	uint64_t d, bm;
+
+	ifile_group0(&d, &bm);
+	edit(bm, (uint32_t)(ino / 8), 1, peek(bm, (uint32_t)(ino / 8), 1) ^ (1u << (ino % 8)), 0);
+	edit(d, 0, 4, peek(d, 0, 4) + (uint64_t)(int64_t)delta, 1);
+	if (log_of(bm) != log_of(d))
+		reseal_log(log_of(bm));
+}
+
+static void c_ifile_reserved(void) { ifile_bit_flip(1, 1); }
+static void c_ifile_bit_clear(void) { ifile_bit_flip(path_ino("/.nilfs"), 1); }
+
+/* a copy of inode FROM put into free slot TO with LINKS links, and in use */
+static void clone_inode(uint64_t from, uint64_t to, unsigned links)
+{
+	uint64_t b1, b2;
+	uint32_t o1, o2;
+	uint8_t in[128];
+
+	inode_at(from, &b1, &o1);
+	inode_at(to, &b2, &o2);
+	rd(b1 * bs + o1, in, sizeof(in));
+	put(in + I_LINKS, 2, links);
+	wr(b2 * bs + o2, in, sizeof(in));
+	ifile_bit_flip(to, -1);
+	{
+		/* keep the checkpoint's inode count true */
+		uint64_t c = nlfs_fs_recovery(fs)->cno;
+
+		cp_edit(c, 48, 8, cp_peek(c, 48, 8) + 1);
+	}
+}
+
+static uint64_t free_ino(void)
+{
+	uint64_t d, bm, ino = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_first_ino);
+
+	ifile_group0(&d, &bm);
+	while (peek(bm, (uint32_t)(ino / 8), 1) & (1u << (ino % 8)))
+		ino++;
+	return ino;
+}
+
+static void c_ino_orphan(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 0); }
+static void c_ino_unattached(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 1); }
+static void c_ino_mode(void) { inode_edit(path_ino("/.nilfs"), I_MODE, 2, 0170644); }
+static void c_ino_links(void) { uint64_t i = path_ino("/dir1/f13"); inode_edit(i, I_LINKS, 2, inode_peek(i, I_LINKS, 2) + 1); }
+static void c_ino_blocks(void) { uint64_t i = path_ino("/big"); inode_edit(i, I_BLOCKS, 8, inode_peek(i, I_BLOCKS, 8) + 2); }
+static void c_ino_size(void) { inode_edit(path_ino("/small"), I_SIZE, 8, 100); }
+static void c_dir_size(void) { inode_edit(NLFS_ROOT_INO, I_SIZE, 8, 100); }
+static void c_symlink_size(void) { inode_edit(path_ino("/link"), I_SIZE, 8, 0); }
+/* a direct map's flags byte with a bit the kernel does not know */
+static void c_bmap_direct(void) { inode_edit(path_ino("/dir1/f14"), I_BMAP, 1, 0x80); }
+static void c_bmap_vblock(void) { inode_edit(path_ino("/dir1/f15"), I_BMAP + 8, 8, 900000); }
+
+static void c_bmap_shared(void)
+{
+	uint64_t a = path_ino("/dir1/f16"), b = path_ino("/dir1/f17");
+
+	inode_edit(b, I_BMAP + 8, 8, inode_peek(a, I_BMAP + 8, 8));
+}
+
+static void c_bmap_period(void)
+{
+	/* point the root's block 0 at a dead version of another block */
+	struct nlfs_file dat;
+	uint64_t v, b;
+	uint32_t off;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	for (v = 1;; v++) {
+		dat_at(v, &b, &off);
+		if (peek(b, off + 16, 8) != UINT64_MAX && peek(b, off, 8) &&
+		    peek(b, off + 8, 8) < peek(b, off + 16, 8))
+			break;
+	}
+	inode_edit(path_ino("/dir1/f18"), I_BMAP + 8, 8, v);
+}
+
+/* /big is a B-tree file: its root in the inode, nodes below */
+static void c_bmap_root_level(void) { inode_edit(path_ino("/big"), I_BMAP + 1, 1, 0); }
+static int first_leaf(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)key;
+	if (level == 1) {
+		*(uint64_t *)arg = ptr;
+		return 1;
+	}
+	return 0;
+}
+
+/* swap the second and third keys of /big's first level-1 node */
+static void c_bmap_key_order(void)
+{
+	struct nlfs_file f;
+	struct nlfs_err err;
+	uint64_t ptr = 0, b, k1, k2;
+
+	lookup("/big", &f);
+	nlfs_bmap_iterate(fs, &f, first_leaf, &ptr, &err);
+	if (!ptr || nlfs_file_block_addr(fs, &f, ptr, &b, &err))
+		die("/big has no level-1 node");
+	k1 = peek(b, 16 + 8, 8);
+	k2 = peek(b, 16 + 16, 8);
+	edit(b, 16 + 8, 8, k2, 0);
+	edit(b, 16 + 16, 8, k1, 1);
+}
+
+static void c_bmap_node_level(void)
+{
+	struct nlfs_file f;
+	struct nlfs_err err;
+	uint64_t b;
+
+	lookup("/big", &f);
+	/* the root's first child */
+	if (nlfs_file_block_addr(fs, &f, nlfs_le64(f.inode.i_bmap[4]), &b, &err))
+		die("no node");
+	edit(b, 1, 1, peek(b, 1, 1) + 1, 1);
+}
+
+static void c_dir_reclen(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/", "..", &b, &o);
+	edit(b, o + 8, 2, 10, 1);
+}
+
+static void c_dir_dot(void) { uint64_t b; uint32_t o; dirent_at("/dir1", ".", &b, &o); edit(b, o, 8, path_ino("/dir2"), 1); }
+static void c_dir_dotdot(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "..", &b, &o); edit(b, o, 8, path_ino("/dir2"), 1); }
+static void c_dir_free_inode(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f19", &b, &o); edit(b, o, 8, free_ino(), 1); }
+static void c_dir_type(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f0", &b, &o); edit(b, o + 11, 1, 2, 1); }
+static void c_dir_dup(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f11", &b, &o); edit(b, o + 12 + 2, 1, '2', 1); }
+static void c_dir_name_slash(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f10", &b, &o); edit(b, o + 12 + 1, 1, '/', 1); }
+static void c_dir_reserved(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f9", &b, &o); edit(b, o, 8, 5, 1); }
+static void c_dir_hardlink(void) { uint64_t b; uint32_t o; dirent_at("/", "small", &b, &o); edit(b, o, 8, path_ino("/dir2"), 1); edit(b, o + 11, 1, 2, 1); }
+static void c_dir_root_mode(void) { inode_edit(NLFS_ROOT_INO, I_MODE, 2, 0100755); }
+static void c_dir_unlinked(void) { uint64_t b; uint32_t o; dirent_at("/", "dir2", &b, &o); edit(b, o, 8, 0, 1); }
+
+static void c_dir_hole(void)
+{
+	/* /many spans several blocks; drop the pointer to its second block */
+	uint64_t i = path_ino("/many");
+
+	if (inode_peek(i, I_BMAP, 1) & NLFS_BMAP_LARGE)
+		die("/many is not a direct map");
+	inode_edit(i, I_BMAP + 16, 8, 0);
+}
+
+static void c_dir_empty_name(void) { uint64_t b; uint32_t o; dirent_at("/dir1", "f8", &b, &o); edit(b, o + 10, 1, 0, 1); }
+
+/* FIELD of every log the sufile counts in segment SEG */
+static void seg_logs_edit(uint64_t seg, uint32_t field, int n, uint64_t v)
+{
+	uint64_t p = nlfs_seg_start(g, seg), end = p + su_peek(2 + seg, 8, 4);
+
+	while (p < end && peek(p, 8, 4) == NLFS_SEGSUM_MAGIC) {
+		uint64_t next = p + peek(p, SS_NBLK, 4);
+
+		edit(p, field, n, v, 1);
+		p = next;
+	}
+}
+
+static void c_seg_chain(void) { seg_logs_edit(0, SS_NEXT, 8, 3 * g->blocks_per_segment); }
+static void c_seg_seq_dup(void) { seg_logs_edit(0, SS_SEQ, 8, 1); }
+static void c_seg_seq_newer(void) { seg_logs_edit(0, SS_SEQ, 8, 9); }
+
+/* the cursor of the copy in use back at the super-root log before the
+ * latest, with the volume marked clean: the kernel ignores the newer logs */
+static void c_sb_cursor_old(void)
+{
+	int used = nlfs_fs_sb_choice(fs)->used;
+	uint64_t last = nlfs_fs_recovery(fs)->sr_log, seg = last / g->blocks_per_segment;
+	uint64_t p = nlfs_seg_start(g, seg), prev = 0;
+
+	for (; p < last; p += peek(p, SS_NBLK, 4))
+		if (peek(p, SS_FLAGS, 2) & NLFS_SS_SR)
+			prev = p;
+	if (!prev)
+		die("no earlier super-root log in segment %llu", (unsigned long long)seg);
+	sb_edit(used, SB(s_last_pseg), 8, prev, 0);
+	sb_edit(used, SB(s_last_cno), 8, peek(prev, SS_CNO, 8), 1);
+}
+
+/* /many's i_size ten blocks past its last block */
+static void c_dir_size_long(void)
+{
+	uint64_t i = path_ino("/many");
+
+	inode_edit(i, I_SIZE, 8, inode_peek(i, I_SIZE, 8) + 10 * bs);
+}
+
+/* a fault only the first snapshot shows: the link count of a file deleted
+ * since, in that checkpoint's own ifile block */
+static void c_snapshot_links(void)
+{
+	struct nlfs_file ifl, f;
+	struct nlfs_err err;
+	uint64_t snap = cp_peek(0, 16, 8), blkoff, b;
+	uint32_t off;
+
+	if (nlfs_fs_ifile(fs, snap, &ifl, &err) || nlfs_path_lookup(fs, &ifl, "/dir1/f5", &f, &err))
+		die("snapshot %llu has no /dir1/f5", (unsigned long long)snap);
+	nlfs_palloc_locate(bs, g->inode_size, f.ino, &blkoff, &off);
+	b = phys_of(&ifl, blkoff);
+	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
+}
+
+struct kase {
+	const char *name, *base, *opts;
+	void (*fn)(void);
+};
+
+#define K(name, base) { #name, base, "-", c_##name }
+#define KO(name, base, opts) { #name, base, opts, c_##name }
+static const struct kase cases[] = {
+	K(sb_primary_magic, "mkfs"), K(sb_primary_crc, "mkfs"), K(sb_secondary_crc, "mkfs"),
+	K(sb_both_magic, "mkfs"), K(sb_bytes, "mkfs"), K(sb_revision, "mkfs"),
+	K(sb_geometry, "mkfs"), K(sb_uuid, "mkfs"), K(sb_devsize, "mkfs"),
+	K(sb_error_state, "mkfs"), K(sb_feature, "mkfs"), K(sb_cursor_seq, "mkfs"),
+	K(sb_other_cursor, "kernel"), K(sb_cursor_cno, "kernel"), K(sb_cursor_old, "kernel"),
+	K(log_magic, "kernel"), K(log_sumsum, "kernel"), K(log_datasum, "kernel"),
+	K(log_seq, "kernel"), K(log_next, "kernel"), K(log_flags_unknown, "kernel"),
+	K(log_sr_noend, "kernel"), K(log_cno, "kernel"), K(log_sr_crc, "kernel"),
+	K(log_finfo_nblocks, "kernel"), K(log_finfo_cno, "kernel"), K(log_binfo_zero, "kernel"),
+	K(log_binfo_stale, "kernel"), K(log_overrun, "kernel"),
+	K(seg_chain, "kernel"), K(seg_seq_dup, "kernel"), K(seg_seq_newer, "kernel"),
+	K(su_short, "mkfs"), K(su_nclean, "mkfs"), K(su_ndirty, "mkfs"),
+	K(su_last_alloc, "mkfs"), K(su_active_only, "mkfs"), K(su_clean_nblocks, "mkfs"),
+	K(su_error, "mkfs"), K(su_next_clean, "mkfs"),
+	K(dat_desc, "mkfs"), K(dat_bit_clear, "kernel"), K(dat_bit_set, "mkfs"),
+	K(dat_entry0, "mkfs"), K(dat_range, "kernel"), K(dat_outside, "kernel"),
+	K(dat_noaddr, "kernel"), K(dat_shared, "kernel"), K(dat_unclaimed, "kernel"),
+	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
+	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
+	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
+	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),
+	K(cp_blocks, "kernel"), K(cp_latest_invalid, "kernel"),
+	K(ifile_desc, "mkfs"), K(ifile_reserved, "mkfs"), K(ifile_bit_clear, "mkfs"),
+	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), K(ino_mode, "mkfs"),
+	K(ino_links, "kernel"), K(ino_blocks, "kernel"), K(ino_size, "kernel"),
+	K(dir_size, "mkfs"), K(symlink_size, "kernel"),
+	K(bmap_direct, "kernel"), K(bmap_vblock, "kernel"), K(bmap_shared, "kernel"),
+	K(bmap_period, "kernel"), K(bmap_root_level, "kernel"), K(bmap_key_order, "kernel"),
+	K(bmap_node_level, "kernel"),
+	K(dir_reclen, "mkfs"), K(dir_dot, "kernel"), K(dir_dotdot, "kernel"),
+	K(dir_free_inode, "kernel"), K(dir_type, "kernel"), K(dir_dup, "kernel"),
+	K(dir_name_slash, "kernel"), K(dir_reserved, "kernel"), K(dir_hardlink, "kernel"),
+	K(dir_root_mode, "mkfs"), K(dir_unlinked, "kernel"), K(dir_hole, "kernel"),
+	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
+	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+};
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s %s %s\n", cases[i].name, cases[i].base, cases[i].opts);
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE\n");
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cases[i].name, argv[1]))
+			continue;
+		img = argv[2];
+		fd = open(img, O_RDWR);
+		if (fd < 0)
+			die("cannot open %s: %s", img, strerror(errno));
+		open_fs();
+		cases[i].fn();
+		nlfs_fs_close(fs);
+		return close(fd) ? 2 : 0;
+	}
+	die("no case named %s", argv[1]);
+	return 2;
+}

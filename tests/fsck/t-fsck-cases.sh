@@ -1,0 +1,80 @@
+#!/bin/sh
+# t-fsck-cases.sh - e2fsprogs-style golden tests for fsck.nilfs2.
+#
+# Two good images (nilfs-tools' mkfs.nilfs2, and kernel-1k.img.xz that the
+# real kernel wrote) must check clean.  Then each case of tests/fsck/corrupt
+# damages a copy of its base image, "fsck.nilfs2 -n" runs on it, and the
+# output, normalised by filter.sed and ended with "Exit status is N", must
+# equal tests/fsck/cases/NAME/expect.1 (a few cases add options, such as
+# --checkpoints=snapshots for damage only a snapshot shows).  UPDATE_EXPECT=1 rewrites the
+# expected files instead (review the diff before committing).
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+here=$top_srcdir/tests/fsck
+fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
+corrupt=$(cd "$top_builddir" && pwd)/tests/fsck/corrupt
+MKFS=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2 || true)
+if [ -z "$MKFS" ]; then
+	echo "SKIP: nilfs-tools' mkfs.nilfs2 is not installed"
+	exit 77
+fi
+command -v xz >/dev/null || { echo "SKIP: xz is not installed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-cases.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C TZ=UTC
+
+truncate -s 256M "$tmp/mkfs.base" && "$MKFS" -q -f -L fsck-test "$tmp/mkfs.base" >/dev/null ||
+	{ echo "FAIL: mkfs.nilfs2"; exit 1; }
+xz -dc "$here/images/kernel-1k.img.xz" >"$tmp/kernel.base" || { echo "FAIL: xz"; exit 1; }
+
+pass=0 fail=0
+for base in mkfs kernel; do
+	cp --sparse=always "$tmp/$base.base" "$tmp/test.img"
+	if (cd "$tmp" && "$fsck" -n --checkpoints=all test.img >out 2>&1); then
+		pass=$((pass + 1))
+		echo "ok: the $base image checks clean"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: the $base image does not check clean:"
+		cat "$tmp/out"
+	fi
+done
+
+ncases=0
+for line in $("$corrupt" --list | tr ' ' ':'); do
+	name=${line%%:*} rest=${line#*:}
+	base=${rest%%:*} opts=${rest#*:}
+	[ "$opts" = - ] && opts=
+	ncases=$((ncases + 1))
+	expect=$here/cases/$name/expect.1
+	cp --sparse=always "$tmp/$base.base" "$tmp/test.img"
+	if ! "$corrupt" "$name" "$tmp/test.img" 2>"$tmp/err"; then
+		fail=$((fail + 1))
+		echo "FAIL: $name: corrupt: $(cat "$tmp/err")"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$fsck" -n $opts test.img >raw 2>&1; echo "Exit status is $?" >>raw)
+	sed -f "$here/filter.sed" "$tmp/raw" >"$tmp/out"
+	if [ "${UPDATE_EXPECT:-0}" = 1 ]; then
+		mkdir -p "$here/cases/$name"
+		cp "$tmp/out" "$expect"
+	fi
+	if [ -f "$expect" ] && cmp -s "$expect" "$tmp/out"; then
+		pass=$((pass + 1))
+		echo "ok: $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name (- expected, + got)"
+		[ -f "$expect" ] && diff -u "$expect" "$tmp/out" || cat "$tmp/out"
+	fi
+	# a damaged volume must never check clean
+	grep -q '^Exit status is 0$' "$tmp/out" && ! grep -q 'warning:' "$tmp/out" && {
+		fail=$((fail + 1))
+		echo "FAIL: $name: fsck found nothing"
+	}
+done
+echo "$ncases corruption cases"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,85 @@
+#!/bin/sh
+# t-fsck-cli.sh - fsck.nilfs2's interface: options, fsck(8) exit codes,
+# preen and yes modes without a repair backend, --json, -C progress lines.
+set -u
+top_builddir=${top_builddir:-.}
+fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
+corrupt=$(cd "$top_builddir" && pwd)/tests/fsck/corrupt
+MKFS=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2 || true)
+[ -n "$MKFS" ] || { echo "SKIP: nilfs-tools' mkfs.nilfs2 is not installed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0 fail=0
+
+# expect WANT-STATUS PATTERN DESCRIPTION -- COMMAND...: status and a line of output
+expect() {
+	want=$1 pat=$2 what=$3
+	shift 4
+	"$@" >out 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" out; }; then
+		pass=$((pass + 1))
+		echo "ok: $what"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what: exit $rc (want $want), output:"
+		cat out
+	fi
+}
+
+truncate -s 256M good.img && "$MKFS" -q -f good.img >/dev/null || exit 1
+cp --sparse=always good.img bad.img && "$corrupt" dat_desc bad.img || exit 1
+: >empty.img && truncate -s 64M empty.img
+
+expect 0 '^Usage:' "--help" -- "$fsck" --help
+expect 0 'fsck.nilfs2 from nilfsprogs' "--version" -- "$fsck" -V
+expect 16 "Try 'fsck.nilfs2 --help'" "unknown option" -- "$fsck" --bogus good.img
+expect 16 'only one of' "-n with -y" -- "$fsck" -n -y good.img
+expect 16 'only one of' "-p with -n" -- "$fsck" -p -n good.img
+expect 16 'no device' "no device" -- "$fsck" -n
+expect 16 'more than one' "two devices" -- "$fsck" -n good.img bad.img
+expect 16 'latest, snapshots or all' "bad --checkpoints" -- "$fsck" -n --checkpoints=some good.img
+expect 16 'invalid progress' "bad -C" -- "$fsck" -n -C x good.img
+expect 8 'cannot open' "missing device" -- "$fsck" -n no-such.img
+expect 8 'no NILFS2 superblock' "not a NILFS2 volume" -- "$fsck" -n empty.img
+expect 0 'clean$' "-n on a good volume" -- "$fsck" -n good.img
+expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img
+expect 0 '^good.img: clean, 2 inodes, 1 checkpoints$' "-p on a good volume" -- "$fsck" -p good.img
+expect 0 'clean$' "-f -v on a good volume" -- "$fsck" -n -f -v good.img
+expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
+expect 4 'repair is not available yet' "-y on a damaged volume" -- "$fsck" -y bad.img
+expect 4 '^bad.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on a damaged volume" -- "$fsck" -a bad.img
+expect 4 '^bad.img: DAT: group 0' "-p lines start with the device" -- "$fsck" -p bad.img
+if grep -q '^Pass ' out; then fail=$((fail + 1)); echo "FAIL: -p prints pass headers"; fi
+
+# --json: one document on stdout, the human lines on stderr
+"$fsck" -n --json bad.img >json 2>human
+rc=$?
+if [ $rc -eq 4 ] && grep -q '"status":"errors"' json && grep -q '"code":"PR_DAT_DESC"' json &&
+	grep -q '"exit_code":4' json && ! grep -q '^Pass' json && grep -q '^Pass 1' human; then
+	pass=$((pass + 1)); echo "ok: --json"
+else
+	fail=$((fail + 1)); echo "FAIL: --json (exit $rc):"; cat json human
+fi
+if command -v python3 >/dev/null && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' json; then
+	fail=$((fail + 1)); echo "FAIL: --json output does not parse"
+fi
+
+# -C FD: "pass current max device" lines; a negative FD starts silent
+"$fsck" -n -C 3 good.img >/dev/null 3>progress
+if [ -s progress ] && ! grep -qv '^[1-6] [0-9][0-9]* [0-9][0-9]* good.img$' progress &&
+	grep -q '^6 ' progress; then
+	pass=$((pass + 1)); echo "ok: -C 3 ($(wc -l <progress) lines)"
+else
+	fail=$((fail + 1)); echo "FAIL: -C 3:"; cat progress
+fi
+"$fsck" -n -C -3 good.img >/dev/null 3>progress
+if [ ! -s progress ]; then
+	pass=$((pass + 1)); echo "ok: -C -3 starts silent"
+else
+	fail=$((fail + 1)); echo "FAIL: -C -3 wrote progress"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

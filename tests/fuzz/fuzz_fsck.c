@@ -1,0 +1,43 @@
+/*
+ * libFuzzer target: the input is a whole device image, checked by
+ * fsck.nilfs2 -n --checkpoints=all (its main() built as fsck_main).  No
+ * input may crash the checker, make it read out of bounds or leak.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int fsck_main(int argc, char **argv);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int quiet;
+	char path[64], a0[] = "fsck.nilfs2", a1[] = "-n", a2[] = "--checkpoints=all";
+	char *argv[] = { a0, a1, a2, path, NULL };
+	int fd;
+
+	if (!quiet) {
+		/* the problems go to stdout; libFuzzer reports on stderr */
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		quiet = 1;
+	}
+	fd = memfd_create("image", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) == (ssize_t)size) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		optind = 0;   /* getopt starts afresh */
+		fsck_main(4, argv);
+		fflush(stdout);
+	}
+	close(fd);
+	return 0;
+}
