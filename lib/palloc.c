@@ -29,6 +29,24 @@ uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint
 	return (group / g.gpd) * g.bpd + 1 + (group % g.gpd) * g.bpg;
 }
 
+uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group)
+{
+	struct palloc_geo g = palloc_geo(blocksize, entry_size);
+
+	return (group / g.gpd) * g.bpd;
+}
+
+uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff)
+{
+	struct palloc_geo g = palloc_geo(blocksize, entry_size);
+	uint64_t d = last_blkoff / g.bpd, r = last_blkoff % g.bpd;
+
+	/* a descriptor block alone covers no group yet */
+	if (r == 0)
+		return d * g.gpd;
+	return d * g.gpd + (r - 1) / g.bpg + 1;
+}
+
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 			uint64_t *blkoff, uint32_t *byteoff)
 {
@@ -66,7 +84,7 @@ int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32
 
 static uint64_t desc_blkoff(const struct palloc_geo *g, uint64_t group)
 {
-	return (group / g->gpd) * g->bpd;
+	return (group / g->gpd) * g->bpd;   /* as nlfs_palloc_desc_blkoff */
 }
 
 /* the group's free count, creating its descriptor block if it is a hole */

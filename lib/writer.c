@@ -337,6 +337,11 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 		rc = nlfs_palloc_reserve(w->dat, w->dsz, 0, err);
 	for (uint64_t i = 0; !rc && i < w->first_ino; i++)
 		rc = nlfs_palloc_reserve(w->ifile, w->isz, i, err);
+	/* reserved numbers that are not metadata files get placeholder inodes,
+	 * as nilfs-utils' mkfs writes them (inode 1, 7 .. first_ino - 1) */
+	for (uint64_t i = 1; !rc && i < w->first_ino; i++)
+		if (i == 1 || i > NLFS_IFILE_INO)
+			rc = nlfs_writer_put_inode(w, i, &mi, err);
 	if (!rc)
 		rc = su_header(w, &h, err);
 	if (!rc) {

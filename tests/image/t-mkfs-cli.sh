@@ -48,6 +48,7 @@ for i in 1 2; do
 	SOURCE_DATE_EPOCH=1700000000 "$mkfs" -q -f -U 0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5b \
 		-d "$tmp/tree" "$tmp/r$i" || bad "mkfs -d run $i"
 done
+"$top/fsck.nilfs2" -n --checkpoints=all "$tmp/r1" >"$tmp/fsck" 2>&1 || { bad "fsck.nilfs2 on mkfs -d"; cat "$tmp/fsck"; }
 cmp -s "$tmp/r1" "$tmp/r2" || bad "-U with SOURCE_DATE_EPOCH does not reproduce the image"
 "$dump" "$tmp/r1" super | grep -q 's_ctime  *1700000000' || bad "SOURCE_DATE_EPOCH not used as ctime"
 "$dump" "$tmp/r1" super | grep -q 's_uuid  *0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5b' || bad "-U ignored"

@@ -114,6 +114,8 @@ grep -qx "PASS1 DONE" "$tmp/out1" || fail "pass 1 did not finish"
 "$gc" "$img" cost-benefit 0 >"$tmp/gc.out" 2>&1 || { cat "$tmp/gc.out"; fail "offline cleaner"; }
 cat "$tmp/gc.out"
 "$dump" "$img" segments >"$tmp/seg1" || fail "dump segments after cleaning"
+# our checker agrees with the result, every checkpoint of it
+"$top/fsck.nilfs2" -n --checkpoints=all "$img" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck"; fail "fsck.nilfs2 after offline cleaning"; }
 clean0=$(sed -n '1s/^\([0-9]*\) clean.*/\1/p' "$tmp/seg0")
 clean1=$(sed -n '1s/^\([0-9]*\) clean.*/\1/p' "$tmp/seg1")
 # about 24 segments of garbage: most of it must come back

@@ -79,6 +79,7 @@ for geo in "$@"; do
 	else
 		"$mkfs" -q -f -b "$1" -B "$2" -d "$src" "$img" || fail "mkfs -d $geo"
 	fi
+	"$top/fsck.nilfs2" -n "$img" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck"; fail "fsck.nilfs2 on mkfs $geo"; }
 	imgs="$imgs $img"
 	n=$((n + 1))
 done
@@ -150,6 +151,8 @@ for dev in vda vdb vdc vdd vde; do
 	grep -q "^LSSU $dev  *SEGNUM" "$tmp/out" || fail "$dev: no lssu output"
 	# our reader on the kernel's changes: snapshot and latest checkpoint
 	"$dump" "$img" logs >"$tmp/logs" 2>&1 || { cat "$tmp/logs"; fail "$dev: dump.nilfs2 logs"; }
+	"$top/fsck.nilfs2" -n --checkpoints=snapshots "$img" >"$tmp/fsck" 2>&1 ||
+		{ cat "$tmp/fsck"; fail "$dev: fsck.nilfs2 after the kernel wrote"; }
 	! grep -q 'BAD-' "$tmp/logs" || fail "$dev: bad checksums after the kernel wrote"
 	for which in SNAP FINAL; do
 		sed -n "s/^$which $dev //p" "$tmp/out" >"$tmp/want"

@@ -51,6 +51,7 @@ set -- $plain
 "$top/mkcp" -s "$img" || fail "offline mkcp -s"
 newss=$1
 "$L" -a "$img" >"$tmp/ours"
+"$top/fsck.nilfs2" -n --checkpoints=all "$img" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck"; fail "fsck.nilfs2 after offline changes"; }
 
 cat >"$tmp/g2" <<GUEST
 mount -t nilfs2 /dev/vda /mnt || { echo "MOUNT FAILED"; exit 1; }
