@@ -8,13 +8,13 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 guest=$top/tests/kernel/guest.sh
-gc=$top/tests/gc/gc_offline_run
+gc=$top/nilfs_cleanerd
 mkfs=$top/mkfs.nilfs2
 SIZE_MIB=${SIZE_MIB:-1024}
 POLICY=${POLICY:-cost-benefit}
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-clean-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-[ -x "$gc" ] && [ -x "$mkfs" ] || { echo "build first (make check builds $gc)" >&2; exit 1; }
+[ -x "$gc" ] && [ -x "$mkfs" ] || { echo "build first " >&2; exit 1; }
 "$guest" check-deps >/dev/null || { echo "kernel harness dependencies missing" >&2; exit 1; }
 
 img=$work/img
@@ -49,7 +49,9 @@ NILFS_KTEST_TIMEOUT=1800 "$guest" run "$work/script" "$img" | grep -q 'WORKLOAD 
 sync
 [ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches || true
 t0=$(date +%s.%N)
-"$gc" "$img" "$POLICY" 0 1000 >"$work/gc.out"
+printf 'protection_period 0\nselection_policy %s\nmax_clean_segments 100%%\nnsegments_per_clean 4\nmin_reclaimable_blocks 1\n' \
+	"$POLICY" >"$work/conf"
+"$gc" --offline -c "$work/conf" "$img" >"$work/gc.out"
 t1=$(date +%s.%N)
 cat "$work/gc.out"
 segs=$(sed -n 's/.* \([0-9]*\) segments cleaned.*/\1/p' "$work/gc.out")

@@ -8,6 +8,9 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include <time.h>
+
+#include "cldconfig.h"
 #include "offline.h"
 
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
@@ -66,4 +69,39 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 			device, before, after, nsegs, st.passes, st.segments, st.blocks_moved,
 			st.blocks_freed, st.checkpoints_deleted, nlfs_gc_policy_name(p->policy));
 	return 0;
+}
+
+int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *errf)
+{
+	struct nlfs_gc_params p = { .policy = c->selection_policy };
+	const struct nlfs_geometry *g;
+	struct cld_limits lim;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	int rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+
+	if (rc) {
+		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
+		return 1;
+	}
+	rc = nlfs_fs_open(io, &fs, &err);
+	if (rc) {
+		char msg[512];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(errf, "%s: %s\n", device, msg);
+		nlfs_io_close(io);
+		return 1;
+	}
+	g = nlfs_fs_geometry(fs);
+	cld_resolve(c, g->nsegments, g->blocks_per_segment, g->blocksize, &lim);
+	p.now = (uint64_t)time(NULL);
+	p.protection_period = c->protection_period / 1000000000ull;
+	p.target_clean = lim.max_clean_segments;
+	p.nsegments_per_clean = c->nsegments_per_clean;
+	p.min_reclaimable = lim.min_reclaimable_blocks;
+	p.max_passes = g->nsegments;
+	nlfs_fs_close(fs);
+	return cleanerd_offline(device, &p, out, errf);
 }

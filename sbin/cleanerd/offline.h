@@ -11,4 +11,10 @@
  * to ERR, a summary to OUT (if not NULL).  Returns an exit status. */
 int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *err);
 
+struct cld_config;
+/* nilfs_cleanerd --offline: P's policy, protection period, victims per pass,
+ * reclaim threshold and target (max_clean_segments) from the configuration
+ * C, for the unmounted DEVICE. */
+int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *err);
+
 #endif

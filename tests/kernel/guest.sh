@@ -22,6 +22,10 @@
 #   NILFS_KTEST_TIMEOUT  seconds before a guest is killed (default: 300)
 #   NILFS_KTEST_MEM      guest memory in MiB (default: 512)
 #   NILFS_KTEST_VERBOSE  if set to 1, copy the whole console log to stderr
+#   NILFS_KTEST_EXTRA    space-separated host programs (e.g. our build's
+#                        nilfs_cleanerd) to run in the guest: each lands in
+#                        /ktest/bin/NAME, the shared libraries ldd lists
+#                        for it in their usual place
 
 set -u
 
@@ -167,6 +171,8 @@ done
 
 rc=125
 if tar -xf "/dev/$disk" -C /ktest 2>/dev/null && [ -f /ktest/script ]; then
+	# libraries of extra host programs (NILFS_KTEST_EXTRA)
+	[ -d /ktest/root ] && cp -a /ktest/root/. /
 	echo "===KTEST-BEGIN-$tag==="
 	(cd /tmp && /bin/sh /ktest/script)
 	rc=$?
@@ -257,9 +263,23 @@ run_guest() {
 	# the script travels in a tar archive on one more virtio disk
 	mkdir "$tmp/in"
 	cp "$script" "$tmp/in/script"
-	tar -cf "$tmp/script.tar" --format=ustar -C "$tmp/in" script ||
+	members=script
+	if [ -n "${NILFS_KTEST_EXTRA:-}" ]; then
+		mkdir -p "$tmp/in/bin" "$tmp/in/root"
+		for prog in $NILFS_KTEST_EXTRA; do
+			[ -f "$prog" ] && [ -x "$prog" ] || die "NILFS_KTEST_EXTRA: not a program: $prog"
+			cp -L "$prog" "$tmp/in/bin/${prog##*/}" || die "cannot copy $prog"
+			copy_with_libs "$tmp/in/root" "$(cd "$(dirname "$prog")" && pwd)/${prog##*/}"
+		done
+		# the program itself lives in /ktest/bin only
+		find "$tmp/in/root" -type f ! -name '*.so*' -delete
+		members="script bin root"
+	fi
+	# shellcheck disable=SC2086  # word splitting wanted
+	tar -cf "$tmp/script.tar" --format=ustar -C "$tmp/in" $members ||
 		die "tar failed"
-	truncate -s 1M "$tmp/script.tar"	# avoid "beyond EOD" partition noise
+	# at least 1 MiB: avoids "beyond EOD" partition noise
+	[ "$(stat -c %s "$tmp/script.tar")" -ge 1048576 ] || truncate -s 1M "$tmp/script.tar"
 	drives+=(-drive "file=$tmp/script.tar,format=raw,if=virtio")
 	letters=abcdefghijklmnopqrstuvwxyz
 	disk=vd${letters:$#:1}

@@ -14,7 +14,7 @@ guest=$here/guest.sh
 top=${top_builddir:-$here/../..}
 mkfs=$top/mkfs.nilfs2
 dump=$top/dump.nilfs2
-gc=$top/tests/gc/gc_offline_run
+gc=$top/nilfs_cleanerd
 
 "$guest" require || exit
 for p in "$mkfs" "$dump" "$gc"; do
@@ -111,7 +111,15 @@ grep -qx "PASS1 DONE" "$tmp/out1" || fail "pass 1 did not finish"
 ! grep -q FAILED "$tmp/out1" || fail "pass 1: $(grep FAILED "$tmp/out1" | head -n 3)"
 
 "$dump" "$img" segments >"$tmp/seg0" || fail "dump segments before cleaning"
-"$gc" "$img" cost-benefit 0 >"$tmp/gc.out" 2>&1 || { cat "$tmp/gc.out"; fail "offline cleaner"; }
+cat >"$tmp/conf" <<'CONF'
+# clean all that can be freed: no protection, every segment may be a victim
+protection_period	0
+selection_policy	cost-benefit
+max_clean_segments	100%
+nsegments_per_clean	4
+min_reclaimable_blocks	1
+CONF
+"$gc" --offline -c "$tmp/conf" "$img" >"$tmp/gc.out" 2>&1 || { cat "$tmp/gc.out"; fail "nilfs_cleanerd --offline"; }
 cat "$tmp/gc.out"
 "$dump" "$img" segments >"$tmp/seg1" || fail "dump segments after cleaning"
 # our checker agrees with the result, every checkpoint of it

@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nilfs_cleanerd: the NILFS2 garbage collector of one mounted volume.
+ *
+ * Each pass: GET_SUSTAT; decide from the clean-segment thresholds (or a
+ * manual run from nilfs-clean) whether to clean; list the reclaimable
+ * segments (GET_SUINFO), rank them by the selection policy, and for the
+ * first ones read their logs from the raw device and build the arrays of
+ * NILFS_IOCTL_CLEAN_SEGMENTS (see plan.c).  Segments with too few
+ * reclaimable blocks are deferred with SET_SUINFO instead.
+ *
+ * Pressure levels: "normal" uses nsegments_per_clean / cleaning_interval /
+ * min_reclaimable_blocks; "urgent" (clean segments below min_clean_segments
+ * plus the reserved segments, nilfs-utils' rule) the mc_ values;
+ * "emergency" (clean segments within max(2, min(mc_nsegments_per_clean,
+ * min_clean_segments / 2)) of the reserved segments, near where the kernel
+ * refuses writes) also ignores
+ * the max/min pause and min_reclaimable_blocks, ranks greedily on exact
+ * live counts and considers segments the cleaner itself wrote after the
+ * last user write, so the volume does not stay full while reclaimable
+ * blocks exist.  At every level a segment whose blocks are all live is
+ * left where it is: copying it would free nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include <nlfs/gc.h>
+#include <nlfs/nlfs.h>
+#include "cleanerd.h"
+#include "offline.h"
+#include "ctl.h"
+#include "ioc.h"
+#include "mnt.h"
+
+struct cleanerd *the_daemon;
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void say(int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	syslog(prio, "%s: %s", the_daemon && the_daemon->device ? the_daemon->device : "-", msg);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+/* ------------------------------------------------------------------ */
+/* configuration */
+
+static void report_conf(void *arg, const char *file, unsigned line, const char *msg)
+{
+	struct cleanerd *d = arg;
+
+	if (d->startup && !d->log_stderr)
+		fprintf(stderr, PROG ": %s:%u: %s\n", file, line, msg);
+	say(LOG_WARNING, "%s:%u: %s", file, line, msg);
+}
+
+/* 0, or -errno with the old configuration kept */
+static int load_config(struct cleanerd *d, const char *path, bool must_exist)
+{
+	struct cld_config c;
+	int rc;
+
+	cld_defaults(&c);
+	rc = cld_parse_file(&c, path, report_conf, d);
+	if (rc < 0 && (must_exist || rc != -ENOENT))
+		return rc;
+	if (rc == -ENOENT)
+		say(LOG_NOTICE, "%s: no such file, using the built-in defaults", path);
+	if (d->pp_override)
+		c.protection_period = d->pp_override_ns;
+	d->cfg = c;
+	setlogmask(LOG_UPTO(c.log_priority));
+	if (rc > 0)
+		say(LOG_WARNING, "%s: %d invalid line%s ignored", path, rc, rc == 1 ? "" : "s");
+	return 0;
+}
+
+int cld_reload_config(struct cleanerd *d, const char *path)
+{
+	char *p = path ? strdup(path) : strdup(d->conffile);
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	rc = load_config(d, p, path != NULL || d->conf_explicit);
+	if (rc) {
+		say(LOG_ERR, "%s: cannot read: %s; keeping the current configuration", p,
+		    strerror(-rc));
+		free(p);
+		return rc;
+	}
+	free(d->conffile);
+	d->conffile = p;
+	say(LOG_INFO, "configuration reloaded from %s (policy %s, protection period %.3g s)", p,
+	    nlfs_gc_policy_name(d->cfg.selection_policy),
+	    (double)d->cfg.protection_period / NS_PER_SEC);
+	d->step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX;
+	d->next_run = mono_ns();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the mounted volume */
+
+/* 0: open; 1: only mounted read-only (try later); -ENOENT: gone */
+static int open_volume(struct cleanerd *d)
+{
+	struct cld_mount m;
+	struct statfs sf;
+	struct stat st;
+	int rc = cld_find_mount(CLD_MOUNTINFO, d->rdev, d->dir_arg, &m);
+
+	if (rc == -EROFS) {
+		cld_mount_free(&m);
+		return 1;
+	}
+	if (rc)
+		return rc == -ENOENT ? -ENOENT : rc;
+	d->iocfd = open(m.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->iocfd < 0) {
+		rc = -errno;
+		cld_mount_free(&m);
+		return rc;
+	}
+	if (fstatfs(d->iocfd, &sf) || sf.f_type != NILFS_MAGIC || fstat(d->iocfd, &st) ||
+	    st.st_dev != d->rdev) {
+		close(d->iocfd);
+		d->iocfd = -1;
+		cld_mount_free(&m);
+		return -ENOENT;   /* replaced under our feet */
+	}
+	if (!d->mountpoint || strcmp(d->mountpoint, m.mountpoint)) {
+		free(d->mountpoint);
+		d->mountpoint = strdup(m.mountpoint);
+	}
+	cld_mount_free(&m);
+	return 0;
+}
+
+static void close_volume(struct cleanerd *d)
+{
+	if (d->iocfd >= 0)
+		close(d->iocfd);
+	d->iocfd = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the state machine around the passes */
+
+void cld_manual_end(struct cleanerd *d, const char *how)
+{
+	d->mm.active = false;
+	d->jobdone = d->mm.job;
+	say(LOG_INFO, "manual run %" PRIu64 " %s", d->mm.job, how);
+}
+
+unsigned cld_manual_default_step(const struct cleanerd *d, uint64_t interval)
+{
+	uint64_t segbytes = (uint64_t)d->rd.blocks_per_segment * d->rd.blocksize;
+	uint64_t per_call = segbytes ? (uint64_t)((double)MANUAL_SPEED * (double)interval /
+						  NS_PER_SEC / (double)segbytes) : 16;
+
+	if (per_call < 1)
+		per_call = 1;
+	if (per_call > CLD_NSEGMENTS_PER_CLEAN_MAX)
+		per_call = CLD_NSEGMENTS_PER_CLEAN_MAX;
+	return (unsigned)per_call;
+}
+
+static void iteration(struct cleanerd *d)
+{
+	struct nilfs_sustat sus;
+	struct cld_limits lim;
+	struct pass_result res;
+	struct params p;
+	uint64_t t0 = mono_ns(), rsv, ncl, margin;
+	enum level lvl;
+	bool retry;
+	int rc = open_volume(d);
+
+	if (rc == -ENOENT) {
+		say(LOG_NOTICE, "no longer mounted; exiting");
+		d->stop = true;
+		return;
+	}
+	if (rc == 1) {
+		say(LOG_DEBUG, "mounted read-only; waiting");
+		d->next_run = t0 + d->cfg.clean_check_interval;
+		return;
+	}
+	if (rc) {
+		say(LOG_ERR, "cannot open the mount point: %s", strerror(-rc));
+		d->next_run = t0 + d->cfg.retry_interval;
+		return;
+	}
+	rc = ioc_get_sustat(d->iocfd, &sus);
+	if (rc) {
+		say(LOG_ERR, "cannot get segment usage (GET_SUSTAT): %s", strerror(-rc));
+		d->next_run = t0 + d->cfg.retry_interval;
+		goto out;
+	}
+	d->nsegs = sus.ss_nsegs;
+	d->ncleansegs = sus.ss_ncleansegs;
+	cld_resolve(&d->cfg, sus.ss_nsegs, d->rd.blocks_per_segment, d->rd.blocksize, &lim);
+	rsv = cld_reserved_segments(d, sus.ss_nsegs);
+	ncl = sus.ss_ncleansegs;
+	/* emergency: within one urgent step of the reserve, but below the
+	 * urgent threshold */
+	margin = d->cfg.mc_nsegments_per_clean;
+	if (margin > lim.min_clean_segments / 2)
+		margin = lim.min_clean_segments / 2;
+	if (margin < EMERGENCY_MARGIN)
+		margin = EMERGENCY_MARGIN;
+	lvl = ncl <= rsv + margin ? LVL_EMERGENCY
+	      : ncl < lim.min_clean_segments + rsv ? LVL_URGENT : LVL_NORMAL;
+	if (lvl != d->level) {
+		/* a level reached again within a minute is not news */
+		bool again = d->level_logged[lvl] && t0 - d->level_logged[lvl] < 60 * NS_PER_SEC;
+
+		d->level_logged[lvl] = t0;
+		say(again ? LOG_DEBUG : lvl == LVL_EMERGENCY ? LOG_WARNING : LOG_NOTICE,
+		    "%s: %llu clean segments (reserved %llu, min_clean_segments %llu)",
+		    lvl == LVL_EMERGENCY ? "volume nearly full, cleaning as fast as possible"
+		    : lvl == LVL_URGENT ? "clean segments low, using the mc_ settings"
+		    : "clean segments back to normal", (unsigned long long)ncl,
+		    (unsigned long long)rsv, (unsigned long long)lim.min_clean_segments);
+		d->level = lvl;
+	}
+	if (d->mm.active && !d->mm.counted) {
+		d->mm.remaining = cld_count_reclaimable(d, sus.ss_nsegs);
+		d->mm.counted = true;
+	}
+	if (d->mm.active) {
+		p = (struct params){
+			.protection_period = d->mm.protection_period,
+			.nsegments = d->mm.nsegments,
+			.interval = d->mm.interval,
+			.policy = d->cfg.selection_policy,
+		};
+		if (d->mm.have_minrec) {
+			bool clamped;
+
+			p.min_reclaimable = cld_size_to_blocks(&d->mm.minrec,
+							       d->rd.blocks_per_segment,
+							       d->rd.blocksize, &clamped);
+		} else {
+			p.min_reclaimable = lvl == LVL_NORMAL ? lim.min_reclaimable_blocks
+							      : lim.mc_min_reclaimable_blocks;
+		}
+	} else {
+		if (d->suspended) {
+			if (lvl == LVL_EMERGENCY && !d->emerg_suspended_warned) {
+				say(LOG_WARNING, "volume nearly full but cleaning is suspended "
+				    "(nilfs-clean -r resumes it)");
+				d->emerg_suspended_warned = true;
+			}
+			d->next_run = t0 + d->cfg.clean_check_interval;
+			goto out;
+		}
+		d->emerg_suspended_warned = false;
+		if (lim.min_clean_segments > 0 && lvl != LVL_EMERGENCY) {
+			if (d->paused && ncl < lim.min_clean_segments + rsv) {
+				d->paused = false;
+				say(LOG_INFO, "resume: %llu clean segments, fewer than %llu",
+				    (unsigned long long)ncl,
+				    (unsigned long long)(lim.min_clean_segments + rsv));
+			} else if (!d->paused && ncl > lim.max_clean_segments + rsv) {
+				d->paused = true;
+				say(LOG_INFO, "pause: %llu clean segments, more than %llu",
+				    (unsigned long long)ncl,
+				    (unsigned long long)(lim.max_clean_segments + rsv));
+			}
+			if (d->paused) {
+				d->last_busy = false;
+				d->next_run = t0 + d->cfg.clean_check_interval;
+				goto out;
+			}
+		} else {
+			d->paused = false;
+		}
+		p = (struct params){
+			.protection_period = d->cfg.protection_period,
+			.policy = d->cfg.selection_policy,
+		};
+		if (lvl == LVL_NORMAL) {
+			p.nsegments = d->cfg.nsegments_per_clean;
+			p.interval = d->cfg.cleaning_interval;
+			p.min_reclaimable = lim.min_reclaimable_blocks;
+		} else {
+			p.nsegments = d->cfg.mc_nsegments_per_clean;
+			p.interval = d->cfg.mc_cleaning_interval;
+			p.min_reclaimable = lim.mc_min_reclaimable_blocks;
+		}
+	}
+	if (lvl == LVL_EMERGENCY) {
+		p.emergency = true;
+		p.policy = NLFS_GC_GREEDY;
+		if (p.nsegments < d->cfg.mc_nsegments_per_clean)
+			p.nsegments = d->cfg.mc_nsegments_per_clean;
+	}
+	if (p.nsegments > d->step_cap)
+		p.nsegments = d->step_cap;
+	/* the cleaner's own writes need clean segments too */
+	if (p.nsegments > ncl)
+		p.nsegments = (unsigned)ncl;
+	if (p.nsegments == 0) {
+		d->next_run = t0 + d->cfg.retry_interval;
+		goto out;
+	}
+
+	d->st.passes++;
+	cld_run_pass(d, &sus, &p, &res);
+	d->last_busy = res.cleaned + res.deferred > 0;
+	retry = !d->last_busy && !res.error && res.protected_seq &&
+		(d->last_freeze == 0 || t0 - d->last_freeze > d->cfg.retry_interval);
+	if (d->mm.active) {
+		uint64_t done = res.cleaned + res.deferred;
+
+		d->mm.remaining = d->mm.remaining > done ? d->mm.remaining - done : 0;
+		if (d->mm.remaining == 0 || (!d->last_busy && !res.error && !retry))
+			cld_manual_end(d, "completed");
+	}
+	if (res.error == -ENOMEM || res.error == -ENOSPC) {
+		/* fewer segments at a time, soon; the same again only later */
+		if (p.nsegments > 1) {
+			d->step_cap = p.nsegments / 2;
+			d->next_run = t0 + p.interval;
+		} else {
+			d->next_run = t0 + d->cfg.retry_interval;
+		}
+	} else if (res.error) {
+		d->next_run = t0 + d->cfg.retry_interval;
+	} else if (d->last_busy) {
+		d->step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX;
+		d->next_run = t0 + p.interval;
+	} else if (retry) {
+		say(LOG_DEBUG, "segments held for recovery (protseq); asking for a superblock write");
+		d->last_freeze = t0;
+		rc = cld_shrink_protected_region(d);
+		if (rc)
+			say(LOG_NOTICE, "cannot freeze the volume to write its superblocks: %s",
+			    strerror(-rc));
+		d->next_run = t0 + (p.interval < NS_PER_SEC ? p.interval : NS_PER_SEC);
+	} else {
+		uint64_t wait = d->cfg.clean_check_interval;
+
+		if (res.next_eligible && !res.ncand) {
+			uint64_t now = (uint64_t)time(NULL);
+			uint64_t until = res.next_eligible > now
+				? (res.next_eligible - now) * NS_PER_SEC : NS_PER_SEC;
+
+			if (until > wait)
+				wait = until;
+		}
+		d->next_run = t0 + wait;
+	}
+out:
+	close_volume(d);
+}
+
+/* ------------------------------------------------------------------ */
+/* start-up */
+
+static int setup_rundir(struct cleanerd *d)
+{
+	const char *dir = cld_rundir();
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char pidbuf[32] = "";
+	int fd, rc;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		die("%s: cannot create %s: %s", d->device, dir, strerror(errno));
+	if (cld_ctl_path(d->rdev, "lock", d->lockpath, sizeof(d->lockpath)) ||
+	    cld_ctl_path(d->rdev, "sock", d->sockpath, sizeof(d->sockpath)))
+		die("%s: run directory path too long: %s", d->device, dir);
+	fd = open(d->lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die("%s: cannot open %s: %s", d->device, d->lockpath, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t n = pread(fd, pidbuf, sizeof(pidbuf) - 1, 0);
+
+		if (n > 0)
+			pidbuf[strcspn(pidbuf, "\n")] = '\0';
+		die("%s: another nilfs_cleanerd%s%s is already cleaning this volume (lock %s)",
+		    d->device, *pidbuf ? ", pid " : "", pidbuf, d->lockpath);
+	}
+	d->lockfd = fd;
+	d->sockfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->sockfd < 0)
+		die("%s: socket: %s", d->device, strerror(errno));
+	memcpy(sa.sun_path, d->sockpath, sizeof(sa.sun_path));
+	unlink(d->sockpath);   /* a stale one: we hold the lock */
+	rc = bind(d->sockfd, (struct sockaddr *)&sa, sizeof(sa));
+	if (rc || chmod(d->sockpath, 0600) || listen(d->sockfd, 4))
+		die("%s: cannot listen on %s: %s", d->device, d->sockpath, strerror(errno));
+	return 0;
+}
+
+static void write_pid(struct cleanerd *d)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+
+	if (ftruncate(d->lockfd, 0) == 0 && pwrite(d->lockfd, buf, (size_t)n, 0) != n)
+		say(LOG_WARNING, "cannot write the pid to %s", d->lockpath);
+}
+
+static void daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid > 0) {
+		int status;
+
+		waitpid(pid, &status, 0);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILURE);
+	}
+	if (setsid() < 0)
+		_exit(EXIT_FAILURE);
+	pid = fork();
+	if (pid < 0)
+		_exit(EXIT_FAILURE);
+	if (pid > 0)
+		_exit(EXIT_SUCCESS);
+	if (chdir("/"))
+		_exit(EXIT_FAILURE);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [options] DEVICE [MOUNTPOINT]\n"
+		"Reclaim the space of the mounted NILFS2 volume on DEVICE.\n"
+		"\n"
+		"Options:\n"
+		"  -c, --conf=FILE                configuration file (default " DEFAULT_CONF ")\n"
+		"  -p, --protection-period=PERIOD protect checkpoints younger than PERIOD\n"
+		"                                 (seconds, or a number and s, m, h, d, w, M, Y)\n"
+		"  -n, --no-daemon                stay in the foreground\n"
+		"      --offline                  clean the unmounted DEVICE (or image file) once,\n"
+		"                                 up to max_clean_segments, and exit\n"
+		"      --stderr                   log to standard error as well\n"
+		"  -h, --help                     display this help and exit\n"
+		"  -V, --version                  display the version and exit\n"
+		"\n"
+		"For more details see nilfs_cleanerd(8).\n");
+}
+
+enum { OPT_STDERR = CHAR_MAX + 1, OPT_OFFLINE };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "conf", required_argument, NULL, 'c' },
+		{ "protection-period", required_argument, NULL, 'p' },
+		{ "no-daemon", no_argument, NULL, 'n' },
+		{ "stderr", no_argument, NULL, OPT_STDERR },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cleanerd d = { .iocfd = -1, .lockfd = -1, .sockfd = -1, .sigfd = -1,
+			      .startup = true, .step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX };
+	bool foreground = false, offline = false;
+	struct stat st;
+	sigset_t mask;
+	uint64_t secs;
+	int c, rc;
+
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		d.clients[i] = -1;
+	while ((c = getopt_long(argc, argv, "c:hnp:V", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			d.conffile = strdup(optarg);
+			d.conf_explicit = true;
+			break;
+		case 'p':
+			rc = cld_parse_period(optarg, &secs);
+			if (rc || secs > UINT64_MAX / NS_PER_SEC)
+				die("invalid protection period: %s", optarg);
+			d.pp_override = true;
+			d.pp_override_ns = secs * NS_PER_SEC;
+			break;
+		case 'n': foreground = true; break;
+		case OPT_STDERR: d.log_stderr = true; break;
+		case OPT_OFFLINE: offline = true; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
+		default:
+			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+			return EXIT_FAILURE;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		usage(stderr);
+		return EXIT_FAILURE;
+	}
+	if (!d.conffile)
+		d.conffile = strdup(DEFAULT_CONF);
+	d.device = realpath(argv[optind], NULL);
+	if (!d.device)
+		die("%s: %s", argv[optind], strerror(errno));
+	if (offline) {
+		/* one run through the library's writer on the unmounted volume */
+		d.log_stderr = true;
+		openlog(PROG, LOG_PERROR, LOG_DAEMON);
+		if (load_config(&d, d.conffile, d.conf_explicit))
+			die("%s: %s", d.conffile, strerror(errno));
+		return cleanerd_offline_conf(d.device, &d.cfg, stdout, stderr) ? EXIT_FAILURE
+										: EXIT_SUCCESS;
+	}
+	if (argc - optind == 2)
+		d.dir_arg = argv[optind + 1];
+	if (stat(d.device, &st))
+		die("%s: %s", d.device, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		die("%s: not a block device", d.device);
+	d.rdev = st.st_rdev;
+	the_daemon = &d;
+
+	openlog(PROG, LOG_PID | (d.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
+	{
+		struct cld_mount m;
+
+		rc = cld_find_mount(CLD_MOUNTINFO, d.rdev, d.dir_arg, &m);
+		if (rc == -ENOENT)
+			die("%s: not mounted as nilfs2%s%s", d.device, d.dir_arg ? " on " : "",
+			    d.dir_arg ? d.dir_arg : "");
+		if (rc == -EROFS)
+			die("%s: mounted read-only on %s", d.device, m.mountpoint);
+		if (rc)
+			die("%s: cannot read %s: %s", d.device, CLD_MOUNTINFO, strerror(-rc));
+		d.mountpoint = strdup(m.mountpoint);
+		cld_mount_free(&m);
+	}
+	rc = cld_reader_open(&d.rd, d.device);
+	if (rc)
+		die("%s: cannot read the superblock: %s", d.device,
+		    nlfs_strerror(rc));
+	d.r_pct = d.rd.r_segments_percentage;
+	rc = open_volume(&d);
+	if (rc)
+		die("%s: cannot open the mount point %s: %s", d.device, d.mountpoint,
+		    rc == 1 ? "mounted read-only" : strerror(-rc));
+	close_volume(&d);
+	rc = load_config(&d, d.conffile, d.conf_explicit);
+	if (rc)
+		die("%s: %s", d.conffile, strerror(-rc));
+	setup_rundir(&d);
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!foreground)
+		daemonize();
+	d.startup = false;
+	d.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d.sigfd < 0) {
+		say(LOG_ERR, "signalfd: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	write_pid(&d);
+	say(LOG_INFO, "start on %s (policy %s, protection period %.3g s, config %s)",
+	    d.mountpoint, nlfs_gc_policy_name(d.cfg.selection_policy),
+	    (double)d.cfg.protection_period / NS_PER_SEC, d.conffile);
+	d.next_run = mono_ns();
+
+	while (!d.stop) {
+		struct pollfd pfd[2 + MAX_CLIENTS];
+		uint64_t now = mono_ns();
+		int nfd = 0, timeout;
+
+		if (now >= d.next_run) {
+			iteration(&d);
+			if (d.stop)
+				break;
+			now = mono_ns();
+		}
+		timeout = d.next_run > now ? (int)((d.next_run - now + 999999) / 1000000) : 0;
+		if (d.next_run > now && d.next_run - now > (uint64_t)INT_MAX * 1000000)
+			timeout = INT_MAX;
+		pfd[nfd++] = (struct pollfd){ .fd = d.sigfd, .events = POLLIN };
+		pfd[nfd++] = (struct pollfd){ .fd = d.sockfd, .events = POLLIN };
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			pfd[nfd++] = (struct pollfd){ .fd = d.clients[i], .events = POLLIN };
+		rc = poll(pfd, (nfds_t)nfd, timeout);
+		if (rc < 0 && errno != EINTR) {
+			say(LOG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		if (rc <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(d.sigfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					say(LOG_INFO, "SIGHUP: reloading %s", d.conffile);
+					cld_reload_config(&d, NULL);
+				} else {
+					say(LOG_INFO, "%s: stopping", strsignal((int)si.ssi_signo));
+					d.stop = true;
+				}
+			}
+		}
+		if (pfd[1].revents & POLLIN)
+			cld_accept_client(&d);
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			if (d.clients[i] >= 0 && (pfd[2 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				cld_serve_client(&d, i);
+	}
+
+	say(LOG_INFO, "shutdown: %" PRIu64 " passes, %" PRIu64 " segments cleaned, %" PRIu64
+	    " deferred, %" PRIu64 " blocks moved, %" PRIu64 " virtual blocks freed", d.st.passes,
+	    d.st.cleaned, d.st.deferred, d.st.moved, d.st.freed);
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d.clients[i] >= 0)
+			close(d.clients[i]);
+	unlink(d.sockpath);
+	unlink(d.lockpath);
+	close(d.sockfd);
+	close(d.lockfd);
+	cld_reader_close(&d.rd);
+	cld_descs_free(&d.descs);
+	cld_plan_free(&d.tmp);
+	cld_plan_free(&d.plan);
+	free(d.vinfo);
+	free(d.snapshots);
+	free(d.seg);
+	free(d.mountpoint);
+	free(d.conffile);
+	free(d.device);
+	closelog();
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cleanerd.h - the state nilfs_cleanerd keeps, shared by its main loop
+ * (cleanerd.c), its cleaning pass (pass.c) and its control socket
+ * (control.c).
+ */
+#ifndef CLD_CLEANERD_H
+#define CLD_CLEANERD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <linux/nilfs2_api.h>
+
+#include <nlfs/gc.h>
+#include "cldconfig.h"
+#include "plan.h"
+
+#define PROG "nilfs_cleanerd"
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+#define DEFAULT_CONF SYSCONFDIR "/nilfs_cleanerd.conf"
+#define NILFS_MAGIC 0x3434
+#define MIN_RESERVED_SEGMENTS 8
+#define EMERGENCY_MARGIN 2
+#define EVAL_BUDGET 64             /* live counts of new candidates per pass */
+#define EVAL_REFRESH 32            /* ... and of candidates counted too long ago */
+#define EVAL_MAX_AGE (5 * NS_PER_SEC)
+#define BAD_LIMIT 3                /* failures before a segment is left alone */
+#define MAX_CLIENTS 8
+#define SUINFO_BATCH 512
+#define CPINFO_BATCH 512
+#define VINFO_BATCH 1024
+#define MANUAL_INTERVAL (NS_PER_SEC / 10)
+#define MANUAL_SPEED (1280ULL << 20)  /* bytes per second for "nilfs-clean" */
+
+enum level { LVL_NORMAL, LVL_URGENT, LVL_EMERGENCY };
+
+struct seginfo {          /* per segment, kept between passes */
+	uint64_t lastmod;     /* of the suinfo the entry is about */
+	uint32_t nblocks;
+	uint32_t live;        /* NLFS_GC_LIVE_UNKNOWN if not evaluated */
+	uint64_t evaluated;   /* monotonic ns */
+	uint8_t bad;          /* failures */
+};
+
+struct manual {
+	bool active, counted;
+	uint64_t job;
+	uint64_t protection_period;   /* ns */
+	unsigned nsegments;
+	uint64_t interval;            /* ns */
+	bool have_minrec;
+	struct cld_size minrec;
+	uint64_t remaining;
+};
+
+struct stats {
+	uint64_t passes, cleaned, deferred, moved, moved_dat, freed, periods, stale;
+	uint64_t protected_seq, errors;
+};
+
+struct params {
+	uint64_t protection_period;   /* ns */
+	unsigned nsegments;
+	uint64_t interval;
+	uint32_t min_reclaimable;     /* blocks; 0: no deferral */
+	enum nlfs_gc_policy policy;
+	bool emergency;
+};
+
+struct pass_result {
+	size_t ncand, cleaned, deferred, protected_seq;
+	uint64_t next_eligible;       /* realtime s: when a time-protected segment becomes eligible; 0 none */
+	int error;
+};
+
+struct cleanerd {
+	/* volume */
+	char *device;
+	dev_t rdev;
+	char *dir_arg;
+	char *mountpoint;
+	int iocfd;
+	struct cld_reader rd;
+	uint32_t r_pct;
+	uint64_t nsegs, ncleansegs;
+	/* configuration */
+	char *conffile;
+	bool conf_explicit;
+	struct cld_config cfg;
+	bool pp_override;
+	uint64_t pp_override_ns;
+	bool startup;
+	bool log_stderr;
+	/* control */
+	int lockfd, sockfd, sigfd;
+	int clients[MAX_CLIENTS];
+	char lockpath[PATH_MAX], sockpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	/* state */
+	bool stop;
+	bool suspended;
+	bool paused;
+	bool last_busy;
+	bool set_suinfo_broken;
+	enum level level;
+	uint64_t level_logged[3];     /* monotonic ns of the last log of each level */
+	struct manual mm;
+	uint64_t jobid, jobdone;
+	unsigned step_cap;            /* halved on ENOMEM/ENOSPC */
+	uint64_t next_run;            /* monotonic ns */
+	uint64_t last_freeze;         /* monotonic ns, 0 never */
+	uint64_t cp_hint;
+	bool emerg_suspended_warned;
+	struct seginfo *seg;
+	size_t nseg_alloc;
+	struct stats st;
+	/* per pass */
+	struct cld_descs descs;
+	struct nilfs_vinfo *vinfo;
+	size_t capvinfo;
+	struct cld_plan tmp, plan;
+	uint64_t *snapshots;
+	size_t nsnapshots;
+};
+
+extern struct cleanerd *the_daemon;
+
+/* cleanerd.c */
+uint64_t mono_ns(void);
+/* syslog, prefixed with the device */
+void say(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cld_reload_config(struct cleanerd *d, const char *path);
+void cld_manual_end(struct cleanerd *d, const char *how);
+unsigned cld_manual_default_step(const struct cleanerd *d, uint64_t interval);
+
+/* pass.c */
+uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs);
+/* one cleaning step with parameters P on the volume open in d->iocfd */
+void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const struct params *p,
+		  struct pass_result *res);
+/* segments GET_SUINFO calls reclaimable */
+uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs);
+/* sync, freeze and thaw: the kernel writes its superblocks, so
+ * ss_prot_seq moves on (nilfs-utils does the same) */
+int cld_shrink_protected_region(struct cleanerd *d);
+
+/* control.c */
+void cld_accept_client(struct cleanerd *d);
+void cld_serve_client(struct cleanerd *d, int i);
+
+#endif /* CLD_CLEANERD_H */

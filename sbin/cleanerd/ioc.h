@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ioc.h - the NILFS2 ioctls the cleaner uses (<linux/nilfs2_api.h>), on a
+ * file descriptor of the mounted filesystem.  Every call returns a count
+ * or 0, or -errno.
+ */
+#ifndef CLD_IOC_H
+#define CLD_IOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/nilfs2_api.h>
+
+int ioc_get_sustat(int fd, struct nilfs_sustat *st);
+int ioc_get_cpstat(int fd, struct nilfs_cpstat *st);
+/* segment usage of N segments from SEGNUM; returns how many were filled */
+ssize_t ioc_get_suinfo(int fd, uint64_t segnum, struct nilfs_suinfo *si, size_t n);
+/* MODE NILFS_CHECKPOINT: valid checkpoints >= CNO; NILFS_SNAPSHOT: the
+ * snapshot list from CNO (0 = its head) */
+ssize_t ioc_get_cpinfo(int fd, uint64_t cno, int mode, struct nilfs_cpinfo *ci, size_t n);
+/* fills vi_start/end/blocknr of the vi_vblocknr given */
+ssize_t ioc_get_vinfo(int fd, struct nilfs_vinfo *vi, size_t n);
+/* fills bd_blocknr (0 if absent) of the bd_offset/bd_level given */
+ssize_t ioc_get_bdescs(int fd, struct nilfs_bdesc *bd, size_t n);
+int ioc_clean_segments(int fd, const struct nilfs_vdesc *vd, size_t nvd,
+		       const struct nilfs_period *pd, size_t npd,
+		       const uint64_t *vbn, size_t nvbn,
+		       const struct nilfs_bdesc *bd, size_t nbd,
+		       const uint64_t *segnums, size_t nsegs);
+int ioc_set_suinfo(int fd, const struct nilfs_suinfo_update *sup, size_t n);
+int ioc_sync(int fd, uint64_t *cno);
+
+#endif /* CLD_IOC_H */

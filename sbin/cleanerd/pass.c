@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass.c - one cleaning step of nilfs_cleanerd.
+ *
+ * List the reclaimable segments (GET_SUINFO: dirty, not active, not in
+ * error, older than the protection period; as nilfs-utils, not written
+ * after the last ordinary write unless in an emergency), rank them, and
+ * describe the first ones (plan.c) until the step is full: segments whose
+ * seq is at or after ss_prot_seq are kept for recovery, segments with too
+ * few reclaimable blocks are deferred (SET_SUINFO lastmod = now), segments
+ * whose blocks are all live are left alone.  The rest go to one
+ * CLEAN_SEGMENTS call.
+ *
+ * Live counts for greedy and cost-benefit are exact (summaries, GET_VINFO,
+ * GET_BDESCS), computed per pass for at most EVAL_BUDGET segments never
+ * counted and EVAL_REFRESH counted more than EVAL_MAX_AGE ago, and
+ * remembered per segment until it changes; live counts only fall with
+ * time, so a remembered one is an upper bound.  Segments not counted yet
+ * rank as full (nlfs_gc_rank uses su_nblocks).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <syslog.h>
+#include <time.h>
+#include <linux/fs.h>
+
+#include "cleanerd.h"
+#include "ioc.h"
+
+uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
+{
+	uint64_t r = (nsegs * d->r_pct + 99) / 100;
+
+	return r > MIN_RESERVED_SEGMENTS ? r : MIN_RESERVED_SEGMENTS;
+}
+
+static int ensure_seginfo(struct cleanerd *d, uint64_t nsegs)
+{
+	if (nsegs > d->nseg_alloc) {
+		struct seginfo *s = realloc(d->seg, nsegs * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		for (size_t i = d->nseg_alloc; i < nsegs; i++)
+			s[i] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+		d->seg = s;
+		d->nseg_alloc = nsegs;
+	}
+	return 0;
+}
+
+/* the cache entry of SEGNUM for this suinfo; reset when the segment changed */
+static struct seginfo *seginfo_for(struct cleanerd *d, uint64_t segnum,
+				   const struct nilfs_suinfo *si)
+{
+	struct seginfo *s = &d->seg[segnum];
+
+	if (s->lastmod != si->sui_lastmod || s->nblocks != si->sui_nblocks) {
+		*s = (struct seginfo){ .lastmod = si->sui_lastmod, .nblocks = si->sui_nblocks,
+				       .live = NLFS_GC_LIVE_UNKNOWN };
+	}
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* checkpoints */
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int load_snapshots(struct cleanerd *d)
+{
+	struct nilfs_cpinfo ci[CPINFO_BATCH];
+	struct nilfs_cpstat cs;
+	uint64_t cno = 0;
+	size_t n = 0;
+	int rc = ioc_get_cpstat(d->iocfd, &cs);
+
+	if (rc)
+		return rc;
+	free(d->snapshots);
+	d->snapshots = NULL;
+	d->nsnapshots = 0;
+	if (cs.cs_nsss == 0)
+		return 0;
+	d->snapshots = malloc(cs.cs_nsss * sizeof(*d->snapshots));
+	if (!d->snapshots)
+		return -ENOMEM;
+	while (n < cs.cs_nsss) {
+		ssize_t got = ioc_get_cpinfo(d->iocfd, cno, NILFS_SNAPSHOT, ci,
+					     cs.cs_nsss - n < CPINFO_BATCH ? cs.cs_nsss - n
+									   : CPINFO_BATCH);
+
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			break;
+		for (ssize_t i = 0; i < got && n < cs.cs_nsss; i++)
+			d->snapshots[n++] = ci[i].ci_cno;
+		cno = ci[got - 1].ci_next;
+		if (cno == 0)
+			break;
+	}
+	if (n != cs.cs_nsss)
+		say(LOG_WARNING, "snapshot list has %zu entries, the checkpoint file counts %llu", n,
+		    (unsigned long long)cs.cs_nsss);
+	qsort(d->snapshots, n, sizeof(*d->snapshots), by_u64);
+	d->nsnapshots = n;
+	return 0;
+}
+
+/* the first checkpoint created at or after LIMIT (UINT64_MAX if none) */
+static int find_protcno(struct cleanerd *d, uint64_t limit, uint64_t *protcno)
+{
+	struct nilfs_cpinfo ci[CPINFO_BATCH];
+	uint64_t cnos[CPINFO_BATCH], create[CPINFO_BATCH];
+	uint64_t start = d->cp_hint ? d->cp_hint : 1, last = 0;
+	bool restarted = start == 1;
+
+	for (;;) {
+		ssize_t n = ioc_get_cpinfo(d->iocfd, start, NILFS_CHECKPOINT, ci, CPINFO_BATCH);
+		uint64_t c;
+
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			*protcno = UINT64_MAX;
+			d->cp_hint = last;
+			return 0;
+		}
+		if (!restarted && ci[0].ci_create >= limit) {
+			/* the limit moved back (a shorter period, the clock): from the start */
+			restarted = true;
+			start = 1;
+			continue;
+		}
+		restarted = true;
+		for (ssize_t i = 0; i < n; i++) {
+			cnos[i] = ci[i].ci_cno;
+			create[i] = ci[i].ci_create;
+		}
+		c = nlfs_gc_protcno(cnos, create, (size_t)n, limit);
+		if (c != UINT64_MAX) {
+			*protcno = c;
+			d->cp_hint = c;
+			return 0;
+		}
+		last = ci[n - 1].ci_cno;
+		start = last + 1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* one segment */
+
+/*
+ * Describe SEGNUM into d->tmp (reset first).  0: described; CLD_SEG_PROTECTED;
+ * -EBADMSG: cannot be read completely; other -errno: an ioctl failed.
+ */
+static int describe_segment(struct cleanerd *d, uint64_t segnum, const struct nilfs_suinfo *si,
+			    struct seginfo *s, const struct nlfs_gc_protect *prot, uint64_t protseq)
+{
+	char why[256] = "";
+	uint64_t seq;
+	int rc;
+
+	cld_plan_reset(&d->tmp);
+	cld_descs_reset(&d->descs);
+	if (si->sui_nblocks == 0)   /* scrapped: nothing was written there */
+		return cld_plan_add_segment(&d->tmp, segnum);
+	/* logs of this segment may still be needed to recover from the older
+	 * superblock (read each time: a cleaned segment is soon reused) */
+	rc = cld_segment_seq(&d->rd, segnum, &seq, why, sizeof(why));
+	if (rc)
+		goto bad;
+	if ((int64_t)(seq - protseq) >= 0)
+		return CLD_SEG_PROTECTED;
+	rc = cld_segment_scan(&d->rd, segnum, si->sui_nblocks, &d->descs, &seq, why, sizeof(why));
+	if (rc)
+		goto bad;
+	cld_descs_sort(&d->descs);
+	if (d->descs.nvd > d->capvinfo) {
+		struct nilfs_vinfo *v = realloc(d->vinfo, d->descs.nvd * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->vinfo = v;
+		d->capvinfo = d->descs.nvd;
+	}
+	for (size_t i = 0; i < d->descs.nvd; i++)
+		d->vinfo[i] = (struct nilfs_vinfo){ .vi_vblocknr = d->descs.vd[i].vd_vblocknr };
+	for (size_t i = 0; i < d->descs.nvd; ) {
+		size_t n = d->descs.nvd - i < VINFO_BATCH ? d->descs.nvd - i : VINFO_BATCH;
+		ssize_t got = ioc_get_vinfo(d->iocfd, d->vinfo + i, n);
+
+		if (got < 0) {
+			snprintf(why, sizeof(why), "GET_VINFO: %s", strerror((int)-got));
+			rc = (int)got;
+			goto bad;
+		}
+		if ((size_t)got != n) {
+			snprintf(why, sizeof(why), "GET_VINFO returned %zd of %zu entries", got, n);
+			rc = -EIO;
+			goto bad;
+		}
+		i += n;
+	}
+	for (size_t i = 0; i < d->descs.nbd; ) {
+		size_t n = d->descs.nbd - i < VINFO_BATCH ? d->descs.nbd - i : VINFO_BATCH;
+		ssize_t got = ioc_get_bdescs(d->iocfd, d->descs.bd + i, n);
+
+		if (got < 0 || (size_t)got != n) {
+			snprintf(why, sizeof(why), "GET_BDESCS: %s",
+				 got < 0 ? strerror((int)-got) : "short reply");
+			rc = got < 0 ? (int)got : -EIO;
+			goto bad;
+		}
+		i += n;
+	}
+	rc = cld_plan_add(&d->tmp, prot, &d->descs, d->vinfo);
+	if (!rc)
+		rc = cld_plan_add_segment(&d->tmp, segnum);
+	if (!rc) {
+		s->live = (uint32_t)cld_plan_live(&d->tmp);
+		s->evaluated = mono_ns();
+	}
+	return rc;
+bad:
+	if (rc == -ENOMEM)
+		return rc;
+	if (s->bad < UINT8_MAX)
+		s->bad++;
+	d->st.errors++;
+	say(s->bad >= BAD_LIMIT ? LOG_ERR : LOG_WARNING, "segment %" PRIu64 "%s: %s", segnum,
+	    s->bad >= BAD_LIMIT ? " left alone until it changes" : " skipped", why);
+	return rc == -EBADMSG || rc == -EIO || rc == -ENOENT ? -EBADMSG : rc;
+}
+
+static uint32_t segment_capacity(const struct cleanerd *d, uint64_t segnum)
+{
+	return segnum == 0 ? d->rd.blocks_per_segment - (uint32_t)d->rd.first_data_block
+			   : d->rd.blocks_per_segment;
+}
+
+/* ------------------------------------------------------------------ */
+/* one pass */
+
+int cld_shrink_protected_region(struct cleanerd *d)
+{
+	/* nilfs-utils' trick: a sync and a freeze make the kernel write both
+	 * superblocks, which moves ss_prot_seq forward */
+	ioc_sync(d->iocfd, NULL);
+	if (ioctl(d->iocfd, FIFREEZE, 0) < 0)
+		return -errno;
+	if (ioctl(d->iocfd, FITHAW, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static void defer_segments(struct cleanerd *d, const uint64_t *segs, size_t n)
+{
+	struct nilfs_suinfo_update sup[CLD_NSEGMENTS_PER_CLEAN_MAX * 4];
+	uint64_t now = (uint64_t)time(NULL);
+	int rc;
+
+	if (n > sizeof(sup) / sizeof(sup[0]))
+		n = sizeof(sup) / sizeof(sup[0]);
+	for (size_t i = 0; i < n; i++) {
+		sup[i] = (struct nilfs_suinfo_update){ .sup_segnum = segs[i] };
+		nilfs_suinfo_update_set_lastmod(&sup[i]);
+		sup[i].sup_sui.sui_lastmod = now;
+	}
+	rc = ioc_set_suinfo(d->iocfd, sup, n);
+	if (rc == -ENOTTY || rc == -EINVAL || rc == -EOPNOTSUPP) {
+		say(LOG_WARNING, "SET_SUINFO is not supported (%s): min_reclaimable_blocks is "
+		    "ignored from now on", strerror(-rc));
+		d->set_suinfo_broken = true;
+	} else if (rc) {
+		say(LOG_ERR, "cannot defer segments (SET_SUINFO): %s", strerror(-rc));
+	}
+}
+
+void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const struct params *p,
+		  struct pass_result *res)
+{
+	struct nlfs_gc_candidate *cand = NULL;
+	struct nilfs_suinfo *si = NULL;
+	struct nlfs_gc_protect prot;
+	uint64_t now = (uint64_t)time(NULL), pp = p->protection_period / NS_PER_SEC;
+	uint64_t prottime = now > pp ? now - pp : 0, protcno = UINT64_MAX, nsegs = sus->ss_nsegs;
+	uint64_t deferred[CLD_NSEGMENTS_PER_CLEAN_MAX * 4];
+	size_t ncand = 0, ndeferred = 0, examined = 0, max_examine;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	cld_plan_reset(&d->plan);
+	rc = ensure_seginfo(d, nsegs);
+	si = malloc(nsegs * sizeof(*si));
+	cand = malloc(nsegs * sizeof(*cand));
+	if (rc || !si || !cand) {
+		res->error = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t segnum = 0; segnum < nsegs; ) {
+		ssize_t n = ioc_get_suinfo(d->iocfd, segnum, si + segnum,
+					   nsegs - segnum < SUINFO_BATCH ? nsegs - segnum
+									 : SUINFO_BATCH);
+
+		if (n < 0) {
+			say(LOG_ERR, "cannot read segment usage (GET_SUINFO): %s",
+			    strerror((int)-n));
+			res->error = (int)n;
+			goto out;
+		}
+		if (n == 0) {
+			nsegs = segnum;
+			break;
+		}
+		segnum += (uint64_t)n;
+	}
+	for (uint64_t segnum = 0; segnum < nsegs; segnum++) {
+		const struct nilfs_suinfo *x = &si[segnum];
+		int64_t lastmod = (int64_t)x->sui_lastmod;
+		int64_t imp;
+		struct seginfo *s;
+
+		if (!nilfs_suinfo_dirty(x)) {
+			d->seg[segnum] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+			continue;
+		}
+		if (nilfs_suinfo_active(x) || nilfs_suinfo_error(x))
+			continue;
+		s = seginfo_for(d, segnum, x);
+		if (s->bad >= BAD_LIMIT)
+			continue;
+		/* a segment written by the cleaner after the last ordinary write
+		 * holds nothing new to reclaim (unless in an emergency) */
+		imp = lastmod <= (int64_t)now ? lastmod : (int64_t)sus->ss_nongc_ctime - 1;
+		if (imp >= (int64_t)sus->ss_nongc_ctime && !p->emergency)
+			continue;
+		if (!(lastmod < (int64_t)prottime || lastmod > (int64_t)now)) {
+			uint64_t when = (uint64_t)lastmod + pp + 1;
+
+			if (!res->next_eligible || when < res->next_eligible)
+				res->next_eligible = when;
+			continue;
+		}
+		cand[ncand++] = (struct nlfs_gc_candidate){
+			.segnum = segnum, .lastmod = x->sui_lastmod, .nblocks = x->sui_nblocks,
+			.live = x->sui_nblocks == 0 ? 0 : s->live,
+		};
+	}
+	res->ncand = ncand;
+	if (ncand == 0)
+		goto out;
+
+	rc = load_snapshots(d);
+	if (!rc)
+		rc = find_protcno(d, prottime, &protcno);
+	if (rc) {
+		say(LOG_ERR, "cannot read checkpoints (GET_CPINFO): %s", strerror(-rc));
+		res->error = rc;
+		goto out;
+	}
+	prot = (struct nlfs_gc_protect){ .snapshots = d->snapshots,
+					 .nsnapshots = d->nsnapshots, .protcno = protcno };
+	say(LOG_DEBUG, "%zu candidates, protcno %" PRIu64 ", %zu snapshots, protseq %llu",
+	    ncand, protcno, d->nsnapshots, (unsigned long long)sus->ss_prot_seq);
+
+	/* greedy and cost-benefit rank on live counts: evaluate those not
+	 * known or known for too long, a bounded number per pass */
+	if (p->policy != NLFS_GC_TIMESTAMP) {
+		uint64_t t = mono_ns();
+
+		for (int round = 0; round < 2; round++) {
+			size_t budget = round == 0 ? EVAL_BUDGET : EVAL_REFRESH;
+
+			for (size_t i = 0; i < ncand && budget; i++) {
+				struct seginfo *s = &d->seg[cand[i].segnum];
+				bool unknown = s->live == NLFS_GC_LIVE_UNKNOWN;
+
+				if (cand[i].nblocks == 0 || (round == 0) != unknown)
+					continue;
+				if (!unknown && t - s->evaluated < EVAL_MAX_AGE)
+					continue;
+				budget--;
+				rc = describe_segment(d, cand[i].segnum, &si[cand[i].segnum], s, &prot,
+						      sus->ss_prot_seq);
+				if (rc == -ENOMEM) {
+					res->error = rc;
+					goto out;
+				}
+				cand[i].live = s->live;
+			}
+		}
+	}
+	nlfs_gc_rank(p->policy, cand, ncand, now, d->rd.blocks_per_segment);
+
+	max_examine = (size_t)p->nsegments * 4 + 8;
+	for (size_t i = 0; i < ncand && d->plan.nsegs + ndeferred < p->nsegments &&
+			   examined < max_examine; i++) {
+		uint64_t segnum = cand[i].segnum;
+		struct seginfo *s = &d->seg[segnum];
+		uint32_t reclaimable;
+
+		/* all live (known recently): copying it would win nothing */
+		if (s->live != NLFS_GC_LIVE_UNKNOWN && s->live >= segment_capacity(d, segnum) &&
+		    mono_ns() - s->evaluated < EVAL_MAX_AGE)
+			continue;
+		examined++;
+		rc = describe_segment(d, segnum, &si[segnum], s, &prot, sus->ss_prot_seq);
+		if (rc == CLD_SEG_PROTECTED) {
+			res->protected_seq++;
+			continue;
+		}
+		if (rc == -ENOMEM || (rc < 0 && rc != -EBADMSG)) {
+			res->error = rc;
+			break;
+		}
+		if (rc)
+			continue;
+		reclaimable = segment_capacity(d, segnum) -
+			(uint32_t)(cld_plan_live(&d->tmp) < segment_capacity(d, segnum)
+					   ? cld_plan_live(&d->tmp) : segment_capacity(d, segnum));
+		if (reclaimable == 0)
+			continue;
+		if (p->min_reclaimable && reclaimable < p->min_reclaimable && si[segnum].sui_nblocks &&
+		    d->cfg.use_set_suinfo && !d->set_suinfo_broken && !p->emergency) {
+			say(LOG_DEBUG, "segment %" PRIu64 ": %u reclaimable blocks, fewer than %u: "
+			    "deferred", segnum, reclaimable, p->min_reclaimable);
+			deferred[ndeferred++] = segnum;
+			continue;
+		}
+		rc = cld_plan_merge(&d->plan, &d->tmp);
+		if (rc) {
+			res->error = rc;
+			break;
+		}
+	}
+	if (ndeferred) {
+		defer_segments(d, deferred, ndeferred);
+		res->deferred = ndeferred;
+		d->st.deferred += ndeferred;
+	}
+	if (d->plan.nsegs && !res->error) {
+		cld_plan_finish(&d->plan);
+		rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive, d->plan.periods,
+					d->plan.nperiods, d->plan.dead, d->plan.ndead, d->plan.bd,
+					d->plan.nbd, d->plan.segnums, d->plan.nsegs);
+		if (rc) {
+			say(rc == -EBUSY ? LOG_NOTICE : LOG_ERR, "cleaning %zu segments failed "
+			    "(CLEAN_SEGMENTS): %s", d->plan.nsegs, strerror(-rc));
+			res->error = rc;
+			if (rc != -EBUSY && rc != -ENOMEM && rc != -ENOSPC) {
+				d->st.errors++;
+				for (size_t i = 0; i < d->plan.nsegs; i++)
+					if (d->seg[d->plan.segnums[i]].bad < UINT8_MAX)
+						d->seg[d->plan.segnums[i]].bad++;
+			}
+		} else {
+			char list[256] = "";
+			size_t len = 0;
+
+			for (size_t i = 0; i < d->plan.nsegs && len < sizeof(list) - 24; i++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, " %" PRIu64,
+							d->plan.segnums[i]);
+			res->cleaned = d->plan.nsegs;
+			d->st.cleaned += d->plan.nsegs;
+			d->st.moved += cld_plan_live(&d->plan);
+			d->st.moved_dat += d->plan.nbd;
+			d->st.freed += d->plan.ndead;
+			d->st.periods += d->plan.nperiods;
+			d->st.stale += d->plan.nstale;
+			say(d->plan.nstale ? LOG_WARNING : LOG_INFO, "cleaned segment%s%s: %zu blocks "
+			    "moved (%zu DAT), %zu virtual blocks freed, %zu checkpoint ranges "
+			    "deleted", d->plan.nsegs == 1 ? "" : "s", list, cld_plan_live(&d->plan),
+			    d->plan.nbd, d->plan.ndead, d->plan.nperiods);
+			if (d->plan.nstale)
+				say(LOG_WARNING, "%zu blocks there had DAT entries pointing elsewhere "
+				    "(stale copies): neither moved nor freed", d->plan.nstale);
+			for (size_t i = 0; i < d->plan.nsegs; i++)
+				d->seg[d->plan.segnums[i]] =
+					(struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+		}
+	}
+	d->st.protected_seq += res->protected_seq;
+out:
+	free(si);
+	free(cand);
+}
+
+uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs)
+{
+	struct nilfs_suinfo si[SUINFO_BATCH];
+	uint64_t n = 0;
+
+	for (uint64_t seg = 0; seg < nsegs; ) {
+		ssize_t got = ioc_get_suinfo(d->iocfd, seg, si,
+					     nsegs - seg < SUINFO_BATCH ? nsegs - seg : SUINFO_BATCH);
+
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++)
+			n += nilfs_suinfo_dirty(&si[i]) && !nilfs_suinfo_active(&si[i]) &&
+			     !nilfs_suinfo_error(&si[i]);
+		seg += (uint64_t)got;
+	}
+	return n;
+}
+

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * plan.c - segment walk and block classification for CLEAN_SEGMENTS.
+ *
+ * Only the summary blocks of each log are read.  A segment is either
+ * described completely (every log from its start to su_nblocks, each with
+ * a valid ss_sumsum and the segment's seq) or not at all: cleaning a
+ * segment frees all of it, so a block missed here would be lost.
+ *
+ * One check goes beyond nilfs-utils: a virtual block whose DAT entry no
+ * longer points at the copy found in the segment (vi_blocknr differs) is
+ * neither moved nor freed.  In a consistent volume this never happens;
+ * if it does, the copy here is stale and the block's real copy, and the
+ * entry, must be left alone.
+ */
+#define _GNU_SOURCE   /* O_DIRECT */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/nlfs.h>
+#include "plan.h"
+
+#define ALIGN 4096
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* append VAL to ARR[N] (capacity CAP): 0 or -ENOMEM */
+#define PUSH(arr, n, cap, val)                                                    \
+	(grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? -ENOMEM            \
+								 : ((arr)[(n)++] = (val), 0))
+
+/* ---- the device ---- */
+
+int cld_reader_open(struct cld_reader *r, const char *device)
+{
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice choice;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	const struct nlfs_super_block *s;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+	if (rc)
+		return rc;
+	nlfs_err_clear(&err);
+	rc = nlfs_sb_read_both(io, sb, &choice, &err);
+	nlfs_io_close(io);
+	if (rc)
+		return rc < 0 ? rc : -rc;
+	s = &sb[choice.used];
+	r->blocksize = NLFS_MIN_BLOCK_SIZE << nlfs_le32(s->s_log_block_size);
+	r->blocks_per_segment = nlfs_le32(s->s_blocks_per_segment);
+	r->first_data_block = nlfs_le64(s->s_first_data_block);
+	r->crc_seed = nlfs_le32(s->s_crc_seed);
+	r->r_segments_percentage = nlfs_le32(s->s_r_segments_percentage);
+	r->fd = open(device, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	r->direct = r->fd >= 0;
+	if (r->fd < 0)
+		r->fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	return 0;
+}
+
+void cld_reader_close(struct cld_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	r->fd = -1;
+	r->buf = NULL;
+	r->bufsize = 0;
+}
+
+/* NBLOCKS blocks at BLOCK into r->buf */
+static int read_blocks(struct cld_reader *r, uint64_t block, uint32_t nblocks)
+{
+	size_t len = (size_t)nblocks * r->blocksize;
+	off_t off = (off_t)(block * r->blocksize);
+	size_t done = 0;
+
+	if (len > r->bufsize) {
+		void *p;
+
+		if (posix_memalign(&p, ALIGN, len))
+			return -ENOMEM;
+		free(r->buf);
+		r->buf = p;
+		r->bufsize = len;
+	}
+	if (!r->direct)  /* drop clean cached pages: the segment may be reused */
+		posix_fadvise(r->fd, off, (off_t)len, POSIX_FADV_DONTNEED);
+	while (done < len) {
+		ssize_t n = pread(r->fd, (char *)r->buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EINVAL && r->direct) {
+			/* the device's sector is larger than our block: buffered */
+			int fl = fcntl(r->fd, F_GETFL);
+
+			if (fl < 0 || fcntl(r->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+				return -EINVAL;
+			r->direct = false;
+			posix_fadvise(r->fd, off, (off_t)len, POSIX_FADV_DONTNEED);
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;   /* past the end of the device */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static uint64_t seg_start(const struct cld_reader *r, uint64_t segnum)
+{
+	return segnum == 0 ? r->first_data_block : segnum * r->blocks_per_segment;
+}
+
+/* ---- descriptor arrays ---- */
+
+void cld_descs_reset(struct cld_descs *d)
+{
+	d->nvd = d->nbd = 0;
+}
+
+void cld_descs_free(struct cld_descs *d)
+{
+	free(d->vd);
+	free(d->bd);
+	memset(d, 0, sizeof(*d));
+}
+
+void cld_plan_reset(struct cld_plan *p)
+{
+	p->nlive = p->nperiods = p->ndead = p->nbd = p->nsegs = 0;
+	p->nstale = p->nbd_dead = 0;
+}
+
+void cld_plan_free(struct cld_plan *p)
+{
+	free(p->live);
+	free(p->periods);
+	free(p->dead);
+	free(p->bd);
+	free(p->segnums);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- the walk ---- */
+
+int cld_segment_seq(struct cld_reader *r, uint64_t segnum, uint64_t *seq, char *why,
+		    size_t whylen)
+{
+	uint64_t start = seg_start(r, segnum);
+	struct nlfs_log log;
+	struct nlfs_err err;
+	int rc = read_blocks(r, start, 1);
+
+	if (rc) {
+		snprintf(why, whylen, "cannot read block %" PRIu64 ": %s", start, strerror(-rc));
+		return rc;
+	}
+	if (nlfs_summary_decode(r->buf, r->blocksize, start, &log, &err)) {
+		snprintf(why, whylen, "no log summary at its first block %" PRIu64, start);
+		return -EBADMSG;
+	}
+	*seq = log.seq;
+	return 0;
+}
+
+struct walk_ctx {
+	struct cld_descs *out;
+	int rc;
+};
+
+static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct cld_descs *d = w->out;
+
+	if (!bi)
+		return 0;
+	if (fi->ino == NLFS_DAT_INO) {
+		struct nilfs_bdesc b = {
+			.bd_ino = fi->ino,
+			.bd_oblocknr = bi->block,
+			.bd_offset = bi->blkoff,
+			.bd_level = bi->is_data ? 0 : bi->level,
+		};
+
+		w->rc = PUSH(d->bd, d->nbd, d->capbd, b);
+	} else {
+		struct nilfs_vdesc v = {
+			.vd_ino = fi->ino,
+			.vd_cno = fi->cno,
+			.vd_vblocknr = bi->vblocknr,
+			.vd_blocknr = bi->block,
+			.vd_offset = bi->is_data ? bi->blkoff : 0,
+			.vd_flags = bi->is_data ? 0 : 1,
+		};
+
+		if (bi->vblocknr == 0) {
+			w->rc = -EBADMSG;
+			return 1;
+		}
+		w->rc = PUSH(d->vd, d->nvd, d->capvd, v);
+	}
+	return w->rc ? 1 : 0;
+}
+
+int cld_segment_scan(struct cld_reader *r, uint64_t segnum, uint32_t nblocks,
+		     struct cld_descs *out, uint64_t *seqp, char *why, size_t whylen)
+{
+	uint64_t start = seg_start(r, segnum);
+	uint64_t segend = segnum * r->blocks_per_segment + r->blocks_per_segment;
+	uint64_t end = start + nblocks, pos = start, seq = 0;
+	uint32_t bs = r->blocksize;
+	size_t nvd0 = out->nvd, nbd0 = out->nbd;
+	int rc = 0;
+
+	if (end > segend) {
+		snprintf(why, whylen, "su_nblocks %u goes past the segment's end", nblocks);
+		return -EBADMSG;
+	}
+	while (pos < end) {
+		struct nlfs_log log;
+		struct nlfs_err err;
+		struct walk_ctx w = { .out = out };
+		uint32_t nsum;
+
+		if (end - pos < 2) {
+			snprintf(why, whylen, "%" PRIu64 " block(s) at block %" PRIu64
+				 " hold no log", end - pos, pos);
+			rc = -EBADMSG;
+			break;
+		}
+		rc = read_blocks(r, pos, 1);
+		if (rc) {
+			snprintf(why, whylen, "cannot read block %" PRIu64 ": %s", pos,
+				 strerror(-rc));
+			break;
+		}
+		if (nlfs_summary_decode(r->buf, bs, pos, &log, &err)) {
+			nlfs_err_format(&err, why, whylen);
+			rc = -EBADMSG;
+			break;
+		}
+		if (pos == start) {
+			seq = log.seq;
+		} else if (log.seq != seq) {
+			snprintf(why, whylen, "log at block %" PRIu64 " has seq %" PRIu64
+				 ", the segment's first log %" PRIu64, pos, log.seq, seq);
+			rc = -EBADMSG;
+			break;
+		}
+		nsum = nlfs_summary_blocks(&log, bs);
+		if (log.nblocks > end - pos || nsum >= log.nblocks) {
+			snprintf(why, whylen, "log at block %" PRIu64 " (%u blocks, %u of summary) "
+				 "does not fit the segment's %u written blocks", pos, log.nblocks,
+				 nsum, nblocks);
+			rc = -EBADMSG;
+			break;
+		}
+		if (nsum > 1 && (rc = read_blocks(r, pos, nsum))) {
+			snprintf(why, whylen, "cannot read the summary at block %" PRIu64 ": %s",
+				 pos, strerror(-rc));
+			break;
+		}
+		if (nlfs_crc32(r->crc_seed, (uint8_t *)r->buf + 8, log.sumbytes - 8) != log.sumsum) {
+			snprintf(why, whylen, "log at block %" PRIu64 ": summary checksum mismatch",
+				 pos);
+			rc = -EBADMSG;
+			break;
+		}
+		rc = nlfs_summary_walk(&log, r->buf, bs, on_block, &w, &err);
+		if (w.rc) {
+			rc = w.rc;
+			snprintf(why, whylen, rc == -EBADMSG ?
+				 "log at block %" PRIu64 ": a block with virtual address 0" :
+				 "log at block %" PRIu64 ": out of memory", pos);
+			break;
+		}
+		if (rc) {
+			nlfs_err_format(&err, why, whylen);
+			rc = -EBADMSG;
+			break;
+		}
+		pos += log.nblocks;
+	}
+	if (rc) {
+		out->nvd = nvd0;
+		out->nbd = nbd0;
+		return rc;
+	}
+	if (seqp)
+		*seqp = seq;
+	return 0;
+}
+
+/* ---- classification ---- */
+
+enum cld_fate cld_vblock_fate(const struct nlfs_gc_protect *p, const struct nilfs_vdesc *vd,
+			      const struct nilfs_vinfo *vi)
+{
+	if (vi->vi_vblocknr != vd->vd_vblocknr || vi->vi_blocknr != vd->vd_blocknr)
+		return CLD_STALE;
+	return nlfs_gc_block_live(p, vd->vd_cno, vi->vi_start, vi->vi_end) ? CLD_LIVE : CLD_DEAD;
+}
+
+static int by_vblocknr(const void *a, const void *b)
+{
+	const struct nilfs_vdesc *x = a, *y = b;
+
+	if (x->vd_vblocknr != y->vd_vblocknr)
+		return x->vd_vblocknr < y->vd_vblocknr ? -1 : 1;
+	return x->vd_blocknr < y->vd_blocknr ? -1 : x->vd_blocknr > y->vd_blocknr;
+}
+
+static int by_blocknr(const void *a, const void *b)
+{
+	const struct nilfs_vdesc *x = a, *y = b;
+
+	return x->vd_blocknr < y->vd_blocknr ? -1 : x->vd_blocknr > y->vd_blocknr;
+}
+
+static int by_bdesc(const void *a, const void *b)
+{
+	const struct nilfs_bdesc *x = a, *y = b;
+
+	if (x->bd_ino != y->bd_ino)
+		return x->bd_ino < y->bd_ino ? -1 : 1;
+	if (x->bd_level != y->bd_level)
+		return x->bd_level < y->bd_level ? -1 : 1;
+	if (x->bd_offset != y->bd_offset)
+		return x->bd_offset < y->bd_offset ? -1 : 1;
+	return x->bd_oblocknr < y->bd_oblocknr ? -1 : x->bd_oblocknr > y->bd_oblocknr;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct nilfs_period *x = a, *y = b;
+
+	if (x->p_start != y->p_start)
+		return x->p_start < y->p_start ? -1 : 1;
+	return x->p_end < y->p_end ? -1 : x->p_end > y->p_end;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void cld_descs_sort(struct cld_descs *d)
+{
+	qsort(d->vd, d->nvd, sizeof(*d->vd), by_vblocknr);
+	qsort(d->bd, d->nbd, sizeof(*d->bd), by_bdesc);
+}
+
+int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
+		 const struct cld_descs *d, const struct nilfs_vinfo *vi)
+{
+	for (size_t i = 0; i < d->nvd; i++) {
+		struct nilfs_vdesc v = d->vd[i];
+		int rc = 0;
+
+		v.vd_period.p_start = vi[i].vi_start;
+		v.vd_period.p_end = vi[i].vi_end;
+		switch (cld_vblock_fate(prot, &v, &vi[i])) {
+		case CLD_LIVE:
+			rc = PUSH(p->live, p->nlive, p->caplive, v);
+			break;
+		case CLD_DEAD:
+			rc = PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
+			/* the checkpoints that alone saw this block go with it;
+			 * cpfile and sufile blocks (cno 0) belong to none */
+			if (!rc && v.vd_cno != 0 && v.vd_period.p_start < v.vd_period.p_end)
+				rc = PUSH(p->periods, p->nperiods, p->capperiods, v.vd_period);
+			break;
+		case CLD_STALE:
+			p->nstale++;
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < d->nbd; i++) {
+		int rc = 0;
+
+		if (d->bd[i].bd_blocknr == d->bd[i].bd_oblocknr)
+			rc = PUSH(p->bd, p->nbd, p->capbd, d->bd[i]);
+		else
+			p->nbd_dead++;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cld_plan_add_segment(struct cld_plan *p, uint64_t segnum)
+{
+	return PUSH(p->segnums, p->nsegs, p->capsegs, segnum);
+}
+
+#define APPEND(dst, src, arr, n, cap)                                                        \
+	do {                                                                                 \
+		int _rc = grow((void **)&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n,       \
+			       sizeof(*(dst)->arr));                                         \
+		if (_rc)                                                                     \
+			return _rc;                                                          \
+		if ((src)->n)                                                                \
+			memcpy((dst)->arr + (dst)->n, (src)->arr, (src)->n * sizeof(*(dst)->arr)); \
+		(dst)->n += (src)->n;                                                        \
+	} while (0)
+
+int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src)
+{
+	APPEND(dst, src, live, nlive, caplive);
+	APPEND(dst, src, periods, nperiods, capperiods);
+	APPEND(dst, src, dead, ndead, capdead);
+	APPEND(dst, src, bd, nbd, capbd);
+	APPEND(dst, src, segnums, nsegs, capsegs);
+	dst->nstale += src->nstale;
+	dst->nbd_dead += src->nbd_dead;
+	return 0;
+}
+
+void cld_plan_finish(struct cld_plan *p)
+{
+	size_t n = 0;
+
+	qsort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
+	qsort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
+	/* overlapping or touching periods become one: each is free of
+	 * snapshots and of protected checkpoints, and so is their union */
+	qsort(p->periods, p->nperiods, sizeof(*p->periods), by_start);
+	for (size_t i = 0; i < p->nperiods; i++) {
+		if (n && p->periods[i].p_start <= p->periods[n - 1].p_end) {
+			if (p->periods[i].p_end > p->periods[n - 1].p_end)
+				p->periods[n - 1].p_end = p->periods[i].p_end;
+		} else {
+			p->periods[n++] = p->periods[i];
+		}
+	}
+	p->nperiods = n;
+	qsort(p->dead, p->ndead, sizeof(*p->dead), by_u64);
+	n = 0;
+	for (size_t i = 0; i < p->ndead; i++)
+		if (!n || p->dead[i] != p->dead[n - 1])
+			p->dead[n++] = p->dead[i];
+	p->ndead = n;
+	qsort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
+}
