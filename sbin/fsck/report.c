@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "fsck.h"
 
 struct report_item {
@@ -152,20 +153,6 @@ bool fsck_cancelled(struct fsck *c)
 	return fsck_cancel_requested != 0;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 {
 	struct fsck_report *r = c->report;
@@ -181,9 +168,9 @@ void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 	if (!c->o.json)
 		return;
 	fputs("{\"device\":", out);
-	json_string(out, c->o.device);
+	json_put_string(out, c->o.device);
 	fputs(",\"status\":", out);
-	json_string(out, status);
+	json_put_string(out, status);
 	fprintf(out, ",\"exit_code\":%d,\"errors\":%llu,\"warnings\":%llu", exit_code,
 		(unsigned long long)c->nerrors, (unsigned long long)c->nwarnings);
 	fprintf(out, ",\"checkpoint\":%llu,\"checkpoints_checked\":%llu,\"checkpoints\":%llu,"
@@ -207,7 +194,7 @@ void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 
 		fprintf(out, "%s{\"code\":\"%s\",\"severity\":\"%s\",\"pass\":%d,\"message\":",
 			i ? "," : "", d->name, sev[d->severity], d->pass);
-		json_string(out, r->items[i].msg);
+		json_put_string(out, r->items[i].msg);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);

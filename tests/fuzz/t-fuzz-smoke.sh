@@ -52,10 +52,10 @@ for t in fuzz_open fuzz_writer; do
 done
 
 # the checker, main() and all, on the same corpus
-fsrc=$(ls "$src"/sbin/fsck/*.c)
+fsrc="$(ls "$src"/sbin/fsck/*.c) $src/common/json.c"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
-	-I"$src/include" -I"$src/lib" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
+	-I"$src/include" -I"$src/lib" -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
 	"$src/tests/fuzz/fuzz_fsck.c" $fsrc $libsrc -lz; then
 	echo "FAIL: cannot build the fsck fuzz target"
 	exit 1

@@ -1,7 +1,8 @@
-/* Minimal streaming JSON writer: keys and string values are escaped. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The commands' JSON writer (see json.h). */
 #include "json.h"
 
-static void put_string(FILE *out, const char *s)
+void json_put_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -21,7 +22,7 @@ static void member(struct json *j, const char *key)
 		fputc(',', j->out);
 	j->need_comma[j->depth] = true;
 	if (key) {
-		put_string(j->out, key);
+		json_put_string(j->out, key);
 		fputc(':', j->out);
 	}
 }
@@ -60,11 +61,59 @@ void json_u64(struct json *j, const char *key, uint64_t v)
 void json_str(struct json *j, const char *key, const char *s)
 {
 	member(j, key);
-	put_string(j->out, s);
+	json_put_string(j->out, s);
 }
 
 void json_bool(struct json *j, const char *key, bool v)
 {
 	member(j, key);
 	fputs(v ? "true" : "false", j->out);
+}
+
+void json_list_begin(struct json_list *l, FILE *out, const char *name)
+{
+	json_init(&l->j, out);
+	l->any = false;
+	json_open(&l->j, NULL, '{');
+	json_open(&l->j, name, '[');
+}
+
+void json_list_end(struct json_list *l)
+{
+	if (l->any)
+		fputc('\n', l->j.out);
+	json_close(&l->j, ']');
+	json_close(&l->j, '}');
+}
+
+void json_record_begin(struct json_list *l)
+{
+	/* each record on a line of its own */
+	if (l->j.need_comma[l->j.depth])
+		fputc(',', l->j.out);
+	l->j.need_comma[l->j.depth] = false;
+	fputc('\n', l->j.out);
+	l->any = true;
+	json_open(&l->j, NULL, '{');
+}
+
+void json_record_end(struct json_list *l)
+{
+	json_close(&l->j, '}');
+	l->j.need_comma[l->j.depth] = true;
+}
+
+void json_field_u64(struct json_list *l, const char *key, uint64_t v)
+{
+	json_u64(&l->j, key, v);
+}
+
+void json_field_str(struct json_list *l, const char *key, const char *s)
+{
+	json_str(&l->j, key, s);
+}
+
+void json_field_bool(struct json_list *l, const char *key, bool v)
+{
+	json_bool(&l->j, key, v);
 }
