@@ -41,9 +41,6 @@ int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, 
 /* "what (block B, inode I, checkpoint C): reason", into BUF */
 void nlfs_err_format(const struct nlfs_err *e, char *buf, size_t len);
 
-/* mounts.c: is PATH (a block device, or an image file by name) mounted? */
-bool nlfs_device_mounted(const char *path);
-
 /* crc.c: the kernel's crc32_le(seed, ...) (no pre/post inversion) */
 uint32_t nlfs_crc32(uint32_t seed, const void *buf, size_t len);
 

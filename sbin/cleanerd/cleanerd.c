@@ -53,7 +53,7 @@
 #include "offline.h"
 #include "ctl.h"
 #include "ioc.h"
-#include "mnt.h"
+#include "mountinfo.h"
 
 struct cleanerd *the_daemon;
 
@@ -152,13 +152,13 @@ int cld_reload_config(struct cleanerd *d, const char *path)
 /* 0: open; 1: only mounted read-only (try later); -ENOENT: gone */
 static int open_volume(struct cleanerd *d)
 {
-	struct cld_mount m;
+	struct mnt_entry m;
 	struct statfs sf;
 	struct stat st;
-	int rc = cld_find_mount(CLD_MOUNTINFO, d->rdev, d->dir_arg, &m);
+	int rc = mnt_find(MNT_MOUNTINFO, d->rdev, d->dir_arg, &m);
 
 	if (rc == -EROFS) {
-		cld_mount_free(&m);
+		mnt_free(&m);
 		return 1;
 	}
 	if (rc)
@@ -166,21 +166,21 @@ static int open_volume(struct cleanerd *d)
 	d->iocfd = open(m.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->iocfd < 0) {
 		rc = -errno;
-		cld_mount_free(&m);
+		mnt_free(&m);
 		return rc;
 	}
 	if (fstatfs(d->iocfd, &sf) || sf.f_type != NILFS_MAGIC || fstat(d->iocfd, &st) ||
 	    st.st_dev != d->rdev) {
 		close(d->iocfd);
 		d->iocfd = -1;
-		cld_mount_free(&m);
+		mnt_free(&m);
 		return -ENOENT;   /* replaced under our feet */
 	}
 	if (!d->mountpoint || strcmp(d->mountpoint, m.mountpoint)) {
 		free(d->mountpoint);
 		d->mountpoint = strdup(m.mountpoint);
 	}
-	cld_mount_free(&m);
+	mnt_free(&m);
 	return 0;
 }
 
@@ -580,18 +580,18 @@ int main(int argc, char **argv)
 
 	openlog(PROG, LOG_PID | (d.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
 	{
-		struct cld_mount m;
+		struct mnt_entry m;
 
-		rc = cld_find_mount(CLD_MOUNTINFO, d.rdev, d.dir_arg, &m);
+		rc = mnt_find(MNT_MOUNTINFO, d.rdev, d.dir_arg, &m);
 		if (rc == -ENOENT)
 			die("%s: not mounted as nilfs2%s%s", d.device, d.dir_arg ? " on " : "",
 			    d.dir_arg ? d.dir_arg : "");
 		if (rc == -EROFS)
 			die("%s: mounted read-only on %s", d.device, m.mountpoint);
 		if (rc)
-			die("%s: cannot read %s: %s", d.device, CLD_MOUNTINFO, strerror(-rc));
+			die("%s: cannot read %s: %s", d.device, MNT_MOUNTINFO, strerror(-rc));
 		d.mountpoint = strdup(m.mountpoint);
-		cld_mount_free(&m);
+		mnt_free(&m);
 	}
 	rc = cld_reader_open(&d.rd, d.device);
 	if (rc)

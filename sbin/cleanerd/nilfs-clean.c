@@ -19,7 +19,7 @@
 
 #include "cldconfig.h"
 #include "ctl.h"
-#include "mnt.h"
+#include "mountinfo.h"
 
 #define PROG "nilfs-clean"
 
@@ -114,20 +114,20 @@ static void parse_minrec(struct opts *o, const char *arg)
 /* the device number of the volume and a name for messages */
 static dev_t find_volume(const char *target, char *name, size_t len)
 {
-	struct cld_mount m;
+	struct mnt_entry m;
 	struct stat st;
 	dev_t dev;
 	int rc;
 
 	if (!target) {
-		rc = cld_find_any_mount(CLD_MOUNTINFO, &m);
+		rc = mnt_find_any(MNT_MOUNTINFO, &m);
 		if (rc == -ENOENT)
 			die("no NILFS2 volume is mounted read-write");
 		if (rc)
-			die("cannot read %s: %s", CLD_MOUNTINFO, strerror(-rc));
+			die("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
 		snprintf(name, len, "%s", m.source);
 		dev = m.dev;
-		cld_mount_free(&m);
+		mnt_free(&m);
 		return dev;
 	}
 	snprintf(name, len, "%s", target);
@@ -139,12 +139,12 @@ static dev_t find_volume(const char *target, char *name, size_t len)
 		dev = st.st_dev;
 	else
 		die("%s: neither a block device nor a mount point", target);
-	rc = cld_find_mount(CLD_MOUNTINFO, dev, NULL, &m);
+	rc = mnt_find(MNT_MOUNTINFO, dev, NULL, &m);
 	if (rc == -ENOENT)
 		die("%s: not a mounted NILFS2 volume", target);
 	if (rc && rc != -EROFS)
-		die("cannot read %s: %s", CLD_MOUNTINFO, strerror(-rc));
-	cld_mount_free(&m);
+		die("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
+	mnt_free(&m);
 	return dev;
 }
 

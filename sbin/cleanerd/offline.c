@@ -11,7 +11,9 @@
 #include <time.h>
 
 #include "cldconfig.h"
+#include "mountinfo.h"
 #include "offline.h"
+
 
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
 {
@@ -37,7 +39,7 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	char msg[512];
 	int rc;
 
-	if (nlfs_device_mounted(device)) {
+	if (mnt_path_mounted(device)) {
 		fprintf(errf, "%s is mounted: run nilfs_cleanerd on the mounted volume instead\n",
 			device);
 		return 1;

@@ -20,6 +20,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
 #include "populate.h"
+#include "mountinfo.h"
 
 #define PROG "mkfs.nilfs2"
 
@@ -260,7 +261,7 @@ int main(int argc, char **argv)
 			    err.what);
 		die("%s", err.what);
 	}
-	if (nlfs_device_mounted(o.device))
+	if (mnt_path_mounted(o.device))
 		die("%s is mounted; will not make a filesystem here", o.device);
 	check_existing(&o);
 	if (!o.quiet) {

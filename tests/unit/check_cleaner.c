@@ -12,7 +12,7 @@
 #include <nlfs/endian.h>
 #include "testimg.h"
 #include "../../sbin/cleanerd/ctl.h"
-#include "../../sbin/cleanerd/mnt.h"
+#include "mountinfo.h"
 #include "../../sbin/cleanerd/plan.h"
 
 static void put16(uint8_t *p, uint16_t v) { v = nlfs_cpu_to_le16(v); memcpy(p, &v, 2); }
@@ -324,7 +324,7 @@ START_TEST(test_mountinfo)
 	char path[] = "/tmp/check_mountinfo.XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f;
-	struct cld_mount m;
+	struct mnt_entry m;
 
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
@@ -336,28 +336,28 @@ START_TEST(test_mountinfo)
 	      "34 1 8:1 / /ext rw - ext4 /dev/sda1 rw\n"
 	      "garbage line\n", f);
 	fclose(f);
-	ck_assert_int_eq(cld_find_mount(path, makedev(254, 0), NULL, &m), 0);
+	ck_assert_int_eq(mnt_find(path, makedev(254, 0), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/mnt");
 	ck_assert_str_eq(m.source, "/dev/vda");
 	ck_assert(m.rw);
-	cld_mount_free(&m);
+	mnt_free(&m);
 	/* the read-write mount wins over an earlier read-only one */
-	ck_assert_int_eq(cld_find_mount(path, makedev(254, 16), NULL, &m), 0);
+	ck_assert_int_eq(mnt_find(path, makedev(254, 16), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/with space");
-	cld_mount_free(&m);
-	ck_assert_int_eq(cld_find_mount(path, makedev(254, 32), NULL, &m), -EROFS);
+	mnt_free(&m);
+	ck_assert_int_eq(mnt_find(path, makedev(254, 32), NULL, &m), -EROFS);
 	ck_assert_str_eq(m.mountpoint, "/ro-only");
-	cld_mount_free(&m);
-	ck_assert_int_eq(cld_find_mount(path, makedev(8, 1), NULL, &m), -ENOENT);  /* not nilfs2 */
-	ck_assert_int_eq(cld_find_mount(path, makedev(1, 1), NULL, &m), -ENOENT);
+	mnt_free(&m);
+	ck_assert_int_eq(mnt_find(path, makedev(8, 1), NULL, &m), -ENOENT);  /* not nilfs2 */
+	ck_assert_int_eq(mnt_find(path, makedev(1, 1), NULL, &m), -ENOENT);
 	/* a given directory must match (canonically) */
-	ck_assert_int_eq(cld_find_mount(path, makedev(254, 0), "/proc", &m), -ENOENT);
-	ck_assert_int_eq(cld_find_mount(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
-	ck_assert_int_eq(cld_find_any_mount(path, &m), 0);
+	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/proc", &m), -ENOENT);
+	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
+	ck_assert_int_eq(mnt_find_any(path, &m), 0);
 	ck_assert_str_eq(m.source, "/dev/vda");
 	ck_assert_uint_eq(m.dev, makedev(254, 0));
-	cld_mount_free(&m);
-	ck_assert_int_eq(cld_find_mount("/nonexistent", 0, NULL, &m), -ENOENT);
+	mnt_free(&m);
+	ck_assert_int_eq(mnt_find("/nonexistent", 0, NULL, &m), -ENOENT);
 	unlink(path);
 }
 END_TEST

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mnt.c - mountinfo lookup.  A line reads
+ * mountinfo.c - mount lookup for the commands.  A line reads
  *   ID PARENT MAJ:MIN ROOT MOUNTPOINT MOUNTOPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS
  * with spaces, tabs, newlines and backslashes in paths written as \ooo.
  */
@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "mnt.h"
+#include "mountinfo.h"
 
 static void unescape(char *s)
 {
@@ -74,20 +77,21 @@ static bool parse_line(char *line, struct mi_line *m)
 	return true;
 }
 
-static int fill(struct cld_mount *out, const struct mi_line *m)
+static int fill(struct mnt_entry *out, const struct mi_line *m)
 {
 	out->mountpoint = strdup(m->mountpoint);
 	out->source = strdup(m->source);
 	out->dev = m->dev;
 	out->rw = m->rw;
 	if (!out->mountpoint || !out->source) {
-		cld_mount_free(out);
+		mnt_free(out);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-static int find(const char *path, bool any, dev_t dev, const char *dir, struct cld_mount *out)
+static int find(const char *path, const char *fstype, bool any, dev_t dev, const char *dir,
+		struct mnt_entry *out)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL, *canon = NULL;
@@ -107,7 +111,7 @@ static int find(const char *path, bool any, dev_t dev, const char *dir, struct c
 	while (getline(&line, &cap, f) >= 0) {
 		struct mi_line m;
 
-		if (!parse_line(line, &m) || strcmp(m.fstype, "nilfs2"))
+		if (!parse_line(line, &m) || (fstype && strcmp(m.fstype, fstype)))
 			continue;
 		if (!any && m.dev != dev)
 			continue;
@@ -116,7 +120,7 @@ static int find(const char *path, bool any, dev_t dev, const char *dir, struct c
 		if (any && !m.rw)
 			continue;
 		if (m.rw) {
-			cld_mount_free(out);
+			mnt_free(out);
 			rc = fill(out, &m);
 			break;
 		}
@@ -133,19 +137,99 @@ out:
 	return rc;
 }
 
-int cld_find_mount(const char *path, dev_t dev, const char *dir, struct cld_mount *out)
+int mnt_find(const char *path, dev_t dev, const char *dir, struct mnt_entry *out)
 {
-	return find(path, false, dev, dir, out);
+	return find(path, "nilfs2", false, dev, dir, out);
 }
 
-int cld_find_any_mount(const char *path, struct cld_mount *out)
+int mnt_find_any(const char *path, struct mnt_entry *out)
 {
-	return find(path, true, 0, NULL, out);
+	return find(path, "nilfs2", true, 0, NULL, out);
 }
 
-void cld_mount_free(struct cld_mount *m)
+void mnt_free(struct mnt_entry *m)
 {
 	free(m->mountpoint);
 	free(m->source);
 	m->mountpoint = m->source = NULL;
+}
+
+/* is DEV mounted at all (any file system)?  WHERE gets the mount point */
+static bool dev_mounted(dev_t dev, bool *ro, char *where, size_t len)
+{
+	struct mnt_entry m;
+	int rc = find(MNT_MOUNTINFO, NULL, false, dev, NULL, &m);
+
+	if (rc && rc != -EROFS)
+		return false;
+	snprintf(where, len, "%s", m.mountpoint);
+	*ro = rc == -EROFS;
+	mnt_free(&m);
+	return true;
+}
+
+static bool loop_backed_by(const char *file, bool *ro, char *where, size_t len)
+{
+	char real[PATH_MAX];
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d || !realpath(file, real)) {
+		if (d)
+			closedir(d);
+		return false;
+	}
+	while (!found && (e = readdir(d))) {
+		char path[PATH_MAX], back[PATH_MAX];
+		unsigned maj, min;
+		FILE *f;
+
+		if (strncmp(e->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(back, sizeof(back), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		back[strcspn(back, "\n")] = 0;
+		if (strcmp(back, real))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u:%u", &maj, &min) == 2)
+			found = dev_mounted(makedev(maj, min), ro, where, len);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+int mnt_in_use(const char *path, bool *mounted, bool *ro, char *where, size_t len)
+{
+	struct stat st;
+
+	*mounted = *ro = false;
+	where[0] = 0;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		*mounted = dev_mounted(st.st_rdev, ro, where, len);
+	else if (S_ISREG(st.st_mode))
+		*mounted = loop_backed_by(path, ro, where, len);
+	return 0;
+}
+
+bool mnt_path_mounted(const char *path)
+{
+	bool mounted, ro;
+	char where[PATH_MAX];
+
+	return mnt_in_use(path, &mounted, &ro, where, sizeof(where)) == 0 && mounted;
 }
