@@ -327,6 +327,9 @@ done
 
 # our reader on the cleaned volume
 "$dump" "$img" logs >"$tmp/logs" 2>&1 || { cat "$tmp/logs"; fail "dump.nilfs2 logs"; }
+# our checker calls the cleaned, unmounted volume clean, every checkpoint of it
+"$top/fsck.nilfs2" -n --checkpoints=all "$img" >"$tmp/fsck" 2>&1 ||
+	{ cat "$tmp/fsck"; fail "fsck.nilfs2 on the volume the daemon cleaned"; }
 ! grep -q 'BAD-' "$tmp/logs" || fail "bad checksums after cleaning"
 for which in final 1 2; do
 	x=$tmp/x.$which
