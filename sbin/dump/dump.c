@@ -591,7 +591,7 @@ struct ls_print {
 static int print_dirent(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
 {
 	struct ls_print *lp = arg;
-	static const char types[] = "?-dcbps l";
+	static const char types[] = "?-dcbpsl";   /* by NILFS file type 0..7 */
 
 	if (lp->j) {
 		char nm[NLFS_NAME_LEN + 1];

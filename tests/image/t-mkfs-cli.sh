@@ -52,6 +52,7 @@ done
 cmp -s "$tmp/r1" "$tmp/r2" || bad "-U with SOURCE_DATE_EPOCH does not reproduce the image"
 "$dump" "$tmp/r1" super | grep -q 's_ctime  *1700000000' || bad "SOURCE_DATE_EPOCH not used as ctime"
 "$dump" "$tmp/r1" super | grep -q 's_uuid  *0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5b' || bad "-U ignored"
+"$dump" "$tmp/r1" ls / | grep -q '^l  *[0-9]* link$' || bad "dump.nilfs2 ls: the symlink's type"
 "$dump" "$tmp/r1" cat /sub/b | cmp -s - "$tmp/tree/sub/b" || bad "mkfs -d content"
 
 # bad input
