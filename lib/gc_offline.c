@@ -135,40 +135,20 @@ static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *b
 	if (!bi)
 		return 0;
 	sw->rc = fi->ino == NLFS_DAT_INO ? dat_block(sw, bi) : virtual_block(sw, fi, bi);
-	return sw->rc ? 1 : 0;
+	return sw->rc;   /* an error stops the walk and comes back from it */
 }
 
-/* Walk the logs of SEGNUM up to its su_nblocks, as libnilfs does. */
+/* Every log of SEGNUM up to its su_nblocks; a bad one stops the cleaning
+ * of the segment, since its blocks could not be classified. */
 static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 {
-	struct nlfs_writer *w = sw->w;
 	struct nlfs_segment_usage su;
-	uint64_t start = nlfs_seg_start(&w->geo, segnum), end;
-	int rc = nlfs_sufile_get(w->fs, segnum, &su, sw->err);
+	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
 
-	if (rc)
-		return rc;
-	end = start + nlfs_le32(su.su_nblocks);
-	for (uint64_t pseg = start; pseg < end;) {
-		struct nlfs_log log;
-		void *summary = NULL;
-
-		rc = nlfs_log_read(w->fs, pseg, &log, &summary, sw->err);
-		if (!rc && !log.sumsum_ok)
-			rc = nlfs_err_set(sw->err, NLFS_EBADCRC, pseg,
-					  "segment %llu: summary checksum",
-					  (unsigned long long)segnum);
-		if (!rc) {
-			rc = nlfs_summary_walk(&log, summary, w->geo.blocksize, visit, sw, sw->err);
-			if (!rc)
-				rc = sw->rc;
-		}
-		free(summary);
-		if (rc)
-			return rc;
-		pseg += log.nblocks;
-	}
-	return 0;
+	if (!rc)
+		rc = nlfs_segment_walk_all(sw->w->fs, segnum, nlfs_le32(su.su_nblocks), visit, sw,
+					   sw->err);
+	return rc ? rc : sw->rc;
 }
 
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,

@@ -10,8 +10,9 @@
 #include <nlfs/endian.h>
 #include "nlfsP.h"
 
-int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
-		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
+/* STRICT: a log that does not check out inside NBLOCKS is an error, not the end */
+static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
+		nlfs_finfo_cb cb, void *arg, bool strict, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t start, end, used, pos;
@@ -43,8 +44,15 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
 		void *summary = NULL;
 		struct nlfs_err lerr;
 
-		if (nlfs_log_read(fs, pos, &log, &summary, &lerr) || !log.sumsum_ok) {
+		rc = nlfs_log_read(fs, pos, &log, &summary, strict ? err : &lerr);
+		if (!rc && !log.sumsum_ok)
+			rc = nlfs_err_set(strict ? err : &lerr, NLFS_EBADCRC, pos,
+					  "segment %llu: summary checksum",
+					  (unsigned long long)segnum);
+		if (rc) {
 			free(summary);
+			if (strict)
+				return rc;
 			break;   /* the end of what was written there */
 		}
 		rc = cb ? nlfs_summary_walk(&log, summary, g->blocksize, cb, arg, err) : 0;
@@ -54,4 +62,16 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
 		pos += log.nblocks;
 	}
 	return 0;
+}
+
+int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
+		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
+{
+	return walk(fs, segnum, nblocks, seq, cb, arg, false, err);
+}
+
+int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
+{
+	return walk(fs, segnum, nblocks, NULL, cb, arg, true, err);
 }

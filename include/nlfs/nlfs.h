@@ -352,6 +352,10 @@ int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const ch
  * is live is nlfs_gc_block_live's (<nlfs/gc.h>). */
 int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
 		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+/* The same, for a caller that must see every block (the offline cleaner):
+ * a log inside NBLOCKS that does not check out is an error. */
+int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
 
 /* (int64_t)(a - b) >= 0: sequence numbers compared across a wrap */
 static inline bool nlfs_seq_ge(uint64_t a, uint64_t b) { return (int64_t)(a - b) >= 0; }
