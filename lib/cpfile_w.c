@@ -10,20 +10,6 @@
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-static uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return nlfs_le64(v);
-}
-
-static void set_le64(uint8_t *p, uint64_t v)
-{
-	v = nlfs_cpu_to_le64(v);
-	memcpy(p, &v, 8);
-}
-
 static uint64_t cp_first(const struct nlfs_writer *w)
 {
 	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
@@ -76,7 +62,7 @@ int nlfs_cpw_prepare(struct nlfs_writer *w, struct nlfs_err *err)
 		first->cp_checkpoints_count =
 			nlfs_cpu_to_le32(nlfs_le32(first->cp_checkpoints_count) + 1);
 	}
-	set_le64(hdr, get_le64(hdr) + 1);   /* ch_ncheckpoints */
+	nlfs_le64_add(hdr, 1);   /* ch_ncheckpoints */
 	return 0;
 }
 
@@ -208,8 +194,7 @@ int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 	if (next && (rc = cp_valid_entry(w, next, &nb, err)))
 		return rc;
 	set_link(h, nb, false, snapshot ? cno : prev);
-	set_le64((uint8_t *)&h->ch_nsnapshots,
-		 get_le64((uint8_t *)&h->ch_nsnapshots) + (snapshot ? 1 : (uint64_t)-1));
+	nlfs_le64_add(&h->ch_nsnapshots, snapshot ? 1 : -1);
 	w->cp_changes++;
 	return 0;
 }
@@ -271,7 +256,7 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 		}
 		total += in_block;
 	}
-	set_le64((uint8_t *)&h->ch_ncheckpoints, get_le64((uint8_t *)&h->ch_ncheckpoints) - total);
+	nlfs_le64_add(&h->ch_ncheckpoints, -(int64_t)total);
 	*ndeleted = total;
 	w->cp_changes += total;
 	if (nsnap)

@@ -137,11 +137,6 @@ static int su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h, struc
 	return rc;
 }
 
-static void add64(uint64_t *le, int64_t delta)
-{
-	*le = nlfs_cpu_to_le64(nlfs_le64(*le) + (uint64_t)delta);
-}
-
 static int su_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct nlfs_err *err)
 {
 	struct nlfs_sufile_header *h;
@@ -155,9 +150,9 @@ static int su_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct
 		return rc;
 	old = nlfs_le32(su->su_flags);
 	if ((old == 0) != (flags == 0))
-		add64(&h->sh_ncleansegs, flags ? -1 : 1);
+		nlfs_le64_add(&h->sh_ncleansegs, flags ? -1 : 1);
 	if (!!(old & NLFS_SEGMENT_USAGE_DIRTY) != !!(flags & NLFS_SEGMENT_USAGE_DIRTY))
-		add64(&h->sh_ndirtysegs, flags & NLFS_SEGMENT_USAGE_DIRTY ? 1 : -1);
+		nlfs_le64_add(&h->sh_ndirtysegs, flags & NLFS_SEGMENT_USAGE_DIRTY ? 1 : -1);
 	su->su_flags = nlfs_cpu_to_le32(flags);
 	if (!flags) {
 		su->su_lastmod = 0;
