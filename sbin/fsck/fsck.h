@@ -27,6 +27,7 @@
 #include <nlfs/nlfs.h>
 #include "bitmap.h"
 #include "problem.h"
+#include "repair.h"
 
 #define FSCK_PROG "fsck.nilfs2"
 /* room for "checkpoint N: inode I (PATH)" */
@@ -52,6 +53,8 @@ struct fsck_opts {
 	bool progress_on, progress_set;
 	enum fsck_cps cps;
 	const char *device;
+	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
+	bool rollback;             /* --rollback: back to the newest log chain that validates */
 };
 
 /* what pass 2 learnt about each segment */
@@ -84,6 +87,8 @@ struct fsck {
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
 	struct fsck_report *report;
+	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
+	bool changed;                          /* a repair wrote to the device */
 
 	/* statistics for the summary line */
 	uint64_t nlogs, nsegs_used, ninodes, ndirs, nfiles_blocks, ncps_checked;

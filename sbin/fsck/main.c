@@ -11,8 +11,9 @@
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
  *     link counts (pass_inode.c, pass_dir.c); after the latest, unused
  *     live DAT entries (pass_dat.c)
- * There is no repair backend yet: -y and -p check, and say so when they
- * find something they would have to fix.
+ * With -y or -p, errors a repair exists for are repaired after the check
+ * (repair.h says how), and the volume is checked again: the exit status
+ * and the report are those of the second check.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "repair.h"
 
 volatile sig_atomic_t fsck_cancel_requested;
 volatile sig_atomic_t fsck_progress_toggle;
@@ -55,9 +57,12 @@ static void usage(FILE *out)
 	      "     --checkpoints <which>  check the latest checkpoint, every snapshot\n"
 	      "                          too, or every checkpoint: latest|snapshots|all\n"
 	      "     --json               print a JSON summary on standard output\n"
+	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
+	      "                          first (nilfs-undo(8) puts them back)\n"
+	      "     --rollback           point the superblocks at the newest log chain\n"
+	      "                          that validates completely (with -y)\n"
 	      " -h, --help               display this help\n"
 	      " -V, --version            display version\n"
-	      "\nRepair is not available yet: with -y or -p problems are reported, not fixed.\n"
 	      "\nFor more details see " FSCK_PROG "(8).\n", out);
 }
 
@@ -81,7 +86,7 @@ static int set_mode(struct fsck_opts *o, enum fsck_mode m)
 /* 0 to go on, else the exit status */
 static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 {
-	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS };
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK };
 	static const struct option longopts[] = {
 		{ "no", no_argument, NULL, 'n' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -91,6 +96,8 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		{ "progress", required_argument, NULL, 'C' },
 		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "undo-file", required_argument, NULL, 'z' },
+		{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -98,7 +105,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	int ch;
 
 	*done = false;
-	while ((ch = getopt_long(argc, argv, "nypafvC:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "nypafvC:z:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 		case 'y':
@@ -133,6 +140,8 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 				return bad_usage("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
 			break;
 		case OPT_JSON: o->json = true; break;
+		case 'z': o->undo_file = optarg; break;
+		case OPT_ROLLBACK: o->rollback = true; break;
 		case 'h':
 			usage(stdout);
 			*done = true;
@@ -149,6 +158,8 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	if (optind != argc - 1)
 		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
 	o->device = argv[optind];
+	if (o->rollback && o->mode != MODE_YES)
+		return bad_usage("--rollback changes the volume: it needs -y%s", "");
 	return 0;
 }
 
@@ -211,13 +222,109 @@ static void run_checks(struct fsck *c)
 	free(cnos);
 }
 
+/* Forget what a check found, to check again after a repair. */
+static void reset_results(struct fsck *c)
+{
+	struct fsck_opts o = c->o;
+	bool changed = c->changed;
+
+	free_all(c);
+	fix_free(&c->fix);
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->changed = changed;
+	if (fsck_report_init(c))
+		c->op_error = true;
+}
+
+/* Passes 1 to 6 on IO (owned from now on).  0 when the check ran (whatever
+ * it found), else the exit status. */
+static int check_volume(struct fsck *c, struct nlfs_io *io)
+{
+	struct nlfs_err err;
+	int rc = pass_sb(c, io);
+
+	if (rc) {
+		if (rc > 0)
+			fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
+				FSCK_PROG, c->o.device);
+		nlfs_io_close(io);
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	rc = nlfs_fs_open(io, &c->fs, &err);
+	if (rc) {
+		nlfs_io_close(io);
+		fsck_lib_problem(c, PR_FS_OPEN, &err, "cannot open the volume as the kernel mounts it");
+		c->aborted = true;
+		return 0;
+	}
+	c->g = nlfs_fs_geometry(c->fs);
+	c->sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
+	c->latest_cno = nlfs_fs_recovery(c->fs)->cno;
+	pass_sb_cursor(c);
+	run_checks(c);
+	return 0;
+}
+
+/* Did the check find errors a repair exists for, in this mode?  *ALL tells
+ * whether every error found is one of them. */
+static bool repairable(const struct fsck *c, bool *all)
+{
+	bool any = false;
+
+	*all = true;
+	for (int i = 0; i < PR_COUNT; i++) {
+		if (!c->pr_count[i] || fsck_problems[i].severity == SEV_WARNING)
+			continue;
+		if (fix_is_repairable((enum fsck_pr)i, c->o.mode == MODE_PREEN))
+			any = true;
+		else if (fsck_problems[i].severity == SEV_ERROR)
+			*all = false;
+	}
+	return any || c->o.rollback;
+}
+
+/* The repairs, in order, on the device opened for writing.  0 or the
+ * exit status of an operational failure. */
+static int run_repairs(struct fsck *c)
+{
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	bool changed = false;
+	int rc;
+
+	rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
+	if (rc) {
+		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
+			nlfs_strerror(rc));
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	/* the undo file (-z) wraps IO here */
+	rc = repair_superblocks(c, io);
+	if (!rc && c->o.rollback)
+		rc = repair_rollback(c, io);
+	if (!rc)
+		rc = repair_volume(c, io, &changed);
+	if (changed)
+		c->changed = true;
+	if (!rc) {
+		rc = nlfs_io_flush(io);
+		if (rc)
+			fprintf(stderr, "%s: %s: flushing the repairs: %s\n", FSCK_PROG,
+				c->o.device, nlfs_strerror(rc));
+	}
+	nlfs_io_close(io);
+	(void)err;
+	return rc ? FSCK_EXIT_OPERATIONAL : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fsck c;
 	struct nlfs_io *io;
-	struct nlfs_err err;
 	struct sigaction sa;
-	bool done, mounted, ro;
+	bool done, mounted, ro, all = true;
 	char where[4096];
 	const char *status;
 	int rc, ex;
@@ -256,32 +363,34 @@ int main(int argc, char **argv)
 		fsck_report_free(&c);
 		return FSCK_EXIT_OPERATIONAL;
 	}
-	rc = pass_sb(&c, io);
-	if (rc) {
-		if (rc > 0)
-			fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
-				FSCK_PROG, c.o.device);
-		nlfs_io_close(io);
-		ex = FSCK_EXIT_OPERATIONAL;
+	ex = check_volume(&c, io);
+	if (!ex && c.o.mode != MODE_NO && !fsck_cancelled(&c) && !c.op_error &&
+	    repairable(&c, &all) && (all || c.o.mode == MODE_YES)) {
+		fsck_info(&c, "repairing");
+		ex = run_repairs(&c);
+		reset_results(&c);
+		if (!ex) {
+			fsck_info(&c, "checking again after the repairs");
+			rc = nlfs_io_open_unix(c.o.device, NLFS_IO_RDONLY, &io);
+			if (rc) {
+				fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c.o.device,
+					nlfs_strerror(rc));
+				ex = FSCK_EXIT_OPERATIONAL;
+			} else {
+				ex = check_volume(&c, io);
+			}
+		}
+	}
+	if (ex) {
 		fsck_report_finish(&c, ex, "not checked");
-		fsck_report_free(&c);
+		free_all(&c);
+		fix_free(&c.fix);
 		return ex;
 	}
-	rc = nlfs_fs_open(io, &c.fs, &err);
-	if (rc) {
-		nlfs_io_close(io);
-		fsck_lib_problem(&c, PR_FS_OPEN, &err, "cannot open the volume as the kernel mounts it");
-		c.aborted = true;
-	} else {
-		c.g = nlfs_fs_geometry(c.fs);
-		c.sb = nlfs_fs_sb(c.fs, nlfs_fs_sb_choice(c.fs)->used);
-		c.latest_cno = nlfs_fs_recovery(c.fs)->cno;
-		pass_sb_cursor(&c);
-		run_checks(&c);
-	}
-	ex = FSCK_EXIT_OK;
 	if (c.nerrors)
 		ex |= FSCK_EXIT_UNCORRECTED;
+	if (c.changed)
+		ex |= FSCK_EXIT_CORRECTED;
 	if (c.op_error)
 		ex |= FSCK_EXIT_OPERATIONAL;
 	if (fsck_cancelled(&c)) {
@@ -294,7 +403,7 @@ int main(int argc, char **argv)
 	} else if (c.nerrors) {
 		status = "errors";
 	} else {
-		status = c.op_error ? "incomplete" : "clean";
+		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
 	}
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
@@ -302,25 +411,27 @@ int main(int argc, char **argv)
 			  (unsigned long long)c.nlogs, (unsigned long long)c.nsegs_used,
 			  (unsigned long long)c.ncheckpoints, (unsigned long long)c.nsnapshots,
 			  (unsigned long long)c.ncps_checked);
+	if (c.changed)
+		fsck_info(&c, "***** the volume was modified *****");
 	if (c.nerrors) {
 		if (c.o.mode == MODE_PREEN)
 			fprintf(c.o.json ? stderr : stdout,
 				"%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
-				"\t(%s cannot repair yet; nothing was changed.)\n", c.o.device, FSCK_PROG);
+				"\t(i.e., without -a or -p options)\n", c.o.device);
 		else if (c.o.mode == MODE_YES)
-			fsck_info(&c, "%llu error(s) found; repair is not available yet in this version of %s, nothing was changed",
-				  (unsigned long long)c.nerrors, FSCK_PROG);
+			fsck_info(&c, "%llu error(s) left uncorrected", (unsigned long long)c.nerrors);
 		else
 			fsck_info(&c, "%llu error(s) found, nothing changed (-n)", (unsigned long long)c.nerrors);
-	} else if (!strcmp(status, "clean")) {
+	} else if (!strcmp(status, "clean") || !strcmp(status, "repaired")) {
 		if (c.o.mode == MODE_PREEN)
-			fprintf(c.o.json ? stderr : stdout, "%s: clean, %llu inodes, %llu checkpoints\n",
-				c.o.device, (unsigned long long)c.ninodes,
+			fprintf(c.o.json ? stderr : stdout, "%s: %s, %llu inodes, %llu checkpoints\n",
+				c.o.device, status, (unsigned long long)c.ninodes,
 				(unsigned long long)c.ncheckpoints);
 		else
-			fsck_info(&c, "clean%s", c.nwarnings ? " (with warnings)" : "");
+			fsck_info(&c, "%s%s", status, c.nwarnings ? " (with warnings)" : "");
 	}
 	fsck_report_finish(&c, ex, status);
 	free_all(&c);
+	fix_free(&c.fix);
 	return ex;
 }

@@ -48,7 +48,7 @@ expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img
 expect 0 '^good.img: clean, 2 inodes, 1 checkpoints$' "-p on a good volume" -- "$fsck" -p good.img
 expect 0 'clean$' "-f -v on a good volume" -- "$fsck" -n -f -v good.img
 expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
-expect 4 'repair is not available yet' "-y on a damaged volume" -- "$fsck" -y bad.img
+expect 4 'left uncorrected' "-y on a damaged volume" -- "$fsck" -y bad.img
 expect 4 '^bad.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on a damaged volume" -- "$fsck" -a bad.img
 expect 4 '^bad.img: DAT: group 0' "-p lines start with the device" -- "$fsck" -p bad.img
 if grep -q '^Pass ' out; then fail=$((fail + 1)); echo "FAIL: -p prints pass headers"; fi

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * repair.h - what the check hands to the repairs, and the repairs.
+ *
+ * The check never changes anything.  While it runs, the passes note here
+ * what a repair would need (which inode needs which link count, ...), but
+ * only for the latest checkpoint: older checkpoints and snapshots are
+ * history, and history is not rewritten.  After the check, main.c decides
+ * whether to repair, opens the device for writing (through the undo file
+ * of -z if asked), runs the repairs in order and checks again:
+ *
+ *   repair_sb.c    a bad superblock copy from the good one; --rollback
+ *   repair.c       everything else, as one construction of the library's
+ *                  writer (a new checkpoint), so a crash leaves the old
+ *                  state or the repaired one
+ */
+#ifndef FSCK_REPAIR_H
+#define FSCK_REPAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fsck;
+struct nlfs_io;
+enum fsck_pr;
+
+struct fsck_link_fix {
+	uint64_t ino;
+	uint32_t links;          /* what the directories say */
+};
+
+struct fsck_blocks_fix {
+	uint64_t ino;
+	uint64_t nblocks;        /* data + node blocks its map holds */
+};
+
+struct fsck_dirent_fix {
+	uint64_t dir;            /* directory inode */
+	uint64_t ino;            /* inode the entry names */
+	uint8_t type;            /* the right file type (0: drop the entry) */
+};
+
+struct fsck_fixes {
+	struct fsck_link_fix *links;
+	size_t nlinks, caplinks;
+	struct fsck_blocks_fix *blocks;
+	size_t nblocks, capblocks;
+	struct fsck_dirent_fix *dirents;
+	size_t ndirents, capdirents;
+	uint64_t *detached;      /* in use, reached by no directory: to lost+found */
+	size_t ndetached, capdetached;
+	uint64_t *leaks;         /* live DAT entries no file uses */
+	size_t nleaks, capleaks;
+	/* counters of the latest checkpoint as the check counted them */
+	bool cp_counts_known;
+	uint64_t cp_ninodes, cp_nblocks;
+};
+
+/* notes from the passes (no-ops for checkpoints other than the latest;
+ * a note that cannot be stored for lack of memory makes the repair stop) */
+void fix_note_links(struct fsck *c, uint64_t cno, uint64_t ino, uint32_t links);
+void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblocks);
+void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type);
+void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
+void fix_note_leak(struct fsck *c, uint64_t vbn);
+void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
+void fix_free(struct fsck_fixes *f);
+
+/* Can the problems found be repaired in this mode?  Preen (-p) repairs
+ * only what needs no judgement; -y everything a repair exists for. */
+bool fix_is_repairable(enum fsck_pr code, bool preen);
+
+/* repair_sb.c: write the good superblock copy over a bad one.  0, or a
+ * negative errno after printing why. */
+int repair_superblocks(struct fsck *c, struct nlfs_io *io);
+/* repair_sb.c: --rollback */
+int repair_rollback(struct fsck *c, struct nlfs_io *io);
+
+/* repair.c: one construction that fixes what the check noted.  *CHANGED
+ * tells whether anything was written.  0, or a negative errno after
+ * printing why. */
+int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+#endif /* FSCK_REPAIR_H */
