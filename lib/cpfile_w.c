@@ -78,8 +78,9 @@ int nlfs_cpw_finalize(struct nlfs_writer *w, struct nlfs_err *err)
 	if (rc)
 		return rc;
 	if (nlfs_wfile_has_work(w->ifile)) {
-		uint64_t old = w->mkfs ? 0 : nlfs_le64(w->prev.cp_ifile_inode.i_blocks) /
-				  (w->geo.blocksize / 512);
+		/* counted from the old map: i_blocks is in fs blocks on volumes
+		 * nilfs-utils' mkfs made, in 512-byte units once the kernel wrote it */
+		uint64_t old = w->ifile->nold + w->ifile->nold_nodes;
 
 		blocks = blocks - old + w->ifile->nblocks;
 	}

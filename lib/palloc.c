@@ -245,3 +245,56 @@ int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		*entry = blk + byteoff;
 	return rc;
 }
+
+static uint64_t count_bits(const uint8_t *bitmap, uint64_t nbits)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; bitmap && i < nbits / 8; i++)
+		n += (uint64_t)__builtin_popcount(bitmap[i]);
+	return n;
+}
+
+int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t *nfixed,
+			   struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	struct palloc_geo g = palloc_geo(bs, entry_size);
+	uint64_t last = 0, ngroups;
+	int rc = nlfs_wfile_load_map(wf, err);
+
+	if (rc)
+		return rc;
+	/* the groups the file reaches, before this construction or in it */
+	if (wf->nold)
+		last = wf->old_keys[wf->nold - 1];
+	for (size_t i = 0; i < wf->cap; i++)
+		if (wf->slots[i].used && wf->slots[i].blkoff > last)
+			last = wf->slots[i].blkoff;
+	ngroups = nlfs_palloc_ngroups(bs, entry_size, last);
+	for (uint64_t group = 0; group < ngroups; group++) {
+		uint8_t *bitmap;
+		uint32_t *nfrees, have = (uint32_t)g.epg, want;
+
+		rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, group), &bitmap,
+				     err);
+		if (!rc)
+			rc = group_desc(wf, &g, group, false, &nfrees, err);
+		if (rc)
+			return rc;
+		want = (uint32_t)(g.epg - count_bits(bitmap, g.epg));
+		if (nfrees) {
+			memcpy(&have, nfrees, 4);
+			have = nlfs_le32(have);
+		}
+		if (have == want)
+			continue;
+		rc = group_desc(wf, &g, group, true, &nfrees, err);
+		if (rc)
+			return rc;
+		want = nlfs_cpu_to_le32(want);
+		memcpy(nfrees, &want, 4);
+		(*nfixed)++;
+	}
+	return 0;
+}

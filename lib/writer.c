@@ -367,6 +367,12 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 		     struct nlfs_err *err)
 {
+	return nlfs_writer_open_flags(fs, now, 0, out, err);
+}
+
+int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
+			   struct nlfs_writer **out, struct nlfs_err *err)
+{
 	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
 	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
 	struct nlfs_writer *w;
@@ -375,7 +381,9 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 	struct nlfs_log log;
 	int rc;
 
-	if (!(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS) || rec->nlogs_after_sr)
+	bool unclean = !(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS);
+
+	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) || rec->nlogs_after_sr)
 		return nlfs_err_set(err, -EBUSY, rec->sr_log,
 				    "%s: the volume was not cleanly unmounted; mount it once "
 				    "(or run fsck.nilfs2) before changing it offline",
@@ -388,6 +396,7 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 	w->geo = *nlfs_fs_geometry(fs);
 	w->cno = rec->cno + 1;
 	w->ctime = now;
+	w->repair = flags & NLFS_WRITER_REPAIR;
 	rc = init_common(w, sb);
 	{
 		struct nlfs_super_root srh;
@@ -438,6 +447,11 @@ fail:
 int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
 {
 	return dat_release(w, vbn, err);
+}
+
+int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	return dat_end(w, vbn, false, err);
 }
 
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
@@ -878,6 +892,9 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	sb->s_last_seq = nlfs_cpu_to_le64(nlfs_logw_sr_seq(w->lw));
 	sb->s_free_blocks_count = nlfs_cpu_to_le64(free_blocks);
 	sb->s_wtime = nlfs_cpu_to_le64(w->ctime);
+	/* a repaired volume is as consistent as one the kernel unmounted */
+	if (w->repair)
+		sb->s_state = nlfs_cpu_to_le16(nlfs_le16(sb->s_state) | NLFS_STATE_VALID_FS);
 	nlfs_sb_update_crc(sb);
 	rc = nlfs_io_write(w->io, sb, sizeof(*sb), NLFS_SB_OFFSET_BYTES);
 	if (!rc)

@@ -82,6 +82,9 @@ int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 /* the entry's bytes, for writing */
 int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		      uint8_t **entry, struct nlfs_err *err);
+/* every group descriptor's free count from its bitmap; *NFIXED counts changes */
+int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t *nfixed,
+			   struct nlfs_err *err);
 /* read-only look at entry NR: *ENTRY is NULL when it is not allocated */
 int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err);
@@ -187,6 +190,7 @@ struct nlfs_writer {
 	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
 	uint64_t nongc_ctime;          /* sr_nongc_ctime before this construction */
 	bool gc;                       /* a cleaner's construction */
+	bool repair;                   /* fsck's construction (NLFS_WRITER_REPAIR) */
 	uint64_t cp_changes;           /* checkpoint changes made (chcp, rmcp) */
 	uint64_t *victims;             /* segments cleaned by it */
 	size_t nvictims, capvictims;
@@ -194,6 +198,8 @@ struct nlfs_writer {
 
 /* writer.c, for the cleaner */
 int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* the block version VBN is not part of the checkpoint being built */
+int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
 /* add a block to the construction; an owned buffer is the writer's from now on */
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
 			 struct nlfs_err *err);

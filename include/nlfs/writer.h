@@ -42,6 +42,12 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 /* The next checkpoint of an existing volume (FS opened on a writable io). */
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 		     struct nlfs_err *err);
+/* NLFS_WRITER_REPAIR: fsck's construction.  A volume the kernel did not
+ * unmount cleanly is accepted (if no logs wait to be rolled forward), and
+ * the superblocks are marked valid when it commits. */
+#define NLFS_WRITER_REPAIR 0x1u
+int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
+			   struct nlfs_writer **out, struct nlfs_err *err);
 /* Write the construction and the superblocks.  The handle is spent afterwards. */
 int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err);
 void nlfs_writer_free(struct nlfs_writer *w);
@@ -78,6 +84,30 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 
 /* how many checkpoint changes the construction carries (0: nothing to write) */
 uint64_t nlfs_writer_cp_changes(const struct nlfs_writer *w);
+
+/* repair_w.c: repairs (fsck.nilfs2).  Call them right after opening, before
+ * anything else uses the writer; *NFIXED is increased by the number of
+ * fields changed. */
+/* sufile: the header's clean and dirty counts from the entries (and
+ * sh_last_alloc if out of range); clean entries lose stale counts */
+int nlfs_writer_fix_sufile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_err *err);
+/* cpfile: header counts and per-block counts from the entries */
+int nlfs_writer_fix_cpfile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_err *err);
+/* the group descriptors of the DAT or the ifile (INO) from their bitmaps */
+int nlfs_writer_fix_palloc(struct nlfs_writer *w, uint64_t ino, uint64_t *nfixed,
+			   struct nlfs_err *err);
+/* inode numbers below s_first_ino marked in use */
+int nlfs_writer_fix_reserved_inodes(struct nlfs_writer *w, uint64_t *nfixed,
+				    struct nlfs_err *err);
+/* a live DAT entry no file uses stops at the checkpoint being built */
+int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* the latest checkpoint's inode and block counts, as counted: the new
+ * checkpoint's counts are these plus what the construction changes */
+void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks);
+/* Before rewriting existing file INO (a directory being mended): its
+ * blocks stop at this checkpoint (older ones keep them).  Its new blocks
+ * then follow as for a new file (nlfs_writer_file_begin ... _end). */
+int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
 
 /* dirw.c: a new directory's blocks, streamed through the writer */
 struct nlfs_dirw {

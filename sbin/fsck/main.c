@@ -287,10 +287,9 @@ static bool repairable(const struct fsck *c, bool *all)
 
 /* The repairs, in order, on the device opened for writing.  0 or the
  * exit status of an operational failure. */
-static int run_repairs(struct fsck *c)
+static int run_repairs(struct fsck *c, bool *changed_out)
 {
 	struct nlfs_io *io;
-	struct nlfs_err err;
 	bool changed = false;
 	int rc;
 
@@ -308,6 +307,7 @@ static int run_repairs(struct fsck *c)
 		rc = repair_volume(c, io, &changed);
 	if (changed)
 		c->changed = true;
+	*changed_out = changed;
 	if (!rc) {
 		rc = nlfs_io_flush(io);
 		if (rc)
@@ -315,7 +315,6 @@ static int run_repairs(struct fsck *c)
 				c->o.device, nlfs_strerror(rc));
 	}
 	nlfs_io_close(io);
-	(void)err;
 	return rc ? FSCK_EXIT_OPERATIONAL : 0;
 }
 
@@ -364,10 +363,17 @@ int main(int argc, char **argv)
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	ex = check_volume(&c, io);
-	if (!ex && c.o.mode != MODE_NO && !fsck_cancelled(&c) && !c.op_error &&
-	    repairable(&c, &all) && (all || c.o.mode == MODE_YES)) {
+	/* a repair can uncover more (a directory linked into lost+found
+	 * changes its old parent's link count): a few rounds at most */
+	for (int round = 0; round < 3 && !ex && c.o.mode != MODE_NO && !fsck_cancelled(&c) &&
+	     !c.op_error && repairable(&c, &all) && (all || c.o.mode == MODE_YES); round++) {
+		bool changed = false;
+
 		fsck_info(&c, "repairing");
-		ex = run_repairs(&c);
+		ex = run_repairs(&c, &changed);
+		c.o.rollback = false;
+		if (!ex && !changed)
+			break;   /* the check's findings stand */
 		reset_results(&c);
 		if (!ex) {
 			fsck_info(&c, "checking again after the repairs");

@@ -267,6 +267,7 @@ void pass_dat_leaks(struct fsck *c)
 			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 ", since checkpoint %" PRIu64
 			     ") is live, but no file of checkpoint %" PRIu64 " uses it",
 			     v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start), c->latest_cno);
+		fix_note_leak(c, v);
 	}
 	free(buf);
 }

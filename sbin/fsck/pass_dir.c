@@ -297,6 +297,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 	if (rec->ino >= cp->max_ino || !fsck_bit_test(&cp->alloc, rec->ino)) {
 		fsck_problem(c, PR_DIR_FREE_INODE, "%s: entry '%.*s' names inode %" PRIu64 ", which is not in use",
 			     what, (int)rec->name_len, rec->name, rec->ino);
+		fix_note_dirent(c, cp->cno, fr->ino, rec->ino, 0);
 		return;
 	}
 	if (cp->nref[rec->ino] < UINT16_MAX)
@@ -311,6 +312,9 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 		fsck_problem(c, PR_DIR_TYPE, "%s: entry type %u, but inode %" PRIu64 " has mode 0%o",
 			     cp_name(cp, rec->ino, w->path, child, sizeof(child)), rec->file_type,
 			     rec->ino, mode);
+	if (rec->file_type > 7 || (rec->file_type && type_of_mode(mode) &&
+				   rec->file_type != type_of_mode(mode)))
+		fix_note_dirent(c, cp->cno, fr->ino, rec->ino, type_of_mode(mode));
 	if (fsck_bit_test(&cp->visited, rec->ino)) {
 		if (fsck_bit_test(&cp->isdir, rec->ino))
 			fsck_problem(c, PR_DIR_LINKED,

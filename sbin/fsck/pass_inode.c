@@ -175,6 +175,9 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 			     " in 512-byte units)",
 			     fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
 			     fc->nblocks * (c->g->blocksize / 512));
+	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
+				  fc->max_fs_units))
+		fix_note_blocks(c, fc->cno, f->ino, fc->nblocks);
 }
 
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
@@ -427,6 +430,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		fsck_problem(c, PR_INO_UNATTACHED,
 			     "checkpoint %" PRIu64 ": directory inode %" PRIu64 " (%u links) is not reachable from the root",
 			     cno, ino, nlfs_le16(f.inode.i_links_count));
+		fix_note_detached(c, cno, ino);
 		fsck_bit_set(&cp.visited, ino);
 		check_inode(c, &cp, &f, NULL);
 		snprintf(name, sizeof(name), "<inode %" PRIu64 ">", ino);
@@ -463,19 +467,22 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			/* a checkpoint taken between unlink and the last close holds
 			 * such inodes; only a cleanly unmounted latest state must not */
 			if (links == 0 && cno == c->latest_cno &&
-			    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS)
+			    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
 				fsck_problem(c, PR_INO_ORPHAN,
 					     "checkpoint %" PRIu64 ": inode %" PRIu64
 					     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
 					     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
-			else if (links == 0)
+				fix_note_detached(c, cno, ino);
+			} else if (links == 0) {
 				fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
 					     " is unlinked but was still open", cno, ino);
-			else
+			} else {
 				fsck_problem(c, PR_INO_UNATTACHED,
 					     "checkpoint %" PRIu64 ": inode %" PRIu64
 					     " (mode 0%o, %u links) is in no directory",
 					     cno, ino, nlfs_le16(f.inode.i_mode), links);
+				fix_note_detached(c, cno, ino);
+			}
 			check_inode(c, &cp, &f, NULL);
 			continue;
 		}
@@ -483,11 +490,15 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			fsck_problem(c, PR_INO_LINKS,
 				     "%s: i_links_count %u, but %u directory entries name it",
 				     cp_name(&cp, ino, NULL, name, sizeof(name)), links, cp.nref[ino]);
+		if (links != cp.nref[ino])
+			fix_note_links(c, cno, ino, cp.nref[ino]);
 	}
 	if (cno == c->latest_cno)
 		c->ninodes = ninodes;
 	if (fsck_cancelled(c))
 		goto out;
+	if (!c->maps_incomplete)
+		fix_note_cp_counts(c, cno, ninodes, cp.nblocks);
 	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
 		fsck_problem(c, PR_CP_NINODES,
 			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",

@@ -8,7 +8,10 @@
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 
-/* Problems a repair resolves; PREEN: safe without asking (fsck -p). */
+/* Problems a repair resolves; PREEN: safe without asking (fsck -p).
+ * Not here on purpose: a segment whose logs break off before its usage
+ * count (PR_SU_SHORT).  Cutting the count would let a cleaner free the
+ * segment with whatever live blocks lie past the break. */
 static const struct {
 	enum fsck_pr code;
 	bool preen;
@@ -18,7 +21,7 @@ static const struct {
 	{ PR_SB_CRC, true }, { PR_SB_CURSOR, true },
 	/* counters recomputed from what they count (repair.c) */
 	{ PR_SU_NCLEAN, true }, { PR_SU_NDIRTY, true }, { PR_SU_LAST_ALLOC, true },
-	{ PR_SU_CLEAN, true }, { PR_SU_SHORT, true },
+	{ PR_SU_CLEAN, true },
 	{ PR_CP_NCHECKPOINTS, true }, { PR_CP_NSNAPSHOTS, true }, { PR_CP_BLKCOUNT, true },
 	{ PR_CP_NINODES, true }, { PR_CP_NBLOCKS, true },
 	{ PR_DAT_DESC, true }, { PR_IFILE_DESC, true }, { PR_IFILE_RESERVED, true },
