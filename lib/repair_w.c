@@ -225,3 +225,39 @@ int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_er
 	nlfs_wfile_free(old);
 	return rc;
 }
+
+/* would the kernel take this slot for a live inode? */
+static bool plausible_inode(const struct nlfs_inode *in)
+{
+	switch (nlfs_le16(in->i_mode) & 0170000) {
+	case 0100000: case 0040000: case 0120000: case 0020000:
+	case 0060000: case 0010000: case 0140000:
+		return nlfs_le16(in->i_links_count) > 0;
+	default:
+		return false;
+	}
+}
+
+int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
+			     struct nlfs_err *err)
+{
+	struct nlfs_inode in;
+	const uint8_t *e;
+	int rc;
+
+	*revived = false;
+	if (ino < w->first_ino)
+		return 0;
+	rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &e, err);
+	if (rc || e)
+		return rc;
+	rc = nlfs_writer_get_inode(w, ino, &in, err);
+	if (rc || !plausible_inode(&in))
+		return rc;
+	rc = nlfs_palloc_reserve(w->ifile, w->isz, ino, err);
+	if (rc)
+		return rc;
+	w->user_inodes++;
+	*revived = true;
+	return 0;
+}

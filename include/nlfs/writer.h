@@ -101,6 +101,12 @@ int nlfs_writer_fix_reserved_inodes(struct nlfs_writer *w, uint64_t *nfixed,
 				    struct nlfs_err *err);
 /* a live DAT entry no file uses stops at the checkpoint being built */
 int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* A directory entry names inode INO, free in the ifile bitmap: if its
+ * slot still holds a live inode (a file type, links), mark it in use again
+ * (*REVIVED).  Only the bitmap bit was lost then, and the file comes back
+ * whole. */
+int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
+			     struct nlfs_err *err);
 /* the latest checkpoint's inode and block counts, as counted: the new
  * checkpoint's counts are these plus what the construction changes */
 void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks);

@@ -55,6 +55,8 @@ struct repair {
 	size_t nedits, capedits;
 	uint64_t nfixes;
 	bool attached;            /* the detached inodes went to lost+found */
+	uint64_t *revived;        /* inodes named by entries, marked in use again */
+	size_t nrevived, caprevived;
 };
 
 static bool found(const struct fsck *c, enum fsck_pr code)
@@ -163,6 +165,17 @@ static int fix_counters(struct repair *r)
 			return lib_failed(r, rc, "recounting the ifile's group descriptors");
 		done(r, n, "ifile: %" PRIu64 " group descriptor(s) recounted from the bitmaps", n);
 	}
+	return 0;
+}
+
+/* live DAT entries no file of the latest checkpoint uses */
+static int end_leaks(struct repair *r)
+{
+	struct fsck *c = r->c;
+	int rc;
+
+	if (c->fix.nleaks && r->nrevived)
+		return 0;   /* the revived inodes may use them: the next round sees */
 	if (c->fix.nleaks && maps_damaged(c)) {
 		fsck_info(c, "left alone: %zu live DAT entr%s no file uses; block maps are damaged, "
 			  "and these may be what they lost", c->fix.nleaks,
@@ -228,6 +241,14 @@ static bool is_detached(const struct fsck *c, uint64_t ino)
 	return false;
 }
 
+static bool was_revived(const struct repair *r, uint64_t ino)
+{
+	for (size_t i = 0; i < r->nrevived; i++)
+		if (r->revived[i] == ino)
+			return true;
+	return false;
+}
+
 struct rewrite {
 	struct repair *r;
 	const struct dir_edit *e;
@@ -261,6 +282,8 @@ static int copy_entry(const char *name, unsigned len, uint64_t ino, unsigned typ
 	if ((len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2)))
 		return 0;   /* written by nlfs_dirw_begin */
 	f = dirent_fix(rw->r->c, rw->e->ino, ino);
+	if (f && f->type == 0 && was_revived(rw->r, ino))
+		f = NULL;
 	if (f && f->type == 0) {
 		done(rw->r, 1, "inode %" PRIu64 ": entry '%.*s' removed (inode %" PRIu64
 		     " is not in use)", rw->e->ino, (int)len, name, ino);
@@ -418,11 +441,34 @@ static int plan_detached(struct repair *r)
 	return 0;
 }
 
+/* Entries naming a free inode: if the inode is still there, only its
+ * bitmap bit was lost, and it is marked in use again; otherwise the
+ * entry goes (its directory is rewritten). */
 static int plan_dirents(struct repair *r)
 {
-	for (size_t i = 0; i < r->c->fix.ndirents; i++)
-		if (!edit_of(r, r->c->fix.dirents[i].dir))
-			return -ENOMEM;
+	for (size_t i = 0; i < r->c->fix.ndirents; i++) {
+		const struct fsck_dirent_fix *f = &r->c->fix.dirents[i];
+		bool revived = false;
+		int rc;
+
+		if (f->type == 0 && !was_revived(r, f->ino)) {
+			rc = nlfs_writer_revive_inode(r->w, f->ino, &revived, &r->err);
+			if (rc)
+				return lib_failed(r, rc, "looking at an inode an entry names");
+		}
+		if (revived) {
+			if (grow((void **)&r->revived, &r->caprevived, r->nrevived + 1,
+				 sizeof(*r->revived)))
+				return -ENOMEM;
+			r->revived[r->nrevived++] = f->ino;
+			done(r, 1, "inode %" PRIu64 ": still there, marked in use again in the ifile",
+			     f->ino);
+			continue;
+		}
+		if (f->type != 0 || !was_revived(r, f->ino))
+			if (!edit_of(r, f->dir))
+				return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -542,6 +588,7 @@ static void free_repair(struct repair *r)
 	for (size_t i = 0; i < r->nedits; i++)
 		free(r->edits[i].adds);
 	free(r->edits);
+	free(r->revived);
 	nlfs_writer_free(r->w);
 }
 
@@ -571,6 +618,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	rc = fix_counters(&r);
 	if (!rc && !preen)
 		rc = plan_dirents(&r);
+	if (!rc)
+		rc = end_leaks(&r);
 	if (!rc && !preen)
 		rc = plan_detached(&r);
 	for (size_t i = 0; !rc && i < r.nedits; i++)

@@ -6,7 +6,12 @@
 # damages a copy of its base image, "fsck.nilfs2 -n" runs on it, and the
 # output, normalised by filter.sed and ended with "Exit status is N", must
 # equal tests/fsck/cases/NAME/expect.1 (a few cases add options, such as
-# --checkpoints=snapshots for damage only a snapshot shows).  UPDATE_EXPECT=1 rewrites the
+# --checkpoints=snapshots for damage only a snapshot shows).  Then
+# "fsck.nilfs2 -y" on the same damage must print expect.2; when it says it
+# repaired everything (exit 1) a second "fsck.nilfs2 -n -f" must exit 0,
+# and when it leaves errors (exit 4 set) the second check must still find
+# them.  FSCK_REPAIRED_DIR=DIR keeps the repaired images there (the kernel
+# test t-fsck-repair.sh mounts them).  UPDATE_EXPECT=1 rewrites the
 # expected files instead (review the diff before committing).
 set -u
 top_builddir=${top_builddir:-.}
@@ -74,6 +79,37 @@ for line in $("$corrupt" --list | tr ' ' ':'); do
 		fail=$((fail + 1))
 		echo "FAIL: $name: fsck found nothing"
 	}
+
+	# -y on the same damage: expect.2; what it calls repaired must then
+	# check clean, and what it leaves must still be reported
+	expect2=$here/cases/$name/expect.2
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$fsck" -y $opts test.img >raw 2>&1; echo "Exit status is $?" >>raw)
+	sed -f "$here/filter.sed" "$tmp/raw" >"$tmp/out"
+	[ "${UPDATE_EXPECT:-0}" = 1 ] && cp "$tmp/out" "$expect2"
+	if [ -f "$expect2" ] && cmp -s "$expect2" "$tmp/out"; then
+		pass=$((pass + 1))
+		echo "ok: $name -y"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name -y (- expected, + got)"
+		[ -f "$expect2" ] && diff -u "$expect2" "$tmp/out" || cat "$tmp/out"
+	fi
+	ystatus=$(sed -n 's/^Exit status is //p' "$tmp/out")
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$fsck" -n -f $opts test.img >after 2>&1)
+	nstatus=$?
+	if [ "$ystatus" -le 1 ] && [ "$nstatus" -ne 0 ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $name: -y exited $ystatus, but a second check exits $nstatus:"
+		cat "$tmp/after"
+	elif [ $((ystatus & 4)) -ne 0 ] && [ "$nstatus" -eq 0 ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $name: -y exited $ystatus (errors left), but a second check is clean"
+	fi
+	if [ -n "${FSCK_REPAIRED_DIR:-}" ] && [ "$ystatus" = 1 ]; then
+		cp --sparse=always "$tmp/test.img" "$FSCK_REPAIRED_DIR/$name.img"
+	fi
 done
 echo "$ncases corruption cases"
 echo "$pass passed, $fail failed"
