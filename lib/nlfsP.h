@@ -53,6 +53,17 @@ int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err);
 bool nlfs_rf_lookup(const struct nlfs_fs *fs, uint64_t ino, uint64_t blkoff, uint64_t *block);
 void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f);
+/* Where the logs after the latest super root end (complete or not): a
+ * writer continuing the volume starts there, so that a crash before its
+ * super root leaves them for the kernel's roll-forward.  SEGS: the
+ * segments they reach besides the super root's own. */
+#define NLFS_RF_TAIL_SEGS 64
+struct nlfs_rf_tail {
+	uint64_t end, seq, seg, nextseg;    /* block after the last log; its segment's */
+	uint64_t segs[NLFS_RF_TAIL_SEGS];
+	size_t nsegs;
+};
+int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,

@@ -8,6 +8,7 @@
  * writer keeps its own counters by deltas from the values found here.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -260,4 +261,105 @@ int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
 	w->user_inodes++;
 	*revived = true;
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct keys {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int collect_key(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct keys *k = arg;
+
+	(void)ptr;
+	if (level)
+		return 0;
+	if (NLFS_GROW(k->v, k->cap, k->n + 1))
+		return -ENOMEM;
+	k->v[k->n++] = blkoff;
+	return 0;
+}
+
+/* Rewrite file INO of the latest checkpoint as the reader shows it, with
+ * the rolled-forward blocks in place. */
+static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uint64_t ino,
+		       size_t first, size_t end, uint64_t *nblocks, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs = w->fs;
+	struct keys k = { 0 };
+	struct nlfs_file f;
+	struct nlfs_inode inode;
+	uint8_t *buf = NULL;
+	int rc = nlfs_ifile_read(fs, ifile, ino, &f, err);
+
+	if (rc == -ENOENT)
+		return 0;   /* deleted since: the kernel finds no inode to put them in */
+	if (!rc)
+		rc = nlfs_bmap_iterate(fs, &f, collect_key, &k, err);
+	for (size_t i = first; !rc && i < end; i++) {
+		if (NLFS_GROW(k.v, k.cap, k.n + 1))
+			rc = -ENOMEM;
+		else
+			k.v[k.n++] = fs->rf[i].blkoff;
+	}
+	if (!rc) {
+		qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+		buf = malloc(w->geo.blocksize);
+		if (!buf)
+			rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = nlfs_writer_file_replace(w, ino, err);
+	if (!rc)
+		rc = nlfs_writer_file_begin(w, ino, err);
+	for (size_t i = 0; !rc && i < k.n; i++) {
+		bool hole;
+
+		if (i && k.v[i] == k.v[i - 1])
+			continue;
+		rc = nlfs_file_read_block(fs, &f, k.v[i], buf, &hole, err);
+		if (!rc && !hole)
+			rc = nlfs_writer_file_block(w, k.v[i], buf, err);
+	}
+	if (!rc)
+		rc = nlfs_writer_get_inode(w, ino, &inode, err);
+	if (!rc) {
+		inode.i_size = f.inode.i_size;   /* grown to cover the blocks put back */
+		rc = nlfs_writer_file_end(w, &inode, err);
+	}
+	*nblocks += end - first;
+	free(buf);
+	free(k.v);
+	return rc;
+}
+
+int nlfs_writer_roll_forward(struct nlfs_writer *w, uint64_t *nfiles, uint64_t *nblocks,
+			     struct nlfs_err *err)
+{
+	struct nlfs_fs *fs = w->fs;
+	struct nlfs_file ifile;
+	int rc;
+
+	*nfiles = *nblocks = 0;
+	if (!fs->nrf)
+		return 0;
+	rc = nlfs_fs_ifile(fs, fs->rec.cno, &ifile, err);
+	for (size_t i = 0; !rc && i < fs->nrf;) {
+		size_t j = i;
+
+		while (j < fs->nrf && fs->rf[j].ino == fs->rf[i].ino)
+			j++;
+		rc = replay_file(w, &ifile, fs->rf[i].ino, i, j, nblocks, err);
+		(*nfiles)++;
+		i = j;
+	}
+	return rc;
 }

@@ -167,3 +167,57 @@ void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f)
 	if (end > nlfs_le64(f->inode.i_size))
 		f->inode.i_size = nlfs_cpu_to_le64(end);
 }
+
+int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	uint64_t pseg = fs->rec.next_pseg, seq = fs->rec.next_seq;
+	uint64_t seg = pseg / g->blocks_per_segment, nextseg;
+	uint64_t budget = g->nsegments + 1;
+	bool seen_in_seg = false;
+	struct nlfs_log srlog;
+	int rc = nlfs_log_read(fs, fs->rec.sr_log, &srlog, NULL, err);
+
+	if (rc)
+		return rc;
+	nextseg = srlog.next / g->blocks_per_segment;
+	memset(t, 0, sizeof(*t));
+	t->end = pseg;
+	t->seq = seq;
+	t->seg = seg;
+	t->nextseg = nextseg;
+	while (budget) {
+		struct nlfs_log log;
+
+		if (pseg + 1 > nlfs_seg_end(g, seg) || nlfs_log_read(fs, pseg, &log, NULL, NULL) ||
+		    log.seq != seq) {
+			if (!seen_in_seg || nextseg == seg)
+				break;
+			seen_in_seg = false;
+			seg = nextseg;
+			seq++;
+			budget--;
+			pseg = nlfs_seg_start(g, seg);
+			continue;
+		}
+		if (log.flags & NLFS_SS_SR)
+			break;   /* cannot be: the search found no newer super root */
+		if (!seen_in_seg && seg != fs->rec.sr_log / g->blocks_per_segment) {
+			if (t->nsegs == NLFS_RF_TAIL_SEGS)
+				return nlfs_err_set(err, NLFS_ECORRUPT, log.start,
+						    "more than %d segments of logs after the super root",
+						    NLFS_RF_TAIL_SEGS);
+			t->segs[t->nsegs++] = seg;
+		}
+		seen_in_seg = true;
+		nextseg = log.next / g->blocks_per_segment;
+		pseg += log.nblocks;
+		t->end = pseg;
+		t->seq = seq;
+		t->seg = seg;
+		t->nextseg = nextseg;
+		if (nextseg >= g->nsegments)
+			break;
+	}
+	return 0;
+}

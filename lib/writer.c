@@ -364,6 +364,40 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 	return 0;
 }
 
+/* Logs the kernel would roll forward follow the super root.  As the
+ * kernel's recovery does, the construction starts a new segment: the
+ * segment the super-root log names as its successor, from its first
+ * block.  The logs after the super root are left where they are, past the
+ * usage count of the super root's segment: until the new super root is
+ * written they are there for the kernel's roll-forward, and afterwards
+ * nothing refers to them.  Logs that spill into further segments are not
+ * handled (the kernel would have to be left to it). */
+static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
+		      struct nlfs_logw_pos *pos, struct nlfs_err *err)
+{
+	struct nlfs_rf_tail t;
+	struct nlfs_segment_usage *su;
+	int rc = nlfs_rollforward_tail(w->fs, &t, err);
+
+	if (rc)
+		return rc;
+	if (t.nsegs)
+		return nlfs_err_set(err, -ENOTSUP, nlfs_seg_start(&w->geo, t.segs[0]),
+				    "%s: the logs after the super root reach segment %llu; "
+				    "offline roll-forward handles them only inside the super "
+				    "root's segment (mounting the volume rolls them forward)",
+				    nlfs_io_name(w->io), (unsigned long long)t.segs[0]);
+	pos->seg = srlog->next / w->geo.blocks_per_segment;
+	pos->pos = nlfs_seg_start(&w->geo, pos->seg);
+	pos->seq = w->fs->rec.sr_seq + 1;
+	rc = su_entry(w, pos->seg, &su, err);
+	if (!rc && !su->su_flags)
+		rc = su_set(w, pos->seg, NLFS_SEGMENT_USAGE_DIRTY, err);
+	if (!rc)
+		rc = seg_alloc(w, true, &pos->nextseg, err);
+	return rc;
+}
+
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 		     struct nlfs_err *err)
 {
@@ -383,7 +417,8 @@ int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 
 	bool unclean = !(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS);
 
-	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) || rec->nlogs_after_sr)
+	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) ||
+	    (rec->nlogs_after_sr && !(flags & NLFS_WRITER_ROLLFORWARD)))
 		return nlfs_err_set(err, -EBUSY, rec->sr_log,
 				    "%s: the volume was not cleanly unmounted; mount it once "
 				    "(or run fsck.nilfs2) before changing it offline",
@@ -426,7 +461,11 @@ int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 	pos.pos = rec->next_pseg;
 	pos.seq = rec->next_seq;
 	pos.seg = rec->next_pseg / w->geo.blocks_per_segment;
-	if (pos.seg == rec->sr_log / w->geo.blocks_per_segment) {
+	if (rec->nlogs_after_sr) {
+		rc = after_tail(w, &log, &pos, err);
+		if (rc)
+			goto fail;
+	} else if (pos.seg == rec->sr_log / w->geo.blocks_per_segment) {
 		pos.nextseg = log.next / w->geo.blocks_per_segment;
 	} else {
 		/* the last log filled its segment: the kernel would allocate a successor */

@@ -46,6 +46,10 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
  * unmount cleanly is accepted (if no logs wait to be rolled forward), and
  * the superblocks are marked valid when it commits. */
 #define NLFS_WRITER_REPAIR 0x1u
+/* NLFS_WRITER_ROLLFORWARD: logs after the latest super root are accepted;
+ * the construction starts after them (nlfs_writer_roll_forward replays
+ * what the kernel would) */
+#define NLFS_WRITER_ROLLFORWARD 0x2u
 int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 			   struct nlfs_writer **out, struct nlfs_err *err);
 /* Write the construction and the superblocks.  The handle is spent afterwards. */
@@ -106,6 +110,12 @@ int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err 
  * (*REVIVED).  Only the bitmap bit was lost then, and the file comes back
  * whole. */
 int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
+			     struct nlfs_err *err);
+/* The kernel's roll-forward, offline (a writer opened with
+ * NLFS_WRITER_ROLLFORWARD): every file with blocks in complete data-sync
+ * logical segments after the super root is written anew as the reader
+ * shows it, those blocks in place and its size grown to cover them. */
+int nlfs_writer_roll_forward(struct nlfs_writer *w, uint64_t *nfiles, uint64_t *nblocks,
 			     struct nlfs_err *err);
 /* the latest checkpoint's inode and block counts, as counted: the new
  * checkpoint's counts are these plus what the construction changes */

@@ -564,6 +564,25 @@ static int fix_inodes(struct repair *r)
 	return 0;
 }
 
+/* ---- roll-forward ---- */
+
+/* What the kernel's mount would do: data-sync logs after the super root
+ * put back into their files.  Done before anything else changes files, so
+ * the notes of the check (made on the rolled-forward view) still hold. */
+static int roll_forward(struct repair *r)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(r->fs);
+	uint64_t nfiles, nblocks;
+	int rc = nlfs_writer_roll_forward(r->w, &nfiles, &nblocks, &r->err);
+
+	if (rc)
+		return lib_failed(r, rc, "rolling forward");
+	done(r, 1, "rolled forward: %" PRIu64 " block(s) of %" PRIu64 " file(s) from %" PRIu64
+	     " log(s) after the super root at block %" PRIu64, nblocks, nfiles,
+	     rec->nlogs_after_sr, rec->sr_log);
+	return 0;
+}
+
 /* ---- the construction ---- */
 
 static bool needs_construction(const struct fsck *c)
@@ -599,7 +618,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	int rc;
 
 	*changed = false;
-	if (!needs_construction(c))
+	if (!needs_construction(c) && !found(c, PR_RECOVERY))
 		return 0;
 	r.now = (uint64_t)time(NULL);
 	rc = nlfs_fs_open(io, &r.fs, &r.err);
@@ -610,12 +629,15 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	}
 	rc = nlfs_fs_ifile(r.fs, nlfs_fs_recovery(r.fs)->cno, &r.ifile, &r.err);
 	if (!rc)
-		rc = nlfs_writer_open_flags(r.fs, r.now, NLFS_WRITER_REPAIR, &r.w, &r.err);
+		rc = nlfs_writer_open_flags(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
+					    &r.w, &r.err);
 	if (rc) {
 		rc = lib_failed(&r, rc, "opening the volume for writing");
 		goto out;
 	}
 	rc = fix_counters(&r);
+	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)
+		rc = roll_forward(&r);
 	if (!rc && !preen)
 		rc = plan_dirents(&r);
 	if (!rc)
