@@ -48,10 +48,22 @@ expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img
 expect 0 '^good.img: clean, 2 inodes, 1 checkpoints$' "-p on a good volume" -- "$fsck" -p good.img
 expect 0 'clean$' "-f -v on a good volume" -- "$fsck" -n -f -v good.img
 expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
-expect 4 'left uncorrected' "-y on a damaged volume" -- "$fsck" -y bad.img
-expect 4 '^bad.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on a damaged volume" -- "$fsck" -a bad.img
-expect 4 '^bad.img: DAT: group 0' "-p lines start with the device" -- "$fsck" -p bad.img
+# repairs: -y fixes, -p fixes what is safe, and refuses the rest untouched
+cp --sparse=always bad.img y.img
+expect 1 'repaired$' "-y on a damaged volume" -- "$fsck" -y y.img
+expect 0 'clean$' "-n after -y" -- "$fsck" -n y.img
+cp --sparse=always bad.img p.img
+expect 1 '^p.img: DAT: group 0' "-p lines start with the device" -- "$fsck" -p p.img
 if grep -q '^Pass ' out; then fail=$((fail + 1)); echo "FAIL: -p prints pass headers"; fi
+grep -q '^p.img: repaired, 2 inodes, 2 checkpoints$' out ||
+	{ fail=$((fail + 1)); echo "FAIL: -p does not say it repaired"; cat out; }
+expect 0 'clean$' "-n after -p" -- "$fsck" -n p.img
+cp --sparse=always good.img links.img && "$corrupt" ino_orphan links.img || exit 1
+cp --sparse=always links.img links.orig
+expect 4 '^links.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on damage only -y repairs" -- "$fsck" -a links.img
+if cmp -s links.img links.orig; then pass=$((pass + 1)); echo "ok: -p left it untouched"
+else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not repair"; fi
+expect 1 'repaired$' "-y on the same" -- "$fsck" -y links.img
 
 # --json: one document on stdout, the human lines on stderr
 "$fsck" -n --json bad.img >json 2>human
