@@ -266,11 +266,113 @@ static uint64_t state_of(struct nlfs_io *io, uint32_t bs)
 	return verify(io, bs, NULL);
 }
 
-/* Run the job on a fault device that loses power at write K: torn in the
- * middle, completed, or failed.  What the disk keeps must open as OLD_CNO
- * (0: no volume) or NEW_CNO, with every file intact. */
-static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
-			     uint64_t old_cno, uint64_t new_cno, uint64_t *nwrites)
+/* the repairs' kind of construction: the root directory written anew
+ * with the entries it has (fsck.nilfs2 does this to mend a directory) */
+struct dirents {
+	char name[16][32];
+	uint64_t ino[16];
+	uint8_t type[16];
+	size_t n;
+};
+
+static int keep_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct dirents *d = arg;
+
+	if ((len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2)))
+		return 0;
+	ck_assert_uint_lt(d->n, 16);
+	ck_assert_uint_lt(len, 32);
+	memcpy(d->name[d->n], name, len);
+	d->name[d->n][len] = 0;
+	d->ino[d->n] = ino;
+	d->type[d->n++] = (uint8_t)type;
+	return 0;
+}
+
+static int rewrite_root_job(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	struct nlfs_writer *w = NULL;
+	struct nlfs_file ifile, root;
+	struct nlfs_inode inode;
+	struct dirents d = { .n = 0 };
+	struct nlfs_dirw dw;
+	int rc = nlfs_fs_ifile(fs, 0, &ifile, err);
+
+	if (!rc)
+		rc = nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, err);
+	if (!rc)
+		rc = nlfs_dir_iterate(fs, &root, keep_entry, &d, err);
+	if (!rc)
+		rc = nlfs_writer_open_flags(fs, 1700000200, NLFS_WRITER_REPAIR, &w, err);
+	if (!rc)
+		rc = nlfs_writer_get_inode(w, NLFS_ROOT_INO, &inode, err);
+	if (!rc)
+		rc = nlfs_writer_file_replace(w, NLFS_ROOT_INO, err);
+	if (!rc)
+		rc = nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, err);
+	for (size_t i = 0; !rc && i < d.n; i++)
+		rc = nlfs_dirw_add(&dw, d.name[i], strlen(d.name[i]), d.ino[i], d.type[i], err);
+	if (!rc)
+		rc = nlfs_dirw_end(&dw, &inode, err);
+	if (!rc)
+		rc = nlfs_writer_commit(w, err);
+	nlfs_writer_free(w);
+	return rc;
+}
+
+static int plain_job(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	struct nlfs_writer *w = NULL;
+	int rc = nlfs_writer_open(fs, 1700000100, &w, err);
+
+	if (!rc)
+		rc = nlfs_writer_commit(w, err);
+	nlfs_writer_free(w);
+	return rc;
+}
+
+START_TEST(test_rewrite_dir)
+{
+	uint64_t size = 8ull << 20, old_ptr = 0, new_ptr = 0;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file ifile, root;
+	struct nlfs_dat_entry de;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &root, 0, &old_ptr, &err), 0);
+	ck_assert_msg(rewrite_root_job(fs, &err) == 0, "%s", err.what);
+	nlfs_fs_release(fs);
+	/* every file is still found through the new root, whose block is new */
+	ck_assert_uint_eq(verify(io, 1024, NULL), 2);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &root, 0, &new_ptr, &err), 0);
+	ck_assert_uint_ne(new_ptr, old_ptr);
+	/* the old version stays in checkpoint 1 only */
+	ck_assert_int_eq(nlfs_dat_lookup(fs, old_ptr, &de, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(de.de_end), 2);
+	ck_assert_int_eq(nlfs_dat_lookup(fs, new_ptr, &de, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(de.de_start), 2);
+	nlfs_fs_release(fs);
+	nlfs_io_close(io);
+}
+END_TEST
+
+/* Run JOB (NULL: mkfs) on a fault device that loses power at write K: torn
+ * in the middle, completed, or failed.  What the disk keeps must open as
+ * OLD_CNO (0: no volume) or NEW_CNO, with every file intact. */
+static void crash_job(uint64_t size, struct nlfs_io *base, uint32_t bs, uint64_t old_cno,
+		      uint64_t new_cno, int (*job)(struct nlfs_fs *, struct nlfs_err *),
+		      uint64_t *nwrites)
 {
 	uint64_t seen[2] = { 0, 0 };
 	bool finished = false;
@@ -293,13 +395,8 @@ static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
 			if (!base) {
 				rc = mkfs_job(fio, bs, 64, size);
 			} else {
-				struct nlfs_writer *w = NULL;
-
 				ck_assert_int_eq(nlfs_fs_open(fio, &fs, &err), 0);
-				rc = nlfs_writer_open(fs, 1700000100, &w, &err);
-				if (!rc)
-					rc = nlfs_writer_commit(w, &err);
-				nlfs_writer_free(w);
+				rc = job(fs, &err);
 			}
 			if (rc == 0 && mode == 2) {
 				finished = true;   /* K is past the job's last write */
@@ -323,6 +420,26 @@ static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
 	ck_assert_uint_gt(seen[0], 0);
 	ck_assert_uint_gt(seen[1], 0);
 }
+
+static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
+			     uint64_t old_cno, uint64_t new_cno, uint64_t *nwrites)
+{
+	crash_job(size, base, bs, old_cno, new_cno, plain_job, nwrites);
+}
+
+START_TEST(test_crash_rewrite_dir)
+{
+	uint64_t size = 8ull << 20, n = 0;
+	struct nlfs_io *io;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	crash_job(size, io, 1024, 1, 2, rewrite_root_job, &n);
+	ck_assert_uint_gt(n, 2);
+	nlfs_io_close(io);
+}
+END_TEST
 
 START_TEST(test_crash_mkfs)
 {
@@ -610,6 +727,8 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
+	tcase_add_test(tc, test_rewrite_dir);
+	tcase_add_test(tc, test_crash_rewrite_dir);
 	suite_add_tcase(s, tc);
 	return s;
 }
