@@ -1,7 +1,9 @@
 /*
  * libFuzzer target: the input is a whole device image, checked by
- * fsck.nilfs2 -n --checkpoints=all (its main() built as fsck_main).  No
- * input may crash the checker, make it read out of bounds or leak.
+ * fsck.nilfs2 -n --checkpoints=all (its main() built as fsck_main), then
+ * repaired by fsck.nilfs2 -y (which writes through the library's writer
+ * and checks again).  No input may crash the checker or the repairs, make
+ * them read out of bounds or leak.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,7 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int quiet;
 	char path[64], a0[] = "fsck.nilfs2", a1[] = "-n", a2[] = "--checkpoints=all";
+	char a3[] = "-y";
 	char *argv[] = { a0, a1, a2, path, NULL };
+	char *argv_y[] = { a0, a3, path, NULL };
 	int fd;
 
 	if (!quiet) {
@@ -36,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		optind = 0;   /* getopt starts afresh */
 		fsck_main(4, argv);
+		optind = 0;
+		fsck_main(3, argv_y);
 		fflush(stdout);
 	}
 	close(fd);
