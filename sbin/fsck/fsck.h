@@ -54,7 +54,6 @@ struct fsck_opts {
 	enum fsck_cps cps;
 	const char *device;
 	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
-	bool rollback;             /* --rollback: back to the newest log chain that validates */
 };
 
 /* what pass 2 learnt about each segment */

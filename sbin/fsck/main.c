@@ -59,8 +59,7 @@ static void usage(FILE *out)
 	      "     --json               print a JSON summary on standard output\n"
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
-	      "     --rollback           point the superblocks at the newest log chain\n"
-	      "                          that validates completely (with -y)\n"
+
 	      " -h, --help               display this help\n"
 	      " -V, --version            display version\n"
 	      "\nFor more details see " FSCK_PROG "(8).\n", out);
@@ -86,7 +85,7 @@ static int set_mode(struct fsck_opts *o, enum fsck_mode m)
 /* 0 to go on, else the exit status */
 static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 {
-	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK };
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS };
 	static const struct option longopts[] = {
 		{ "no", no_argument, NULL, 'n' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -97,7 +96,6 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "undo-file", required_argument, NULL, 'z' },
-		{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -141,7 +139,6 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			break;
 		case OPT_JSON: o->json = true; break;
 		case 'z': o->undo_file = optarg; break;
-		case OPT_ROLLBACK: o->rollback = true; break;
 		case 'h':
 			usage(stdout);
 			*done = true;
@@ -158,8 +155,6 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	if (optind != argc - 1)
 		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
 	o->device = argv[optind];
-	if (o->rollback && o->mode != MODE_YES)
-		return bad_usage("--rollback changes the volume: it needs -y%s", "");
 	return 0;
 }
 
@@ -282,7 +277,7 @@ static bool repairable(const struct fsck *c, bool *all)
 		else if (fsck_problems[i].severity == SEV_ERROR)
 			*all = false;
 	}
-	return any || c->o.rollback;
+	return any;
 }
 
 /* The repairs, in order, on the device opened for writing.  0 or the
@@ -300,11 +295,7 @@ static int run_repairs(struct fsck *c, bool *changed_out)
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	/* the undo file (-z) wraps IO here */
-	rc = repair_superblocks(c, io);
-	if (!rc && c->o.rollback)
-		rc = repair_rollback(c, io);
-	if (!rc)
-		rc = repair_volume(c, io, &changed);
+	rc = repair_volume(c, io, &changed);
 	if (changed)
 		c->changed = true;
 	*changed_out = changed;
@@ -371,7 +362,6 @@ int main(int argc, char **argv)
 
 		fsck_info(&c, "repairing");
 		ex = run_repairs(&c, &changed);
-		c.o.rollback = false;
 		if (!ex && !changed)
 			break;   /* the check's findings stand */
 		reset_results(&c);

@@ -588,7 +588,8 @@ static int roll_forward(struct repair *r)
 static bool needs_construction(const struct fsck *c)
 {
 	static const enum fsck_pr codes[] = {
-		PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
+		PR_SB_READ, PR_SB_MAGIC, PR_SB_BYTES, PR_SB_CRC, PR_SB_CURSOR, PR_SB_GEOMETRY,
+		PR_SB_REVISION, PR_SB_MISMATCH, PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
 		PR_CP_NCHECKPOINTS, PR_CP_NSNAPSHOTS, PR_CP_BLKCOUNT, PR_CP_NINODES,
 		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_INO_BLOCKS,
 		PR_DAT_LEAK, PR_INO_LINKS, PR_INO_UNATTACHED, PR_INO_ORPHAN, PR_DIR_FREE_INODE,
@@ -634,6 +635,15 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	if (rc) {
 		rc = lib_failed(&r, rc, "opening the volume for writing");
 		goto out;
+	}
+	if (found(c, PR_SB_READ) || found(c, PR_SB_MAGIC) || found(c, PR_SB_BYTES) ||
+	    found(c, PR_SB_CRC) || found(c, PR_SB_CURSOR) || found(c, PR_SB_GEOMETRY) ||
+	    found(c, PR_SB_REVISION) || found(c, PR_SB_MISMATCH)) {
+		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r.fs);
+
+		/* the construction ends by writing both copies from this one */
+		done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
+		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
 	}
 	rc = fix_counters(&r);
 	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)

@@ -9,10 +9,9 @@
  * whether to repair, opens the device for writing (through the undo file
  * of -z if asked), runs the repairs in order and checks again:
  *
- *   repair_sb.c    a bad superblock copy from the good one; --rollback
- *   repair.c       everything else, as one construction of the library's
- *                  writer (a new checkpoint), so a crash leaves the old
- *                  state or the repaired one
+ *   repair.c       one construction of the library's writer (a new
+ *                  checkpoint, both superblock copies written from the one
+ *                  in use), so a crash leaves the old state or the repaired one
  */
 #ifndef FSCK_REPAIR_H
 #define FSCK_REPAIR_H
@@ -70,12 +69,6 @@ void fix_free(struct fsck_fixes *f);
 /* Can the problems found be repaired in this mode?  Preen (-p) repairs
  * only what needs no judgement; -y everything a repair exists for. */
 bool fix_is_repairable(enum fsck_pr code, bool preen);
-
-/* repair_sb.c: write the good superblock copy over a bad one.  0, or a
- * negative errno after printing why. */
-int repair_superblocks(struct fsck *c, struct nlfs_io *io);
-/* repair_sb.c: --rollback */
-int repair_rollback(struct fsck *c, struct nlfs_io *io);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

@@ -16,9 +16,13 @@ static const struct {
 	enum fsck_pr code;
 	bool preen;
 } repairable_problems[] = {
-	/* a bad copy is rewritten from the good one (repair_sb.c) */
+	/* the construction writes both superblock copies from the one the
+	 * kernel uses (which had to be good for the volume to open) */
 	{ PR_SB_READ, true }, { PR_SB_MAGIC, true }, { PR_SB_BYTES, true },
-	{ PR_SB_CRC, true }, { PR_SB_CURSOR, true },
+	{ PR_SB_CRC, true }, { PR_SB_CURSOR, true }, { PR_SB_GEOMETRY, true },
+	{ PR_SB_REVISION, true },
+	/* the kernel would align the other copy at its next superblock write */
+	{ PR_SB_MISMATCH, false },
 	/* counters recomputed from what they count (repair.c) */
 	{ PR_SU_NCLEAN, true }, { PR_SU_NDIRTY, true }, { PR_SU_LAST_ALLOC, true },
 	{ PR_SU_CLEAN, true },
