@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/undo.h>
 #include "fsck.h"
 #include "repair.h"
 
@@ -155,6 +156,8 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	if (optind != argc - 1)
 		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
 	o->device = argv[optind];
+	if (o->undo_file && o->mode == MODE_NO)
+		return bad_usage("-z saves what a repair overwrites: it needs -y or -p%s", "");
 	return 0;
 }
 
@@ -280,22 +283,45 @@ static bool repairable(const struct fsck *c, bool *all)
 	return any;
 }
 
-/* The repairs, in order, on the device opened for writing.  0 or the
- * exit status of an operational failure. */
-static int run_repairs(struct fsck *c, bool *changed_out)
+/* The device for writing, through the undo file if -z names one; kept
+ * open across repair rounds (the undo file saves each block once). */
+static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 {
-	struct nlfs_io *io;
-	bool changed = false;
-	int rc;
+	struct nlfs_io *io, *uio;
+	struct nlfs_err err;
+	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
 
-	rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
 	if (rc) {
 		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
 			nlfs_strerror(rc));
 		return FSCK_EXIT_OPERATIONAL;
 	}
-	/* the undo file (-z) wraps IO here */
-	rc = repair_volume(c, io, &changed);
+	if (c->o.undo_file) {
+		memset(&err, 0, sizeof(err));
+		rc = nlfs_io_open_undo(io, c->o.undo_file, &uio, &err);
+		if (rc) {
+			char msg[512];
+
+			nlfs_err_format(&err, msg, sizeof(msg));
+			fprintf(stderr, "%s: %s\n", FSCK_PROG, msg);
+			nlfs_io_close(io);
+			return FSCK_EXIT_OPERATIONAL;
+		}
+		fsck_info(c, "blocks the repairs overwrite are saved to %s first "
+			  "(nilfs-undo %s %s puts them back)", c->o.undo_file, c->o.undo_file,
+			  c->o.device);
+		io = uio;
+	}
+	*out = io;
+	return 0;
+}
+
+/* The repairs on IO.  0 or the exit status of an operational failure. */
+static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
+{
+	bool changed = false;
+	int rc = repair_volume(c, io, &changed);
+
 	if (changed)
 		c->changed = true;
 	*changed_out = changed;
@@ -305,14 +331,13 @@ static int run_repairs(struct fsck *c, bool *changed_out)
 			fprintf(stderr, "%s: %s: flushing the repairs: %s\n", FSCK_PROG,
 				c->o.device, nlfs_strerror(rc));
 	}
-	nlfs_io_close(io);
 	return rc ? FSCK_EXIT_OPERATIONAL : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct fsck c;
-	struct nlfs_io *io;
+	struct nlfs_io *io, *rw = NULL;
 	struct sigaction sa;
 	bool done, mounted, ro, all = true;
 	char where[4096];
@@ -361,7 +386,9 @@ int main(int argc, char **argv)
 		bool changed = false;
 
 		fsck_info(&c, "repairing");
-		ex = run_repairs(&c, &changed);
+		ex = rw ? 0 : open_for_repair(&c, &rw);
+		if (!ex)
+			ex = run_repairs(&c, rw, &changed);
 		if (!ex && !changed)
 			break;   /* the check's findings stand */
 		reset_results(&c);
@@ -377,6 +404,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	nlfs_io_close(rw);
 	if (ex) {
 		fsck_report_finish(&c, ex, "not checked");
 		free_all(&c);

@@ -1,10 +1,12 @@
 #!/bin/sh
 # t-fsck-cli.sh - fsck.nilfs2's interface: options, fsck(8) exit codes,
-# preen and yes modes without a repair backend, --json, -C progress lines.
+# preen and yes repairs, the undo file (-z) and nilfs-undo, --json, -C
+# progress lines.
 set -u
 top_builddir=${top_builddir:-.}
 fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
 corrupt=$(cd "$top_builddir" && pwd)/tests/fsck/corrupt
+undo=$(cd "$top_builddir" && pwd)/nilfs-undo
 MKFS=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2 || true)
 [ -n "$MKFS" ] || { echo "SKIP: nilfs-tools' mkfs.nilfs2 is not installed"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-cli.XXXXXX") || exit 1
@@ -64,6 +66,21 @@ expect 4 '^links.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on damag
 if cmp -s links.img links.orig; then pass=$((pass + 1)); echo "ok: -p left it untouched"
 else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not repair"; fi
 expect 1 'repaired$' "-y on the same" -- "$fsck" -y links.img
+
+# -z: what the repairs overwrite is saved first; nilfs-undo puts it back
+expect 16 'needs -y or -p' "-z with -n" -- "$fsck" -n -z u.undo bad.img
+cp --sparse=always links.orig z.img
+expect 1 'nilfs-undo u.undo z.img puts them back' "-y -z" -- "$fsck" -y -z u.undo z.img
+cp --sparse=always links.orig z2.img
+expect 8 'it exists; it is not overwritten' "-z refuses an existing undo file" -- "$fsck" -y -z u.undo z2.img
+cmp -s z2.img links.orig && { pass=$((pass + 1)); echo "ok: ... and changes nothing"; } ||
+	{ fail=$((fail + 1)); echo "FAIL: -z with an existing undo file changed the volume"; }
+expect 1 'another device' "nilfs-undo refuses another device" -- "$undo" u.undo empty.img
+expect 0 'would be put back' "nilfs-undo -n" -- "$undo" -n u.undo z.img
+expect 0 '' "nilfs-undo" -- "$undo" u.undo z.img
+if cmp -s z.img links.orig; then pass=$((pass + 1)); echo "ok: nilfs-undo restores the volume byte for byte"
+else fail=$((fail + 1)); echo "FAIL: after nilfs-undo the volume differs from before the repair"; fi
+expect 2 'Usage:\|Try' "nilfs-undo with one argument" -- "$undo" u.undo
 
 # --json: one document on stdout, the human lines on stderr
 "$fsck" -n --json bad.img >json 2>human

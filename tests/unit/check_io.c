@@ -1,4 +1,5 @@
-/* I/O backends: memory bounds, fault injection (fail, tear, crash). */
+/* I/O backends: memory bounds, fault injection (fail, tear, crash), the
+ * undo file (save before overwrite, put back, torn tail, wrong device). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,6 +7,9 @@
 
 #include "check_main.h"
 #include <nlfs/io.h>
+#include <nlfs/undo.h>
+#include <fcntl.h>
+#include <stdlib.h>
 
 START_TEST(mem_reads_back_and_bounds)
 {
@@ -112,6 +116,116 @@ START_TEST(unix_file_roundtrip)
 }
 END_TEST
 
+static struct nlfs_io *patterned_mem(uint64_t size, uint8_t seed)
+{
+	struct nlfs_io *io;
+
+	ck_assert_int_eq(nlfs_io_open_mem(size, &io), 0);
+	for (uint64_t i = 0; i < size; i++)
+		nlfs_io_mem_data(io)[i] = (uint8_t)(i * 7 + seed);
+	return io;
+}
+
+static void undo_path(char *path)
+{
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(path);   /* the undo layer creates it, and refuses an existing one */
+}
+
+START_TEST(undo_puts_back_what_was_overwritten)
+{
+	char path[] = "/tmp/nlfs-undo-XXXXXX";
+	uint64_t size = 64 * 1024 + 100;   /* a short last block */
+	struct nlfs_io *mem = patterned_mem(size, 3), *u, *dev;
+	uint8_t *before = malloc(size), junk[10000];
+	struct nlfs_undo_stats st;
+	struct nlfs_err err;
+
+	memcpy(before, nlfs_io_mem_data(mem), size);
+	undo_path(path);
+	ck_assert_int_eq(nlfs_io_open_undo(mem, path, &u, &err), 0);
+	memset(junk, 0xee, sizeof(junk));
+	/* across block boundaries, twice over the same place, and the tail */
+	ck_assert_int_eq(nlfs_io_write(u, junk, 9000, 3000), 0);
+	ck_assert_int_eq(nlfs_io_write(u, junk, 5000, 4000), 0);
+	ck_assert_int_eq(nlfs_io_write(u, junk, 150, size - 150), 0);
+	/* an existing undo file is never overwritten */
+	{
+		struct nlfs_io *m2 = patterned_mem(4096, 1), *u2;
+
+		ck_assert_int_eq(nlfs_io_open_undo(m2, path, &u2, &err), -EEXIST);
+		nlfs_io_close(m2);
+	}
+	/* what the layer passed down, applied to a copy of the result */
+	ck_assert_int_eq(nlfs_io_open_mem(size, &dev), 0);
+	memcpy(nlfs_io_mem_data(dev), nlfs_io_mem_data(mem), size);
+	nlfs_io_close(u);
+	ck_assert(memcmp(nlfs_io_mem_data(dev), before, size) != 0);
+	ck_assert_int_eq(nlfs_undo_apply(path, dev, NLFS_UNDO_DRY_RUN, &st, &err), 0);
+	ck_assert_uint_eq(st.nblocks, 5);   /* blocks 0, 1, 2, 15 and the short 16 */
+	ck_assert(memcmp(nlfs_io_mem_data(dev), before, size) != 0);
+	ck_assert_int_eq(nlfs_undo_apply(path, dev, 0, &st, &err), 0);
+	ck_assert(!st.torn);
+	ck_assert_mem_eq(nlfs_io_mem_data(dev), before, size);
+	unlink(path);
+	nlfs_io_close(dev);
+	free(before);
+}
+END_TEST
+
+START_TEST(undo_torn_tail_and_wrong_device)
+{
+	char path[] = "/tmp/nlfs-undo-XXXXXX";
+	uint64_t size = 32768;
+	struct nlfs_io *mem = patterned_mem(size, 5), *u, *dev, *other;
+	uint8_t *before = malloc(size), junk[4096];
+	struct nlfs_undo_stats st;
+	struct nlfs_err err;
+	off_t len;
+	int fd;
+
+	memcpy(before, nlfs_io_mem_data(mem), size);
+	undo_path(path);
+	ck_assert_int_eq(nlfs_io_open_undo(mem, path, &u, &err), 0);
+	memset(junk, 0x11, sizeof(junk));
+	ck_assert_int_eq(nlfs_io_write(u, junk, 4096, 0), 0);
+	ck_assert_int_eq(nlfs_io_write(u, junk, 4096, 8192), 0);
+	ck_assert_int_eq(nlfs_io_open_mem(size, &dev), 0);
+	memcpy(nlfs_io_mem_data(dev), nlfs_io_mem_data(mem), size);
+	nlfs_io_close(u);
+	/* a crash while the second record was being saved: its write never
+	 * happened, so the device still has the old block 2 */
+	memcpy(nlfs_io_mem_data(dev) + 8192, before + 8192, 4096);
+	fd = open(path, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	len = lseek(fd, 0, SEEK_END);
+	ck_assert_int_eq(ftruncate(fd, len - 100), 0);
+	close(fd);
+	ck_assert_int_eq(nlfs_undo_apply(path, dev, 0, &st, &err), 0);
+	ck_assert(st.torn);
+	ck_assert_uint_eq(st.nblocks, 1);
+	ck_assert_mem_eq(nlfs_io_mem_data(dev), before, size);
+	/* another device (another size) is refused unless forced */
+	ck_assert_int_eq(nlfs_io_open_mem(size * 2, &other), 0);
+	ck_assert_int_eq(nlfs_undo_apply(path, other, 0, &st, &err), -EXDEV);
+	ck_assert_int_eq(nlfs_undo_apply(path, other, NLFS_UNDO_FORCE, &st, &err), 0);
+	ck_assert_uint_eq(st.nblocks, 1);
+	/* not an undo file */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "garbage garbage garbage garbage garbage", 40), 40);
+	close(fd);
+	ck_assert_int_ne(nlfs_undo_apply(path, dev, 0, &st, &err), 0);
+	unlink(path);
+	nlfs_io_close(dev);
+	nlfs_io_close(other);
+	free(before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("io");
@@ -122,6 +236,8 @@ int main(void)
 	tcase_add_test(tc, fault_tears_then_power_is_lost);
 	tcase_add_test(tc, fault_crash_drops_unflushed_writes);
 	tcase_add_test(tc, unix_file_roundtrip);
+	tcase_add_test(tc, undo_puts_back_what_was_overwritten);
+	tcase_add_test(tc, undo_torn_tail_and_wrong_device);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nilfs-undo: put back the blocks "fsck.nilfs2 -z FILE" saved before its
+ * repairs overwrote them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nlfs/undo.h>
+
+#define PROG "nilfs-undo"
+
+/* exit status */
+#define UNDO_OK    0
+#define UNDO_FAIL  1   /* the file or the device could not be used */
+#define UNDO_USAGE 2
+
+static void usage(FILE *out)
+{
+	fputs("Usage:\n"
+	      " " PROG " [options] <undo-file> <device>\n"
+	      "\nPut back the blocks fsck.nilfs2 -z saved before repairing <device>.\n"
+	      "\nOptions:\n"
+	      " -n, --dry-run   check the undo file and count its blocks, write nothing\n"
+	      " -f, --force     even if the device's size or UUID differ from the file's\n"
+	      " -v, --verbose   say what was done\n"
+	      " -h, --help      display this help\n"
+	      " -V, --version   display version\n"
+	      "\nFor more details see " PROG "(8).\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned flags = 0;
+	bool verbose = false;
+	struct nlfs_undo_stats st;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, "nfvhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'n': flags |= NLFS_UNDO_DRY_RUN; break;
+		case 'f': flags |= NLFS_UNDO_FORCE; break;
+		case 'v': verbose = true; break;
+		case 'h': usage(stdout); return UNDO_OK;
+		case 'V': printf("%s from nilfsprogs %s\n", PROG, PACKAGE_VERSION); return UNDO_OK;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", PROG);
+			return UNDO_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", PROG,
+			argc - optind < 2 ? "an undo file and a device are needed" : "too many arguments",
+			PROG);
+		return UNDO_USAGE;
+	}
+	rc = nlfs_io_open_unix(argv[optind + 1],
+			       flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	if (rc) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1], nlfs_strerror(rc));
+		return UNDO_FAIL;
+	}
+	memset(&err, 0, sizeof(err));
+	rc = nlfs_undo_apply(argv[optind], io, flags, &st, &err);
+	nlfs_io_close(io);
+	if (rc) {
+		char msg[512];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "%s: %s%s\n", PROG, msg,
+			rc == -EXDEV ? " (use -f to restore anyway)" : "");
+		if (st.nblocks && !(flags & NLFS_UNDO_DRY_RUN))
+			fprintf(stderr, "%s: %llu block(s) were put back before that; run it again\n",
+				PROG, (unsigned long long)st.nblocks);
+		return UNDO_FAIL;
+	}
+	if (st.torn)
+		fprintf(stderr, "%s: %s ends in a record a crash cut short; the write it was "
+			"saved for never happened, so nothing is missing\n", PROG, argv[optind]);
+	if (verbose || (flags & NLFS_UNDO_DRY_RUN))
+		printf("%s: %llu block(s) %s %s\n", argv[optind + 1], (unsigned long long)st.nblocks,
+		       flags & NLFS_UNDO_DRY_RUN ? "would be put back from" : "put back from",
+		       argv[optind]);
+	return UNDO_OK;
+}
