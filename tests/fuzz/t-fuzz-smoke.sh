@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libsrc=$(ls "$src"/lib/*.c)
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-for t in fuzz_open fuzz_writer; do
+for t in fuzz_open fuzz_writer fuzz_undo; do
 	# shellcheck disable=SC2086
 	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
 		-o "$tmp/$t" "$src/tests/fuzz/$t.c" $libsrc -lz; then
@@ -40,7 +40,7 @@ if [ -x "$OURS" ]; then
 	"$OURS" -q -f -b 1024 -B 16 -d "$tmp/tree" "$tmp/corpus/ours-1k.img" >/dev/null 2>&1 ||
 		rm -f "$tmp/corpus/ours-1k.img"
 fi
-for t in fuzz_open fuzz_writer; do
+for t in fuzz_open fuzz_writer fuzz_undo; do
 	mkdir -p "$tmp/corpus-$t"
 	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
 	"$tmp/$t" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=1100000 \
