@@ -62,17 +62,22 @@ static void settle(struct nlfs_fs *fs)
 	fs->nrf = n;
 }
 
-int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err)
+/* The logs after the latest super root, as the kernel's roll-forward
+ * walks them: on in the segment while the logs are valid and carry the
+ * segment's sequence number, then on to the segment the last one named.
+ * VISIT gets each log and its summary; non-zero stops the walk (negative:
+ * an error). */
+typedef int (*rf_visit)(void *arg, const struct nlfs_log *log, const void *summary,
+			uint64_t seg);
+static int rf_walk(struct nlfs_fs *fs, rf_visit visit, void *arg)
 {
 	const struct nlfs_geometry *g = &fs->geo;
-	struct rf_scan s = { 0 };
 	uint64_t pseg = fs->rec.next_pseg, seq = fs->rec.next_seq;
 	uint64_t seg = pseg / g->blocks_per_segment, nextseg = seg, budget = g->nsegments + 1;
-	bool in_lseg = false, seen_in_seg = false;
-	size_t cap = 0;
+	bool seen_in_seg = false;
 	int rc = 0;
 
-	while (budget) {
+	while (budget && !rc) {
 		struct nlfs_log log;
 		void *summary = NULL;
 
@@ -96,37 +101,60 @@ int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err)
 			free(summary);
 			break;   /* the kernel calls this "confused" and salvages nothing more */
 		}
-		if (!in_lseg && (log.flags & NLFS_SS_LOGBGN) && (log.flags & NLFS_SS_SYNDT)) {
-			in_lseg = true;
-			s.npending = 0;
-		}
-		if (in_lseg && !(log.flags & NLFS_SS_SYNDT)) {
-			in_lseg = false;
-			s.npending = 0;
-		}
-		if (in_lseg) {
-			rc = nlfs_summary_walk(&log, summary, g->blocksize, collect, &s, err);
-			if (!rc)
-				rc = s.rc;
-			if (!rc && (log.flags & NLFS_SS_LOGEND)) {
-				if (NLFS_GROW(fs->rf, cap, fs->nrf + s.npending))
-					rc = -ENOMEM;
-				else
-					memcpy(fs->rf + fs->nrf, s.pending, s.npending * sizeof(*s.pending));
-				if (!rc) {
-					fs->nrf += s.npending;
-					fs->rec.rf_logical_segments++;
-				}
-				s.npending = 0;
-				in_lseg = false;
-			}
-		}
+		rc = visit(arg, &log, summary, seg);
 		free(summary);
-		if (rc)
-			break;
 		pseg += log.nblocks;
 	}
-	free(s.pending);
+	return rc < 0 ? rc : 0;
+}
+
+struct rf_collect {
+	struct nlfs_fs *fs;
+	struct rf_scan s;
+	bool in_lseg;
+	size_t cap;
+	struct nlfs_err *err;
+};
+
+/* complete logical segments of data-sync logs: their blocks */
+static int scan_log(void *arg, const struct nlfs_log *log, const void *summary, uint64_t seg)
+{
+	struct rf_collect *c = arg;
+	struct nlfs_fs *fs = c->fs;
+	int rc;
+
+	(void)seg;
+	if (!c->in_lseg && (log->flags & NLFS_SS_LOGBGN) && (log->flags & NLFS_SS_SYNDT)) {
+		c->in_lseg = true;
+		c->s.npending = 0;
+	}
+	if (c->in_lseg && !(log->flags & NLFS_SS_SYNDT)) {
+		c->in_lseg = false;
+		c->s.npending = 0;
+	}
+	if (!c->in_lseg)
+		return 0;
+	rc = nlfs_summary_walk(log, summary, fs->geo.blocksize, collect, &c->s, c->err);
+	if (c->s.rc)
+		rc = c->s.rc;
+	if (!rc && (log->flags & NLFS_SS_LOGEND)) {
+		if (NLFS_GROW(fs->rf, c->cap, fs->nrf + c->s.npending))
+			return -ENOMEM;
+		memcpy(fs->rf + fs->nrf, c->s.pending, c->s.npending * sizeof(*c->s.pending));
+		fs->nrf += c->s.npending;
+		fs->rec.rf_logical_segments++;
+		c->s.npending = 0;
+		c->in_lseg = false;
+	}
+	return rc;
+}
+
+int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	struct rf_collect c = { .fs = fs, .err = err };
+	int rc = rf_walk(fs, scan_log, &c);
+
+	free(c.s.pending);
 	if (!rc && fs->nrf) {
 		settle(fs);
 		fs->rec.rf_blocks = fs->nrf;
@@ -168,56 +196,40 @@ void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f)
 		f->inode.i_size = nlfs_cpu_to_le64(end);
 }
 
+struct rf_tail_walk {
+	struct nlfs_fs *fs;
+	struct nlfs_rf_tail *t;
+	struct nlfs_err *err;
+};
+
+static int tail_log(void *arg, const struct nlfs_log *log, const void *summary, uint64_t seg)
+{
+	struct rf_tail_walk *tw = arg;
+	struct nlfs_rf_tail *t = tw->t;
+	uint64_t bps = tw->fs->geo.blocks_per_segment;
+
+	(void)summary;
+	if (seg != tw->fs->rec.sr_log / bps && (!t->nsegs || t->segs[t->nsegs - 1] != seg)) {
+		if (t->nsegs == NLFS_RF_TAIL_SEGS)
+			return nlfs_err_set(tw->err, NLFS_ECORRUPT, log->start,
+					    "more than %d segments of logs after the super root",
+					    NLFS_RF_TAIL_SEGS);
+		t->segs[t->nsegs++] = seg;
+	}
+	t->end = log->start + log->nblocks;
+	t->seq = log->seq;
+	t->seg = seg;
+	t->nextseg = log->next / bps;
+	return 0;
+}
+
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err)
 {
-	const struct nlfs_geometry *g = &fs->geo;
-	uint64_t pseg = fs->rec.next_pseg, seq = fs->rec.next_seq;
-	uint64_t seg = pseg / g->blocks_per_segment, nextseg;
-	uint64_t budget = g->nsegments + 1;
-	bool seen_in_seg = false;
-	struct nlfs_log srlog;
-	int rc = nlfs_log_read(fs, fs->rec.sr_log, &srlog, NULL, err);
+	struct rf_tail_walk tw = { fs, t, err };
 
-	if (rc)
-		return rc;
-	nextseg = srlog.next / g->blocks_per_segment;
 	memset(t, 0, sizeof(*t));
-	t->end = pseg;
-	t->seq = seq;
-	t->seg = seg;
-	t->nextseg = nextseg;
-	while (budget) {
-		struct nlfs_log log;
-
-		if (pseg + 1 > nlfs_seg_end(g, seg) || nlfs_log_read(fs, pseg, &log, NULL, NULL) ||
-		    log.seq != seq) {
-			if (!seen_in_seg || nextseg == seg)
-				break;
-			seen_in_seg = false;
-			seg = nextseg;
-			seq++;
-			budget--;
-			pseg = nlfs_seg_start(g, seg);
-			continue;
-		}
-		if (log.flags & NLFS_SS_SR)
-			break;   /* cannot be: the search found no newer super root */
-		if (!seen_in_seg && seg != fs->rec.sr_log / g->blocks_per_segment) {
-			if (t->nsegs == NLFS_RF_TAIL_SEGS)
-				return nlfs_err_set(err, NLFS_ECORRUPT, log.start,
-						    "more than %d segments of logs after the super root",
-						    NLFS_RF_TAIL_SEGS);
-			t->segs[t->nsegs++] = seg;
-		}
-		seen_in_seg = true;
-		nextseg = log.next / g->blocks_per_segment;
-		pseg += log.nblocks;
-		t->end = pseg;
-		t->seq = seq;
-		t->seg = seg;
-		t->nextseg = nextseg;
-		if (nextseg >= g->nsegments)
-			break;
-	}
-	return 0;
+	t->end = fs->rec.next_pseg;
+	t->seq = fs->rec.next_seq;
+	t->seg = t->end / fs->geo.blocks_per_segment;
+	return rf_walk(fs, tail_log, &tw);
 }

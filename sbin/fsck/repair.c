@@ -90,23 +90,6 @@ static void done(struct repair *r, uint64_t n, const char *fmt, ...)
 	fsck_info(r->c, "repair: %s", msg);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- counters ---- */
 
 /* Did some block map or directory fail to be walked?  Then "unused" DAT
@@ -200,7 +183,7 @@ static struct dir_edit *edit_of(struct repair *r, uint64_t ino)
 	for (size_t i = 0; i < r->nedits; i++)
 		if (r->edits[i].ino == ino)
 			return &r->edits[i];
-	if (grow((void **)&r->edits, &r->capedits, r->nedits + 1, sizeof(*r->edits)))
+	if (fix_grow((void **)&r->edits, &r->capedits, r->nedits + 1, sizeof(*r->edits)))
 		return NULL;
 	r->edits[r->nedits] = (struct dir_edit){ .ino = ino };
 	return &r->edits[r->nedits++];
@@ -208,7 +191,7 @@ static struct dir_edit *edit_of(struct repair *r, uint64_t ino)
 
 static int edit_add(struct dir_edit *e, const char *name, uint64_t ino, uint8_t type)
 {
-	if (grow((void **)&e->adds, &e->capadds, e->nadds + 1, sizeof(*e->adds)))
+	if (fix_grow((void **)&e->adds, &e->capadds, e->nadds + 1, sizeof(*e->adds)))
 		return -ENOMEM;
 	snprintf(e->adds[e->nadds].name, sizeof(e->adds[0].name), "%s", name);
 	e->adds[e->nadds].ino = ino;
@@ -457,7 +440,7 @@ static int plan_dirents(struct repair *r)
 				return lib_failed(r, rc, "looking at an inode an entry names");
 		}
 		if (revived) {
-			if (grow((void **)&r->revived, &r->caprevived, r->nrevived + 1,
+			if (fix_grow((void **)&r->revived, &r->caprevived, r->nrevived + 1,
 				 sizeof(*r->revived)))
 				return -ENOMEM;
 			r->revived[r->nrevived++] = f->ino;

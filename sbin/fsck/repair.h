@@ -65,6 +65,8 @@ void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_leak(struct fsck *c, uint64_t vbn);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
+/* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
+int fix_grow(void **arr, size_t *cap, size_t need, size_t size);
 
 /* Can the problems found be repaired in this mode?  Preen (-p) repairs
  * only what needs no judgement; -y everything a repair exists for. */

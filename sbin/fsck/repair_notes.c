@@ -3,6 +3,7 @@
  * repair_notes.c - the passes' notes for the repairs, and which problems
  * a repair exists for.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include <nlfs/nlfs.h>
@@ -50,7 +51,7 @@ static bool latest(const struct fsck *c, uint64_t cno)
 	return cno == c->latest_cno;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
+int fix_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 16;
 	void *p;
@@ -61,7 +62,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 		ncap *= 2;
 	p = realloc(*arr, ncap * size);
 	if (!p)
-		return -1;
+		return -ENOMEM;
 	*arr = p;
 	*cap = ncap;
 	return 0;
@@ -70,7 +71,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 /* append one element to a note array; on failure the repair must not run */
 #define NOTE(c, arr, n, cap, val)                                   \
 	do {                                                        \
-		if (grow((void **)&(c)->fix.arr, &(c)->fix.cap, (c)->fix.n + 1, \
+		if (fix_grow((void **)&(c)->fix.arr, &(c)->fix.cap, (c)->fix.n + 1, \
 			 sizeof(*(c)->fix.arr))) {                  \
 			(c)->op_error = true;                       \
 			break;                                      \
