@@ -181,7 +181,8 @@ static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *er
 	if (!fs)
 		return -ENOMEM;
 	fs->io = io;
-	fs->dat_cache_blkoff = UINT64_MAX;
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
+		fs->dat_cache[i].blkoff = UINT64_MAX;
 	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
 	if (!rc)
 		rc = nlfs_io_size(io, &devsize);
@@ -246,7 +247,8 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 		return;
 	nlfs_io_close(fs->io);
 	free(fs->sr);
-	free(fs->dat_cache);
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
+		free(fs->dat_cache[i].data);
 	free(fs->rf);
 	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++)
 		free(fs->node_cache[i].data);
