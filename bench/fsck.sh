@@ -95,7 +95,7 @@ printf 'images (%s GiB sparse): nilfs2 %d MiB allocated, ext4 %d MiB allocated\n
 printf 'mkfs.nilfs2 -d: %.1f s   mke2fs -t ext4 -d: %.1f s\n' \
 	"$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
 printf 'fsck.nilfs2 -fn: %6.2f s  %7d KiB max RSS   (%s)\n' "$n_t" "$n_m" \
-	"$(grep inodes, "$work/nilfs.out" | sed 's/^[^:]*: [^:]*: //')"
+	"$(grep -E "[0-9] inodes," "$work/nilfs.out" | sed 's/^[^:]*: [^:]*: //')"
 printf 'e2fsck -fn:      %6.2f s  %7d KiB max RSS   (%s)\n' "$e_t" "$e_m" \
 	"$(grep files "$work/ext4.out" | sed 's/^[^:]*: //')"
 printf 'ratio fsck.nilfs2 / e2fsck: time %.3f (target <= 0.5)  memory %.3f (target <= 1.0)\n' \
