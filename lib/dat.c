@@ -15,17 +15,23 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	struct nlfs_file dat;
 	uint64_t blkoff;
 	uint32_t byteoff;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
+	unsigned slot;
 	bool hole;
 	int rc;
 
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
-	if (!fs->dat_cache && !(fs->dat_cache = malloc(bs)))
-		return -ENOMEM;
-	buf = fs->dat_cache;
-	if (fs->dat_cache_blkoff != blkoff) {
+	for (unsigned i = 0; i < NLFS_DAT_CACHE && !buf; i++) {
+		if (fs->dat_cache[i].blkoff == blkoff)
+			buf = fs->dat_cache[i].data;
+	}
+	if (!buf) {
+		slot = fs->dat_cache_next;
+		if (!fs->dat_cache[slot].data && !(fs->dat_cache[slot].data = malloc(bs)))
+			return -ENOMEM;
+		buf = fs->dat_cache[slot].data;
 		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-		fs->dat_cache_blkoff = UINT64_MAX;
+		fs->dat_cache[slot].blkoff = UINT64_MAX;
 		rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
 		if (rc)
 			return rc;
@@ -33,7 +39,8 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					    "virtual block %llu: its DAT block %llu is a hole",
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
-		fs->dat_cache_blkoff = blkoff;
+		fs->dat_cache[slot].blkoff = blkoff;
+		fs->dat_cache_next = (slot + 1) % NLFS_DAT_CACHE;
 	}
 	memcpy(out, buf + byteoff, sizeof(*out));
 	out->de_blocknr = nlfs_le64(out->de_blocknr);

@@ -28,13 +28,37 @@ static void geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_bl
 	g->devsize = devsize;
 }
 
+/* bytes of a log read with one call: a log of small files' blocks is
+ * read in a few large reads, not one per block (cold caches, syscalls) */
+#define LOG_READ_CHUNK (1u << 20)
+
+/* Blocks FIRST.. of the log at START, as many as fit in LEN bytes; on a
+ * failure the blocks are read one by one, so the error names the block. */
+static int read_log_blocks(struct nlfs_fs *fs, uint64_t start, uint32_t first, uint32_t n,
+			   uint8_t *buf, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	int rc = nlfs_io_read(fs->io, buf, (size_t)n * bs, (start + first) * bs);
+
+	if (!rc)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		rc = nlfs_io_read(fs->io, buf + (size_t)i * bs, bs, (start + first + i) * bs);
+		if (rc)
+			return nlfs_err_set(err, rc, start + first + i, "%s: reading log block",
+					    nlfs_io_name(fs->io));
+	}
+	return 0;
+}
+
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		  void **summary, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = &fs->geo;
 	uint32_t bs = g->blocksize;
 	uint64_t seg = start / g->blocks_per_segment;
-	uint8_t *buf;
+	uint32_t chunk_blocks = LOG_READ_CHUNK / bs ? LOG_READ_CHUNK / bs : 1;
+	uint8_t *buf, *big = NULL;
 	uint32_t crc, sumcrc;
 	size_t sumlen;
 	int rc;
@@ -75,21 +99,32 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		memcpy(s, buf, bs);
 		*summary = s;
 	}
-	for (uint32_t i = 1; i < log->nblocks; i++) {
-		size_t at = (size_t)i * bs;
+	if (chunk_blocks > log->nblocks - 1)
+		chunk_blocks = log->nblocks - 1;
+	if (chunk_blocks > 1) {
+		big = malloc((size_t)chunk_blocks * bs);
+		if (!big)
+			chunk_blocks = 1;   /* one block at a time still works */
+	}
+	for (uint32_t i = 1; i < log->nblocks;) {
+		uint32_t n = log->nblocks - i < chunk_blocks ? log->nblocks - i : chunk_blocks;
+		uint8_t *p = big ? big : buf;
 
-		rc = nlfs_io_read(fs->io, buf, bs, (start + i) * bs);
-		if (rc) {
-			rc = nlfs_err_set(err, rc, start + i, "%s: reading log block",
-					  nlfs_io_name(fs->io));
+		rc = read_log_blocks(fs, start, i, n, p, err);
+		if (rc)
 			goto out;
-		}
-		crc = nlfs_crc32(crc, buf, bs);
-		if (at < sumlen) {
-			sumcrc = nlfs_crc32(sumcrc, buf, sumlen - at < bs ? sumlen - at : bs);
+		crc = nlfs_crc32(crc, p, (size_t)n * bs);
+		for (uint32_t j = 0; j < n; j++) {
+			size_t at = (size_t)(i + j) * bs;
+
+			if (at >= sumlen)
+				break;
+			sumcrc = nlfs_crc32(sumcrc, p + (size_t)j * bs,
+					    sumlen - at < bs ? sumlen - at : bs);
 			if (summary)
-				memcpy((uint8_t *)*summary + at, buf, bs);
+				memcpy((uint8_t *)*summary + at, p + (size_t)j * bs, bs);
 		}
+		i += n;
 	}
 	log->datasum_ok = crc == log->datasum;
 	log->sumsum_ok = sumcrc == log->sumsum;
@@ -99,6 +134,7 @@ out:
 		free(*summary);
 		*summary = NULL;
 	}
+	free(big);
 	free(buf);
 	return rc;
 }
@@ -145,7 +181,8 @@ static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *er
 	if (!fs)
 		return -ENOMEM;
 	fs->io = io;
-	fs->dat_cache_blkoff = UINT64_MAX;
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
+		fs->dat_cache[i].blkoff = UINT64_MAX;
 	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
 	if (!rc)
 		rc = nlfs_io_size(io, &devsize);
@@ -210,7 +247,8 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 		return;
 	nlfs_io_close(fs->io);
 	free(fs->sr);
-	free(fs->dat_cache);
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
+		free(fs->dat_cache[i].data);
 	free(fs->rf);
 	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++)
 		free(fs->node_cache[i].data);

@@ -31,6 +31,11 @@ int nlfs_io_size(struct nlfs_io *io, uint64_t *bytes)
 	return io->ops->size(io, bytes);
 }
 
+int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
+{
+	return io->ops->prefetch ? io->ops->prefetch(io, off, len) : 0;
+}
+
 const char *nlfs_io_name(const struct nlfs_io *io)
 {
 	return io->name ? io->name : "(unnamed)";

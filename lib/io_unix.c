@@ -92,11 +92,19 @@ static void unix_destroy(struct nlfs_io *io)
 	free(io->priv);
 }
 
+/* the kernel reads ahead while the caller works on what it has */
+static int unix_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
+{
+	int rc = posix_fadvise(unix_fd(io), (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+
+	return -rc;
+}
+
 static const struct nlfs_io_ops unix_ops_rw = {
-	unix_read, unix_write, unix_flush, unix_size, unix_destroy,
+	unix_read, unix_write, unix_flush, unix_size, unix_destroy, unix_prefetch,
 };
 static const struct nlfs_io_ops unix_ops_ro = {
-	unix_read, NULL, NULL, unix_size, unix_destroy,
+	unix_read, NULL, NULL, unix_size, unix_destroy, unix_prefetch,
 };
 
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)

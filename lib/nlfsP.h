@@ -10,6 +10,7 @@ struct nlfs_rf_block {
 	uint64_t ino, blkoff, block, order;
 };
 #define NLFS_NODE_CACHE 16
+#define NLFS_DAT_CACHE 32
 
 struct nlfs_fs {
 	struct nlfs_io *io;
@@ -19,10 +20,15 @@ struct nlfs_fs {
 	uint32_t crc_seed;
 	struct nlfs_recovery rec;
 	uint8_t *sr;            /* super root block */
-	/* the last DAT block read: translations of neighbouring virtual blocks
-	 * hit it (the handle is read-only, so it never goes stale) */
-	uint8_t *dat_cache;
-	uint64_t dat_cache_blkoff;
+	/* the DAT blocks read last: translations of neighbouring virtual blocks
+	 * hit them, and a walk that alternates between a file's blocks and the
+	 * ifile's or a directory's keeps both (the handle is read-only, so
+	 * they never go stale) */
+	struct {
+		uint64_t blkoff;        /* UINT64_MAX: empty */
+		uint8_t *data;
+	} dat_cache[NLFS_DAT_CACHE];
+	unsigned dat_cache_next;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;

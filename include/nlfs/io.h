@@ -19,6 +19,8 @@ struct nlfs_io_ops {
 	int (*flush)(struct nlfs_io *io);
 	int (*size)(struct nlfs_io *io, uint64_t *bytes);
 	void (*destroy)(struct nlfs_io *io);
+	/* optional: start reading these bytes in the background, a hint */
+	int (*prefetch)(struct nlfs_io *io, uint64_t off, uint64_t len);
 };
 
 struct nlfs_io {
@@ -37,6 +39,8 @@ int nlfs_io_flush(struct nlfs_io *io);
 int nlfs_io_size(struct nlfs_io *io, uint64_t *bytes);
 void nlfs_io_close(struct nlfs_io *io);
 const char *nlfs_io_name(const struct nlfs_io *io);
+/* a hint that these bytes are read soon; 0 where the backend has none */
+int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
 
 /* io_unix.c: a regular file or a block device (size via BLKGETSIZE64) */
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out);

@@ -180,14 +180,50 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 		fix_note_blocks(c, fc->cno, f->ino, fc->nblocks);
 }
 
+/* append S (N bytes) at *AT, truncated as snprintf truncates */
+static void put(char *buf, size_t len, size_t *at, const char *s, size_t n)
+{
+	if (*at + 1 >= len)
+		return;
+	if (n > len - 1 - *at)
+		n = len - 1 - *at;
+	memcpy(buf + *at, s, n);
+	*at += n;
+}
+
+static void put_u64(char *buf, size_t len, size_t *at, uint64_t v)
+{
+	char d[20];
+	size_t n = 0;
+
+	do {
+		d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(buf, len, at, d + sizeof(d) - n, n);
+}
+
+/* built by hand, not with snprintf: every inode and directory record
+ * names itself for the messages it may need, a million times a volume */
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len)
 {
-	if (path)
-		snprintf(buf, len, "checkpoint %" PRIu64 ": inode %" PRIu64 " (%s)", cp->cno, ino,
-			 path[0] ? path : "/");
-	else
-		snprintf(buf, len, "checkpoint %" PRIu64 ": inode %" PRIu64, cp->cno, ino);
+	size_t at = 0;
+
+	if (!len)
+		return buf;
+	put(buf, len, &at, "checkpoint ", 11);
+	put_u64(buf, len, &at, cp->cno);
+	put(buf, len, &at, ": inode ", 8);
+	put_u64(buf, len, &at, ino);
+	if (path) {
+		const char *p = path[0] ? path : "/";
+
+		put(buf, len, &at, " (", 2);
+		put(buf, len, &at, p, strlen(p));
+		put(buf, len, &at, ")", 1);
+	}
+	buf[at] = 0;
 	return buf;
 }
 

@@ -381,13 +381,35 @@ static void check_current(struct fsck *c)
 			     "), but it is not allocated", nextseg, rec->sr_log);
 }
 
-int pass_logs(struct fsck *c)
+static bool has_logs(const struct fsck *c, uint64_t seg)
+{
+	return c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY && c->segs[seg].su_nblocks;
+}
+
+/* the next segment with logs after SEG (g->nsegments: none); its blocks are
+ * asked for now so the disk reads them while SEG's checksums are computed */
+static uint64_t prefetch_next(struct fsck *c, uint64_t seg)
 {
 	const struct nlfs_geometry *g = c->g;
 
+	while (++seg < g->nsegments && !has_logs(c, seg))
+		;
+	if (seg < g->nsegments)
+		nlfs_io_prefetch(nlfs_fs_io(c->fs), nlfs_seg_start(g, seg) * g->blocksize,
+				 (uint64_t)c->segs[seg].su_nblocks * g->blocksize);
+	return seg;
+}
+
+int pass_logs(struct fsck *c)
+{
+	const struct nlfs_geometry *g = c->g;
+	uint64_t next = prefetch_next(c, UINT64_MAX);
+
 	for (uint64_t seg = 0; seg < g->nsegments && !fsck_cancelled(c); seg++) {
 		fsck_progress(c, 3, seg, g->nsegments);
-		if (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY && c->segs[seg].su_nblocks)
+		if (seg == next)
+			next = prefetch_next(c, seg);
+		if (has_logs(c, seg))
 			check_segment(c, seg);
 	}
 	if (fsck_cancelled(c))

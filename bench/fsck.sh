@@ -1,0 +1,106 @@
+#!/bin/sh
+# bench/fsck.sh: fsck.nilfs2 against e2fsck on the same tree, in one run.
+#  1. bench/fsck-tree.c writes a deterministic tree of NFILES (default
+#     1000000) names: directories 0 to 5 levels deep, mostly files of at
+#     most 3000 bytes, some of up to 1 MiB, a few symbolic links.
+#  2. Our `mkfs.nilfs2 -d TREE` and `mke2fs -t ext4 -d TREE` build one
+#     sparse IMG_GIB (default 8) GiB image each from it.
+#  3. Wall time and peak memory (max RSS, GNU time's %M) of
+#     `fsck.nilfs2 -fn` against `e2fsck -fn`, as ratios.
+#     Targets: time <= 0.5, memory <= 1.0.
+#  4. Two floors, read once in disk order by bench/fsck-floor.c (which
+#     lists the blocks with the library): the NILFS image's metadata, every
+#     block that is not regular-file data (superblocks, summaries, super
+#     roots, DAT, cpfile, sufile, ifile, B-tree nodes, directories and
+#     symbolic links); and every block of every log, which fsck.nilfs2
+#     reads for the data checksums (ss_datasum covers a whole log; e2fsck
+#     has nothing like it, and with a million files it is the bulk of what
+#     fsck.nilfs2 reads).
+# Every timed run starts with a cold cache: caches are dropped (as root,
+# sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
+# to run otherwise.  The four timings run in turn RUNS (default 2) times;
+# the best time and the largest RSS of each are kept.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+mkfs=${MKFS:-$top/mkfs.nilfs2}
+fsck=${FSCK:-$top/fsck.nilfs2}
+NFILES=${NFILES:-1000000}
+IMG_GIB=${IMG_GIB:-8}
+RUNS=${RUNS:-2}
+mke2fs=$(PATH=/usr/sbin:/sbin:$PATH command -v mke2fs)
+e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck)
+gtime=/usr/bin/time
+for t in "$mkfs" "$fsck" "$mke2fs" "$e2fsck" "$gtime" cc; do
+	command -v "$t" >/dev/null || { echo "missing: $t (GNU time is package 'time')" >&2; exit 1; }
+done
+[ -f "$top/.libs/libnlfs.a" ] || { echo "build first: $top/.libs/libnlfs.a missing" >&2; exit 1; }
+[ -w /proc/sys/vm/drop_caches ] || { echo "must run as root: every timing starts with a cold cache" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-fsck-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cflags="-O2 -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64"
+cc $cflags -o "$work/fsck-tree" "$here/fsck-tree.c"
+cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
+
+drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+now() { date +%s.%N; }
+
+echo "== tree of $NFILES names" >&2
+"$work/fsck-tree" "$work/tree" "$NFILES" >"$work/tree.txt"
+tar cf - -C "$work/tree" . | cat >/dev/null    # both mkfs runs start warm
+n_img=$work/nilfs.img
+e_img=$work/ext4.img
+truncate -s "${IMG_GIB}G" "$n_img" "$e_img"
+t0=$(now)
+"$mkfs" -q -f -d "$work/tree" "$n_img" >/dev/null
+t1=$(now)
+# the default of one inode per 16 KiB would not hold the tree: its count and 10%
+ninodes=$(awk '{ print int(($2 + $4 + $6) * 1.1) + 1000 }' "$work/tree.txt")
+"$mke2fs" -q -F -t ext4 -N "$ninodes" -d "$work/tree" "$e_img" >/dev/null
+t2=$(now)
+rm -rf "$work/tree"
+
+# run LABEL CMD...: one cold run; appends "LABEL seconds maxrss_kib" to $work/times
+run() {
+	label=$1; shift
+	drop
+	st=0
+	"$gtime" -f "$label %e %M" -a -o "$work/times" "$@" >"$work/$label.out" 2>&1 || st=$?
+	# both must find the images clean (exit status 0)
+	[ $st -eq 0 ] || { echo "$* exited $st:" >&2; tail -5 "$work/$label.out" >&2; exit 1; }
+}
+best() { awk -v l="$1" '$1 == l && (b == "" || $2 < b) { b = $2 } END { print b }' "$work/times"; }
+peak() { awk -v l="$1" '$1 == l && $3 > m { m = $3 } END { print m + 0 }' "$work/times"; }
+
+"$work/fsck-floor" list "$n_img" >"$work/meta.runs" 2>"$work/meta.txt"
+"$work/fsck-floor" list-logs "$n_img" >"$work/logs.runs" 2>"$work/logs.txt"
+: >"$work/times"
+# interleaved, so a busy machine slows all of them alike
+echo "== cold runs, best of $RUNS each" >&2
+i=0
+while [ $i -lt "$RUNS" ]; do
+	run nilfs "$fsck" -fn "$n_img"
+	run ext4 "$e2fsck" -fn "$e_img"
+	run meta "$work/fsck-floor" read "$n_img" "$work/meta.runs"
+	run logs "$work/fsck-floor" read "$n_img" "$work/logs.runs"
+	i=$((i + 1))
+done
+n_t=$(best nilfs) n_m=$(peak nilfs) e_t=$(best ext4) e_m=$(peak ext4)
+m_t=$(best meta) l_t=$(best logs)
+
+printf 'tree: %s\n' "$(cat "$work/tree.txt")"
+printf 'images (%s GiB sparse): nilfs2 %d MiB allocated, ext4 %d MiB allocated\n' "$IMG_GIB" \
+	$(($(stat -c '%b*%B' "$n_img") / 1048576)) $(($(stat -c '%b*%B' "$e_img") / 1048576))
+printf 'mkfs.nilfs2 -d: %.1f s   mke2fs -t ext4 -d: %.1f s\n' \
+	"$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+printf 'fsck.nilfs2 -fn: %6.2f s  %7d KiB max RSS   (%s)\n' "$n_t" "$n_m" \
+	"$(grep -E "[0-9] inodes," "$work/nilfs.out" | sed 's/^[^:]*: [^:]*: //')"
+printf 'e2fsck -fn:      %6.2f s  %7d KiB max RSS   (%s)\n' "$e_t" "$e_m" \
+	"$(grep files "$work/ext4.out" | sed 's/^[^:]*: //')"
+printf 'ratio fsck.nilfs2 / e2fsck: time %.3f (target <= 0.5)  memory %.3f (target <= 1.0)\n' \
+	"$(echo "$n_t / $e_t" | bc -l)" "$(echo "$n_m / $e_m" | bc -l)"
+printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
+printf 'floor, whole logs (%s, what the data checksums need): %.2f s\n' "$(cat "$work/logs.txt")" "$l_t"
+printf 'ratio fsck.nilfs2 / floor: metadata %.2f  whole logs %.2f\n' \
+	"$(echo "$n_t / $m_t" | bc -l)" "$(echo "$n_t / $l_t" | bc -l)"
