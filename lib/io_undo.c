@@ -176,8 +176,13 @@ static void undo_destroy(struct nlfs_io *io)
 	free(u);
 }
 
+static int undo_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
+{
+	return nlfs_io_prefetch(up(io)->lower, off, len);
+}
+
 static const struct nlfs_io_ops undo_ops = {
-	undo_read, undo_write, undo_flush, undo_size, undo_destroy,
+	undo_read, undo_write, undo_flush, undo_size, undo_destroy, undo_prefetch,
 };
 
 /* the volume's UUID as the superblocks give it (primary, else secondary) */
