@@ -43,14 +43,17 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-clean-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/clean-workload" "$here/clean-workload.c"
 extra="$work/clean-workload $build/nilfs_cleanerd $build/nilfs-clean"
-runs="timestamp greedy cost-benefit"
-if [ -n "$ref" ]; then
+runs=${CLEANERS:-timestamp greedy cost-benefit nilfs-tools}
+case " $runs " in *" nilfs-tools "*) want_ref=1 ;; *) want_ref= ;; esac
+if [ -z "$want_ref" ]; then
+	:
+elif [ -n "$ref" ]; then
 	# another name: ours is /ktest/bin/nilfs_cleanerd in the guest
 	cp "$ref" "$work/nilfs_cleanerd_ref"
 	extra="$extra $work/nilfs_cleanerd_ref"
-	runs="$runs nilfs-tools"
 else
 	echo "nilfs-tools' nilfs_cleanerd not found: no reference run" >&2
+	runs=$(echo "$runs" | sed 's/nilfs-tools//')
 fi
 
 imgs=
@@ -68,6 +71,7 @@ cat >"$work/script" <<EOF
 export PATH=/ktest/bin:\$PATH
 syslogd -n -O /tmp/messages &
 runs="$runs"
+keeplog=KEEPLOGV
 fill=$fill
 total=$total
 EOF
@@ -121,15 +125,19 @@ for r in $runs; do
 	echo "RESULT $r $out sectors $((w1 - w0)) moved $moved seconds $((t1 - t0)) dirty $clean"
 done
 grep -E 'nilfs_cleanerd' /tmp/messages | grep -iE '\.(err|warn|crit)' | sed 's/^/LOGWARN /'
+if [ -n "$keeplog" ]; then sed "s/^/LOG /" /tmp/messages; fi
 EOF
 sed -i -e "s/CHUNKSZ/$CHUNK/" -e "s/HOTSPACE/$HOT_SPACE/" -e "s/HOTWRITES/$HOT_WRITES/" \
-	-e "s/SEEDV/$SEED/" "$work/script"
+	-e "s/SEEDV/$SEED/" -e "s/KEEPLOGV/${CLEAN_BENCH_LOG:+1}/" "$work/script"
 
 echo "volume ${VOL_MIB} MiB, file ${FILL_PCT}%, ${ROUNDS}x the volume overwritten in" \
 	"$CHUNK-byte pieces, ${HOT_WRITES}% of them to ${HOT_SPACE}% of the file"
 # shellcheck disable=SC2086
 NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-5400} NILFS_KTEST_MEM=768 \
 	"$guest" run "$work/script" $imgs >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+if [ -n "${CLEAN_BENCH_LOG:-}" ]; then
+	grep '^LOG ' "$work/out" | cut -c5- >"$CLEAN_BENCH_LOG" || true
+fi
 grep -E 'FAILED' "$work/out" && { cat "$work/out"; exit 1; }
 printf '%-14s %9s %10s %9s %11s %8s %7s\n' cleaner "user MiB" "device MiB" dev/user \
 	moved/user "stall s" "time s"
