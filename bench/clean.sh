@@ -88,7 +88,7 @@ retry_interval		5
 use_set_suinfo
 min_reclaimable_blocks	10%
 mc_min_reclaimable_blocks	1%
-log_priority		info
+log_priority		LOGPRIO
 CONF
 set -- vda vdb vdc vdd
 for r in $runs; do
@@ -128,7 +128,7 @@ grep -E 'nilfs_cleanerd' /tmp/messages | grep -iE '\.(err|warn|crit)' | sed 's/^
 if [ -n "$keeplog" ]; then sed "s/^/LOG /" /tmp/messages; fi
 EOF
 sed -i -e "s/CHUNKSZ/$CHUNK/" -e "s/HOTSPACE/$HOT_SPACE/" -e "s/HOTWRITES/$HOT_WRITES/" \
-	-e "s/SEEDV/$SEED/" -e "s/KEEPLOGV/${CLEAN_BENCH_LOG:+1}/" "$work/script"
+	-e "s/SEEDV/$SEED/" -e "s/KEEPLOGV/${CLEAN_BENCH_LOG:+1}/" -e "s/LOGPRIO/${CLEAN_LOG_PRIORITY:-info}/" "$work/script"
 
 echo "volume ${VOL_MIB} MiB, file ${FILL_PCT}%, ${ROUNDS}x the volume overwritten in" \
 	"$CHUNK-byte pieces, ${HOT_WRITES}% of them to ${HOT_SPACE}% of the file"
