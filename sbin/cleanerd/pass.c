@@ -409,34 +409,33 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 			}
 		}
 	}
+	for (size_t i = 0; i < ncand; i++) {
+		const struct seginfo *s = &d->seg[cand[i].segnum];
+
+		cand[i].held = s->have_seq && (int64_t)(s->seq - protseq) >= 0;
+	}
 	nlfs_gc_rank(p->policy, cand, ncand, now, d->rd.blocks_per_segment);
 	/* the best victims are often the segments written last (hot data,
 	 * mostly dead already), which the kernel keeps for recovery until it
 	 * writes its superblocks: ask for that write rather than clean worse
 	 * segments, at most once per FREEZE_GAP */
-	for (size_t i = 0; i < ncand && i < p->nsegments; i++) {
-		const struct seginfo *s = &d->seg[cand[i].segnum];
+	if (nlfs_gc_held_in_first(cand, ncand, p->nsegments) &&
+	    (!d->last_freeze || mono_ns() - d->last_freeze >= FREEZE_GAP)) {
 		struct nilfs_sustat now_sus;
-		uint64_t t = mono_ns();
 
-		if (!s->have_seq || (int64_t)(s->seq - protseq) < 0)
-			continue;
-		if (d->last_freeze && t - d->last_freeze < FREEZE_GAP)
-			break;
-		d->last_freeze = t;
+		d->last_freeze = mono_ns();
 		rc = cld_shrink_protected_region(d);
 		if (!rc)
 			rc = ioc_get_sustat(d->iocfd, &now_sus);
 		if (rc) {
 			say(LOG_NOTICE, "cannot have the superblocks written (freeze): %s",
 			    strerror(-rc));
-			break;
+		} else {
+			say(LOG_DEBUG, "a segment held for recovery ranks among the victims: "
+			    "superblocks written, protseq %" PRIu64 " -> %llu", protseq,
+			    (unsigned long long)now_sus.ss_prot_seq);
+			protseq = now_sus.ss_prot_seq;
 		}
-		say(LOG_DEBUG, "segment %" PRIu64 " ranks first but is held for recovery: "
-		    "superblocks written, protseq %" PRIu64 " -> %llu", cand[i].segnum, protseq,
-		    (unsigned long long)now_sus.ss_prot_seq);
-		protseq = now_sus.ss_prot_seq;
-		break;
 	}
 
 	max_examine = (size_t)p->nsegments * 4 + 8;
