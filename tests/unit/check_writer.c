@@ -367,6 +367,22 @@ START_TEST(test_rewrite_dir)
 }
 END_TEST
 
+/* LOWER behind a fault device that, at write K, loses power in the middle
+ * of it (keeping TORN bytes), right after it, or fails it (MODE 0, 1, 2) */
+static struct nlfs_io *fault_at(struct nlfs_io *lower, uint64_t k, int mode, size_t torn)
+{
+	struct nlfs_io *fio;
+
+	ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
+	if (mode == 0)
+		nlfs_io_fault_tear_write(fio, k, torn);
+	else if (mode == 1)
+		nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
+	else
+		nlfs_io_fault_fail_write(fio, k);
+	return fio;
+}
+
 /* Run JOB (NULL: mkfs) on a fault device that loses power at write K: torn
  * in the middle, completed, or failed.  What the disk keeps must open as
  * OLD_CNO (0: no volume) or NEW_CNO, with every file intact. */
@@ -385,13 +401,7 @@ static void crash_job(uint64_t size, struct nlfs_io *base, uint32_t bs, uint64_t
 			uint64_t st;
 			int rc;
 
-			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
-			if (mode == 0)
-				nlfs_io_fault_tear_write(fio, k, bs / 2 + 512);
-			else if (mode == 1)
-				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
-			else
-				nlfs_io_fault_fail_write(fio, k);
+			fio = fault_at(lower, k, mode, bs / 2 + 512);
 			if (!base) {
 				rc = mkfs_job(fio, bs, 64, size);
 			} else {
@@ -489,13 +499,7 @@ START_TEST(test_crash_rollback)
 			uint64_t st;
 			int rc;
 
-			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
-			if (mode == 0)
-				nlfs_io_fault_tear_write(fio, k, 512);
-			else if (mode == 1)
-				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
-			else
-				nlfs_io_fault_fail_write(fio, k);
+			fio = fault_at(lower, k, mode, 512);
 			ck_assert_int_eq(nlfs_fs_open_sb(fio, &fs, &err), 0);
 			ck_assert_msg(nlfs_rollback_find(fs, &rb, &err) == 0, "%s", err.what);
 			ck_assert(rb.needed);
@@ -764,13 +768,7 @@ START_TEST(test_crash_gc)
 			uint64_t cno;
 			int rc;
 
-			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
-			if (mode == 0)
-				nlfs_io_fault_tear_write(fio, k, 700);
-			else if (mode == 1)
-				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
-			else
-				nlfs_io_fault_fail_write(fio, k);
+			fio = fault_at(lower, k, mode, 700);
 			rc = nlfs_gc_offline(fio, &p, &st, &err);
 			if (rc == 0 && mode == 2)
 				finished = true;
