@@ -155,19 +155,27 @@ int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
 	return 0;
 }
 
-static int read_super_root(struct nlfs_fs *fs, struct nlfs_err *err)
+int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint64_t blk = fs->rec.sr_block;
 	int rc;
 
-	fs->sr = malloc(bs);
-	if (!fs->sr)
+	/* what an earlier super root left behind belongs to other files */
+	free(fs->rf);
+	fs->rf = NULL;
+	fs->nrf = 0;
+	fs->dat_cache_blkoff = UINT64_MAX;
+	fs->cursor_known = false;
+	if (!fs->sr && !(fs->sr = malloc(bs)))
 		return -ENOMEM;
 	rc = nlfs_io_read(fs->io, fs->sr, bs, blk * bs);
 	if (rc)
 		return nlfs_err_set(err, rc, blk, "%s: reading super root", nlfs_io_name(fs->io));
-	return nlfs_super_root_check(fs->sr, bs, fs->crc_seed, fs->geo.inode_size, blk, err);
+	rc = nlfs_super_root_check(fs->sr, bs, fs->crc_seed, fs->geo.inode_size, blk, err);
+	if (!rc && fs->rec.nlogs_after_sr)
+		rc = nlfs_rollforward_scan(fs, err);
+	return rc;
 }
 
 /* the superblocks, geometry and CRC seed */
@@ -225,14 +233,9 @@ int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err)
 	}
 	if (rc)
 		goto fail;
-	rc = read_super_root(fs, err);
+	rc = nlfs_fs_load_root(fs, err);
 	if (rc)
 		goto fail;
-	if (fs->rec.nlogs_after_sr) {
-		rc = nlfs_rollforward_scan(fs, err);
-		if (rc)
-			goto fail;
-	}
 	*out = fs;
 	return 0;
 fail:

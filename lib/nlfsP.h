@@ -71,6 +71,10 @@ struct nlfs_rf_tail {
 };
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 
+/* fs.c: read the super root fs->rec names and what roll-forward adds to
+ * it (again, after the search has found another) */
+int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);
+
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
 			   nlfs_log_cb cb, void *arg, struct nlfs_err *err);

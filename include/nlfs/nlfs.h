@@ -173,6 +173,21 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
+/* rollback.c: the newest super root that holds up, for pointing both
+ * superblocks back at it when the latest logs are damaged.  FS comes from
+ * nlfs_fs_open_sb (its io open for writing, for nlfs_rollback_write). */
+struct nlfs_rollback {
+	uint64_t log, seq, cno;   /* its log, that log's seq, the checkpoint it commits */
+	uint64_t free_blocks;     /* s_free_blocks_count from its sufile */
+	bool needed;              /* the kernel's mount would not start there already */
+	uint64_t discarded;       /* logs newer than it (damaged ones included) */
+	uint64_t rejected;        /* newer super roots that do not hold up */
+};
+int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs_err *err);
+/* Point both superblock copies at RB (secondary first; each flushed), all
+ * else kept.  A bad copy is rewritten from the one in use. */
+int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, struct nlfs_err *err);
+
 /* Files: any file of a checkpoint is read through its inode's bmap. */
 struct nlfs_file {
 	uint64_t ino;

@@ -54,6 +54,7 @@ struct fsck_opts {
 	enum fsck_cps cps;
 	const char *device;
 	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
+	bool rollback;             /* --rollback: back to the newest super root that holds up */
 };
 
 /* what pass 2 learnt about each segment */

@@ -60,6 +60,8 @@ static void usage(FILE *out)
 	      "     --json               print a JSON summary on standard output\n"
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
+	      "     --rollback           point the superblocks back at the newest super\n"
+	      "                          root that holds up (with -y)\n"
 
 	      " -h, --help               display this help\n"
 	      " -V, --version            display version\n"
@@ -86,7 +88,7 @@ static int set_mode(struct fsck_opts *o, enum fsck_mode m)
 /* 0 to go on, else the exit status */
 static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 {
-	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS };
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK };
 	static const struct option longopts[] = {
 		{ "no", no_argument, NULL, 'n' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -97,6 +99,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "undo-file", required_argument, NULL, 'z' },
+		{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +143,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			break;
 		case OPT_JSON: o->json = true; break;
 		case 'z': o->undo_file = optarg; break;
+		case OPT_ROLLBACK: o->rollback = true; break;
 		case 'h':
 			usage(stdout);
 			*done = true;
@@ -158,6 +162,8 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	o->device = argv[optind];
 	if (o->undo_file && o->mode == MODE_NO)
 		return bad_usage("-z saves what a repair overwrites: it needs -y or -p%s", "");
+	if (o->rollback && o->mode != MODE_YES)
+		return bad_usage("--rollback discards the newest logs: it needs -y%s", "");
 	return 0;
 }
 
@@ -280,7 +286,7 @@ static bool repairable(const struct fsck *c, bool *all)
 		else if (fsck_problems[i].severity == SEV_ERROR)
 			*all = false;
 	}
-	return any;
+	return any || c->o.rollback;
 }
 
 /* The device for writing, through the undo file if -z names one; kept
@@ -320,8 +326,12 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 {
 	bool changed = false;
-	int rc = repair_volume(c, io, &changed);
+	int rc = c->o.rollback ? repair_rollback(c, io, &changed) : 0;
 
+	/* after a rollback the check's notes describe discarded logs: the
+	 * check runs again first */
+	if (!rc && !changed)
+		rc = repair_volume(c, io, &changed);
 	if (changed)
 		c->changed = true;
 	*changed_out = changed;
@@ -389,6 +399,7 @@ int main(int argc, char **argv)
 		ex = rw ? 0 : open_for_repair(&c, &rw);
 		if (!ex)
 			ex = run_repairs(&c, rw, &changed);
+		c.o.rollback = false;   /* once */
 		if (!ex && !changed)
 			break;   /* the check's findings stand */
 		reset_results(&c);

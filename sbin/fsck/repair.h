@@ -9,6 +9,8 @@
  * whether to repair, opens the device for writing (through the undo file
  * of -z if asked), runs the repairs in order and checks again:
  *
+ *   repair_rollback.c  --rollback: both superblocks pointed back at the
+ *                  newest super root that holds up
  *   repair.c       one construction of the library's writer (a new
  *                  checkpoint, both superblock copies written from the one
  *                  in use), so a crash leaves the old state or the repaired one
@@ -71,6 +73,11 @@ int fix_grow(void **arr, size_t *cap, size_t need, size_t size);
 /* Can the problems found be repaired in this mode?  Preen (-p) repairs
  * only what needs no judgement; -y everything a repair exists for. */
 bool fix_is_repairable(enum fsck_pr code, bool preen);
+
+/* repair_rollback.c: --rollback, before the other repairs.  *CHANGED
+ * tells whether the superblocks were pointed back.  0, or a negative
+ * errno after printing why. */
+int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

@@ -798,6 +798,23 @@ static void c_sb_cursor_old(void)
 	sb_edit(used, SB(s_last_cno), 8, peek(prev, SS_CNO, 8), 1);
 }
 
+/* both copies' cursors at the latest super-root log, whose data checksum
+ * then breaks (the end of its super root block, past sr_bytes): the
+ * kernel's search fails from either copy, so the volume does not mount;
+ * fsck.nilfs2 -y --rollback goes back to the super root before it */
+static void c_sr_latest_datasum(void)
+{
+	const struct nlfs_recovery *r = nlfs_fs_recovery(fs);
+	uint64_t sr = r->sr_block;
+
+	for (int i = 0; i < 2; i++) {
+		sb_edit(i, SB(s_last_pseg), 8, r->sr_log, 0);
+		sb_edit(i, SB(s_last_seq), 8, r->sr_seq, 0);
+		sb_edit(i, SB(s_last_cno), 8, r->cno, 1);
+	}
+	edit(sr, bs - 4, 4, peek(sr, bs - 4, 4) ^ 0x1, 0);
+}
+
 /* /many's i_size ten blocks past its last block */
 static void c_dir_size_long(void)
 {
@@ -835,6 +852,7 @@ static const struct kase cases[] = {
 	K(sb_geometry, "mkfs"), K(sb_uuid, "mkfs"), K(sb_devsize, "mkfs"),
 	K(sb_error_state, "mkfs"), K(sb_feature, "mkfs"), K(sb_cursor_seq, "mkfs"),
 	K(sb_other_cursor, "kernel"), K(sb_cursor_cno, "kernel"), K(sb_cursor_old, "kernel"),
+	K(sr_latest_datasum, "kernel"),
 	K(log_magic, "kernel"), K(log_sumsum, "kernel"), K(log_datasum, "kernel"),
 	K(log_seq, "kernel"), K(log_next, "kernel"), K(log_flags_unknown, "kernel"),
 	K(log_sr_noend, "kernel"), K(log_cno, "kernel"), K(log_sr_crc, "kernel"),

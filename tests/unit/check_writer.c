@@ -367,6 +367,22 @@ START_TEST(test_rewrite_dir)
 }
 END_TEST
 
+/* LOWER behind a fault device that, at write K, loses power in the middle
+ * of it (keeping TORN bytes), right after it, or fails it (MODE 0, 1, 2) */
+static struct nlfs_io *fault_at(struct nlfs_io *lower, uint64_t k, int mode, size_t torn)
+{
+	struct nlfs_io *fio;
+
+	ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
+	if (mode == 0)
+		nlfs_io_fault_tear_write(fio, k, torn);
+	else if (mode == 1)
+		nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
+	else
+		nlfs_io_fault_fail_write(fio, k);
+	return fio;
+}
+
 /* Run JOB (NULL: mkfs) on a fault device that loses power at write K: torn
  * in the middle, completed, or failed.  What the disk keeps must open as
  * OLD_CNO (0: no volume) or NEW_CNO, with every file intact. */
@@ -385,13 +401,7 @@ static void crash_job(uint64_t size, struct nlfs_io *base, uint32_t bs, uint64_t
 			uint64_t st;
 			int rc;
 
-			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
-			if (mode == 0)
-				nlfs_io_fault_tear_write(fio, k, bs / 2 + 512);
-			else if (mode == 1)
-				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
-			else
-				nlfs_io_fault_fail_write(fio, k);
+			fio = fault_at(lower, k, mode, bs / 2 + 512);
 			if (!base) {
 				rc = mkfs_job(fio, bs, 64, size);
 			} else {
@@ -437,6 +447,83 @@ START_TEST(test_crash_rewrite_dir)
 	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
 	crash_job(size, io, 1024, 1, 2, rewrite_root_job, &n);
 	ck_assert_uint_gt(n, 2);
+	nlfs_io_close(io);
+}
+END_TEST
+
+/* --rollback's case: after mkfs (checkpoint 1) and one more checkpoint,
+ * both superblocks point at the second's log and a byte of its super root
+ * block past sr_bytes is flipped, so no search finds a super root.  The
+ * rollback goes back to checkpoint 1; a crash at any of its writes leaves
+ * a volume that opens there or, as before, not at all, and one that lost
+ * power after the secondary copy opens there by the kernel's fallback. */
+START_TEST(test_crash_rollback)
+{
+	uint64_t size = 8ull << 20, seen[2] = { 0, 0 };
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_recovery rec;
+	uint8_t *d;
+	bool finished = false;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(plain_job(fs, &err), 0);
+	nlfs_fs_release(fs);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	rec = *nlfs_fs_recovery(fs);
+	nlfs_fs_release(fs);
+	ck_assert_uint_eq(rec.cno, 2);
+	d = nlfs_io_mem_data(io);
+	for (int i = 0; i < 2; i++) {
+		struct nlfs_super_block sb;
+		uint64_t off = i ? nlfs_sb2_offset(size) : NLFS_SB_OFFSET_BYTES;
+
+		memcpy(&sb, d + off, sizeof(sb));
+		sb.s_last_pseg = nlfs_cpu_to_le64(rec.sr_log);
+		sb.s_last_seq = nlfs_cpu_to_le64(rec.sr_seq);
+		sb.s_last_cno = nlfs_cpu_to_le64(rec.cno);
+		nlfs_sb_update_crc(&sb);
+		memcpy(d + off, &sb, sizeof(sb));
+	}
+	d[(rec.sr_block + 1) * 1024 - 1] ^= 1;
+	ck_assert_uint_eq(state_of(io, 1024), 0);
+
+	for (uint64_t k = 0; !finished; k++) {
+		for (int mode = 0; mode < 3; mode++) {
+			struct nlfs_io *lower = snapshot(io, size), *fio, *after;
+			struct nlfs_rollback rb;
+			uint64_t st;
+			int rc;
+
+			fio = fault_at(lower, k, mode, 512);
+			ck_assert_int_eq(nlfs_fs_open_sb(fio, &fs, &err), 0);
+			ck_assert_msg(nlfs_rollback_find(fs, &rb, &err) == 0, "%s", err.what);
+			ck_assert(rb.needed);
+			ck_assert_uint_eq(rb.cno, 1);
+			ck_assert_uint_eq(rb.discarded, 1);
+			rc = nlfs_rollback_write(fs, &rb, &err);
+			if (rc == 0 && mode == 2)
+				finished = true;   /* K is past the last write */
+			nlfs_io_fault_crash(fio);
+			after = snapshot(lower, size);
+			nlfs_fs_close(fs);
+			st = state_of(after, 1024);
+			ck_assert_msg(st == 0 || st == 1, "crash at write %llu (mode %d): checkpoint %llu",
+				      (unsigned long long)k, mode, (unsigned long long)st);
+			if (k == 1 && mode == 2)   /* only the secondary written */
+				ck_assert_uint_eq(st, 1);
+			if (finished)
+				ck_assert_uint_eq(st, 1);
+			seen[st == 1]++;
+			nlfs_io_close(after);
+		}
+	}
+	ck_assert_uint_gt(seen[0], 0);
+	ck_assert_uint_gt(seen[1], 0);
 	nlfs_io_close(io);
 }
 END_TEST
@@ -681,13 +768,7 @@ START_TEST(test_crash_gc)
 			uint64_t cno;
 			int rc;
 
-			ck_assert_int_eq(nlfs_io_open_fault(lower, &fio), 0);
-			if (mode == 0)
-				nlfs_io_fault_tear_write(fio, k, 700);
-			else if (mode == 1)
-				nlfs_io_fault_tear_write(fio, k, SIZE_MAX);
-			else
-				nlfs_io_fault_fail_write(fio, k);
+			fio = fault_at(lower, k, mode, 700);
 			rc = nlfs_gc_offline(fio, &p, &st, &err);
 			if (rc == 0 && mode == 2)
 				finished = true;
@@ -727,6 +808,7 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
+	tcase_add_test(tc, test_crash_rollback);
 	tcase_add_test(tc, test_rewrite_dir);
 	tcase_add_test(tc, test_crash_rewrite_dir);
 	suite_add_tcase(s, tc);
