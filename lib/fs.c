@@ -165,7 +165,8 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	free(fs->rf);
 	fs->rf = NULL;
 	fs->nrf = 0;
-	fs->dat_cache_blkoff = UINT64_MAX;
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
+		fs->dat_cache[i].blkoff = UINT64_MAX;   /* blocks of another DAT */
 	fs->cursor_known = false;
 	if (!fs->sr && !(fs->sr = malloc(bs)))
 		return -ENOMEM;
