@@ -4,6 +4,7 @@
 # progress lines.
 set -u
 top_builddir=${top_builddir:-.}
+fsck_tests=$(cd "$(dirname "$0")" && pwd)
 fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
 corrupt=$(cd "$top_builddir" && pwd)/tests/fsck/corrupt
 undo=$(cd "$top_builddir" && pwd)/nilfs-undo
@@ -14,21 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 pass=0 fail=0
 
-# expect WANT-STATUS PATTERN DESCRIPTION -- COMMAND...: status and a line of output
-expect() {
-	want=$1 pat=$2 what=$3
-	shift 4
-	"$@" >out 2>&1
-	rc=$?
-	if [ "$rc" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" out; }; then
-		pass=$((pass + 1))
-		echo "ok: $what"
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $what: exit $rc (want $want), output:"
-		cat out
-	fi
-}
+. "$fsck_tests/expect.sh"
 
 truncate -s 256M good.img && "$MKFS" -q -f good.img >/dev/null || exit 1
 cp --sparse=always good.img bad.img && "$corrupt" dat_desc bad.img || exit 1

@@ -5,6 +5,7 @@
 # kernel reports "error -22 while searching super root" and does not mount).
 set -u
 top_builddir=${top_builddir:-.}
+fsck_tests=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-.}
 fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
 dump=$(cd "$top_builddir" && pwd)/dump.nilfs2
@@ -23,18 +24,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; [ -f out ] && cat out; }
 
-# expect WANT-STATUS PATTERN DESCRIPTION -- COMMAND...: status and a line of output
-expect() {
-	want=$1 pat=$2 what=$3
-	shift 4
-	"$@" >out 2>&1
-	rc=$?
-	if [ "$rc" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" out; }; then
-		ok "$what"
-	else
-		bad "$what: exit $rc (want $want), output:"
-	fi
-}
+. "$fsck_tests/expect.sh"
 
 # the fields of one copy in "dump.nilfs2 super", without the ones the
 # kernel lets differ between the copies (cursor, free blocks, times, state, CRC)
