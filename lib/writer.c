@@ -370,8 +370,8 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
  * block.  The logs after the super root are left where they are, past the
  * usage count of the super root's segment: until the new super root is
  * written they are there for the kernel's roll-forward, and afterwards
- * nothing refers to them.  Logs that spill into further segments are not
- * handled (the kernel would have to be left to it). */
+ * nothing refers to them.  When they spill into further segments, the
+ * construction starts in a new clean segment instead. */
 static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		      struct nlfs_logw_pos *pos, struct nlfs_err *err)
 {
@@ -381,12 +381,36 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 
 	if (rc)
 		return rc;
-	if (t.nsegs)
-		return nlfs_err_set(err, -ENOTSUP, nlfs_seg_start(&w->geo, t.segs[0]),
-				    "%s: the logs after the super root reach segment %llu; "
-				    "offline roll-forward handles them only inside the super "
-				    "root's segment (mounting the volume rolls them forward)",
-				    nlfs_io_name(w->io), (unsigned long long)t.segs[0]);
+	if (t.nsegs) {
+		/* They spill into further segments: those stay as they are until
+		 * the new super root is written (in use, so nothing is placed in
+		 * them), and are freed with it, as a cleaner's victims are:
+		 * nothing the new state holds lies in them. */
+		for (size_t i = 0; i < t.nsegs; i++) {
+			rc = su_entry(w, t.segs[i], &su, err);
+			if (!rc && !su->su_flags)
+				rc = su_set(w, t.segs[i], NLFS_SEGMENT_USAGE_DIRTY, err);
+			if (!rc && NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+				rc = -ENOMEM;
+			if (rc)
+				return rc;
+			w->victims[w->nvictims++] = t.segs[i];
+		}
+		rc = su_entry(w, t.nextseg, &su, err);
+		if (!rc && !su->su_flags)
+			rc = su_set(w, t.nextseg, NLFS_SEGMENT_USAGE_DIRTY, err);
+		if (!rc && NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+			rc = -ENOMEM;
+		if (rc)
+			return rc;
+		w->victims[w->nvictims++] = t.nextseg;
+		rc = seg_alloc(w, true, &pos->seg, err);
+		if (!rc)
+			rc = seg_alloc(w, true, &pos->nextseg, err);
+		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
+		pos->seq = t.seq + 1;
+		return rc;
+	}
 	pos->seg = srlog->next / w->geo.blocks_per_segment;
 	pos->pos = nlfs_seg_start(&w->geo, pos->seg);
 	pos->seq = w->fs->rec.sr_seq + 1;

@@ -660,7 +660,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	*changed = true;
 	fsck_info(c, "repairs written as checkpoint %" PRIu64, nlfs_writer_cno(r.w));
 out:
-	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT)) {
+	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT || rc == -ENOTSUP)) {
 		/* the damage is in the way of the repair itself: nothing was
 		 * written, and the problems stay reported (exit status 4) */
 		fsck_info(c, "the repairs above cannot be made on this volume; nothing was changed");
