@@ -10,11 +10,6 @@
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-static uint64_t cp_first(const struct nlfs_writer *w)
-{
-	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
-}
-
 static int cp_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint **cp,
 		    bool *created, struct nlfs_err *err)
 {

@@ -14,11 +14,6 @@
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-static uint64_t su_first(const struct nlfs_writer *w)
-{
-	return (sizeof(struct nlfs_sufile_header) + w->susz - 1) / w->susz;
-}
-
 static void set_le64(uint64_t *field, uint64_t want, uint64_t *nfixed)
 {
 	if (nlfs_le64(*field) == want)
@@ -87,11 +82,6 @@ int nlfs_writer_fix_sufile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_
 	if (nlfs_le64(h->sh_last_alloc) >= w->geo.nsegments)
 		set_le64(&h->sh_last_alloc, nlfs_logw_position(w->lw).nextseg, nfixed);
 	return 0;
-}
-
-static uint64_t cp_first(const struct nlfs_writer *w)
-{
-	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
 }
 
 int nlfs_writer_fix_cpfile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_err *err)

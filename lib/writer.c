@@ -112,11 +112,6 @@ static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_e
 
 /* ---- sufile ---- */
 
-static uint64_t su_first(const struct nlfs_writer *w)
-{
-	return (sizeof(struct nlfs_sufile_header) + w->susz - 1) / w->susz;
-}
-
 static int su_entry(struct nlfs_writer *w, uint64_t segnum, struct nlfs_segment_usage **su,
 		    struct nlfs_err *err)
 {

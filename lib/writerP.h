@@ -206,6 +206,17 @@ int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
 
 int nlfs_writer_blocksize(const struct nlfs_writer *w);
 struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
+/* the first entry slot after the header of the sufile and of the cpfile */
+static inline uint64_t su_first(const struct nlfs_writer *w)
+{
+	return (sizeof(struct nlfs_sufile_header) + w->susz - 1) / w->susz;
+}
+
+static inline uint64_t cp_first(const struct nlfs_writer *w)
+{
+	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
+}
+
 static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 {
 	return wf->ndirty != 0;
