@@ -7,7 +7,9 @@
 #     sparse IMG_GIB (default 8) GiB image each from it.
 #  3. Wall time and peak memory (max RSS, GNU time's %M) of
 #     `fsck.nilfs2 -fn` against `e2fsck -fn`, as ratios.
-#     Targets: time <= 0.5, memory <= 1.0.
+#     Targets: time <= 0.5, memory <= 1.0.  Also the time of
+#     `fsck.nilfs2 -fn --check-data`, which verifies every log's data
+#     checksum and so reads every block in use (e2fsck has nothing like it).
 #  4. Two floors, read once in disk order by bench/fsck-floor.c (which
 #     lists the blocks with the library): the NILFS image's metadata, every
 #     block that is not regular-file data (superblocks, summaries, super
@@ -19,7 +21,8 @@
 # Every timed run starts with a cold cache: caches are dropped (as root,
 # sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
 # to run otherwise.  The four timings run in turn RUNS (default 2) times;
-# the best time and the largest RSS of each are kept.
+# the best time and the largest RSS of each are kept.  CHECK_DATA=0 skips
+# the --check-data runs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -28,6 +31,7 @@ fsck=${FSCK:-$top/fsck.nilfs2}
 NFILES=${NFILES:-1000000}
 IMG_GIB=${IMG_GIB:-8}
 RUNS=${RUNS:-2}
+CHECK_DATA=${CHECK_DATA:-1}
 mke2fs=$(PATH=/usr/sbin:/sbin:$PATH command -v mke2fs)
 e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck)
 gtime=/usr/bin/time
@@ -81,6 +85,7 @@ echo "== cold runs, best of $RUNS each" >&2
 i=0
 while [ $i -lt "$RUNS" ]; do
 	run nilfs "$fsck" -fn "$n_img"
+	[ "$CHECK_DATA" = 0 ] || run nilfs_data "$fsck" -fn --check-data "$n_img"
 	run ext4 "$e2fsck" -fn "$e_img"
 	run meta "$work/fsck-floor" read "$n_img" "$work/meta.runs"
 	run logs "$work/fsck-floor" read "$n_img" "$work/logs.runs"
@@ -100,6 +105,11 @@ printf 'e2fsck -fn:      %6.2f s  %7d KiB max RSS   (%s)\n' "$e_t" "$e_m" \
 	"$(grep files "$work/ext4.out" | sed 's/^[^:]*: //')"
 printf 'ratio fsck.nilfs2 / e2fsck: time %.3f (target <= 0.5)  memory %.3f (target <= 1.0)\n' \
 	"$(echo "$n_t / $e_t" | bc -l)" "$(echo "$n_m / $e_m" | bc -l)"
+if [ "$CHECK_DATA" != 0 ]; then
+	d_t=$(best nilfs_data) d_m=$(peak nilfs_data)
+	printf 'fsck.nilfs2 -fn --check-data: %6.2f s  %7d KiB max RSS   (ratio to e2fsck: time %.3f)\n' \
+		"$d_t" "$d_m" "$(echo "$d_t / $e_t" | bc -l)"
+fi
 printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
 printf 'floor, whole logs (%s, what the data checksums need): %.2f s\n' "$(cat "$work/logs.txt")" "$l_t"
 printf 'ratio fsck.nilfs2 / floor: metadata %.2f  whole logs %.2f\n' \

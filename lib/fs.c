@@ -54,12 +54,19 @@ static int read_log_blocks(struct nlfs_fs *fs, uint64_t start, uint32_t first, u
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		  void **summary, struct nlfs_err *err)
 {
+	return nlfs_log_read_flags(fs, start, log, summary, 0, err);
+}
+
+int nlfs_log_read_flags(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
+			void **summary, unsigned flags, struct nlfs_err *err)
+{
 	const struct nlfs_geometry *g = &fs->geo;
 	uint32_t bs = g->blocksize;
 	uint64_t seg = start / g->blocks_per_segment;
 	uint32_t chunk_blocks = LOG_READ_CHUNK / bs ? LOG_READ_CHUNK / bs : 1;
+	bool whole = !(flags & NLFS_LOG_READ_SUMMARY_ONLY);
 	uint8_t *buf, *big = NULL;
-	uint32_t crc, sumcrc;
+	uint32_t crc = 0, sumcrc, nread;
 	size_t sumlen;
 	int rc;
 
@@ -87,7 +94,8 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 	/* one pass over the log: ss_datasum covers it all after its first 4
 	 * bytes, ss_sumsum the summary area [8, ss_sumbytes) */
 	sumlen = log->sumbytes;
-	crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
+	if (whole)
+		crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
 	sumcrc = nlfs_crc32(fs->crc_seed, buf + 8, (sumlen < bs ? sumlen : bs) - 8);
 	if (summary) {
 		uint8_t *s = malloc(nlfs_summary_blocks(log, bs) * (size_t)bs);
@@ -99,21 +107,24 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		memcpy(s, buf, bs);
 		*summary = s;
 	}
-	if (chunk_blocks > log->nblocks - 1)
-		chunk_blocks = log->nblocks - 1;
+	/* without the data checksum only the summary blocks are needed */
+	nread = whole ? log->nblocks : nlfs_summary_blocks(log, bs);
+	if (chunk_blocks > nread - 1)
+		chunk_blocks = nread - 1;
 	if (chunk_blocks > 1) {
 		big = malloc((size_t)chunk_blocks * bs);
 		if (!big)
 			chunk_blocks = 1;   /* one block at a time still works */
 	}
-	for (uint32_t i = 1; i < log->nblocks;) {
-		uint32_t n = log->nblocks - i < chunk_blocks ? log->nblocks - i : chunk_blocks;
+	for (uint32_t i = 1; i < nread;) {
+		uint32_t n = nread - i < chunk_blocks ? nread - i : chunk_blocks;
 		uint8_t *p = big ? big : buf;
 
 		rc = read_log_blocks(fs, start, i, n, p, err);
 		if (rc)
 			goto out;
-		crc = nlfs_crc32(crc, p, (size_t)n * bs);
+		if (whole)
+			crc = nlfs_crc32(crc, p, (size_t)n * bs);
 		for (uint32_t j = 0; j < n; j++) {
 			size_t at = (size_t)(i + j) * bs;
 
@@ -126,7 +137,8 @@ int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		}
 		i += n;
 	}
-	log->datasum_ok = crc == log->datasum;
+	log->datasum_checked = whole;
+	log->datasum_ok = whole && crc == log->datasum;
 	log->sumsum_ok = sumcrc == log->sumsum;
 	rc = 0;
 out:

@@ -80,6 +80,7 @@ struct nlfs_log {
 	uint32_t nblocks, nfinfo, sumbytes;
 	uint16_t flags;
 	uint32_t datasum, sumsum;
+	bool datasum_checked;  /* false after NLFS_LOG_READ_SUMMARY_ONLY */
 	bool datasum_ok, sumsum_ok;
 };
 
@@ -142,6 +143,12 @@ uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
  * SUMMARY, if not NULL, receives a malloc'd copy of the summary area. */
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
 		  void **summary, struct nlfs_err *err);
+/* The same with FLAGS: NLFS_LOG_READ_SUMMARY_ONLY reads the summary blocks
+ * alone and leaves ss_datasum unverified (datasum_checked false), for a
+ * check of the metadata that need not read every data block. */
+#define NLFS_LOG_READ_SUMMARY_ONLY 1u
+int nlfs_log_read_flags(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
+			void **summary, unsigned flags, struct nlfs_err *err);
 
 /* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it. */
 int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,

@@ -55,6 +55,7 @@ struct fsck_opts {
 	const char *device;
 	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
 	bool rollback;             /* --rollback: back to the newest super root that holds up */
+	bool check_data;           /* --check-data: every log's ss_datasum, not only the recent ones */
 };
 
 /* what pass 2 learnt about each segment */
@@ -91,6 +92,7 @@ struct fsck {
 	bool changed;                          /* a repair wrote to the device */
 
 	/* statistics for the summary line */
+	uint64_t nlogs_datasum;                /* logs whose data checksum was verified */
 	uint64_t nlogs, nsegs_used, ninodes, ndirs, nfiles_blocks, ncps_checked;
 	uint64_t ncheckpoints, nsnapshots;
 };
@@ -159,9 +161,12 @@ struct fsck_cp {
 	struct fsck_bitmap visited;    /* reached (and checked) */
 	struct fsck_bitmap isdir;
 	uint16_t *nref;                /* directory records naming each inode */
-	uint8_t *iblock;               /* one cached ifile block */
-	uint64_t iblock_off;
-	bool iblock_hole;
+	/* ifile blocks read lately, slot blkoff % FSCK_ICACHE: the tree walk
+	 * comes back to the same few blocks, one read each saves a syscall */
+#define FSCK_ICACHE 256
+	uint8_t *iblock;               /* FSCK_ICACHE blocks */
+	uint64_t iblock_off[FSCK_ICACHE];
+	bool iblock_hole[FSCK_ICACHE];
 	uint64_t nblocks;              /* blocks of all its files, for cp_blocks_count */
 	uint64_t nchecked;
 	uint64_t ninuse;

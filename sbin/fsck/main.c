@@ -27,6 +27,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
 #include "fsck.h"
+#include "readahead.h"
 #include "repair.h"
 
 volatile sig_atomic_t fsck_cancel_requested;
@@ -57,6 +58,9 @@ static void usage(FILE *out)
 	      " -C, --progress <fd>      write progress lines to file descriptor fd\n"
 	      "     --checkpoints <which>  check the latest checkpoint, every snapshot\n"
 	      "                          too, or every checkpoint: latest|snapshots|all\n"
+	      "     --check-data         verify the data checksum of every log, which\n"
+	      "                          reads every block in use (by default only the\n"
+	      "                          logs the kernel's recovery reads are verified)\n"
 	      "     --json               print a JSON summary on standard output\n"
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
@@ -88,7 +92,7 @@ static int set_mode(struct fsck_opts *o, enum fsck_mode m)
 /* 0 to go on, else the exit status */
 static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 {
-	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK };
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK, OPT_CHECK_DATA };
 	static const struct option longopts[] = {
 		{ "no", no_argument, NULL, 'n' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -98,6 +102,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		{ "progress", required_argument, NULL, 'C' },
 		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "check-data", no_argument, NULL, OPT_CHECK_DATA },
 		{ "undo-file", required_argument, NULL, 'z' },
 		{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,6 +147,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 				return bad_usage("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
 			break;
 		case OPT_JSON: o->json = true; break;
+		case OPT_CHECK_DATA: o->check_data = true; break;
 		case 'z': o->undo_file = optarg; break;
 		case OPT_ROLLBACK: o->rollback = true; break;
 		case 'h':
@@ -246,6 +252,7 @@ static void reset_results(struct fsck *c)
  * it found), else the exit status. */
 static int check_volume(struct fsck *c, struct nlfs_io *io)
 {
+	struct fsck_readahead *ra;
 	struct nlfs_err err;
 	int rc = pass_sb(c, io);
 
@@ -266,8 +273,10 @@ static int check_volume(struct fsck *c, struct nlfs_io *io)
 	c->g = nlfs_fs_geometry(c->fs);
 	c->sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
 	c->latest_cno = nlfs_fs_recovery(c->fs)->cno;
+	fsck_readahead_start(c->o.device, &ra);
 	pass_sb_cursor(c);
 	run_checks(c);
+	fsck_readahead_stop(ra);
 	return 0;
 }
 

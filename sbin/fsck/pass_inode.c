@@ -233,30 +233,34 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 	uint64_t blkoff;
 	uint32_t byteoff;
 	struct nlfs_err err;
+	uint8_t *block;
+	unsigned slot;
 
 	nlfs_palloc_locate(bs, c->g->inode_size, ino, &blkoff, &byteoff);
-	if (blkoff != cp->iblock_off) {
-		cp->iblock_off = UINT64_MAX;
-		if (nlfs_file_read_block(c->fs, &cp->ifile, blkoff, cp->iblock, &cp->iblock_hole,
+	slot = blkoff % FSCK_ICACHE;
+	block = cp->iblock + (size_t)slot * bs;
+	if (blkoff != cp->iblock_off[slot]) {
+		cp->iblock_off[slot] = UINT64_MAX;
+		if (nlfs_file_read_block(c->fs, &cp->ifile, blkoff, block, &cp->iblock_hole[slot],
 					 &err)) {
 			fsck_lib_problem(c, PR_IFILE_HOLE, &err,
 					 "checkpoint %" PRIu64 ": ifile block %" PRIu64 " (inode %" PRIu64 ")",
 					 cp->cno, blkoff, ino);
 			return -1;
 		}
-		cp->iblock_off = blkoff;
-		if (cp->iblock_hole)
+		cp->iblock_off[slot] = blkoff;
+		if (cp->iblock_hole[slot])
 			fsck_problem(c, PR_IFILE_HOLE,
 				     "checkpoint %" PRIu64 ": ifile block %" PRIu64
 				     " is missing but holds inodes in use (first: %" PRIu64 ")",
 				     cp->cno, blkoff, ino);
 	}
-	if (cp->iblock_hole)
+	if (cp->iblock_hole[slot])
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->ino = ino;
 	out->cno = cp->cno;
-	memcpy(&out->inode, cp->iblock + byteoff, sizeof(out->inode));
+	memcpy(&out->inode, block + byteoff, sizeof(out->inode));
 	return 0;
 }
 
@@ -381,7 +385,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 {
 	uint32_t bs = c->g->blocksize;
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
-	struct fsck_cp cp = { .cno = cno, .iblock_off = UINT64_MAX };
+	struct fsck_cp cp = { .cno = cno };
 	struct fsck_file_check fc = { 0 };
 	struct nlfs_checkpoint ck;
 	struct nlfs_err err;
@@ -417,7 +421,9 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
 	cp.max_ino = ngroups * (uint64_t)bs * 8;
 	cp.nblocks = fc.nblocks;
-	cp.iblock = malloc(bs);
+	cp.iblock = malloc((size_t)FSCK_ICACHE * bs);
+	for (unsigned i = 0; i < FSCK_ICACHE; i++)
+		cp.iblock_off[i] = UINT64_MAX;
 	cp.nref = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.nref));
 	if (!cp.iblock || !cp.nref || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||

@@ -204,6 +204,26 @@ static void untrusted(struct fsck *c, uint64_t from, uint64_t to)
 	}
 }
 
+/* The data checksum covers every block of a log, file data included, so
+ * verifying it everywhere means reading the whole volume.  By default it is
+ * verified where a crash tears logs and the kernel's recovery verifies it:
+ * from the superblock's cursor on (the log holding the latest super root
+ * and those after it); --check-data verifies it everywhere. */
+static int read_log(struct fsck *c, uint64_t p, struct nlfs_log *log, void **summary,
+		    struct nlfs_err *err)
+{
+	int rc;
+
+	if (c->o.check_data)
+		return nlfs_log_read(c->fs, p, log, summary, err);
+	rc = nlfs_log_read_flags(c->fs, p, log, summary, NLFS_LOG_READ_SUMMARY_ONLY, err);
+	if (rc || log->seq < nlfs_le64(c->sb->s_last_seq))
+		return rc;
+	free(*summary);
+	*summary = NULL;
+	return nlfs_log_read(c->fs, p, log, summary, err);
+}
+
 static void check_segment(struct fsck *c, uint64_t seg)
 {
 	const struct nlfs_geometry *g = c->g;
@@ -218,7 +238,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		void *summary = NULL;
 		uint64_t nextseg;
 		uint32_t payload;
-		int rc = nlfs_log_read(c->fs, p, &log, &summary, &err);
+		int rc = read_log(c, p, &log, &summary, &err);
 
 		if (rc) {
 			if (fsck_is_format_error(rc)) {
@@ -268,7 +288,9 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		if (!log.sumsum_ok)
 			fsck_problem(c, PR_LOG_SUMSUM, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": summary checksum 0x%08x is wrong", seg, p, log.sumsum);
-		if (!log.datasum_ok)
+		if (log.datasum_checked)
+			c->nlogs_datasum++;
+		if (log.datasum_checked && !log.datasum_ok)
 			fsck_problem(c, PR_LOG_DATASUM, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": data checksum 0x%08x is wrong", seg, p, log.datasum);
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
@@ -387,16 +409,20 @@ static bool has_logs(const struct fsck *c, uint64_t seg)
 }
 
 /* the next segment with logs after SEG (g->nsegments: none); its blocks are
- * asked for now so the disk reads them while SEG's checksums are computed */
+ * asked for now so the disk reads them while SEG is checked */
 static uint64_t prefetch_next(struct fsck *c, uint64_t seg)
 {
 	const struct nlfs_geometry *g = c->g;
 
 	while (++seg < g->nsegments && !has_logs(c, seg))
 		;
+	/* without --check-data only summaries are read: ask for the head of
+	 * the segment, where its first log's summary is */
 	if (seg < g->nsegments)
 		nlfs_io_prefetch(nlfs_fs_io(c->fs), nlfs_seg_start(g, seg) * g->blocksize,
-				 (uint64_t)c->segs[seg].su_nblocks * g->blocksize);
+				 (uint64_t)(c->o.check_data ? c->segs[seg].su_nblocks :
+					    c->segs[seg].su_nblocks < 32 ? c->segs[seg].su_nblocks : 32) *
+				 g->blocksize);
 	return seg;
 }
 

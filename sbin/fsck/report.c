@@ -175,11 +175,12 @@ void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 		(unsigned long long)c->nerrors, (unsigned long long)c->nwarnings);
 	fprintf(out, ",\"checkpoint\":%llu,\"checkpoints_checked\":%llu,\"checkpoints\":%llu,"
 		"\"snapshots\":%llu,\"segments_in_use\":%llu,\"logs\":%llu,\"inodes\":%llu,"
-		"\"directories\":%llu",
+		"\"directories\":%llu,\"logs_data_checksum_verified\":%llu",
 		(unsigned long long)c->latest_cno, (unsigned long long)c->ncps_checked,
 		(unsigned long long)c->ncheckpoints, (unsigned long long)c->nsnapshots,
 		(unsigned long long)c->nsegs_used, (unsigned long long)c->nlogs,
-		(unsigned long long)c->ninodes, (unsigned long long)c->ndirs);
+		(unsigned long long)c->ninodes, (unsigned long long)c->ndirs,
+		(unsigned long long)c->nlogs_datasum);
 	fputs(",\"counts\":{", out);
 	for (int i = 0; i < PR_COUNT; i++) {
 		if (!c->pr_count[i])

@@ -461,7 +461,15 @@ static void c_sb_cursor_cno(void)
 
 static void c_log_magic(void) { edit(nth_log(0, 2), 8, 4, 0xdeadbeef, 0); }
 static void c_log_sumsum(void) { uint64_t p = nth_log(0, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
+/* an old log's data checksum: only --check-data reads its data */
 static void c_log_datasum(void) { uint64_t p = nth_log(0, 1); edit(p, 0, 4, peek(p, 0, 4) ^ 0x10, 0); }
+/* the latest super root's log: the kernel's recovery reads it, so does every check */
+static void c_log_datasum_latest(void)
+{
+	uint64_t p = nlfs_fs_recovery(fs)->sr_log;
+
+	edit(p, 0, 4, peek(p, 0, 4) ^ 0x10, 0);
+}
 static void c_log_seq(void) { uint64_t p = nth_log(0, 2); edit(p, SS_SEQ, 8, peek(p, SS_SEQ, 8) + 7, 1); }
 static void c_log_next(void) { uint64_t p = nth_log(0, 2); edit(p, SS_NEXT, 8, 5 * g->blocks_per_segment, 1); }
 static void c_log_flags_unknown(void) { uint64_t p = nth_log(0, 1); edit(p, SS_FLAGS, 2, peek(p, SS_FLAGS, 2) | 0x100, 1); }
@@ -853,7 +861,8 @@ static const struct kase cases[] = {
 	K(sb_error_state, "mkfs"), K(sb_feature, "mkfs"), K(sb_cursor_seq, "mkfs"),
 	K(sb_other_cursor, "kernel"), K(sb_cursor_cno, "kernel"), K(sb_cursor_old, "kernel"),
 	K(sr_latest_datasum, "kernel"),
-	K(log_magic, "kernel"), K(log_sumsum, "kernel"), K(log_datasum, "kernel"),
+	K(log_magic, "kernel"), K(log_sumsum, "kernel"), KO(log_datasum, "kernel", "--check-data"),
+	K(log_datasum_latest, "kernel"),
 	K(log_seq, "kernel"), K(log_next, "kernel"), K(log_flags_unknown, "kernel"),
 	K(log_sr_noend, "kernel"), K(log_cno, "kernel"), K(log_sr_crc, "kernel"),
 	K(log_finfo_nblocks, "kernel"), K(log_finfo_cno, "kernel"), K(log_binfo_zero, "kernel"),

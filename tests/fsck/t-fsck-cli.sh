@@ -37,6 +37,9 @@ expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img
 expect 0 '^good.img: clean, 2 inodes, 1 checkpoints$' "-p on a good volume" -- "$fsck" -p good.img
 expect 0 'clean$' "-f -v on a good volume" -- "$fsck" -n -f -v good.img
 expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
+# mkfs writes one log, at the log cursor: its data checksum is verified either way
+expect 0 '"logs":1,.*"logs_data_checksum_verified":1,' "--json: data checksums verified" -- "$fsck" -n --json good.img
+expect 0 '"logs_data_checksum_verified":1,' "--check-data --json" -- "$fsck" -n --check-data --json good.img
 # repairs: -y fixes, -p fixes what is safe, and refuses the rest untouched
 cp --sparse=always bad.img y.img
 expect 1 'repaired$' "-y on a damaged volume" -- "$fsck" -y y.img

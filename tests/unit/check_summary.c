@@ -92,6 +92,30 @@ START_TEST(wrong_sumsum_is_reported_separately_from_datasum)
 }
 END_TEST
 
+START_TEST(summary_only_read_leaves_datasum_unchecked)
+{
+	struct nlfs_io *io = testimg_create();
+	uint8_t *d = log_at(io, TESTIMG_LOG);
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_log whole, head;
+	void *s1 = NULL, *s2 = NULL;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	d[TESTIMG_BS + 100] ^= 0x40;   /* a payload block changes after the open */
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &whole, &s1, &err), 0);
+	ck_assert(whole.datasum_checked && !whole.datasum_ok && whole.sumsum_ok);
+	ck_assert_int_eq(nlfs_log_read_flags(fs, TESTIMG_LOG, &head, &s2, NLFS_LOG_READ_SUMMARY_ONLY,
+					     &err), 0);
+	ck_assert(!head.datasum_checked && !head.datasum_ok && head.sumsum_ok);
+	ck_assert_uint_eq(head.nblocks, whole.nblocks);
+	ck_assert_mem_eq(s1, s2, whole.sumbytes);
+	free(s1);
+	free(s2);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 START_TEST(finfo_claiming_too_many_blocks_is_corrupt)
 {
 	struct nlfs_io *io = testimg_create();
@@ -207,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, open_finds_the_super_root);
 	tcase_add_test(tc, walk_reports_finfo_and_binfo);
 	tcase_add_test(tc, wrong_sumsum_is_reported_separately_from_datasum);
+	tcase_add_test(tc, summary_only_read_leaves_datasum_unchecked);
 	tcase_add_test(tc, finfo_claiming_too_many_blocks_is_corrupt);
 	tcase_add_test(tc, bad_datasum_fails_open_naming_the_block);
 	tcase_add_test(tc, bad_super_root_crc_fails_open);

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* readahead.h - metadata asked for ahead of the passes (readahead.c) */
+#ifndef FSCK_READAHEAD_H
+#define FSCK_READAHEAD_H
+
+struct fsck_readahead;
+
+/* Start the thread on DEVICE, read-only through a handle of its own; -1
+ * if it cannot start (the check runs the same, only slower). */
+int fsck_readahead_start(const char *device, struct fsck_readahead **out);
+/* Stop it and wait for it; RA may be NULL. */
+void fsck_readahead_stop(struct fsck_readahead *ra);
+
+#endif /* FSCK_READAHEAD_H */
