@@ -201,6 +201,13 @@ static void volume_uuid(struct nlfs_io *io, uint64_t devsize, uint8_t uuid[16])
 	}
 }
 
+static bool uuid_unknown(const uint8_t uuid[16])
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(uuid, zero, 16);
+}
+
 static void fill_header(struct undo_header *h, uint64_t devsize, const uint8_t uuid[16])
 {
 	memset(h, 0, sizeof(*h));
@@ -319,8 +326,12 @@ int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
 		goto out;
 	volume_uuid(dev, devsize, uuid);
 	fill_header(&want, devsize, uuid);
+	/* a UUID counts only where both sides had a superblock to give one:
+	 * the damage being undone may be to the superblocks themselves */
 	if (!(flags & NLFS_UNDO_FORCE) &&
-	    (want.devsize != h.devsize || memcmp(want.uuid, h.uuid, 16))) {
+	    (want.devsize != h.devsize ||
+	     (!uuid_unknown(want.uuid) && !uuid_unknown(h.uuid) &&
+	      memcmp(want.uuid, h.uuid, 16)))) {
 		rc = nlfs_err_set(err, -EXDEV, NLFS_NOWHERE,
 				  "%s: the undo file was made for another device (%s differs)",
 				  nlfs_io_name(dev), want.devsize != h.devsize ? "the size" : "the UUID");

@@ -301,7 +301,8 @@ static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uin
 			k.v[k.n++] = fs->rf[i].blkoff;
 	}
 	if (!rc) {
-		qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+		if (k.n > 1)
+			qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
 		buf = malloc(w->geo.blocksize);
 		if (!buf)
 			rc = -ENOMEM;

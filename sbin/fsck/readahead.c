@@ -112,6 +112,8 @@ static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 	ra->nblocks = 0;
 	ra->end_blkoff = 0;
 	nlfs_bmap_iterate(ra->fs, f, collect_block, &w, &err);
+	if (ra->nblocks == 0)
+		return;
 	qsort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), cmp_u64);
 	for (size_t i = 0; i < ra->nblocks; i++)
 		want(ra, ra->blocks[i]);

@@ -8,6 +8,8 @@
 #include "check_main.h"
 #include <nlfs/io.h>
 #include <nlfs/undo.h>
+#include <nlfs/endian.h>
+#include <nlfs/ondisk.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -226,6 +228,48 @@ START_TEST(undo_torn_tail_and_wrong_device)
 }
 END_TEST
 
+/* a superblock with UUID byte FILL at the primary offset of IO */
+static void put_superblock(struct nlfs_io *io, uint8_t fill)
+{
+	struct nlfs_super_block sb;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.s_magic = nlfs_cpu_to_le16(NLFS_SB_MAGIC);
+	memset(sb.s_uuid, fill, sizeof(sb.s_uuid));
+	ck_assert_int_eq(nlfs_io_write(io, &sb, sizeof(sb), NLFS_SB_OFFSET_BYTES), 0);
+}
+
+START_TEST(undo_checks_uuid_only_where_known)
+{
+	char path[] = "/tmp/nlfs-undo-XXXXXX";
+	uint64_t size = 64 * 1024;
+	struct nlfs_io *mem = patterned_mem(size, 5), *u, *dev;
+	uint8_t *before = malloc(size), junk[4096];
+	struct nlfs_undo_stats st;
+	struct nlfs_err err;
+
+	put_superblock(mem, 0xab);
+	memcpy(before, nlfs_io_mem_data(mem), size);
+	undo_path(path);
+	ck_assert_int_eq(nlfs_io_open_undo(mem, path, &u, &err), 0);
+	/* the damage takes the superblock itself: the UUID is unknown now */
+	memset(junk, 0, sizeof(junk));
+	ck_assert_int_eq(nlfs_io_write(u, junk, sizeof(junk), 0), 0);
+	ck_assert_int_eq(nlfs_io_open_mem(size, &dev), 0);
+	memcpy(nlfs_io_mem_data(dev), nlfs_io_mem_data(mem), size);
+	nlfs_io_close(u);
+	ck_assert_int_eq(nlfs_undo_apply(path, dev, 0, &st, &err), 0);
+	ck_assert_mem_eq(nlfs_io_mem_data(dev), before, size);
+	/* a device of the same size with another volume's UUID is refused */
+	put_superblock(dev, 0xcd);
+	ck_assert_int_eq(nlfs_undo_apply(path, dev, 0, &st, &err), -EXDEV);
+	ck_assert_ptr_nonnull(strstr(err.what, "UUID"));
+	unlink(path);
+	nlfs_io_close(dev);
+	free(before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("io");
@@ -238,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, unix_file_roundtrip);
 	tcase_add_test(tc, undo_puts_back_what_was_overwritten);
 	tcase_add_test(tc, undo_torn_tail_and_wrong_device);
+	tcase_add_test(tc, undo_checks_uuid_only_where_known);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
