@@ -298,6 +298,19 @@ static bool repairable(const struct fsck *c, bool *all)
 	return any || c->o.rollback;
 }
 
+/* The device for checking, read-only.  0 or the exit status of an
+ * operational failure (reported). */
+static int open_for_check(struct fsck *c, struct nlfs_io **out)
+{
+	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDONLY, out);
+
+	if (rc) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c->o.device, nlfs_strerror(rc));
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	return 0;
+}
+
 /* The device for writing, through the undo file if -z names one; kept
  * open across repair rounds (the undo file saves each block once). */
 static int open_for_repair(struct fsck *c, struct nlfs_io **out)
@@ -361,7 +374,7 @@ int main(int argc, char **argv)
 	bool done, mounted, ro, all = true;
 	char where[4096];
 	const char *status;
-	int rc, ex;
+	int ex;
 
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
@@ -391,9 +404,7 @@ int main(int argc, char **argv)
 			ro ? "the result holds as of the last log written" :
 			     "logs written meanwhile may show up as problems");
 	}
-	rc = nlfs_io_open_unix(c.o.device, NLFS_IO_RDONLY, &io);
-	if (rc) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c.o.device, nlfs_strerror(rc));
+	if (open_for_check(&c, &io)) {
 		fsck_report_free(&c);
 		return FSCK_EXIT_OPERATIONAL;
 	}
@@ -414,14 +425,9 @@ int main(int argc, char **argv)
 		reset_results(&c);
 		if (!ex) {
 			fsck_info(&c, "checking again after the repairs");
-			rc = nlfs_io_open_unix(c.o.device, NLFS_IO_RDONLY, &io);
-			if (rc) {
-				fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c.o.device,
-					nlfs_strerror(rc));
-				ex = FSCK_EXIT_OPERATIONAL;
-			} else {
+			ex = open_for_check(&c, &io);
+			if (!ex)
 				ex = check_volume(&c, io);
-			}
 		}
 	}
 	nlfs_io_close(rw);

@@ -242,30 +242,31 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 	bool is_dot = rec->name_len == 1 && rec->name[0] == '.';
 	bool is_dotdot = rec->name_len == 2 && rec->name[0] == '.' && rec->name[1] == '.';
 	char what[PATH_MAX_NAME], child[PATH_MAX_NAME];
+	/* the directory's name, built only for a message: records are many */
+#define WHAT cp_name(cp, fr->ino, w->path, what, sizeof(what))
 	struct nlfs_file f;
 	uint16_t mode;
 	size_t pathlen = fr->pathlen;
 
 	fr->nrec++;
 	w->path[pathlen] = 0;
-	cp_name(cp, fr->ino, w->path, what, sizeof(what));
 	if (rec->ino == 0)
 		return;   /* an unused record */
 	if (rec->name_len == 0) {
 		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": entry for inode %" PRIu64 " has an empty name",
-			     what, fr->blk, rec->ino);
+			     WHAT, fr->blk, rec->ino);
 		return;
 	}
 	if (idx == 0) {
 		if (is_dot) {
 			fr->dot = true;
 			if (rec->ino != fr->ino)
-				fsck_problem(c, PR_DIR_DOT, "%s: '.' names inode %" PRIu64, what, rec->ino);
+				fsck_problem(c, PR_DIR_DOT, "%s: '.' names inode %" PRIu64, WHAT, rec->ino);
 			else if (cp->nref[fr->ino] < UINT16_MAX)
 				cp->nref[fr->ino]++;
 			return;
 		}
-		fsck_problem(c, PR_DIR_DOT, "%s: first entry is '%.*s', not '.'", what,
+		fsck_problem(c, PR_DIR_DOT, "%s: first entry is '%.*s', not '.'", WHAT,
 			     (int)rec->name_len, rec->name);
 	} else if (idx == 1) {
 		if (is_dotdot) {
@@ -275,28 +276,28 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 			if (fr->parent && rec->ino != fr->parent)
 				fsck_problem(c, PR_DIR_DOTDOT,
 					     "%s: '..' names inode %" PRIu64 ", but the directory is in inode %" PRIu64,
-					     what, rec->ino, fr->parent);
+					     WHAT, rec->ino, fr->parent);
 			if (to < cp->max_ino && cp->nref[to] < UINT16_MAX)
 				cp->nref[to]++;
 			return;
 		}
-		fsck_problem(c, PR_DIR_DOTDOT, "%s: second entry is '%.*s', not '..'", what,
+		fsck_problem(c, PR_DIR_DOTDOT, "%s: second entry is '%.*s', not '..'", WHAT,
 			     (int)rec->name_len, rec->name);
 	}
 	if (is_dot || is_dotdot) {
 		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": another '%s' entry (inode %" PRIu64 ")",
-			     what, fr->blk, is_dot ? "." : "..", rec->ino);
+			     WHAT, fr->blk, is_dot ? "." : "..", rec->ino);
 		return;
 	}
 	if (memchr(rec->name, '/', rec->name_len) || memchr(rec->name, 0, rec->name_len))
 		fsck_problem(c, PR_DIR_NAME, "%s: entry '%.*s' (inode %" PRIu64 ") has '/' or NUL in its name",
-			     what, (int)rec->name_len, rec->name, rec->ino);
+			     WHAT, (int)rec->name_len, rec->name, rec->ino);
 	if (names_add(&fr->names, rec->name, rec->name_len))
-		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' (inode %" PRIu64 ")", what,
+		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' (inode %" PRIu64 ")", WHAT,
 			     (int)rec->name_len, rec->name, rec->ino);
 	if (rec->ino >= cp->max_ino || !fsck_bit_test(&cp->alloc, rec->ino)) {
 		fsck_problem(c, PR_DIR_FREE_INODE, "%s: entry '%.*s' names inode %" PRIu64 ", which is not in use",
-			     what, (int)rec->name_len, rec->name, rec->ino);
+			     WHAT, (int)rec->name_len, rec->name, rec->ino);
 		fix_note_dirent(c, cp->cno, fr->ino, rec->ino, 0);
 		return;
 	}
@@ -325,9 +326,11 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 	fsck_bit_set(&cp->visited, rec->ino);
 	if (check_inode(c, cp, &f, w->path) && (mode & 0170000) == 0040000) {
 		if (push(w, &f, fr->ino, strlen(w->path)))
-			fsck_problem(c, PR_IO, "%s: out of memory", what);
+			fsck_problem(c, PR_IO, "%s: out of memory",
+				     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
 	}
 }
+#undef WHAT
 
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
 	       const char *path)

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mkfs.nilfs2 -d: copy a directory tree into the first checkpoint.
- * Directories are written breadth-first per level (a directory's entries,
- * then its files, then its subdirectories), names sorted so the same tree
- * gives the same image.  Hard links inside the tree share one inode and
- * get the number of links found in the tree.
+ * Two walks of the tree in the same order (a directory's entries, then
+ * its files, then its subdirectories, names sorted so the same tree gives
+ * the same image): the first writes every directory, symbolic link and
+ * special file and gives every name its inode number, the second writes
+ * the regular files' data.  The tree's metadata thus lies together at the
+ * start of the log, in the order a checker walking the tree reads it,
+ * instead of one directory block between every few files' data.  Hard
+ * links inside the tree share one inode and get the number of links found
+ * in the tree.
  */
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 #include <dirent.h>
@@ -28,6 +33,7 @@ struct link_ent {
 	uint64_t nino;
 	uint32_t links;
 	bool used;
+	bool data_written;         /* by the second walk */
 };
 
 struct pop {
@@ -41,6 +47,8 @@ struct pop {
 	size_t pathcap;
 	char *errbuf;
 	size_t errlen;
+	uint64_t *files;           /* regular files' inode numbers, walk order */
+	size_t nfiles, capfiles, next_file;
 };
 
 struct child {
@@ -163,6 +171,9 @@ static int list_dir(struct pop *p, int dfd, struct child **out, size_t *count)
 			close(fd);
 		return fail(p, rc, "cannot read directory");
 	}
+	/* the descriptor's offset is shared with DFD, which the second walk
+	 * lists again */
+	rewinddir(d);
 	errno = 0;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -336,6 +347,21 @@ static int copy_nondir(struct pop *p, int dfd, const struct child *c)
 	return rc;
 }
 
+static int remember_file(struct pop *p, uint64_t ino)
+{
+	if (p->nfiles == p->capfiles) {
+		size_t cap = p->capfiles ? p->capfiles * 2 : 1024;
+		uint64_t *f = realloc(p->files, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		p->files = f;
+		p->capfiles = cap;
+	}
+	p->files[p->nfiles++] = ino;
+	return 0;
+}
+
 static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 		    uint64_t parent)
 {
@@ -407,7 +433,58 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 				}
 				rc = copy_dir(p, fd, &c[i].st, c[i].ino, ino);
 				close(fd);
+			} else if (S_ISREG(c[i].st.st_mode)) {
+				rc = remember_file(p, c[i].ino);
 			} else {
+				rc = copy_nondir(p, dfd, &c[i]);
+			}
+			if (!rc)
+				p->path[saved] = '\0';
+		}
+	}
+	free_children(c, n);
+	return rc;
+}
+
+/* the second walk: the regular files' data, in the first walk's order */
+static int copy_files(struct pop *p, int dfd)
+{
+	struct child *c = NULL;
+	size_t n = 0;
+	int rc = list_dir(p, dfd, &c, &n);
+
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		for (size_t i = 0; !rc && i < n; i++) {
+			bool isdir = S_ISDIR(c[i].st.st_mode);
+			size_t saved;
+
+			if (isdir != (pass == 1) || (!isdir && !S_ISREG(c[i].st.st_mode)))
+				continue;
+			if (!isdir && c[i].st.st_nlink > 1) {
+				struct link_ent *le = link_find(p, &c[i].st, false);
+
+				if (le && le->data_written)
+					continue;
+				if (le)
+					le->data_written = true;
+			}
+			rc = path_push(p, c[i].name, &saved);
+			if (rc)
+				break;
+			if (isdir) {
+				int fd = openat(dfd, c[i].name,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (fd < 0) {
+					rc = fail(p, errno, "cannot open directory");
+					break;
+				}
+				rc = copy_files(p, fd);
+				close(fd);
+			} else if (p->next_file == p->nfiles) {
+				rc = fail(p, EAGAIN, "the tree changed while it was copied");
+			} else {
+				c[i].ino = p->files[p->next_file++];
 				rc = copy_nondir(p, dfd, &c[i]);
 			}
 			if (!rc)
@@ -463,7 +540,14 @@ int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats 
 	if (fd < 0 || fstat(fd, &st)) {
 		rc = fail(&p, errno, "cannot open directory");
 	} else {
+		size_t rootlen = strlen(p.path);
+
 		rc = copy_dir(&p, fd, &st, NLFS_ROOT_INO, NLFS_ROOT_INO);
+		p.path[rootlen] = '\0';
+		if (!rc)
+			rc = copy_files(&p, fd);
+		if (!rc && p.next_file != p.nfiles)
+			rc = fail(&p, EAGAIN, "the tree changed while it was copied");
 		if (!rc)
 			rc = fix_link_counts(&p);
 	}
@@ -472,6 +556,7 @@ int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats 
 	free(p.buf);
 	free(p.path);
 	free(p.links);
+	free(p.files);
 	return rc;
 }
 
