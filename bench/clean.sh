@@ -8,8 +8,13 @@
 # of the file (hot), the rest spread over the other part (cold), with an
 # fdatasync every 4 MiB, while the cleaner runs (protection period 0,
 # thresholds 10 % / 20 %, fast steps, min_reclaimable_blocks 10 % / 1 %).
-# Cleaners: ours with timestamp, greedy and cost-benefit, and nilfs-tools'
-# nilfs_cleanerd (timestamp, its only policy) as the reference.
+# Cleaners (CLEANERS, default all four): ours with timestamp, greedy and
+# cost-benefit, and nilfs-tools' nilfs_cleanerd (timestamp, its only
+# policy) as the reference; all get the same configuration file.
+# REPEAT=N boots the guest N times (seeds SEED, SEED+1, ...; each run the
+# same writes for every cleaner) and ends with the mean, min and max.
+# CLEAN_BENCH_LOG=FILE keeps the guest's syslog, CLEAN_LOG_PRIORITY=debug
+# makes the daemons say more there.
 #
 # Printed per cleaner:
 #   user MiB     bytes the workload wrote
@@ -20,19 +25,22 @@
 #                block written by the workload: the cleaner's own write
 #                amplification (ours only)
 #   stall s      time the workload waited on ENOSPC
-# Not run by make check.  Takes several minutes.
+# Not run by make check.  One run of the four at the default 512 MiB took
+# 28 minutes on a busy two-core host (7 per cleaner); VOL_MIB=256 takes
+# about a third of that.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top}
 guest=$top/tests/kernel/guest.sh
-VOL_MIB=${VOL_MIB:-256}
+VOL_MIB=${VOL_MIB:-512}
 FILL_PCT=${FILL_PCT:-60}
 ROUNDS=${ROUNDS:-3}
 CHUNK=${CHUNK:-65536}
 HOT_SPACE=${HOT_SPACE:-10}
 HOT_WRITES=${HOT_WRITES:-90}
 SEED=${SEED:-1}
+REPEAT=${REPEAT:-1}
 ref=$(PATH=/usr/sbin:/sbin:$PATH command -v nilfs_cleanerd || true)
 
 "$guest" check-deps || exit 1
@@ -43,24 +51,19 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-clean-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/clean-workload" "$here/clean-workload.c"
 extra="$work/clean-workload $build/nilfs_cleanerd $build/nilfs-clean"
-runs="timestamp greedy cost-benefit"
-if [ -n "$ref" ]; then
+runs=${CLEANERS:-timestamp greedy cost-benefit nilfs-tools}
+case " $runs " in *" nilfs-tools "*) want_ref=1 ;; *) want_ref= ;; esac
+if [ -z "$want_ref" ]; then
+	:
+elif [ -n "$ref" ]; then
 	# another name: ours is /ktest/bin/nilfs_cleanerd in the guest
 	cp "$ref" "$work/nilfs_cleanerd_ref"
 	extra="$extra $work/nilfs_cleanerd_ref"
-	runs="$runs nilfs-tools"
 else
 	echo "nilfs-tools' nilfs_cleanerd not found: no reference run" >&2
+	runs=$(echo "$runs" | sed 's/nilfs-tools//')
 fi
 
-imgs=
-n=0
-for r in $runs; do
-	truncate -s "${VOL_MIB}M" "$work/img$n"
-	"$build/mkfs.nilfs2" -q -f -b 4096 -B 512 "$work/img$n"
-	imgs="$imgs $work/img$n"
-	n=$((n + 1))
-done
 fill=$((VOL_MIB * 1024 * 1024 / 100 * FILL_PCT / CHUNK * CHUNK))
 total=$((VOL_MIB * 1024 * 1024 * ROUNDS))
 
@@ -68,6 +71,7 @@ cat >"$work/script" <<EOF
 export PATH=/ktest/bin:\$PATH
 syslogd -n -O /tmp/messages &
 runs="$runs"
+keeplog=KEEPLOGV
 fill=$fill
 total=$total
 EOF
@@ -84,7 +88,7 @@ retry_interval		5
 use_set_suinfo
 min_reclaimable_blocks	10%
 mc_min_reclaimable_blocks	1%
-log_priority		info
+log_priority		LOGPRIO
 CONF
 set -- vda vdb vdc vdd
 for r in $runs; do
@@ -121,24 +125,74 @@ for r in $runs; do
 	echo "RESULT $r $out sectors $((w1 - w0)) moved $moved seconds $((t1 - t0)) dirty $clean"
 done
 grep -E 'nilfs_cleanerd' /tmp/messages | grep -iE '\.(err|warn|crit)' | sed 's/^/LOGWARN /'
+if [ -n "$keeplog" ]; then sed "s/^/LOG /" /tmp/messages; fi
 EOF
 sed -i -e "s/CHUNKSZ/$CHUNK/" -e "s/HOTSPACE/$HOT_SPACE/" -e "s/HOTWRITES/$HOT_WRITES/" \
-	-e "s/SEEDV/$SEED/" "$work/script"
+	-e "s/KEEPLOGV/${CLEAN_BENCH_LOG:+1}/" -e "s/LOGPRIO/${CLEAN_LOG_PRIORITY:-info}/" "$work/script"
 
 echo "volume ${VOL_MIB} MiB, file ${FILL_PCT}%, ${ROUNDS}x the volume overwritten in" \
-	"$CHUNK-byte pieces, ${HOT_WRITES}% of them to ${HOT_SPACE}% of the file"
-# shellcheck disable=SC2086
-NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-5400} NILFS_KTEST_MEM=768 \
-	"$guest" run "$work/script" $imgs >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
-grep -E 'FAILED' "$work/out" && { cat "$work/out"; exit 1; }
-printf '%-14s %9s %10s %9s %11s %8s %7s\n' cleaner "user MiB" "device MiB" dev/user \
-	moved/user "stall s" "time s"
-awk -v bs=4096 '$1 == "RESULT" {
-	user = $4; stalled = $6 / 1000; dev = $8 * 512; moved = $10
-	mu = moved == "-" ? "-" : sprintf("%.3f", moved * bs / user)
-	printf "%-14s %9.1f %10.1f %9.3f %11s %8.1f %7d\n", $2, user / 1048576,
-	       dev / 1048576, dev / user, mu, stalled, $12
-}' "$work/out"
-n=$(grep -c '^LOGWARN .*nearly full' "$work/out" || true)
-echo "emergency phases logged: $n"
-grep '^LOGWARN' "$work/out" | grep -v 'nearly full' | sed 's/^LOGWARN /syslog: /' | head -n 20
+	"$CHUNK-byte pieces, ${HOT_WRITES}% of them to ${HOT_SPACE}% of the file, $REPEAT run(s)"
+: >"$work/all"
+rep=1
+while [ $rep -le "$REPEAT" ]; do
+	imgs=
+	n=0
+	for r in $runs; do
+		rm -f "$work/img$n"
+		truncate -s "${VOL_MIB}M" "$work/img$n"
+		"$build/mkfs.nilfs2" -q -f -b 4096 -B 512 "$work/img$n"
+		imgs="$imgs $work/img$n"
+		n=$((n + 1))
+	done
+	# each run its own seed: the same sequence of writes for every cleaner of the run
+	sed "s/SEEDV/$((SEED + rep - 1))/" "$work/script" >"$work/script.$rep"
+	# shellcheck disable=SC2086
+	NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-5400} \
+		NILFS_KTEST_MEM=768 "$guest" run "$work/script.$rep" $imgs >"$work/out" 2>&1 ||
+		{ cat "$work/out"; exit 1; }
+	if [ -n "${CLEAN_BENCH_LOG:-}" ]; then
+		grep '^LOG ' "$work/out" | cut -c5- >>"$CLEAN_BENCH_LOG" || true
+	fi
+	grep -E 'FAILED' "$work/out" && { cat "$work/out"; exit 1; }
+	[ "$REPEAT" -gt 1 ] && echo "run $rep (seed $((SEED + rep - 1))):"
+	printf '%-14s %9s %10s %9s %11s %8s %7s\n' cleaner "user MiB" "device MiB" dev/user \
+		moved/user "stall s" "time s"
+	awk -v bs=4096 '$1 == "RESULT" {
+		user = $4; stalled = $6 / 1000; dev = $8 * 512; moved = $10
+		mu = moved == "-" ? "-" : sprintf("%.3f", moved * bs / user)
+		printf "%-14s %9.1f %10.1f %9.3f %11s %8.1f %7d\n", $2, user / 1048576,
+		       dev / 1048576, dev / user, mu, stalled, $12
+	}' "$work/out"
+	grep '^RESULT' "$work/out" >>"$work/all"
+	n=$(grep -c '^LOGWARN .*nearly full' "$work/out" || true)
+	echo "emergency phases logged: $n"
+	grep '^LOGWARN' "$work/out" | grep -v 'nearly full' | sed 's/^LOGWARN /syslog: /' |
+		head -n 20
+	rep=$((rep + 1))
+done
+[ "$REPEAT" -gt 1 ] || exit 0
+echo "over $REPEAT runs, mean (min-max):"
+printf '%-14s %-23s %-23s %s\n' cleaner dev/user moved/user "dev/user vs nilfs-tools"
+awk -v bs=4096 -v order="$runs" '$1 == "RESULT" {
+	c = $2; user = $4; du = $8 * 512 / user
+	n[c]++; sd[c] += du
+	if (n[c] == 1 || du < lo[c]) lo[c] = du
+	if (n[c] == 1 || du > hi[c]) hi[c] = du
+	if ($10 != "-") {
+		mu = $10 * bs / user; sm[c] += mu
+		if (n[c] == 1 || mu < mlo[c]) mlo[c] = mu
+		if (n[c] == 1 || mu > mhi[c]) mhi[c] = mu
+	}
+}
+END {
+	ref = n["nilfs-tools"] ? sd["nilfs-tools"] / n["nilfs-tools"] : 0
+	k = split(order, names, " ")
+	for (i = 1; i <= k; i++) {
+		c = names[i]
+		if (!n[c]) continue
+		d = sprintf("%.3f (%.3f-%.3f)", sd[c] / n[c], lo[c], hi[c])
+		m = c == "nilfs-tools" ? "-" : sprintf("%.3f (%.3f-%.3f)", sm[c] / n[c], mlo[c], mhi[c])
+		r = ref ? sprintf("%.2fx", sd[c] / n[c] / ref) : "-"
+		printf "%-14s %-23s %-23s %s\n", c, d, m, r
+	}
+}' "$work/all"

@@ -275,6 +275,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		c[ncand].segnum = s;
 		c[ncand].lastmod = nlfs_le64(su.su_lastmod);
 		c[ncand].nblocks = nlfs_le32(su.su_nblocks);
+		c[ncand].held = false;   /* unmounted: nothing to recover from */
 		/* offline, every policy can afford exact live counts */
 		rc = nlfs_writer_gc_live(w, s, &prot, &c[ncand].live, err);
 		if (!rc && c[ncand].nblocks >= c[ncand].live + minr)

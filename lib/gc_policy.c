@@ -72,3 +72,11 @@ void nlfs_gc_rank(enum nlfs_gc_policy p, struct nlfs_gc_candidate *c, size_t n, 
 	}
 	qsort(c, n, sizeof(*c), by_score);
 }
+
+bool nlfs_gc_held_in_first(const struct nlfs_gc_candidate *c, size_t n, size_t k)
+{
+	for (size_t i = 0; i < n && i < k; i++)
+		if (c[i].held)
+			return true;
+	return false;
+}

@@ -23,6 +23,7 @@ struct nlfs_gc_candidate {
 	uint64_t lastmod;     /* seconds */
 	uint32_t nblocks;     /* su_nblocks */
 	uint32_t live;        /* live blocks, or NLFS_GC_LIVE_UNKNOWN */
+	bool held;            /* kept by the kernel for recovery (seq >= ss_prot_seq) */
 	double score;         /* set by nlfs_gc_rank: larger is cleaned first */
 };
 
@@ -34,6 +35,10 @@ const char *nlfs_gc_policy_name(enum nlfs_gc_policy p);
  * nblocks where live is unknown. */
 void nlfs_gc_rank(enum nlfs_gc_policy p, struct nlfs_gc_candidate *c, size_t n, uint64_t now,
 		  uint32_t blocks_per_segment);
+/* Whether one of the first K of the N ranked candidates C is held: the
+ * online cleaner then has the kernel write its superblocks (which releases
+ * them) rather than clean worse segments. */
+bool nlfs_gc_held_in_first(const struct nlfs_gc_candidate *c, size_t n, size_t k);
 
 /* gc_live.c: liveness of a block version that is not a DAT block */
 struct nlfs_gc_protect {

@@ -27,8 +27,9 @@
 #define MIN_RESERVED_SEGMENTS 8
 #define EMERGENCY_MARGIN 2
 #define EVAL_BUDGET 64             /* live counts of new candidates per pass */
-#define EVAL_REFRESH 32            /* ... and of candidates counted too long ago */
-#define EVAL_MAX_AGE (5 * NS_PER_SEC)
+#define EVAL_REFRESH 64            /* ... and of candidates counted too long ago */
+#define EVAL_MAX_AGE NS_PER_SEC    /* hot segments lose most of their blocks in seconds */
+#define FREEZE_GAP NS_PER_SEC      /* between superblock writes asked for top-ranked protected segments */
 #define BAD_LIMIT 3                /* failures before a segment is left alone */
 #define MAX_CLIENTS 8
 #define SUINFO_BATCH 512
@@ -44,6 +45,8 @@ struct seginfo {          /* per segment, kept between passes */
 	uint32_t nblocks;
 	uint32_t live;        /* NLFS_GC_LIVE_UNKNOWN if not evaluated */
 	uint64_t evaluated;   /* monotonic ns */
+	uint64_t seq;         /* of its first log, if have_seq */
+	bool have_seq;
 	uint8_t bad;          /* failures */
 };
 

@@ -6,7 +6,9 @@
  * error, older than the protection period; as nilfs-utils, not written
  * after the last ordinary write unless in an emergency), rank them, and
  * describe the first ones (plan.c) until the step is full: segments whose
- * seq is at or after ss_prot_seq are kept for recovery, segments with too
+ * seq is at or after ss_prot_seq are kept for recovery (if one of them
+ * ranks among the step's victims, the pass first has the kernel write its
+ * superblocks, which moves ss_prot_seq on), segments with too
  * few reclaimable blocks are deferred (SET_SUINFO lastmod = now), segments
  * whose blocks are all live are left alone.  The rest go to one
  * CLEAN_SEGMENTS call.
@@ -181,11 +183,13 @@ static int describe_segment(struct cleanerd *d, uint64_t segnum, const struct ni
 	rc = cld_segment_seq(&d->rd, segnum, &seq, why, sizeof(why));
 	if (rc)
 		goto bad;
-	if ((int64_t)(seq - protseq) >= 0)
-		return CLD_SEG_PROTECTED;
+	/* a protected segment is still counted: if it ranks first, the pass
+	 * asks for a superblock write instead of cleaning worse segments */
 	rc = cld_segment_scan(&d->rd, segnum, si->sui_nblocks, &d->descs, &seq, why, sizeof(why));
 	if (rc)
 		goto bad;
+	s->seq = seq;
+	s->have_seq = true;
 	cld_descs_sort(&d->descs);
 	if (d->descs.nvd > d->capvinfo) {
 		struct nilfs_vinfo *v = realloc(d->vinfo, d->descs.nvd * sizeof(*v));
@@ -231,6 +235,8 @@ static int describe_segment(struct cleanerd *d, uint64_t segnum, const struct ni
 	if (!rc) {
 		s->live = (uint32_t)cld_plan_live(&d->tmp);
 		s->evaluated = mono_ns();
+		if ((int64_t)(seq - protseq) >= 0)
+			return CLD_SEG_PROTECTED;
 	}
 	return rc;
 bad:
@@ -298,6 +304,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 	uint64_t prottime = now > pp ? now - pp : 0, protcno = UINT64_MAX, nsegs = sus->ss_nsegs;
 	uint64_t deferred[CLD_NSEGMENTS_PER_CLEAN_MAX * 4];
 	size_t ncand = 0, ndeferred = 0, examined = 0, max_examine;
+	uint64_t protseq = sus->ss_prot_seq;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -393,7 +400,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 					continue;
 				budget--;
 				rc = describe_segment(d, cand[i].segnum, &si[cand[i].segnum], s, &prot,
-						      sus->ss_prot_seq);
+						      protseq);
 				if (rc == -ENOMEM) {
 					res->error = rc;
 					goto out;
@@ -402,7 +409,34 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 			}
 		}
 	}
+	for (size_t i = 0; i < ncand; i++) {
+		const struct seginfo *s = &d->seg[cand[i].segnum];
+
+		cand[i].held = s->have_seq && (int64_t)(s->seq - protseq) >= 0;
+	}
 	nlfs_gc_rank(p->policy, cand, ncand, now, d->rd.blocks_per_segment);
+	/* the best victims are often the segments written last (hot data,
+	 * mostly dead already), which the kernel keeps for recovery until it
+	 * writes its superblocks: ask for that write rather than clean worse
+	 * segments, at most once per FREEZE_GAP */
+	if (nlfs_gc_held_in_first(cand, ncand, p->nsegments) &&
+	    (!d->last_freeze || mono_ns() - d->last_freeze >= FREEZE_GAP)) {
+		struct nilfs_sustat now_sus;
+
+		d->last_freeze = mono_ns();
+		rc = cld_shrink_protected_region(d);
+		if (!rc)
+			rc = ioc_get_sustat(d->iocfd, &now_sus);
+		if (rc) {
+			say(LOG_NOTICE, "cannot have the superblocks written (freeze): %s",
+			    strerror(-rc));
+		} else {
+			say(LOG_DEBUG, "a segment held for recovery ranks among the victims: "
+			    "superblocks written, protseq %" PRIu64 " -> %llu", protseq,
+			    (unsigned long long)now_sus.ss_prot_seq);
+			protseq = now_sus.ss_prot_seq;
+		}
+	}
 
 	max_examine = (size_t)p->nsegments * 4 + 8;
 	for (size_t i = 0; i < ncand && d->plan.nsegs + ndeferred < p->nsegments &&
@@ -416,7 +450,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		    mono_ns() - s->evaluated < EVAL_MAX_AGE)
 			continue;
 		examined++;
-		rc = describe_segment(d, segnum, &si[segnum], s, &prot, sus->ss_prot_seq);
+		rc = describe_segment(d, segnum, &si[segnum], s, &prot, protseq);
 		if (rc == CLD_SEG_PROTECTED) {
 			res->protected_seq++;
 			continue;

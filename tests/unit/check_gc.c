@@ -60,6 +60,30 @@ START_TEST(test_rank)
 }
 END_TEST
 
+START_TEST(test_held_in_first)
+{
+	struct nlfs_gc_candidate c[3];
+
+	sample(c);
+	c[1].held = true;   /* seg 2: greedy's first, cost-benefit's second */
+	nlfs_gc_rank(NLFS_GC_GREEDY, c, 3, 10000, 100);
+	ck_assert(nlfs_gc_held_in_first(c, 3, 1));
+	sample(c);
+	c[1].held = true;
+	nlfs_gc_rank(NLFS_GC_COST_BENEFIT, c, 3, 10000, 100);
+	ck_assert(!nlfs_gc_held_in_first(c, 3, 1));
+	ck_assert(nlfs_gc_held_in_first(c, 3, 2));
+	ck_assert(!nlfs_gc_held_in_first(c, 1, 5));
+	ck_assert(!nlfs_gc_held_in_first(c, 3, 0));
+	/* timestamp puts the oldest first; the held segment is the newest */
+	sample(c);
+	c[1].held = true;
+	nlfs_gc_rank(NLFS_GC_TIMESTAMP, c, 3, 10000, 100);
+	ck_assert(!nlfs_gc_held_in_first(c, 3, 2));
+	ck_assert(nlfs_gc_held_in_first(c, 3, 3));
+}
+END_TEST
+
 START_TEST(test_liveness)
 {
 	const uint64_t snaps[] = { 10, 20, 30 };
@@ -102,6 +126,7 @@ int main(void)
 
 	tcase_add_test(tc, test_policy_parse);
 	tcase_add_test(tc, test_rank);
+	tcase_add_test(tc, test_held_in_first);
 	tcase_add_test(tc, test_liveness);
 	tcase_add_test(tc, test_protcno);
 	suite_add_tcase(s, tc);
