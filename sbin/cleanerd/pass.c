@@ -349,9 +349,13 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		if (s->bad >= BAD_LIMIT)
 			continue;
 		/* a segment written by the cleaner after the last ordinary write
-		 * holds nothing new to reclaim (unless in an emergency) */
+		 * holds nothing new to reclaim (unless in an emergency).  Times
+		 * are whole seconds: a segment of the same second as that write
+		 * may be its own, so only later ones are skipped (nilfs-utils
+		 * skips those too and leaves a burst that ends within one
+		 * second uncleaned until the next write) */
 		imp = lastmod <= (int64_t)now ? lastmod : (int64_t)sus->ss_nongc_ctime - 1;
-		if (imp >= (int64_t)sus->ss_nongc_ctime && !p->emergency)
+		if (imp > (int64_t)sus->ss_nongc_ctime && !p->emergency)
 			continue;
 		if (!(lastmod < (int64_t)prottime || lastmod > (int64_t)now)) {
 			uint64_t when = (uint64_t)lastmod + pp + 1;
@@ -379,8 +383,10 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 	}
 	prot = (struct nlfs_gc_protect){ .snapshots = d->snapshots,
 					 .nsnapshots = d->nsnapshots, .protcno = protcno };
-	say(LOG_DEBUG, "%zu candidates, protcno %" PRIu64 ", %zu snapshots, protseq %llu",
-	    ncand, protcno, d->nsnapshots, (unsigned long long)sus->ss_prot_seq);
+	say(LOG_DEBUG, "%zu candidates, protcno %" PRIu64 ", %zu snapshots, protseq %llu, "
+	    "last ordinary write %llu",
+	    ncand, protcno, d->nsnapshots, (unsigned long long)sus->ss_prot_seq,
+	    (unsigned long long)sus->ss_nongc_ctime);
 
 	/* greedy and cost-benefit rank on live counts: evaluate those not
 	 * known or known for too long, a bounded number per pass */
