@@ -362,6 +362,16 @@ static int remember_file(struct pop *p, uint64_t ino)
 	return 0;
 }
 
+/* a subdirectory to descend into: its fd, or -1 with *RC set */
+static int open_subdir(struct pop *p, int dfd, const char *name, int *rc)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		*rc = fail(p, errno, "cannot open directory");
+	return fd;
+}
+
 static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 		    uint64_t parent)
 {
@@ -424,13 +434,10 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 			if (rc)
 				break;
 			if (isdir) {
-				int fd = openat(dfd, c[i].name,
-						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				int fd = open_subdir(p, dfd, c[i].name, &rc);
 
-				if (fd < 0) {
-					rc = fail(p, errno, "cannot open directory");
+				if (fd < 0)
 					break;
-				}
 				rc = copy_dir(p, fd, &c[i].st, c[i].ino, ino);
 				close(fd);
 			} else if (S_ISREG(c[i].st.st_mode)) {
@@ -472,13 +479,10 @@ static int copy_files(struct pop *p, int dfd)
 			if (rc)
 				break;
 			if (isdir) {
-				int fd = openat(dfd, c[i].name,
-						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				int fd = open_subdir(p, dfd, c[i].name, &rc);
 
-				if (fd < 0) {
-					rc = fail(p, errno, "cannot open directory");
+				if (fd < 0)
 					break;
-				}
 				rc = copy_files(p, fd);
 				close(fd);
 			} else if (p->next_file == p->nfiles) {
