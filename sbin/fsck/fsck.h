@@ -161,6 +161,9 @@ struct fsck_cp {
 	struct fsck_bitmap visited;    /* reached (and checked) */
 	struct fsck_bitmap isdir;
 	uint16_t *nref;                /* directory records naming each inode */
+	/* i_links_count of each visited inode, kept when check_inode reads it
+	 * so the final link-count pass need not read the ifile again */
+	uint16_t *links;
 	/* ifile blocks read lately, slot blkoff % FSCK_ICACHE: the tree walk
 	 * comes back to the same few blocks, one read each saves a syscall */
 #define FSCK_ICACHE 256

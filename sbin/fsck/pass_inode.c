@@ -273,6 +273,8 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	struct fsck_file_check fc = { 0 };
 	char what[PATH_MAX_NAME];
 
+	if (f->ino < cp->max_ino)
+		cp->links[f->ino] = nlfs_le16(f->inode.i_links_count);
 	cp_name(cp, f->ino, path, what, sizeof(what));
 	cp->nchecked++;
 	fsck_progress(c, 6, cp->nchecked, cp->ninuse);
@@ -378,6 +380,7 @@ static void cp_free(struct fsck_cp *cp)
 	fsck_bitmap_free(&cp->visited);
 	fsck_bitmap_free(&cp->isdir);
 	free(cp->nref);
+	free(cp->links);
 	free(cp->iblock);
 }
 
@@ -425,7 +428,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	for (unsigned i = 0; i < FSCK_ICACHE; i++)
 		cp.iblock_off[i] = UINT64_MAX;
 	cp.nref = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.nref));
-	if (!cp.iblock || !cp.nref || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
+	cp.links = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.links));
+	if (!cp.iblock || !cp.nref || !cp.links || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
 	    load_ifile_groups(c, &cp, ngroups)) {
 		fsck_problem(c, PR_IO, "checkpoint %" PRIu64 ": out of memory for %" PRIu64 " inodes",
@@ -491,6 +495,17 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		/* 0 and the root metadata files have no inode in the ifile */
 		if (ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO))
 			continue;
+		if (fsck_bit_test(&cp.visited, ino) && (ino == NLFS_ROOT_INO || ino >= first_ino)) {
+			/* checked in the walk, which kept the link count */
+			if (cp.links[ino] != cp.nref[ino]) {
+				fsck_problem(c, PR_INO_LINKS,
+					     "%s: i_links_count %u, but %u directory entries name it",
+					     cp_name(&cp, ino, NULL, name, sizeof(name)),
+					     cp.links[ino], cp.nref[ino]);
+				fix_note_links(c, cno, ino, cp.nref[ino]);
+			}
+			continue;
+		}
 		if (cp_read_inode(c, &cp, ino, &f))
 			continue;
 		links = nlfs_le16(f.inode.i_links_count);
@@ -502,38 +517,30 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			}
 			continue;
 		}
-		if (!fsck_bit_test(&cp.visited, ino) && ino == NLFS_ROOT_INO)
-			continue;   /* reported as PR_DIR_ROOT */
-		if (!fsck_bit_test(&cp.visited, ino)) {
-			fsck_bit_set(&cp.visited, ino);
-			/* a checkpoint taken between unlink and the last close holds
-			 * such inodes; only a cleanly unmounted latest state must not */
-			if (links == 0 && cno == c->latest_cno &&
-			    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
-				fsck_problem(c, PR_INO_ORPHAN,
-					     "checkpoint %" PRIu64 ": inode %" PRIu64
-					     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
-					     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
-				fix_note_detached(c, cno, ino);
-			} else if (links == 0) {
-				fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
-					     " is unlinked but was still open", cno, ino);
-			} else {
-				fsck_problem(c, PR_INO_UNATTACHED,
-					     "checkpoint %" PRIu64 ": inode %" PRIu64
-					     " (mode 0%o, %u links) is in no directory",
-					     cno, ino, nlfs_le16(f.inode.i_mode), links);
-				fix_note_detached(c, cno, ino);
-			}
-			check_inode(c, &cp, &f, NULL);
-			continue;
+		if (ino == NLFS_ROOT_INO)
+			continue;   /* not visited: reported as PR_DIR_ROOT */
+		/* in use but not visited */
+		fsck_bit_set(&cp.visited, ino);
+		/* a checkpoint taken between unlink and the last close holds
+		 * such inodes; only a cleanly unmounted latest state must not */
+		if (links == 0 && cno == c->latest_cno &&
+		    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
+			fsck_problem(c, PR_INO_ORPHAN,
+				     "checkpoint %" PRIu64 ": inode %" PRIu64
+				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
+				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
+			fix_note_detached(c, cno, ino);
+		} else if (links == 0) {
+			fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
+				     " is unlinked but was still open", cno, ino);
+		} else {
+			fsck_problem(c, PR_INO_UNATTACHED,
+				     "checkpoint %" PRIu64 ": inode %" PRIu64
+				     " (mode 0%o, %u links) is in no directory",
+				     cno, ino, nlfs_le16(f.inode.i_mode), links);
+			fix_note_detached(c, cno, ino);
 		}
-		if (links != cp.nref[ino])
-			fsck_problem(c, PR_INO_LINKS,
-				     "%s: i_links_count %u, but %u directory entries name it",
-				     cp_name(&cp, ino, NULL, name, sizeof(name)), links, cp.nref[ino]);
-		if (links != cp.nref[ino])
-			fix_note_links(c, cno, ino, cp.nref[ino]);
+		check_inode(c, &cp, &f, NULL);
 	}
 	if (cno == c->latest_cno)
 		c->ninodes = ninodes;
