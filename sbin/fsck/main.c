@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 	struct fsck c;
 	struct nlfs_io *io, *rw = NULL;
 	struct sigaction sa;
-	bool done, mounted, ro, all = true;
+	bool done, mounted, ro, all = true, rollback_asked;
 	char where[4096];
 	const char *status;
 	int ex;
@@ -408,6 +408,7 @@ int main(int argc, char **argv)
 		fsck_report_free(&c);
 		return FSCK_EXIT_OPERATIONAL;
 	}
+	rollback_asked = c.o.rollback;
 	ex = check_volume(&c, io);
 	/* a repair can uncover more (a directory linked into lost+found
 	 * changes its old parent's link count): a few rounds at most */
@@ -450,6 +451,11 @@ int main(int argc, char **argv)
 	} else if (c.aborted) {
 		status = "errors";
 		fsck_info(&c, "the check could not go on; the volume is not usable as it is");
+		/* what users otherwise do by hand with a hex editor */
+		if (c.pr_count[PR_FS_OPEN] && !rollback_asked)
+			fsck_info(&c, "'%s -y --rollback -z FILE %s' would point the superblocks back at "
+				  "the newest logs that validate (what was written after them is lost; "
+				  "FILE keeps the blocks the repair overwrites)", FSCK_PROG, c.o.device);
 	} else if (c.nerrors) {
 		status = "errors";
 	} else {

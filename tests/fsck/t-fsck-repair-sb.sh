@@ -67,6 +67,8 @@ cp --sparse=always kernel.img rb.img && "$corrupt" sr_latest_datasum rb.img || e
 cp --sparse=always rb.img rb.orig
 expect 4 'cannot open the volume as the kernel mounts it: log data checksum (block 492' \
 	"rollback: -n reports the broken latest super-root log" -- "$fsck" -n rb.img
+grep -q "'fsck.nilfs2 -y --rollback -z FILE rb.img' would point" out &&
+	ok "rollback: -n suggests --rollback" || bad "rollback: -n does not suggest --rollback"
 expect 4 'the check could not go on' "rollback: -y alone cannot repair it" -- "$fsck" -y rb.img
 cmp -s rb.img rb.orig && ok "rollback: ... and changes nothing" || bad "rollback: -y changed the volume"
 expect 16 'needs -y' "rollback: --rollback with -n" -- "$fsck" -n --rollback rb.img
