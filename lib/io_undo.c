@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -219,6 +220,27 @@ static void fill_header(struct undo_header *h, uint64_t devsize, const uint8_t u
 	h->crc = nlfs_cpu_to_le32(nlfs_crc32(0, h, offsetof(struct undo_header, crc)));
 }
 
+/* A new file's name is durable only once its directory is: without this a
+ * crash after the first repair write could leave the undo data in a file
+ * no directory names. */
+static int sync_parent_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		rc = -errno;
+	else if (fsync(fd) && errno != EINVAL)   /* EINVAL: cannot sync a directory there */
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
 int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **out,
 		      struct nlfs_err *err)
 {
@@ -249,6 +271,8 @@ int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **
 	rc = write_all(u->fd, &h, sizeof(h));
 	if (!rc && fsync(u->fd))
 		rc = -errno;
+	if (!rc)
+		rc = sync_parent_dir(path);
 	if (rc) {
 		nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the undo file", path);
 		goto fail;
@@ -259,8 +283,10 @@ int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **
 	*out = io;
 	return 0;
 fail:
-	if (u && u->fd >= 0)
+	if (u && u->fd >= 0) {
 		close(u->fd);
+		unlink(path);   /* ours, and it holds no block yet */
+	}
 	if (u)
 		free(u->buf);
 	free(u);

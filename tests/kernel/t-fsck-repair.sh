@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-fsck-repair.sh - what "fsck.nilfs2 -y" repairs, the real kernel must
 # take: each corruption case of tests/fsck/corrupt that -y reports fully
-# repaired (exit 1) is mounted in a qemu guest (see guest.sh), every file
+# repaired (exit 1), and a damaged latest log that -y --rollback steps
+# back from, is mounted in a qemu guest (see guest.sh), every file
 # is read, /lost+found is listed, a file is written and the volume is
 # unmounted; back on the host, "fsck.nilfs2 -n -f" must still call it
 # clean (the kernel's own writes on top of the repair included).
@@ -45,6 +46,14 @@ for line in $("$corrupt" --list | tr ' ' ':'); do
 	n=$((n + 1))
 done
 [ "$n" -ge 15 ] || { echo "FAIL: only $n cases repaired (expected at least 15)"; exit 1; }
+# the damaged latest super-root log -y alone cannot repair: --rollback
+cp --sparse=always "$tmp/kernel.base" "$tmp/rollback.img"
+"$corrupt" sr_latest_datasum "$tmp/rollback.img" 2>/dev/null || { echo "FAIL: corrupt sr_latest_datasum"; exit 1; }
+"$fsck" -y --rollback "$tmp/rollback.img" >"$tmp/rollback.y" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: fsck -y --rollback exited $rc:"; cat "$tmp/rollback.y"; exit 1; }
+names="$names rollback"
+n=$((n + 1))
 echo "$n repaired images:$names"
 
 cat >"$tmp/guest-script" <<'GUEST'
