@@ -55,28 +55,35 @@ static int root_view(const struct nlfs_file *f, struct node_view *v, struct nlfs
 	return 0;
 }
 
-/* The node block at BLOCKNR, from the handle's node cache if it is there. */
-static int read_node_block(struct nlfs_fs *fs, uint64_t blocknr, uint8_t *buf)
+/* The node block at BLOCKNR of file INO, from the handle's node cache if
+ * it is there. */
+static int read_node_block(struct nlfs_fs *fs, uint64_t ino, uint64_t blocknr, uint8_t *buf)
 {
 	uint32_t bs = fs->geo.blocksize;
-	unsigned slot;
+	bool metadata = ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO;
+	unsigned first = metadata ? 0 : NLFS_NODE_CACHE / 2;
+	unsigned end = first + NLFS_NODE_CACHE / 2;
+	unsigned slot = first;
 	int rc;
 
-	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++) {
+	fs->node_cache_clock++;
+	for (unsigned i = first; i < end; i++) {
 		if (fs->node_cache[i].blocknr == blocknr) {
 			memcpy(buf, fs->node_cache[i].data, bs);
+			fs->node_cache[i].used = fs->node_cache_clock;
 			return 0;
 		}
+		if (fs->node_cache[i].used < fs->node_cache[slot].used)
+			slot = i;
 	}
 	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
 	if (rc)
 		return rc;
-	slot = fs->node_cache_next;
 	if (!fs->node_cache[slot].data && !(fs->node_cache[slot].data = malloc(bs)))
 		return 0;   /* no room to remember it: not an error */
 	memcpy(fs->node_cache[slot].data, buf, bs);
 	fs->node_cache[slot].blocknr = blocknr;
-	fs->node_cache_next = (slot + 1) % NLFS_NODE_CACHE;
+	fs->node_cache[slot].used = fs->node_cache_clock;
 	return 0;
 }
 
@@ -93,7 +100,7 @@ static int read_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr
 		return rc;
 	if (blocknr == 0)
 		goto corrupt;
-	rc = read_node_block(fs, blocknr, buf);
+	rc = read_node_block(fs, f->ino, blocknr, buf);
 	if (rc)
 		return nlfs_err_set(err, rc, blocknr, "%s: reading B-tree node",
 				    nlfs_io_name(fs->io));

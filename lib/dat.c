@@ -16,17 +16,22 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	uint64_t blkoff;
 	uint32_t byteoff;
 	uint8_t *buf = NULL;
-	unsigned slot;
+	unsigned slot = 0;
 	bool hole;
 	int rc;
 
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
-	for (unsigned i = 0; i < NLFS_DAT_CACHE && !buf; i++) {
-		if (fs->dat_cache[i].blkoff == blkoff)
+	fs->dat_cache_clock++;
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++) {
+		if (fs->dat_cache[i].blkoff == blkoff) {
 			buf = fs->dat_cache[i].data;
+			fs->dat_cache[i].used = fs->dat_cache_clock;
+			break;
+		}
+		if (fs->dat_cache[i].used < fs->dat_cache[slot].used)
+			slot = i;
 	}
 	if (!buf) {
-		slot = fs->dat_cache_next;
 		if (!fs->dat_cache[slot].data && !(fs->dat_cache[slot].data = malloc(bs)))
 			return -ENOMEM;
 		buf = fs->dat_cache[slot].data;
@@ -40,7 +45,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 					    "virtual block %llu: its DAT block %llu is a hole",
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
 		fs->dat_cache[slot].blkoff = blkoff;
-		fs->dat_cache_next = (slot + 1) % NLFS_DAT_CACHE;
+		fs->dat_cache[slot].used = fs->dat_cache_clock;
 	}
 	memcpy(out, buf + byteoff, sizeof(*out));
 	out->de_blocknr = nlfs_le64(out->de_blocknr);

@@ -9,7 +9,7 @@
 struct nlfs_rf_block {
 	uint64_t ino, blkoff, block, order;
 };
-#define NLFS_NODE_CACHE 16
+#define NLFS_NODE_CACHE 32   /* two halves, see node_cache */
 #define NLFS_DAT_CACHE 32
 
 struct nlfs_fs {
@@ -20,26 +20,32 @@ struct nlfs_fs {
 	uint32_t crc_seed;
 	struct nlfs_recovery rec;
 	uint8_t *sr;            /* super root block */
-	/* the DAT blocks read last: translations of neighbouring virtual blocks
-	 * hit them, and a walk that alternates between a file's blocks and the
-	 * ifile's or a directory's keeps both (the handle is read-only, so
-	 * they never go stale) */
+	/* DAT blocks, the least recently used one replaced: translations of
+	 * neighbouring virtual blocks hit them, a walk that alternates between
+	 * a file's blocks and the ifile's or a directory's keeps each stream's
+	 * block, and the few blocks holding the ifile's and the DAT's own node
+	 * addresses stay (the handle is read-only, so they never go stale) */
 	struct {
 		uint64_t blkoff;        /* UINT64_MAX: empty */
+		uint64_t used;          /* dat_cache_clock at the last hit */
 		uint8_t *data;
 	} dat_cache[NLFS_DAT_CACHE];
-	unsigned dat_cache_next;
+	uint64_t dat_cache_clock;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;
 	size_t nrf;
-	/* the B-tree node blocks read last, by disk address: every lookup in a
-	 * file walks down the same few nodes (same read-only argument) */
+	/* B-tree node blocks by disk address, the least recently used one
+	 * replaced, in two halves: the first for the metadata files (DAT,
+	 * cpfile, sufile, ifile), whose upper nodes every inode read and
+	 * every address translation walks through, so that the stream of the
+	 * other files' nodes cannot push them out (same read-only argument) */
 	struct {
 		uint64_t blocknr;       /* 0: empty */
+		uint64_t used;          /* node_cache_clock at the last hit */
 		uint8_t *data;
 	} node_cache[NLFS_NODE_CACHE];
-	unsigned node_cache_next;
+	uint64_t node_cache_clock;
 	/* what the kernel would take from the latest super-root log at mount:
 	 * its segment, its ss_next segment and its creation time */
 	bool cursor_known;
