@@ -61,29 +61,21 @@ static int read_node_block(struct nlfs_fs *fs, uint64_t ino, uint64_t blocknr, u
 {
 	uint32_t bs = fs->geo.blocksize;
 	bool metadata = ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO;
-	unsigned first = metadata ? 0 : NLFS_NODE_CACHE / 2;
-	unsigned end = first + NLFS_NODE_CACHE / 2;
-	unsigned slot = first;
+	struct nlfs_cache_slot *half = fs->node_cache + (metadata ? 0 : NLFS_NODE_CACHE / 2);
+	unsigned slot;
 	int rc;
 
-	fs->node_cache_clock++;
-	for (unsigned i = first; i < end; i++) {
-		if (fs->node_cache[i].blocknr == blocknr) {
-			memcpy(buf, fs->node_cache[i].data, bs);
-			fs->node_cache[i].used = fs->node_cache_clock;
-			return 0;
-		}
-		if (fs->node_cache[i].used < fs->node_cache[slot].used)
-			slot = i;
+	if (nlfs_cache_find(half, NLFS_NODE_CACHE / 2, blocknr, &fs->node_cache_clock, &slot)) {
+		memcpy(buf, half[slot].data, bs);
+		return 0;
 	}
 	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
 	if (rc)
 		return rc;
-	if (!fs->node_cache[slot].data && !(fs->node_cache[slot].data = malloc(bs)))
+	if (!half[slot].data && !(half[slot].data = malloc(bs)))
 		return 0;   /* no room to remember it: not an error */
-	memcpy(fs->node_cache[slot].data, buf, bs);
-	fs->node_cache[slot].blocknr = blocknr;
-	fs->node_cache[slot].used = fs->node_cache_clock;
+	memcpy(half[slot].data, buf, bs);
+	half[slot].key = blocknr;
 	return 0;
 }
 

@@ -16,27 +16,19 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	uint64_t blkoff;
 	uint32_t byteoff;
 	uint8_t *buf = NULL;
-	unsigned slot = 0;
+	unsigned slot;
 	bool hole;
 	int rc;
 
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
-	fs->dat_cache_clock++;
-	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++) {
-		if (fs->dat_cache[i].blkoff == blkoff) {
-			buf = fs->dat_cache[i].data;
-			fs->dat_cache[i].used = fs->dat_cache_clock;
-			break;
-		}
-		if (fs->dat_cache[i].used < fs->dat_cache[slot].used)
-			slot = i;
-	}
+	if (nlfs_cache_find(fs->dat_cache, NLFS_DAT_CACHE, blkoff, &fs->dat_cache_clock, &slot))
+		buf = fs->dat_cache[slot].data;
 	if (!buf) {
 		if (!fs->dat_cache[slot].data && !(fs->dat_cache[slot].data = malloc(bs)))
 			return -ENOMEM;
 		buf = fs->dat_cache[slot].data;
 		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-		fs->dat_cache[slot].blkoff = UINT64_MAX;
+		fs->dat_cache[slot].key = UINT64_MAX;
 		rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
 		if (rc)
 			return rc;
@@ -44,8 +36,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					    "virtual block %llu: its DAT block %llu is a hole",
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
-		fs->dat_cache[slot].blkoff = blkoff;
-		fs->dat_cache[slot].used = fs->dat_cache_clock;
+		fs->dat_cache[slot].key = blkoff;
 	}
 	memcpy(out, buf + byteoff, sizeof(*out));
 	out->de_blocknr = nlfs_le64(out->de_blocknr);

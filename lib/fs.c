@@ -177,8 +177,11 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	free(fs->rf);
 	fs->rf = NULL;
 	fs->nrf = 0;
-	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
-		fs->dat_cache[i].blkoff = UINT64_MAX;   /* blocks of another DAT */
+	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++) {
+		/* blocks of another DAT: these slots are the first reused */
+		fs->dat_cache[i].key = UINT64_MAX;
+		fs->dat_cache[i].used = 0;
+	}
 	fs->cursor_known = false;
 	if (!fs->sr && !(fs->sr = malloc(bs)))
 		return -ENOMEM;
@@ -203,7 +206,7 @@ static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *er
 		return -ENOMEM;
 	fs->io = io;
 	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
-		fs->dat_cache[i].blkoff = UINT64_MAX;
+		fs->dat_cache[i].key = UINT64_MAX;
 	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
 	if (!rc)
 		rc = nlfs_io_size(io, &devsize);

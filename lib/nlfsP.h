@@ -12,6 +12,36 @@ struct nlfs_rf_block {
 #define NLFS_NODE_CACHE 32   /* two halves, see node_cache */
 #define NLFS_DAT_CACHE 32
 
+/* one block of a small read cache (dat_cache, node_cache) */
+struct nlfs_cache_slot {
+	uint64_t key;           /* the block's address, or the cache's empty value */
+	uint64_t used;          /* the cache's clock when last hit or filled; 0: never */
+	uint8_t *data;
+};
+
+/* The slot of the N at S holding KEY, marked used (true); else false with
+ * *SLOT the least recently used one, marked used, for the caller to fill
+ * (it sets the key once the data is in).  *CLOCK is the cache's clock. */
+static inline bool nlfs_cache_find(struct nlfs_cache_slot *s, unsigned n, uint64_t key,
+				   uint64_t *clock, unsigned *slot)
+{
+	unsigned victim = 0;
+	bool hit = false;
+
+	++*clock;
+	for (unsigned i = 0; i < n && !hit; i++) {
+		if (s[i].key == key) {
+			victim = i;
+			hit = true;
+		} else if (s[i].used < s[victim].used) {
+			victim = i;
+		}
+	}
+	s[victim].used = *clock;
+	*slot = victim;
+	return hit;
+}
+
 struct nlfs_fs {
 	struct nlfs_io *io;
 	struct nlfs_super_block sb[2];
@@ -25,11 +55,7 @@ struct nlfs_fs {
 	 * a file's blocks and the ifile's or a directory's keeps each stream's
 	 * block, and the few blocks holding the ifile's and the DAT's own node
 	 * addresses stay (the handle is read-only, so they never go stale) */
-	struct {
-		uint64_t blkoff;        /* UINT64_MAX: empty */
-		uint64_t used;          /* dat_cache_clock at the last hit */
-		uint8_t *data;
-	} dat_cache[NLFS_DAT_CACHE];
+	struct nlfs_cache_slot dat_cache[NLFS_DAT_CACHE];   /* key: DAT block, UINT64_MAX: empty */
 	uint64_t dat_cache_clock;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
@@ -40,11 +66,7 @@ struct nlfs_fs {
 	 * cpfile, sufile, ifile), whose upper nodes every inode read and
 	 * every address translation walks through, so that the stream of the
 	 * other files' nodes cannot push them out (same read-only argument) */
-	struct {
-		uint64_t blocknr;       /* 0: empty */
-		uint64_t used;          /* node_cache_clock at the last hit */
-		uint8_t *data;
-	} node_cache[NLFS_NODE_CACHE];
+	struct nlfs_cache_slot node_cache[NLFS_NODE_CACHE]; /* key: disk block, 0: empty */
 	uint64_t node_cache_clock;
 	/* what the kernel would take from the latest super-root log at mount:
 	 * its segment, its ss_next segment and its creation time */
