@@ -11,8 +11,11 @@
 # Cleaners (CLEANERS, default all four): ours with timestamp, greedy and
 # cost-benefit, and nilfs-tools' nilfs_cleanerd (timestamp, its only
 # policy) as the reference; all get the same configuration file.
-# REPEAT=N boots the guest N times (seeds SEED, SEED+1, ...; each run the
-# same writes for every cleaner) and ends with the mean, min and max.
+# Each cleaner runs in a guest of its own (NILFS_KTEST_TIMEOUT seconds at
+# most, default 2400), so one that hangs loses only its own result; the
+# script then names it and exits 1.  REPEAT=N does all of it N times
+# (seeds SEED, SEED+1, ...; each run the same writes for every cleaner) and
+# ends with the mean, min and max.
 # CLEAN_BENCH_LOG=FILE keeps the guest's syslog, CLEAN_LOG_PRIORITY=debug
 # makes the daemons say more there.
 #
@@ -132,28 +135,36 @@ sed -i -e "s/CHUNKSZ/$CHUNK/" -e "s/HOTSPACE/$HOT_SPACE/" -e "s/HOTWRITES/$HOT_W
 
 echo "volume ${VOL_MIB} MiB, file ${FILL_PCT}%, ${ROUNDS}x the volume overwritten in" \
 	"$CHUNK-byte pieces, ${HOT_WRITES}% of them to ${HOT_SPACE}% of the file, $REPEAT run(s)"
+failed=
 : >"$work/all"
 rep=1
 while [ $rep -le "$REPEAT" ]; do
-	imgs=
-	n=0
-	for r in $runs; do
-		rm -f "$work/img$n"
-		truncate -s "${VOL_MIB}M" "$work/img$n"
-		"$build/mkfs.nilfs2" -q -f -b 4096 -B 512 "$work/img$n"
-		imgs="$imgs $work/img$n"
-		n=$((n + 1))
-	done
 	# each run its own seed: the same sequence of writes for every cleaner of the run
-	sed "s/SEEDV/$((SEED + rep - 1))/" "$work/script" >"$work/script.$rep"
-	# shellcheck disable=SC2086
-	NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-5400} \
-		NILFS_KTEST_MEM=768 "$guest" run "$work/script.$rep" $imgs >"$work/out" 2>&1 ||
-		{ cat "$work/out"; exit 1; }
+	: >"$work/out"
+	for r in $runs; do
+		# one boot per cleaner, so a cleaner that hangs or runs out of time
+		# loses only its own result
+		rm -f "$work/img"
+		truncate -s "${VOL_MIB}M" "$work/img"
+		"$build/mkfs.nilfs2" -q -f -b 4096 -B 512 "$work/img"
+		sed -e "s/SEEDV/$((SEED + rep - 1))/" -e "s/^runs=.*/runs=\"$r\"/" \
+			"$work/script" >"$work/script.$rep"
+		st=0
+		# shellcheck disable=SC2086
+		NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-2400} \
+			NILFS_KTEST_MEM=768 "$guest" run "$work/script.$rep" "$work/img" \
+			>"$work/out.$r" 2>&1 || st=$?
+		cat "$work/out.$r" >>"$work/out"
+		if [ $st -ne 0 ] || grep -q FAILED "$work/out.$r" ||
+			! grep -q "^RESULT $r " "$work/out.$r"; then
+			echo "run $rep, $r: guest exited $st, no result:" >&2
+			tail -n 30 "$work/out.$r" >&2
+			failed="$failed $r/$rep"
+		fi
+	done
 	if [ -n "${CLEAN_BENCH_LOG:-}" ]; then
 		grep '^LOG ' "$work/out" | cut -c5- >>"$CLEAN_BENCH_LOG" || true
 	fi
-	grep -E 'FAILED' "$work/out" && { cat "$work/out"; exit 1; }
 	[ "$REPEAT" -gt 1 ] && echo "run $rep (seed $((SEED + rep - 1))):"
 	printf '%-14s %9s %10s %9s %11s %8s %7s\n' cleaner "user MiB" "device MiB" dev/user \
 		moved/user "stall s" "time s"
@@ -163,14 +174,15 @@ while [ $rep -le "$REPEAT" ]; do
 		printf "%-14s %9.1f %10.1f %9.3f %11s %8.1f %7d\n", $2, user / 1048576,
 		       dev / 1048576, dev / user, mu, stalled, $12
 	}' "$work/out"
-	grep '^RESULT' "$work/out" >>"$work/all"
+	grep '^RESULT' "$work/out" >>"$work/all" || true
 	n=$(grep -c '^LOGWARN .*nearly full' "$work/out" || true)
 	echo "emergency phases logged: $n"
 	grep '^LOGWARN' "$work/out" | grep -v 'nearly full' | sed 's/^LOGWARN /syslog: /' |
 		head -n 20
 	rep=$((rep + 1))
 done
-[ "$REPEAT" -gt 1 ] || exit 0
+[ -z "$failed" ] || echo "runs without a result:$failed" >&2
+[ "$REPEAT" -gt 1 ] || { [ -z "$failed" ]; exit; }
 echo "over $REPEAT runs, mean (min-max):"
 printf '%-14s %-23s %-23s %s\n' cleaner dev/user moved/user "dev/user vs nilfs-tools"
 awk -v bs=4096 -v order="$runs" '$1 == "RESULT" {
@@ -196,3 +208,4 @@ END {
 		printf "%-14s %-23s %-23s %s\n", c, d, m, r
 	}
 }' "$work/all"
+[ -z "$failed" ]
