@@ -1,19 +1,58 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* File or block-device backend: pread/pwrite, fsync as the barrier. */
+/*
+ * File or block-device backend: pread/pwrite, fsync as the barrier.
+ *
+ * Small reads go through a few chunks of what the page cache already holds:
+ * a checker or reader asks for block after block, mostly neighbours (a
+ * directory's blocks, the ifile's), and on a virtual machine a system call
+ * per block costs more than the copy.  A chunk holds only blocks the page
+ * cache has (mincore() on a mapping of the device that is never touched,
+ * so it costs no page faults and cannot raise SIGBUS): a chunk never makes
+ * the disk read a block nobody asked for, and a block that is not cached
+ * is read alone, exactly as without chunks, errors included.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
 #include <nlfs/io.h>
 
+#define CHUNK_SIZE  32768u     /* bytes a chunk holds */
+#define CHUNK_COUNT 8u         /* interleaved streams it serves */
+#define CHUNK_READ_MAX 8192u   /* reads at most this long use the chunks */
+#define RES_PAGES   256u       /* pages one mincore() call looks at */
+
+struct chunk {
+	uint64_t off;          /* device offset of data[0] */
+	uint32_t len;          /* bytes valid (0: empty) */
+	uint64_t used;         /* clock at the last hit, for LRU */
+};
+
 struct unix_priv {
 	int fd;
+	/* chunks: in use only where the mapping and the buffers could be had */
+	uint8_t *map;          /* the device, PROT_NONE: only mincore() looks at it */
+	uint64_t maplen;
+	uint64_t clock;
+	struct chunk chunk[CHUNK_COUNT];
+	uint8_t *data;         /* CHUNK_COUNT * CHUNK_SIZE bytes */
+	/* which pages of a few windows were cached when last asked, one per
+	 * stream of reads; a page seen cached stays so for this purpose (if
+	 * the kernel drops it meanwhile, the read just waits for the disk) */
+	struct res_window {
+		uint64_t first;        /* page number; UINT64_MAX: nothing asked yet */
+		uint64_t used;
+		unsigned char res[RES_PAGES];
+	} win[CHUNK_COUNT];
+	uint32_t pagesize;
 };
 
 static int unix_fd(struct nlfs_io *io)
@@ -21,9 +60,100 @@ static int unix_fd(struct nlfs_io *io)
 	return ((struct unix_priv *)io->priv)->fd;
 }
 
+/* bytes from OFF on (at most CHUNK_SIZE) that the page cache holds */
+static uint32_t cached_run(struct unix_priv *u, uint64_t off)
+{
+	uint64_t page = off / u->pagesize, npages = (u->maplen + u->pagesize - 1) / u->pagesize;
+	uint32_t want = CHUNK_SIZE / u->pagesize + 1, run = 0;
+	struct res_window *w = NULL, *victim = &u->win[0];
+
+	if (page >= npages)
+		return 0;
+	for (unsigned i = 0; i < CHUNK_COUNT && !w; i++) {
+		struct res_window *x = &u->win[i];
+
+		if (x->first != UINT64_MAX && page >= x->first && page + want <= x->first + RES_PAGES)
+			w = x;
+		else if (x->used < victim->used)
+			victim = x;
+	}
+	if (!w || !(w->res[page - w->first] & 1)) {
+		/* ask (again): a new window, or the page may have come in since */
+		uint64_t n = npages - page < RES_PAGES ? npages - page : RES_PAGES;
+
+		w = w ? w : victim;
+		w->first = UINT64_MAX;
+		if (mincore(u->map + page * u->pagesize, n * u->pagesize, w->res) < 0)
+			return 0;
+		memset(w->res + n, 0, RES_PAGES - n);
+		w->first = page;
+	}
+	w->used = u->clock;
+	while (run < want && (w->res[page - w->first + run] & 1))
+		run++;
+	if (run == 0)
+		return 0;
+	/* from OFF, not from its page's start, and no more than a chunk */
+	run = (uint32_t)((page + run) * u->pagesize - off);
+	return run < CHUNK_SIZE ? run : CHUNK_SIZE;
+}
+
+/* serve [OFF, OFF+LEN) from a chunk, refilling the least recently used
+ * one from the page cache; false where the bytes must be read from disk */
+static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
+{
+	struct chunk *victim = &u->chunk[0];
+	uint32_t have;
+	ssize_t n;
+	unsigned i;
+
+	u->clock++;
+	for (i = 0; i < CHUNK_COUNT; i++) {
+		struct chunk *ch = &u->chunk[i];
+
+		if (ch->len && off >= ch->off && off - ch->off + len <= ch->len) {
+			memcpy(buf, u->data + (size_t)i * CHUNK_SIZE + (off - ch->off), len);
+			ch->used = u->clock;
+			return true;
+		}
+		if (ch->used < victim->used)
+			victim = ch;
+	}
+	have = cached_run(u, off);
+	if (have < len)
+		return false;
+	i = (unsigned)(victim - u->chunk);
+	victim->len = 0;
+	do
+		n = pread(u->fd, u->data + (size_t)i * CHUNK_SIZE, have, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n < len)
+		return false;   /* the plain read that follows reports it */
+	victim->off = off;
+	victim->len = (uint32_t)n;
+	victim->used = u->clock;
+	memcpy(buf, u->data + (size_t)i * CHUNK_SIZE, len);
+	return true;
+}
+
+/* a write makes whatever a chunk holds of those bytes stale */
+static void chunk_forget(struct unix_priv *u, size_t len, uint64_t off)
+{
+	for (unsigned i = 0; i < CHUNK_COUNT; i++) {
+		struct chunk *ch = &u->chunk[i];
+
+		if (ch->len && off < ch->off + ch->len && ch->off < off + len)
+			ch->len = 0;
+	}
+}
+
 static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
 {
+	struct unix_priv *u = io->priv;
 	uint8_t *p = buf;
+
+	if (u->map && len <= CHUNK_READ_MAX && chunk_read(u, buf, len, off))
+		return 0;
 
 	while (len > 0) {
 		ssize_t n = pread(unix_fd(io), p, len, (off_t)off);
@@ -46,6 +176,7 @@ static int unix_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t 
 {
 	const uint8_t *p = buf;
 
+	chunk_forget(io->priv, len, off);
 	while (len > 0) {
 		ssize_t n = pwrite(unix_fd(io), p, len, (off_t)off);
 
@@ -88,8 +219,13 @@ static int unix_size(struct nlfs_io *io, uint64_t *bytes)
 
 static void unix_destroy(struct nlfs_io *io)
 {
-	close(unix_fd(io));
-	free(io->priv);
+	struct unix_priv *u = io->priv;
+
+	close(u->fd);
+	if (u->map)
+		munmap(u->map, u->maplen);
+	free(u->data);
+	free(u);
 }
 
 /* the kernel reads ahead while the caller works on what it has */
@@ -106,6 +242,31 @@ static const struct nlfs_io_ops unix_ops_rw = {
 static const struct nlfs_io_ops unix_ops_ro = {
 	unix_read, NULL, NULL, unix_size, unix_destroy, unix_prefetch,
 };
+
+/* chunks where the device can be mapped; without them every read is plain */
+static void chunks_init(struct nlfs_io *io)
+{
+	struct unix_priv *u = io->priv;
+	uint64_t size;
+	void *map;
+
+	for (unsigned i = 0; i < CHUNK_COUNT; i++)
+		u->win[i].first = UINT64_MAX;
+	u->pagesize = (uint32_t)sysconf(_SC_PAGESIZE);
+	if (unix_size(io, &size) || size == 0 || size > SIZE_MAX || u->pagesize == 0 ||
+	    CHUNK_SIZE % u->pagesize)
+		return;
+	map = mmap(NULL, (size_t)size, PROT_NONE, MAP_SHARED, u->fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	u->data = malloc((size_t)CHUNK_COUNT * CHUNK_SIZE);
+	if (!u->data) {
+		munmap(map, (size_t)size);
+		return;
+	}
+	u->map = map;
+	u->maplen = size;
+}
 
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 {
@@ -134,6 +295,7 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
 	io->ops = mode == NLFS_IO_RDWR ? &unix_ops_rw : &unix_ops_ro;
+	chunks_init(io);
 	*out = io;
 	return 0;
 fail:

@@ -118,6 +118,72 @@ START_TEST(unix_file_roundtrip)
 }
 END_TEST
 
+/* small reads are served from chunks of the page cache: whatever the mix of
+ * reads and writes through the handle, and whether the pages are cached or
+ * not, every read returns what was last written there */
+START_TEST(unix_reads_agree_with_a_model)
+{
+	enum { SIZE = (1 << 20) + 1000 };
+	char path[] = "/tmp/nlfs-io-XXXXXX";
+	int fd = mkstemp(path);
+	uint8_t *model = malloc(SIZE), *buf = malloc(65536), *out = malloc(65536);
+	struct nlfs_io *io;
+	unsigned seed = 12345;
+	uint64_t last = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(model);
+	for (size_t i = 0; i < SIZE; i++)
+		model[i] = (uint8_t)(i * 31 + (i >> 12));
+	ck_assert_int_eq(pwrite(fd, model, SIZE, 0), SIZE);
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDWR, &io), 0);
+	for (int op = 0; op < 20000; op++) {
+		unsigned kind = (unsigned)rand_r(&seed) % 10;
+		size_t len = kind < 7 ? 1 + (size_t)rand_r(&seed) % 8192 :
+			     1 + (size_t)rand_r(&seed) % 65536;
+		uint64_t off;
+
+		if (op % 500 == 0)   /* now and then nothing is cached */
+			ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+		/* half of them near the last access, as a reader's neighbours are */
+		off = (uint64_t)rand_r(&seed) % (SIZE - len + 1);
+		if (op % 2 && last + 16384 + len <= SIZE)
+			off = last + (uint64_t)rand_r(&seed) % 16384;
+		last = off;
+		if (kind == 9) {
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t)rand_r(&seed);
+			ck_assert_int_eq(nlfs_io_write(io, buf, len, off), 0);
+			memcpy(model + off, buf, len);
+			if (op % 7 == 0)
+				ck_assert_int_eq(nlfs_io_flush(io), 0);
+			continue;
+		}
+		ck_assert_int_eq(nlfs_io_read(io, out, len, off), 0);
+		ck_assert_msg(memcmp(out, model + off, len) == 0, "op %d: %zu bytes at %llu differ",
+			      op, len, (unsigned long long)off);
+		/* and its neighbour, from the same chunk if it is cached */
+		if (off + 2 * len <= SIZE) {
+			ck_assert_int_eq(nlfs_io_read(io, out, len, off + len), 0);
+			ck_assert_msg(memcmp(out, model + off + len, len) == 0,
+				      "op %d: neighbour at %llu differs", op,
+				      (unsigned long long)(off + len));
+		}
+	}
+	/* the tail: the last byte reads, one past it is past the end */
+	ck_assert_int_eq(nlfs_io_read(io, out, 1, SIZE - 1), 0);
+	ck_assert_uint_eq(out[0], model[SIZE - 1]);
+	ck_assert_int_eq(nlfs_io_read(io, out, 2, SIZE - 1), -ENODATA);
+	nlfs_io_close(io);
+	close(fd);
+	unlink(path);
+	free(model);
+	free(buf);
+	free(out);
+}
+END_TEST
+
 static struct nlfs_io *patterned_mem(uint64_t size, uint8_t seed)
 {
 	struct nlfs_io *io;
@@ -280,6 +346,7 @@ int main(void)
 	tcase_add_test(tc, fault_tears_then_power_is_lost);
 	tcase_add_test(tc, fault_crash_drops_unflushed_writes);
 	tcase_add_test(tc, unix_file_roundtrip);
+	tcase_add_test(tc, unix_reads_agree_with_a_model);
 	tcase_add_test(tc, undo_puts_back_what_was_overwritten);
 	tcase_add_test(tc, undo_torn_tail_and_wrong_device);
 	tcase_add_test(tc, undo_checks_uuid_only_where_known);
