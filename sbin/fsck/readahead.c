@@ -141,7 +141,9 @@ static int summary_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binf
 	return 0;
 }
 
-static void segments_ahead(struct fsck_readahead *ra)
+/* FN for every segment in use, in segment order */
+static void used_segments(struct fsck_readahead *ra,
+			  void (*fn)(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks))
 {
 	enum { BATCH = 256 };
 	struct nlfs_segment_usage su[BATCH];
@@ -155,12 +157,30 @@ static void segments_ahead(struct fsck_readahead *ra)
 		for (size_t i = 0; i < n && !atomic_load(&ra->stop); i++) {
 			uint32_t flags = nlfs_le32(su[i].su_flags), nb = nlfs_le32(su[i].su_nblocks);
 
-			if (!(flags & NLFS_SEGMENT_USAGE_DIRTY) || !nb)
-				continue;
-			nlfs_segment_walk(ra->fs, seg + i, nb, NULL, summary_block, ra, &err);
-			flush_run(ra);
+			if ((flags & NLFS_SEGMENT_USAGE_DIRTY) && nb)
+				fn(ra, seg + i, nb);
 		}
 	}
+}
+
+/* the node, directory and metadata blocks its logs' summaries name */
+static void segment_blocks(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks)
+{
+	struct nlfs_err err;
+
+	nlfs_segment_walk(ra->fs, seg, nblocks, NULL, summary_block, ra, &err);
+	flush_run(ra);
+}
+
+/* its first blocks, where its first log's summary is: pass 3 reads the
+ * summaries first, and segment_blocks() meets them only one at a time */
+static void segment_head(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks)
+{
+	enum { HEAD = 32 };
+	uint32_t bs = ra->g->blocksize;
+
+	nlfs_io_prefetch(ra->io, nlfs_seg_start(ra->g, seg) * bs,
+			 (uint64_t)(nblocks < HEAD ? nblocks : HEAD) * bs);
 }
 
 static void *readahead_main(void *arg)
@@ -171,7 +191,11 @@ static void *readahead_main(void *arg)
 	struct nlfs_err err;
 	uint64_t ninodes;
 
-	/* the order the passes read them: sufile, DAT, cpfile, then the ifile */
+	/* the order the passes read them: the summaries (small, but each
+	 * read of a chain waits for the one before), sufile, DAT, cpfile,
+	 * then the ifile and, found from it and the summaries, the blocks
+	 * of directories and B-tree nodes */
+	used_segments(ra, segment_head);
 	for (size_t i = 0; i < sizeof(mdt) / sizeof(mdt[0]) && !atomic_load(&ra->stop); i++) {
 		nlfs_fs_mdt_file(ra->fs, mdt[i], &f);
 		file_ahead(ra, &f);
@@ -183,7 +207,7 @@ static void *readahead_main(void *arg)
 	ninodes = ra->end_blkoff * (ra->g->blocksize / ra->g->inode_size);
 	if (fsck_bitmap_init(&ra->dirs, ninodes) == 0) {
 		nlfs_ifile_iterate(ra->fs, &f, note_dir, ra, &err);
-		segments_ahead(ra);
+		used_segments(ra, segment_blocks);
 	}
 	return NULL;
 }
