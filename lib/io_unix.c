@@ -9,7 +9,9 @@
  * cache has (mincore() on a mapping of the device that is never touched,
  * so it costs no page faults and cannot raise SIGBUS): a chunk never makes
  * the disk read a block nobody asked for, and a block that is not cached
- * is read alone, exactly as without chunks, errors included.
+ * is read alone, exactly as without chunks, errors included.  (For a file
+ * the caller may neither write nor owns, the kernel hides what is cached
+ * and says every page is: chunks are then plain 32 KiB reads, still right.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
