@@ -359,7 +359,7 @@ static void iteration(struct cleanerd *d)
 	cld_run_pass(d, &sus, &p, &res);
 	d->last_busy = res.cleaned + res.deferred > 0;
 	retry = !d->last_busy && !res.error && res.protected_seq &&
-		(d->last_freeze == 0 || t0 - d->last_freeze > d->cfg.retry_interval);
+		(d->last_sb_write == 0 || t0 - d->last_sb_write > d->cfg.retry_interval);
 	if (d->mm.active) {
 		uint64_t done = res.cleaned + res.deferred;
 
@@ -382,10 +382,10 @@ static void iteration(struct cleanerd *d)
 		d->next_run = t0 + p.interval;
 	} else if (retry) {
 		say(LOG_DEBUG, "segments held for recovery (protseq); asking for a superblock write");
-		d->last_freeze = t0;
+		d->last_sb_write = t0;
 		rc = cld_shrink_protected_region(d);
 		if (rc)
-			say(LOG_NOTICE, "cannot freeze the volume to write its superblocks: %s",
+			say(LOG_NOTICE, "cannot sync the volume to write its superblocks: %s",
 			    strerror(-rc));
 		d->next_run = t0 + (p.interval < NS_PER_SEC ? p.interval : NS_PER_SEC);
 	} else {

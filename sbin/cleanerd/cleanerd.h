@@ -29,7 +29,7 @@
 #define EVAL_BUDGET 64             /* live counts of new candidates per pass */
 #define EVAL_REFRESH 64            /* ... and of candidates counted too long ago */
 #define EVAL_MAX_AGE NS_PER_SEC    /* hot segments lose most of their blocks in seconds */
-#define FREEZE_GAP NS_PER_SEC      /* between superblock writes asked for top-ranked protected segments */
+#define SB_WRITE_GAP NS_PER_SEC    /* between superblock writes asked for top-ranked protected segments */
 #define BAD_LIMIT 3                /* failures before a segment is left alone */
 #define MAX_CLIENTS 8
 #define SUINFO_BATCH 512
@@ -115,7 +115,7 @@ struct cleanerd {
 	uint64_t jobid, jobdone;
 	unsigned step_cap;            /* halved on ENOMEM/ENOSPC */
 	uint64_t next_run;            /* monotonic ns */
-	uint64_t last_freeze;         /* monotonic ns, 0 never */
+	uint64_t last_sb_write;       /* monotonic ns of the last superblock write asked for, 0 never */
 	uint64_t cp_hint;
 	bool emerg_suspended_warned;
 	struct seginfo *seg;
@@ -147,8 +147,8 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		  struct pass_result *res);
 /* segments GET_SUINFO calls reclaimable */
 uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs);
-/* sync, freeze and thaw: the kernel writes its superblocks, so
- * ss_prot_seq moves on (nilfs-utils does the same) */
+/* two syncs of the volume: the kernel writes its superblock copies, so
+ * ss_prot_seq moves on (nilfs-utils freezes and thaws instead) */
 int cld_shrink_protected_region(struct cleanerd *d);
 
 /* control.c */

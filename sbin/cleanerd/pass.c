@@ -20,15 +20,15 @@
  * time, so a remembered one is an upper bound.  Segments not counted yet
  * rank as full (nlfs_gc_rank uses su_nblocks).
  */
+#define _GNU_SOURCE   /* syncfs */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <syslog.h>
 #include <time.h>
-#include <linux/fs.h>
+#include <unistd.h>
 
 #include "cleanerd.h"
 #include "ioc.h"
@@ -261,13 +261,18 @@ static uint32_t segment_capacity(const struct cleanerd *d, uint64_t segnum)
 
 int cld_shrink_protected_region(struct cleanerd *d)
 {
-	/* nilfs-utils' trick: a sync and a freeze make the kernel write both
-	 * superblocks, which moves ss_prot_seq forward */
-	ioc_sync(d->iocfd, NULL);
-	if (ioctl(d->iocfd, FIFREEZE, 0) < 0)
-		return -errno;
-	if (ioctl(d->iocfd, FITHAW, 0) < 0)
-		return -errno;
+	/* Each sync of the whole volume writes a super root and then one
+	 * superblock copy, the two copies in turn, and the kernel protects
+	 * what was written since the older copy's log: two syncs move
+	 * ss_prot_seq up to the first one while the volume is written.  No
+	 * freeze (nilfs-utils' way, which writes both copies at once): it
+	 * waits for every writer to leave the filesystem, and a writer
+	 * throttled on dirty pages while the volume has no clean segment
+	 * never leaves, so the cleaner that would free one waited forever
+	 * (bench/clean.sh hung so, right after its fill). */
+	for (int i = 0; i < 2; i++)
+		if (syncfs(d->iocfd) < 0)
+			return -errno;
 	return 0;
 }
 
@@ -424,17 +429,17 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 	/* the best victims are often the segments written last (hot data,
 	 * mostly dead already), which the kernel keeps for recovery until it
 	 * writes its superblocks: ask for that write rather than clean worse
-	 * segments, at most once per FREEZE_GAP */
+	 * segments, at most once per SB_WRITE_GAP */
 	if (nlfs_gc_held_in_first(cand, ncand, p->nsegments) &&
-	    (!d->last_freeze || mono_ns() - d->last_freeze >= FREEZE_GAP)) {
+	    (!d->last_sb_write || mono_ns() - d->last_sb_write >= SB_WRITE_GAP)) {
 		struct nilfs_sustat now_sus;
 
-		d->last_freeze = mono_ns();
+		d->last_sb_write = mono_ns();
 		rc = cld_shrink_protected_region(d);
 		if (!rc)
 			rc = ioc_get_sustat(d->iocfd, &now_sus);
 		if (rc) {
-			say(LOG_NOTICE, "cannot have the superblocks written (freeze): %s",
+			say(LOG_NOTICE, "cannot have the superblocks written (syncfs): %s",
 			    strerror(-rc));
 		} else {
 			say(LOG_DEBUG, "a segment held for recovery ranks among the victims: "
