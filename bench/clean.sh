@@ -93,6 +93,30 @@ min_reclaimable_blocks	10%
 mc_min_reclaimable_blocks	1%
 log_priority		LOGPRIO
 CONF
+# a workload that writes nothing for a minute is wedged: say what the
+# cleaner, the kernel and the processes are doing, then stop the guest
+watchdog() {
+	last= idle=0
+	while sleep 10; do
+		w=$(awk '{ print $7 }' /sys/block/$1/stat)
+		if [ "$w" = "$last" ]; then idle=$((idle + 10)); else idle=0; fi
+		last=$w
+		[ $idle -ge 60 ] || continue
+		echo "WEDGED $2: no write to /dev/$1 for $idle s"
+		lssu /dev/$1 | awk 'NR > 1' | wc -l | sed 's/^/WEDGE segments in use: /'
+		df -k /mnt | sed 's/^/WEDGE /'
+		nilfs-clean -l -v /dev/$1 2>&1 | sed 's/^/WEDGE /'
+		ps -o pid,stat,args | sed 's/^/WEDGE /'
+		for p in $(pidof nilfs_cleanerd nilfs_cleanerd_ref clean-workload); do
+			echo "WEDGE $p: $(cat /proc/$p/comm) in $(cat /proc/$p/wchan)"
+			sed "s/^/WEDGE $p /" /proc/$p/stack 2>/dev/null
+		done
+		tail -n 40 /tmp/messages | sed 's/^/WEDGE /'
+		echo "WEDGED FAILED $2"
+		# unmounting may hang as well: end the guest, the host reports it
+		poweroff -f
+	done
+}
 set -- vda vdb vdc vdd
 for r in $runs; do
 	dev=$1
@@ -109,7 +133,10 @@ for r in $runs; do
 		nilfs_cleanerd -p 0 -c /tmp/$r.conf /dev/$dev /mnt || echo "START FAILED $r"
 	fi
 	t0=$(date +%s)
+	watchdog $dev $r &
+	wd=$!
 	out=$(clean-workload run /mnt/data $total CHUNKSZ HOTSPACE HOTWRITES SEEDV)
+	kill $wd 2>/dev/null
 	sync
 	t1=$(date +%s)
 	w1=$(awk '{ print $7 }' /sys/block/$dev/stat)
@@ -158,7 +185,7 @@ while [ $rep -le "$REPEAT" ]; do
 		if [ $st -ne 0 ] || grep -q FAILED "$work/out.$r" ||
 			! grep -q "^RESULT $r " "$work/out.$r"; then
 			echo "run $rep, $r: guest exited $st, no result:" >&2
-			tail -n 30 "$work/out.$r" >&2
+			grep '^WEDGE' "$work/out.$r" >&2 || tail -n 30 "$work/out.$r" >&2
 			failed="$failed $r/$rep"
 		fi
 	done
