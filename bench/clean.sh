@@ -12,7 +12,7 @@
 # cost-benefit, and nilfs-tools' nilfs_cleanerd (timestamp, its only
 # policy) as the reference; all get the same configuration file.
 # Each cleaner runs in a guest of its own (NILFS_KTEST_TIMEOUT seconds at
-# most, default 2400), so one that hangs loses only its own result; the
+# most, default 900), so one that hangs loses only its own result; the
 # script then names it and exits 1.  REPEAT=N does all of it N times
 # (seeds SEED, SEED+1, ...; each run the same writes for every cleaner) and
 # ends with the mean, min and max.
@@ -178,7 +178,7 @@ while [ $rep -le "$REPEAT" ]; do
 			"$work/script" >"$work/script.$rep"
 		st=0
 		# shellcheck disable=SC2086
-		NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-2400} \
+		NILFS_KTEST_EXTRA="$extra" NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-900} \
 			NILFS_KTEST_MEM=768 "$guest" run "$work/script.$rep" "$work/img" \
 			>"$work/out.$r" 2>&1 || st=$?
 		cat "$work/out.$r" >>"$work/out"
