@@ -268,8 +268,8 @@ int cld_shrink_protected_region(struct cleanerd *d)
 	 * freeze (nilfs-utils' way, which writes both copies at once): it
 	 * waits for every writer to leave the filesystem, and a writer
 	 * throttled on dirty pages while the volume has no clean segment
-	 * never leaves, so the cleaner that would free one waited forever
-	 * (bench/clean.sh hung so, right after its fill). */
+	 * never leaves, so the cleaner that would free one would wait for
+	 * ever, and every writer stalls while the freeze lasts. */
 	for (int i = 0; i < 2; i++)
 		if (syncfs(d->iocfd) < 0)
 			return -errno;
