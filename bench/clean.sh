@@ -73,7 +73,8 @@ total=$((VOL_MIB * 1024 * 1024 * ROUNDS))
 cat >"$work/script" <<EOF
 export PATH=/ktest/bin:\$PATH
 syslogd -n -O /tmp/messages &
-runs="$runs"
+r=CLEANERV
+dev=vda
 keeplog=KEEPLOGV
 fill=$fill
 total=$total
@@ -117,43 +118,42 @@ watchdog() {
 		poweroff -f
 	done
 }
-set -- vda vdb vdc vdd
-for r in $runs; do
-	dev=$1
-	shift
-	mount -t nilfs2 /dev/$dev /mnt || { echo "MOUNT FAILED $dev"; continue; }
-	clean-workload fill /mnt/data $fill >/dev/null || echo "FILL FAILED $r"
-	sync
-	w0=$(awk '{ print $7 }' /sys/block/$dev/stat)
-	if [ $r = nilfs-tools ]; then
-		{ cat /tmp/base.conf; echo "selection_policy timestamp"; } >/tmp/$r.conf
-		nilfs_cleanerd_ref -p 0 -c /tmp/$r.conf /dev/$dev /mnt || echo "START FAILED $r"
-	else
-		{ cat /tmp/base.conf; echo "selection_policy $r"; } >/tmp/$r.conf
-		nilfs_cleanerd -p 0 -c /tmp/$r.conf /dev/$dev /mnt || echo "START FAILED $r"
-	fi
-	t0=$(date +%s)
-	watchdog $dev $r &
-	wd=$!
-	out=$(clean-workload run /mnt/data $total CHUNKSZ HOTSPACE HOTWRITES SEEDV)
-	kill $wd 2>/dev/null
-	sync
-	t1=$(date +%s)
-	w1=$(awk '{ print $7 }' /sys/block/$dev/stat)
-	moved=-
-	if [ $r = nilfs-tools ]; then
-		pid=$(pidof nilfs_cleanerd_ref || true)
-		[ -n "$pid" ] && kill $pid
-		sleep 2
-	else
-		moved=$(nilfs-clean -l -v /dev/$dev | sed -n 's/^blocks moved: //p')
-		nilfs-clean -q /dev/$dev
-		sleep 1
-	fi
-	clean=$(lssu /dev/$dev | awk 'NR > 1' | wc -l)
-	umount /mnt || echo "UMOUNT FAILED $r"
-	echo "RESULT $r $out sectors $((w1 - w0)) moved $moved seconds $((t1 - t0)) dirty $clean"
-done
+# one cleaner on one volume: each gets a guest of its own
+if ! mount -t nilfs2 /dev/$dev /mnt; then
+	echo "MOUNT FAILED $dev"
+	exit 1
+fi
+clean-workload fill /mnt/data $fill >/dev/null || echo "FILL FAILED $r"
+sync
+w0=$(awk '{ print $7 }' /sys/block/$dev/stat)
+if [ $r = nilfs-tools ]; then
+	{ cat /tmp/base.conf; echo "selection_policy timestamp"; } >/tmp/$r.conf
+	nilfs_cleanerd_ref -p 0 -c /tmp/$r.conf /dev/$dev /mnt || echo "START FAILED $r"
+else
+	{ cat /tmp/base.conf; echo "selection_policy $r"; } >/tmp/$r.conf
+	nilfs_cleanerd -p 0 -c /tmp/$r.conf /dev/$dev /mnt || echo "START FAILED $r"
+fi
+t0=$(date +%s)
+watchdog $dev $r &
+wd=$!
+out=$(clean-workload run /mnt/data $total CHUNKSZ HOTSPACE HOTWRITES SEEDV)
+kill $wd 2>/dev/null
+sync
+t1=$(date +%s)
+w1=$(awk '{ print $7 }' /sys/block/$dev/stat)
+moved=-
+if [ $r = nilfs-tools ]; then
+	pid=$(pidof nilfs_cleanerd_ref || true)
+	[ -n "$pid" ] && kill $pid
+	sleep 2
+else
+	moved=$(nilfs-clean -l -v /dev/$dev | sed -n 's/^blocks moved: //p')
+	nilfs-clean -q /dev/$dev
+	sleep 1
+fi
+clean=$(lssu /dev/$dev | awk 'NR > 1' | wc -l)
+umount /mnt || echo "UMOUNT FAILED $r"
+echo "RESULT $r $out sectors $((w1 - w0)) moved $moved seconds $((t1 - t0)) dirty $clean"
 grep -E 'nilfs_cleanerd' /tmp/messages | grep -iE '\.(err|warn|crit)' | sed 's/^/LOGWARN /'
 if [ -n "$keeplog" ]; then sed "s/^/LOG /" /tmp/messages; fi
 EOF
@@ -174,7 +174,7 @@ while [ $rep -le "$REPEAT" ]; do
 		rm -f "$work/img"
 		truncate -s "${VOL_MIB}M" "$work/img"
 		"$build/mkfs.nilfs2" -q -f -b 4096 -B 512 "$work/img"
-		sed -e "s/SEEDV/$((SEED + rep - 1))/" -e "s/^runs=.*/runs=\"$r\"/" \
+		sed -e "s/SEEDV/$((SEED + rep - 1))/" -e "s/CLEANERV/$r/" \
 			"$work/script" >"$work/script.$rep"
 		st=0
 		# shellcheck disable=SC2086
