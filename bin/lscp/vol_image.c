@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <nlfs/writer.h>
+#include "holder.h"
 #include "vol.h"
 
 struct image_priv {
@@ -292,7 +293,9 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 	}
 	rc = nlfs_io_open_unix(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
 	if (rc) {
-		snprintf(msg, len, "%s", nlfs_strerror(rc));
+		char why[640];
+
+		snprintf(msg, len, "%s", dev_open_reason(v->dev, rc, why, sizeof(why)));
 		free(p);
 		return rc;
 	}

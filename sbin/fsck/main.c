@@ -27,6 +27,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
 #include "fsck.h"
+#include "holder.h"
 #include "readahead.h"
 #include "repair.h"
 
@@ -320,8 +321,10 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
 
 	if (rc) {
+		char why[640];
+
 		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
-			nlfs_strerror(rc));
+			dev_open_reason(c->o.device, rc, why, sizeof(why)));
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	if (c->o.undo_file) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <nlfs/undo.h>
+#include "holder.h"
 
 #define PROG "nilfs-undo"
 
@@ -69,7 +70,10 @@ int main(int argc, char **argv)
 	rc = nlfs_io_open_unix(argv[optind + 1],
 			       flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1], nlfs_strerror(rc));
+		char why[640];
+
+		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1],
+			dev_open_reason(argv[optind + 1], rc, why, sizeof(why)));
 		return UNDO_FAIL;
 	}
 	memset(&err, 0, sizeof(err));
