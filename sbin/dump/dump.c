@@ -9,6 +9,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include "closestream.h"
 #include "extract.h"
 #include "stats.h"
 #include "json.h"
@@ -716,6 +717,7 @@ int main(int argc, char **argv)
 	char msg[320];
 	int c, rc;
 
+	close_stdout_at_exit(argv[0], 1);
 	while ((c = getopt_long(argc, argv, "c:jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;

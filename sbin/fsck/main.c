@@ -26,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
+#include "closestream.h"
 #include "fsck.h"
 #include "holder.h"
 #include "readahead.h"
@@ -379,6 +380,7 @@ int main(int argc, char **argv)
 	const char *status;
 	int ex;
 
+	close_stdout_at_exit(argv[0], FSCK_EXIT_OPERATIONAL);
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
 	if (ex || done)
