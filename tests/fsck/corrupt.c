@@ -10,7 +10,7 @@
  * blocks) or "rich" (tests/fsck/images/kernel-rich.img.xz, written by the
  * real kernel with 1 KiB blocks by images/make-rich.sh: 69 checkpoints,
  * snapshots 11, 28 and 41, /big a three-level B-tree, /medium two levels,
- * /sparse-far a root that holds data blocks, hard links, symlinks, nested
+ * /sparse-far a root that holds data blocks (keys 0, 5000, 30000), hard links, symlinks, nested
  * and empty directories; kernel-rich.manifest and kernel-rich.snapN.manifest
  * describe its trees).  The library locates the structures; each case then changes a
  * few bytes and, unless the fault is a checksum, recomputes the checksums

@@ -83,14 +83,14 @@ gen medium 102400 medium
 # sparse: blocks far apart (a B-tree root that holds the data blocks)
 gen sparse-far 1024 far0
 gen tmp.blk 1024 far1; dd if=tmp.blk of=sparse-far bs=1024 seek=5000 conv=notrunc 2>/dev/null
-gen tmp.blk 1024 far2; dd if=tmp.blk of=sparse-far bs=1024 seek=200000 conv=notrunc 2>/dev/null
+gen tmp.blk 1024 far2; dd if=tmp.blk of=sparse-far bs=1024 seek=30000 conv=notrunc 2>/dev/null
 # sparse: holes between runs (two levels), and a file that is only a hole
 for k in 3 40 41 42 300 301 2000 2001 2002 2003 9000; do
 	gen tmp.blk 1024 "run$k"
 	dd if=tmp.blk of=sparse-runs bs=1024 seek=$k conv=notrunc 2>/dev/null
 done
 rm tmp.blk
-truncate -s 10485760 hole-only
+truncate -s 2097152 hole-only
 # links
 ln docs/old/note3 src/hard-a
 ln docs/old/note3 deep/d1/hard-b
