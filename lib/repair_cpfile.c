@@ -122,7 +122,9 @@ static int mend_entry(struct mend *m, uint64_t cno)
 		cp->cp_flags = nlfs_cpu_to_le32(fl & CP_KNOWN);
 	}
 	if (!ifile_inode_ok(&cp->cp_ifile_inode)) {
-		fixed(m, NLFS_CP_FIX_IFILE, cno, nlfs_le16(cp->cp_ifile_inode.i_mode));
+		fixed(m, NLFS_CP_FIX_IFILE, cno,
+		      (uint64_t)nlfs_le16(cp->cp_ifile_inode.i_links_count) << 16 |
+		      nlfs_le16(cp->cp_ifile_inode.i_mode));
 		ifile_inode_mend(&cp->cp_ifile_inode);
 		/* the new checkpoint starts from the latest one's ifile inode */
 		if (cno == m->latest)

@@ -123,7 +123,7 @@ enum nlfs_cp_fix {
 	NLFS_CP_FIX_FUTURE,      /* valid past the latest (VALUE) checkpoint: invalidated */
 	NLFS_CP_FIX_CNO,         /* cp_cno (VALUE: what it said) set to the entry's checkpoint */
 	NLFS_CP_FIX_FLAGS,       /* unknown flags (VALUE) cleared */
-	NLFS_CP_FIX_IFILE,       /* ifile inode (VALUE: its i_mode) made a regular file's */
+	NLFS_CP_FIX_IFILE,       /* ifile inode (VALUE: links << 16 | mode) made a regular file's */
 	NLFS_CP_FIX_SNAPSHOT,    /* named by the snapshot list, flag clear: flag set */
 	NLFS_CP_FIX_LIST,        /* the snapshot list relinked over its VALUE snapshots */
 	NLFS_CP_FIX_BLOCK,       /* cpfile block VALUE had no valid checkpoint: dropped */

@@ -184,9 +184,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_NONE, \
 	  "an allocated DAT entry has no block address", \
 	  "") \
-	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points outside the segments in use", \
-	  "") \
+	  "a segment marked free whose valid logs hold the block made dirty again; else left") \
 	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_NONE, \
 	  "a DAT entry points to a block no summary claims for it", \
 	  "") \

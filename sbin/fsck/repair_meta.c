@@ -65,7 +65,8 @@ static bool error_flag_clearable(const struct fsck *c)
 static bool sufile_damaged(const struct fsck *c)
 {
 	return ANY(c, PR_SU_FLAGS, PR_SU_NBLOCKS, PR_SU_CLEAN, PR_SU_CURRENT, PR_SU_NEXT,
-		   PR_SU_SHORT, PR_LOG_OVERRUN) || error_flag_clearable(c);
+		   PR_SU_SHORT, PR_LOG_OVERRUN) || error_flag_clearable(c) ||
+	       (ANY(c, PR_DAT_OUTSIDE) && c->fix.nseg_live);
 }
 
 static bool chain_damaged(const struct fsck *c)
@@ -120,8 +121,9 @@ static void cp_fixed(void *arg, enum nlfs_cp_fix what, uint64_t cno, uint64_t va
 			  cno, value);
 		break;
 	case NLFS_CP_FIX_IFILE:
-		fsck_info(c, "repair: checkpoint %" PRIu64 ": ifile inode mode 0%" PRIo64
-			  " made a regular file's (its block map kept)", cno, value);
+		fsck_info(c, "repair: checkpoint %" PRIu64 ": ifile inode (mode 0%" PRIo64 ", %"
+			  PRIu64 " links) made a regular file with a link (its block map kept)", cno,
+			  value & 0xffff, value >> 16);
 		break;
 	case NLFS_CP_FIX_SNAPSHOT:
 		fsck_info(c, "repair: checkpoint %" PRIu64 ": named by the snapshot list, its "
