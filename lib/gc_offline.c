@@ -243,9 +243,12 @@ static int protection(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect
 	return rc;
 }
 
-/* One pass: rank the reclaimable segments and clean up to N of them. */
+/* One pass: rank the reclaimable segments and clean up to N of them.  A
+ * manual run (P->manual) takes its candidates from *START, the segments
+ * reclaimable when it began (set by its first pass), and clears the ones
+ * it cleans, which later logs may reuse. */
 static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
-		    bool *done, uint64_t *clean, struct nlfs_err *err)
+		    bool *done, uint64_t *clean, uint8_t **start, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w = NULL;
@@ -266,8 +269,10 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
 	*clean = nlfs_le64(sh.sh_ncleansegs);
-	if (!rc && *clean >= p->target_clean)
+	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
+	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
+		rc = -ENOMEM;
 	if (!rc)
 		rc = protection(fs, limit, &prot, &snaps, err);
 	if (!rc)
@@ -282,7 +287,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_sufile_get(fs, s, &su, err);
 		fl = nlfs_le32(su.su_flags);
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1)
+		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1 ||
+		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[ncand].segnum = s;
 		c[ncand].lastmod = nlfs_le64(su.su_lastmod);
@@ -290,13 +296,18 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		c[ncand].held = false;   /* unmounted: nothing to recover from */
 		/* offline, every policy can afford exact live counts */
 		rc = nlfs_writer_gc_live(w, s, &prot, &c[ncand].live, err);
-		if (!rc && c[ncand].nblocks >= c[ncand].live + minr)
+		if (!rc && c[ncand].nblocks >= c[ncand].live + minr) {
+			if (p->manual && !st->passes)
+				(*start)[s] = 1;
 			ncand++;
+		}
 	}
 	if (!rc)
 		nlfs_gc_rank(p->policy, c, ncand, p->now, nlfs_fs_geometry(fs)->blocks_per_segment);
 	for (uint64_t i = 0; !rc && i < ncand && chosen < p->nsegments_per_clean; i++) {
 		rc = nlfs_writer_gc_segment(w, c[i].segnum, &prot, st, err);
+		if (p->manual)
+			(*start)[c[i].segnum] = 0;
 		chosen++;
 	}
 	if (!rc && chosen) {
@@ -318,16 +329,19 @@ int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		    struct nlfs_err *err)
 {
 	uint64_t clean, last = 0;
+	uint8_t *start = NULL;
 	bool done = false;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	for (uint64_t pass = 0; !rc && !done && pass < p->max_passes; pass++) {
-		rc = one_pass(io, p, st, &done, &clean, err);
-		/* a pass that freed no segment means what is left is live: stop */
-		if (pass > 0 && clean <= last)
+		rc = one_pass(io, p, st, &done, &clean, &start, err);
+		/* a pass that freed no segment means what is left is live: stop
+		 * (a manual run ends with its list of segments) */
+		if (pass > 0 && clean <= last && !p->manual)
 			break;
 		last = clean;
 	}
+	free(start);
 	return rc;
 }

@@ -11,8 +11,9 @@
  *       checkpoints (offline mkcp makes none when nothing changed)
  *   gcfault snapshot IMG
  *       one construction that makes the latest checkpoint a snapshot
- * Each construction is dated a second after the latest checkpoint (or now,
- * if later), so that segments differ in age however fast they are made.
+ * Each construction is dated a second after the latest checkpoint, so that
+ * segments differ in age however fast they are made (and a volume made
+ * with mkfs -T in the past stays there).
  *   gcfault clean IMG OUT NOW K MODE
  *       one offline cleaning pass over every reclaimable segment (no
  *       protection period, time NOW) on a copy of IMG in memory, behind a
@@ -34,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
@@ -104,11 +104,8 @@ static int open_writer(const char *img, uint64_t now, struct nlfs_fs **fs,
 		return rc;
 	}
 	rc = nlfs_cpfile_get(*fs, nlfs_fs_recovery(*fs)->cno, &cp, err);
-	if (!rc && !now) {
-		now = (uint64_t)time(NULL);
-		if (nlfs_le64(cp.cp_create) >= now)
-			now = nlfs_le64(cp.cp_create) + 1;
-	}
+	if (!rc && !now)
+		now = nlfs_le64(cp.cp_create) + 1;
 	if (!rc)
 		rc = nlfs_writer_open(*fs, now, w, err);
 	if (rc) {

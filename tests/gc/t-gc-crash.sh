@@ -1,50 +1,27 @@
 #!/bin/sh
 # t-gc-crash.sh - the offline cleaner loses power at every write.
-# A volume made by our mkfs and offline writes (gcfault rewrite and
-# checkpoints, snapshots) holds versions of a file that each live through a dozen
-# checkpoints, so one cleaning pass over everything reclaimable deletes
-# whole cpfile blocks (5 checkpoints each with 1 KiB blocks) whose last
-# copies sit in the victim segments.  The pass then runs once for each
-# write index K and each way of losing power at it (write torn, written,
-# failed); what the disk keeps must pass fsck.nilfs2 -fn --checkpoints=all
-# and be the old volume or the cleaned one: the same lscp -a, the same
-# bytes in the latest tree and in every snapshot.
+# On the volume of volume.sh one cleaning pass over everything reclaimable
+# deletes whole cpfile blocks whose last copies sit in the victim segments.
+# The pass then runs once for each write index K and each way of losing
+# power at it (write torn, written, failed); what the disk keeps must pass
+# fsck.nilfs2 -fn --checkpoints=all and be the old volume or the cleaned
+# one: the same lscp -a, the same bytes in the latest tree and in every
+# snapshot.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail.
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_builddir:-$here/../..}
-gf=$top/tests/gc/gcfault
-for p in mkfs.nilfs2 lscp fsck.nilfs2 dump.nilfs2 tests/gc/gcfault; do
-	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-gc-crash.XXXXXX") || exit 1
-[ -n "${T_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-mkdir "$tmp/src"
-for i in 0 1 2 3 4 5; do
-	head -c $((24 * 1024)) /dev/urandom >"$tmp/src/f$i"
-done
-head -c 16384 /dev/urandom >"$tmp/src/g"
+. "$here/volume.sh"
+gc_test_init t-gc-crash mkfs.nilfs2 lscp fsck.nilfs2 dump.nilfs2
 img=$tmp/img
-truncate -s 16M "$img"
-"$top/mkfs.nilfs2" -q -f -b 1024 -B 128 -d "$tmp/src" "$img" || fail "mkfs"
-checkpoints() { "$gf" checkpoints "$img" "$1" || fail "checkpoints"; }
-"$gf" snapshot "$img" || fail "snapshot"
-for round in 1 2 3; do
-	"$gf" rewrite "$img" /g 16 "$round" || fail "rewrite /g"
-	checkpoints 12
-	"$gf" rewrite "$img" "/f$round" 8 "$round" || fail "rewrite /f$round"
-	[ $round = 2 ] && { "$gf" snapshot "$img" || fail "snapshot"; }
-done
-"$gf" rewrite "$img" /g 16 9 || fail "rewrite /g"
+gc_volume "$img" "$tmp/src"
 
 state() {   # the checkpoints and trees of image $1
 	"$top/lscp" -a "$1" && "$gf" digest "$1"
 }
 TZ=UTC state "$img" >"$tmp/old" || fail "the old state"
-now=$(($(date +%s) + 100000))   # after every checkpoint the helper dated
+now=$(date +%s)
 "$gf" clean "$img" "$tmp/new.img" "$now" 999999 fail >"$tmp/run" || fail "the clean pass"
 read -r _ _ segs _ moved _ freed _ deleted _ nwrites <"$tmp/run"
 echo "one pass: $segs segments, $moved blocks moved, $freed freed, $deleted checkpoints deleted, $nwrites writes"

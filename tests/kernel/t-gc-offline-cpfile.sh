@@ -1,14 +1,16 @@
 #!/bin/sh
 # t-gc-offline-cpfile.sh - the offline cleaner deletes whole cpfile blocks.
 # The guest writes files whose old versions span runs of 50 checkpoints
-# (cpgen: one block written and a checkpoint, in a loop) with two snapshots elsewhere, so that cleaning everything the
-# policy finds reclaimable with no protection period deletes several whole
-# cpfile blocks' worth of checkpoints while the old copies of those very
+# (cpgen: one block written and a checkpoint, in a loop) with two snapshots
+# elsewhere, so that cleaning everything the policy finds reclaimable with
+# no protection period deletes many whole cpfile blocks' worth of
+# checkpoints (1 KiB blocks: 5 each) while the last copies of those very
 # cpfile blocks sit in the victim segments.  Each policy cleans its own copy
-# of the volume offline; then our fsck must find every checkpoint clean, and
-# a second boot must mount every copy, list with nilfs-tools' lscp and lssu
-# exactly what our offline lscp and lssu listed, and show the latest tree
-# and both snapshots as they were before cleaning.
+# of the volume with nilfs_cleanerd --offline, and nilfs-clean --offline
+# (one manual pass) another; then our fsck must find every checkpoint
+# clean, and a second boot must mount every copy, list with nilfs-tools'
+# lscp and lssu exactly what our offline lscp and lssu listed, and show the
+# latest tree and both snapshots as they were before cleaning.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip
 # (99 if CI=true and the kernel test dependencies are missing).
@@ -19,7 +21,7 @@ top=${top_builddir:-$here/../..}
 POLICIES="timestamp greedy cost-benefit"
 
 "$guest" require || exit
-for p in mkfs.nilfs2 nilfs_cleanerd fsck.nilfs2 lscp lssu tests/kernel/cpgen; do
+for p in mkfs.nilfs2 nilfs_cleanerd nilfs-clean fsck.nilfs2 lscp lssu tests/kernel/cpgen; do
 	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
 done
 
@@ -110,16 +112,22 @@ ncp=$(sed -n 's/^NCP //p' "$tmp/out1")
 # everything the policy finds reclaimable, nothing protected
 n=0
 disks=
-for pol in $POLICIES; do
+for pol in $POLICIES manual; do
 	cp "$img" "$tmp/$pol.img" || exit 1
-	cat >"$tmp/$pol.conf" <<CONF
+	if [ $pol = manual ]; then
+		# nilfs-clean's pass: every reclaimable segment, whatever the thresholds
+		"$top/nilfs-clean" --offline -p 0 "$tmp/$pol.img" >"$tmp/$pol.gc" 2>&1 ||
+			{ cat "$tmp/$pol.gc"; fail "nilfs-clean --offline"; }
+	else
+		cat >"$tmp/$pol.conf" <<CONF
 protection_period	0
 selection_policy	$pol
 min_clean_segments	100%
 max_clean_segments	100%
 CONF
-	"$top/nilfs_cleanerd" --offline -c "$tmp/$pol.conf" "$tmp/$pol.img" >"$tmp/$pol.gc" 2>&1 ||
-		{ cat "$tmp/$pol.gc"; fail "$pol: nilfs_cleanerd --offline"; }
+		"$top/nilfs_cleanerd" --offline -c "$tmp/$pol.conf" "$tmp/$pol.img" >"$tmp/$pol.gc" 2>&1 ||
+			{ cat "$tmp/$pol.gc"; fail "$pol: nilfs_cleanerd --offline"; }
+	fi
 	cat "$tmp/$pol.gc"
 	deleted=$(sed -n 's/.* \([0-9][0-9]*\) checkpoints deleted.*/\1/p' "$tmp/$pol.gc")
 	# two runs of 50 checkpoints: many whole cpfile blocks (5 entries each)
@@ -171,7 +179,7 @@ GUEST
 grep -qx "PASS2 DONE" "$tmp/out2" || fail "pass 2 did not finish"
 ! grep -q FAILED "$tmp/out2" || fail "pass 2: $(grep FAILED "$tmp/out2" | head -n 3)"
 ! grep -q '^KMSG ' "$tmp/out2" || fail "kernel complained: $(grep '^KMSG ' "$tmp/out2" | head -n 5)"
-for pol in $POLICIES; do
+for pol in $POLICIES manual; do
 	sed -n "s/^LSCP $pol //p" "$tmp/out2" >"$tmp/$pol.lscp.k"
 	sed -n "s/^LSSU $pol //p" "$tmp/out2" >"$tmp/$pol.lssu.k"
 	sed -n "s/^M $pol //p" "$tmp/out2" >"$tmp/$pol.m2"
