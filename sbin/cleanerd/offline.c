@@ -130,7 +130,7 @@ int cleanerd_offline_manual(const char *device, const struct cld_config *c,
 	if (conf_params(device, c, &p, &g, errf))
 		return 1;
 	p.manual = true;
-	/* as many victims per construction as the online manual pass takes per step */
+	/* steps of the online manual pass's size (a construction takes many) */
 	p.nsegments_per_clean = cld_manual_step((uint64_t)g.blocks_per_segment * g.blocksize,
 						MANUAL_INTERVAL);
 	if (minrec) {
