@@ -185,8 +185,8 @@ const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, ch
 		    size_t len);
 
 /* pass_dir.c: the blocks of a directory the check walks and the repair
- * rewrites: those i_size covers, and any mapped past it (KEYS in order) */
-uint64_t dir_nblocks(uint64_t size, uint32_t bs, const uint64_t *keys, size_t nkeys);
+ * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */
+uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys);
 /* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
 	       const char *path);

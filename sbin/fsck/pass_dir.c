@@ -80,14 +80,11 @@ static void count_ref(struct fsck_cp *cp, uint64_t ino)
 		cp->nref[ino]++;
 }
 
-uint64_t dir_nblocks(uint64_t size, uint32_t bs, const uint64_t *keys, size_t nkeys)
+uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys)
 {
-	uint64_t n = size / bs + (size % bs != 0);
-
-	/* keys come in order; a last key past the size counts */
-	if (nkeys && keys[nkeys - 1] < UINT64_MAX && keys[nkeys - 1] + 1 > n)
-		n = keys[nkeys - 1] + 1;
-	return n;
+	/* keys come in order; an i_size that reaches further or falls short
+	 * is a wrong size (as e2fsck takes it), not missing blocks */
+	return nkeys && keys[nkeys - 1] < UINT64_MAX ? keys[nkeys - 1] + 1 : 0;
 }
 
 static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size_t pathlen)
@@ -119,9 +116,8 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	 * corrupt size or key must not mean a walk over endless holes */
 	if (nlfs_bmap_keys(w->c->fs, f, &fr->keys, &fr->nkeys, NULL) == -ENOMEM)
 		return -ENOMEM;
-	fr->nblocks = dir_nblocks(nlfs_le64(f->inode.i_size), bs, fr->keys, fr->nkeys);
-	/* a size that is no whole number of blocks, or short of the blocks:
-	 * the rewrite sets it */
+	fr->nblocks = dir_nblocks(fr->keys, fr->nkeys);
+	/* a size other than its blocks': the rewrite sets it */
 	if (nlfs_le64(f->inode.i_size) != fr->nblocks * bs)
 		fr->rebuild = true;
 	if (w->cp->cno == w->c->latest_cno)

@@ -359,6 +359,10 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: directory block %" PRIu64 " lies beyond i_size %" PRIu64, what,
 				     fc.last_data - 1, size);
+		else if (fc.last_data < size / bs)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: directory i_size %" PRIu64 " reaches past its last block (%" PRIu64 ")",
+				     what, size, fc.last_data ? fc.last_data - 1 : 0);
 		break;
 	case S_IFLNK_:
 		if (size == 0 || size >= bs) {

@@ -142,7 +142,7 @@ static int salvage_dir(struct repair *r, const struct nlfs_file *f, const struct
 
 	if (rc > 0)
 		rc = -NLFS_ECORRUPT;
-	nblocks = dir_nblocks(nlfs_le64(f->inode.i_size), bs, keys, nkeys);
+	nblocks = dir_nblocks(keys, nkeys);
 	for (size_t i = 0; !rc && i < nkeys && keys[i] < nblocks; i++) {
 		uint64_t blk = keys[i];
 		struct nlfs_err err;
@@ -168,8 +168,6 @@ static int salvage_dir(struct repair *r, const struct nlfs_file *f, const struct
 			rc = cb->rec(cb->arg, &rec, blk, off);
 		}
 	}
-	if (!rc && expect < nblocks && cb->hole)
-		cb->hole(cb->arg, expect, nblocks - 1);
 	free(buf);
 	free(keys);
 	return rc;
@@ -402,6 +400,7 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 	struct nlfs_dirw d;
 	uint64_t parent;
 	uint32_t links;
+	char size[64] = "";
 	int rc;
 
 	if (e->fresh)
@@ -441,8 +440,11 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 	free_kept(&rw);
 	if (rc)
 		return repair_lib_failed(r, rc, "rewriting a directory");
-	repair_done(r, 1, "%s: directory written anew ('..' names inode %" PRIu64 ", %zu entries)",
-		    rw.what, parent, rw.n + e->nadds);
+	if (nlfs_le64(f.inode.i_size) != nlfs_le64(inode.i_size))
+		snprintf(size, sizeof(size), ", i_size %" PRIu64 " -> %" PRIu64,
+			 nlfs_le64(f.inode.i_size), nlfs_le64(inode.i_size));
+	repair_done(r, 1, "%s: directory written anew ('..' names inode %" PRIu64 ", %zu entries%s)",
+		    rw.what, parent, rw.n + e->nadds, size);
 	return 0;
 }
 

@@ -852,6 +852,67 @@ static void c_snapshot_links(void)
 	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
 }
 
+/* ---- directories and inodes on the rich base: a buggy writer's records ---- */
+
+/* a record whose rec_len runs past its block end (the entry is sound) */
+static void c_dir_rec_cross(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note12", &b, &o); edit(b, o + 8, 2, peek(b, o + 8, 2) + bs, 1); }
+/* a name_len too long for its record */
+static void c_dir_namelen(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note14", &b, &o); edit(b, o + 10, 1, 200, 1); }
+
+/* a record's header overwritten (inode, rec_len, name_len, type): that
+ * entry is lost, the records after it are not */
+static void c_dir_rec_garbage(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/old", "note13", &b, &o);
+	edit(b, o, 8, 0xa5a5a5a5a5a5a5a5ull, 1);
+	edit(b, o + 8, 4, 0xa5a5a5a5u, 1);
+}
+
+/* the '..' record of /docs/renamed renamed '.x' */
+static void c_dir_dotdot_name(void) { uint64_t b; uint32_t o; dirent_at("/docs/renamed", "..", &b, &o); edit(b, o + 12 + 1, 1, 'x', 1); }
+/* the deepest directory's file entry made a link to an ancestor: a cycle */
+static void c_dir_cycle(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/deep/d1/d2/d3/d4/d5/d6/d7", "leaf", &b, &o);
+	edit(b, o, 8, path_ino("/deep/d1"), 1);
+	edit(b, o + 11, 1, 2, 1);
+}
+
+/* a second entry 'empty0' for empty0's inode (it was empty1) */
+static void c_dir_dup_same(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/renamed", "empty1", &b, &o);
+	edit(b, o, 8, path_ino("/docs/renamed/empty0"), 1);
+	edit(b, o + 12 + 5, 1, '0', 1);
+}
+
+static void c_dir_type_unknown(void) { uint64_t b; uint32_t o; dirent_at("/docs", "seven-link", &b, &o); edit(b, o + 11, 1, 9, 1); }
+static void c_dir_size_rich(void) { uint64_t i = path_ino("/docs"); inode_edit(i, I_SIZE, 8, inode_peek(i, I_SIZE, 8) + 100); }
+
+/* /many's block 0, with '.' and '..', gone from its map */
+static void c_dir_hole_first(void)
+{
+	uint64_t i = path_ino("/many");
+
+	if (inode_peek(i, I_BMAP, 1) & NLFS_BMAP_LARGE)
+		die("/many is not a direct map");
+	inode_edit(i, I_BMAP + 8, 8, 0);
+}
+
+/* a file with two links and an invalid file type */
+static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_MODE, 2, 0170644); }
+static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
+static void c_symlink_size_long(void) { inode_edit(path_ino("/long-link"), I_SIZE, 8, 2 * bs); }
+
 struct kase {
 	const char *name, *base, *opts;
 	void (*fn)(void);
@@ -897,6 +958,10 @@ static const struct kase cases[] = {
 	K(dir_root_mode, "mkfs"), K(dir_unlinked, "kernel"), K(dir_hole, "kernel"),
 	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
+	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
+	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
+	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
 };
 
 int main(int argc, char **argv)
