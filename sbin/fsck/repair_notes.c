@@ -84,6 +84,8 @@ void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, c
 		return;
 	}
 	NOTE(c, dirs, ndirs, capdirs, f);
+	if (c->op_error && (!c->fix.ndirs || c->fix.dirs[c->fix.ndirs - 1].path != f.path))
+		free(f.path);
 }
 
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
@@ -97,6 +99,8 @@ void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what
 		return;
 	}
 	NOTE(c, clears, nclears, capclears, f);
+	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
+		free(f.what);
 }
 
 void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size)
