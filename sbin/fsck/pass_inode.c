@@ -279,10 +279,31 @@ static void clear_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_fi
 	fix_note_clear(c, cp->cno, f->ino, msg);
 }
 
+static int forget_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)key;
+	(void)level;
+	fsck_bit_clear(arg, ptr);
+	return 0;
+}
+
+/* A file the repair clears after its map was walked (and found sound, so
+ * no other file uses its blocks): its blocks count as used by none, as if
+ * never walked, so the check finds them unused and the same repair ends
+ * them. */
+static void forget_map(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f,
+		       uint64_t nblocks)
+{
+	cp->nblocks -= nblocks;
+	cp->blocks_uncounted = true;
+	if (nlfs_bmap_iterate(c->fs, f, forget_block, &c->vref, NULL) < 0)
+		c->maps_incomplete = true;   /* then no unused blocks are looked for */
+}
+
 /* A symbolic link's size is the length of its target, in block 0: what
  * the block holds up to its first NUL.  With no target left, it goes. */
 static void mend_symlink(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f,
-			 const char *what)
+			 const char *what, uint64_t nblocks)
 {
 	uint32_t bs = c->g->blocksize;
 	uint8_t *buf = malloc(bs);
@@ -297,10 +318,13 @@ static void mend_symlink(struct fsck *c, struct fsck_cp *cp, const struct nlfs_f
 	if (!nlfs_file_read_block(c->fs, f, 0, buf, &hole, &err) && !hole)
 		len = strnlen((const char *)buf, bs - 1);
 	free(buf);
-	if (len)
+	if (len) {
 		fix_note_size(c, cp->cno, f->ino, len);
-	else
-		clear_inode(c, cp, f, what, "symbolic link with no target");
+		return;
+	}
+	clear_inode(c, cp, f, what, "symbolic link with no target");
+	if (fsck_bit_test(&cp->cleared, f->ino))
+		forget_map(c, cp, f, nblocks);
 }
 
 bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path)
@@ -368,11 +392,14 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		if (size == 0 || size >= bs) {
 			fsck_problem(c, PR_INO_SIZE, "%s: symbolic link i_size %" PRIu64
 				     " (must be 1..%u)", what, size, bs - 1);
-			mend_symlink(c, cp, f, what);
-		} else if (fc.last_data != 1 || fc.nblocks != 1)
+			mend_symlink(c, cp, f, what, fc.nblocks);
+		} else if (fc.last_data != 1 || fc.nblocks != 1) {
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64
 				     " blocks (block 0 only expected)", what, size, fc.nblocks);
+			if (!fc.last_data)   /* the kernel reads its target from block 0 */
+				clear_inode(c, cp, f, what, "symbolic link with no target");
+		}
 		break;
 	}
 	return true;

@@ -913,6 +913,20 @@ static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_M
 static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
 static void c_symlink_size_long(void) { inode_edit(path_ino("/long-link"), I_SIZE, 8, 2 * bs); }
 
+/* a symbolic link written with no target: size 0, its block zeroed */
+static void c_symlink_empty(void)
+{
+	struct nlfs_file f;
+	uint64_t b;
+
+	lookup("/dangling", &f);
+	b = phys_of(&f, 0);
+	for (uint32_t o = 0; o < bs; o += 8)
+		edit(b, o, 8, 0, 0);
+	reseal_log(log_of(b));
+	inode_edit(f.ino, I_SIZE, 8, 0);
+}
+
 struct kase {
 	const char *name, *base, *opts;
 	void (*fn)(void);
@@ -962,6 +976,7 @@ static const struct kase cases[] = {
 	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
 	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
 	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
+	K(symlink_empty, "rich"),
 };
 
 int main(int argc, char **argv)
