@@ -162,6 +162,8 @@ int nlfs_writer_fix_reserved_inodes(struct nlfs_writer *w, uint64_t *nfixed,
 		if (!rc && !e) {
 			rc = nlfs_palloc_reserve(w->ifile, w->isz, ino, err);
 			(*nfixed)++;
+			if (ino == NLFS_ROOT_INO)
+				w->user_inodes++;   /* the one reserved inode a checkpoint counts */
 		}
 		if (rc)
 			return rc;

@@ -908,6 +908,15 @@ static void c_dir_hole_first(void)
 	inode_edit(i, I_BMAP + 8, 8, 0);
 }
 
+/* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
+static void c_dir_root_unused(void)
+{
+	uint64_t c = nlfs_fs_recovery(fs)->cno;
+
+	ifile_bit_flip(NLFS_ROOT_INO, 1);
+	cp_edit(c, 48, 8, cp_peek(c, 48, 8) - 1);
+}
+
 /* a file with two links and an invalid file type */
 static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_MODE, 2, 0170644); }
 static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
@@ -976,7 +985,7 @@ static const struct kase cases[] = {
 	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
 	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
 	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
-	K(symlink_empty, "rich"),
+	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"),
 };
 
 int main(int argc, char **argv)
