@@ -55,16 +55,25 @@ static int edit_add(struct dir_edit *e, const char *name, uint64_t ino, uint8_t 
 	return 0;
 }
 
+static int cmp_place(const void *a, const void *b)
+{
+	const struct fsck_dirent_fix *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* the note for the record at DIR's block BLK, byte OFF (sorted by
+ * repair_plan_dirents: a directory may have many) */
 static const struct fsck_dirent_fix *dirent_fix(const struct fsck *c, uint64_t dir, uint64_t blk,
 						 uint32_t off)
 {
-	for (size_t i = 0; i < c->fix.ndirents; i++) {
-		const struct fsck_dirent_fix *f = &c->fix.dirents[i];
+	struct fsck_dirent_fix key = { .dir = dir, .blk = blk, .off = off };
 
-		if (f->dir == dir && f->blk == blk && f->off == off)
-			return f;
-	}
-	return NULL;
+	return bsearch(&key, c->fix.dirents, c->fix.ndirents, sizeof(key), cmp_place);
 }
 
 const struct fsck_link_fix *repair_link_fix(const struct fsck *c, uint64_t ino)
@@ -564,6 +573,9 @@ int repair_plan_detached(struct repair *r)
 int repair_plan_dirents(struct repair *r)
 {
 	struct fsck *c = r->c;
+
+	if (c->fix.ndirents > 1)
+		qsort(c->fix.dirents, c->fix.ndirents, sizeof(*c->fix.dirents), cmp_place);
 
 	for (size_t i = 0; i < c->fix.ndirs; i++) {
 		struct dir_edit *e;
