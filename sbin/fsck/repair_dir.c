@@ -333,12 +333,17 @@ static int unique_name(struct fsck_names *ns, char *name, unsigned *len, uint64_
 	return rc;
 }
 
-/* names as the rewrite writes them: every one valid, none twice */
+/* names as the rewrite writes them: every one valid, none twice; what
+ * the repair adds keeps its name (a file named lost+found is renamed) */
 static int settle_names(struct rewrite *rw)
 {
 	struct fsck_names ns = { 0 };
 	int rc = 0;
 
+	for (size_t i = 0; !rc && i < rw->e->nadds; i++)
+		rc = fsck_names_add(&ns, rw->e->adds[i].name, (unsigned)strlen(rw->e->adds[i].name),
+				    rw->e->adds[i].ino, NULL);
+	rc = rc < 0 ? rc : 0;
 	for (size_t i = 0; !rc && i < rw->n; i++) {
 		if (rw->v[i].rename)
 			continue;
