@@ -554,7 +554,12 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 
 		if (fsck_bit_test(&cp.visited, ino) || cp_read_inode(c, &cp, ino, &f))
 			continue;
-		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_ || !nlfs_le16(f.inode.i_links_count))
+		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_)
+			continue;
+		/* one with no links is walked too when it goes to lost+found
+		 * (below: an orphan), else what it names would go there twice */
+		if (!nlfs_le16(f.inode.i_links_count) &&
+		    !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS))
 			continue;
 		fsck_problem(c, PR_INO_UNATTACHED,
 			     "checkpoint %" PRIu64 ": directory inode %" PRIu64 " (%u links) is not reachable from the root",

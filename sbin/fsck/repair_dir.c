@@ -421,6 +421,13 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 		return write_fresh(r, e);
 	dir_name(e, rw.what, sizeof(rw.what));
 	rc = read_inode(r, e->ino, &f);
+	if (rc == -ENOENT && repair_is_detached(r->c, e->ino)) {
+		/* an orphan (no links), which the reader takes for deleted */
+		memset(&f, 0, sizeof(f));
+		f.ino = e->ino;
+		f.cno = r->ifile.cno;
+		rc = nlfs_writer_get_inode(r->w, e->ino, &f.inode, &r->err);
+	}
 	if (!rc)
 		rc = salvage_dir(r, &f, &cb);
 	if (!rc)

@@ -908,6 +908,18 @@ static void c_dir_hole_first(void)
 	inode_edit(i, I_BMAP + 8, 8, 0);
 }
 
+/* a half-done rmdir of a directory that is not empty: its entry gone, its
+ * links 0, the inode still in use with its file inside */
+static void c_dir_orphan(void)
+{
+	uint64_t b, i = path_ino("/dir2");
+	uint32_t o;
+
+	dirent_at("/", "dir2", &b, &o);
+	edit(b, o, 8, 0, 1);
+	inode_edit(i, I_LINKS, 2, 0);
+}
+
 /* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
 static void c_dir_root_unused(void)
 {
@@ -1038,7 +1050,7 @@ static const struct kase cases[] = {
 	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
 	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
 	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
-	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"),
+	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"), K(dir_orphan, "kernel"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
