@@ -884,6 +884,18 @@ static void c_dir_cycle(void)
 	edit(b, o + 11, 1, 2, 1);
 }
 
+/* a cycle no directory reaches: /deep's entry gone, and its deepest
+ * directory's file entry made a link back to /deep/d1 */
+static void c_dir_cycle_detached(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	c_dir_cycle();
+	dirent_at("/", "deep", &b, &o);
+	edit(b, o, 8, 0, 1);
+}
+
 /* a second entry 'empty0' for empty0's inode (it was empty1) */
 static void c_dir_dup_same(void)
 {
@@ -1051,6 +1063,7 @@ static const struct kase cases[] = {
 	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
 	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
 	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"), K(dir_orphan, "kernel"),
+	K(dir_cycle_detached, "rich"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
