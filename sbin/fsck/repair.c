@@ -259,6 +259,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
 		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
 	}
+	repair_sort_notes(c);
 	rc = repair_meta(c, r.fs, r.w, &r.nfixes, &r.err);
 	if (rc) {
 		rc = lib_failed(&r, rc, "mending the shared metadata");

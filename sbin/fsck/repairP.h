@@ -53,7 +53,9 @@ int repair_lib_failed(struct repair *r, int rc, const char *what);
 void repair_done(struct repair *r, uint64_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* repair_dir.c: plan (before anything is written), then write */
+/* repair_dir.c: the notes sorted for the look-ups below (first), the
+ * plan (before anything is written), then the writing */
+void repair_sort_notes(struct fsck *c);
 int repair_plan_dirents(struct repair *r);
 int repair_plan_detached(struct repair *r);
 int repair_write_dirs(struct repair *r);

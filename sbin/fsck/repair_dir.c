@@ -76,28 +76,27 @@ static const struct fsck_dirent_fix *dirent_fix(const struct fsck *c, uint64_t d
 	return bsearch(&key, c->fix.dirents, c->fix.ndirents, sizeof(key), cmp_place);
 }
 
+/* the notes keyed by inode, sorted by it (repair_plan_dirents) */
+static int cmp_ino(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 const struct fsck_link_fix *repair_link_fix(const struct fsck *c, uint64_t ino)
 {
-	for (size_t i = 0; i < c->fix.nlinks; i++)
-		if (c->fix.links[i].ino == ino)
-			return &c->fix.links[i];
-	return NULL;
+	return bsearch(&ino, c->fix.links, c->fix.nlinks, sizeof(*c->fix.links), cmp_ino);
 }
 
 bool repair_is_detached(const struct fsck *c, uint64_t ino)
 {
-	for (size_t i = 0; i < c->fix.ndetached; i++)
-		if (c->fix.detached[i] == ino)
-			return true;
-	return false;
+	return bsearch(&ino, c->fix.detached, c->fix.ndetached, sizeof(ino), cmp_ino) != NULL;
 }
 
 bool repair_is_cleared(const struct fsck *c, uint64_t ino)
 {
-	for (size_t i = 0; i < c->fix.nclears; i++)
-		if (c->fix.clears[i].ino == ino)
-			return true;
-	return false;
+	return bsearch(&ino, c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino) != NULL;
 }
 
 bool repair_edited(const struct repair *r, uint64_t ino)
@@ -579,6 +578,19 @@ int repair_plan_detached(struct repair *r)
 	return 0;
 }
 
+void repair_sort_notes(struct fsck *c)
+{
+	if (c->fix.ndirents > 1)
+		qsort(c->fix.dirents, c->fix.ndirents, sizeof(*c->fix.dirents), cmp_place);
+	/* the others: ino is each one's first member */
+	if (c->fix.nlinks > 1)
+		qsort(c->fix.links, c->fix.nlinks, sizeof(*c->fix.links), cmp_ino);
+	if (c->fix.ndetached > 1)
+		qsort(c->fix.detached, c->fix.ndetached, sizeof(*c->fix.detached), cmp_ino);
+	if (c->fix.nclears > 1)
+		qsort(c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino);
+}
+
 /* The directories the check marked, and entries naming a free inode: if
  * the inode is still there, only its bitmap bit was lost, and it is
  * marked in use again; otherwise the entry goes. */
@@ -586,8 +598,6 @@ int repair_plan_dirents(struct repair *r)
 {
 	struct fsck *c = r->c;
 
-	if (c->fix.ndirents > 1)
-		qsort(c->fix.dirents, c->fix.ndirents, sizeof(*c->fix.dirents), cmp_place);
 
 	for (size_t i = 0; i < c->fix.ndirs; i++) {
 		struct dir_edit *e;
