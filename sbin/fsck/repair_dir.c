@@ -73,6 +73,8 @@ static const struct fsck_dirent_fix *dirent_fix(const struct fsck *c, uint64_t d
 {
 	struct fsck_dirent_fix key = { .dir = dir, .blk = blk, .off = off };
 
+	if (!c->fix.ndirents)
+		return NULL;   /* bsearch wants an array */
 	return bsearch(&key, c->fix.dirents, c->fix.ndirents, sizeof(key), cmp_place);
 }
 
@@ -86,17 +88,21 @@ static int cmp_ino(const void *a, const void *b)
 
 const struct fsck_link_fix *repair_link_fix(const struct fsck *c, uint64_t ino)
 {
+	if (!c->fix.nlinks)
+		return NULL;
 	return bsearch(&ino, c->fix.links, c->fix.nlinks, sizeof(*c->fix.links), cmp_ino);
 }
 
 bool repair_is_detached(const struct fsck *c, uint64_t ino)
 {
-	return bsearch(&ino, c->fix.detached, c->fix.ndetached, sizeof(ino), cmp_ino) != NULL;
+	return c->fix.ndetached &&
+	       bsearch(&ino, c->fix.detached, c->fix.ndetached, sizeof(ino), cmp_ino);
 }
 
 bool repair_is_cleared(const struct fsck *c, uint64_t ino)
 {
-	return bsearch(&ino, c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino) != NULL;
+	return c->fix.nclears &&
+	       bsearch(&ino, c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino);
 }
 
 bool repair_edited(const struct repair *r, uint64_t ino)
