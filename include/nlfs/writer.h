@@ -111,6 +111,10 @@ int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err 
  * whole. */
 int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
 			     struct nlfs_err *err);
+/* Inode INO (not reserved) cleared: its slot zeroed and freed in the
+ * ifile.  Its blocks stay as they are; the caller ends the DAT entries
+ * no file uses any more. */
+int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
 /* The kernel's roll-forward, offline (a writer opened with
  * NLFS_WRITER_ROLLFORWARD): every file with blocks in complete data-sync
  * logical segments after the super root is written anew as the reader

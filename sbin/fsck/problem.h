@@ -255,12 +255,12 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_INO_BLOCKS, SEV_ERROR, 6, FIX_PREEN, \
 	  "an inode's i_blocks disagrees with its block map", \
 	  "set to the blocks the map holds") \
-	X(PR_INO_MODE, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_INO_MODE, SEV_ERROR, 6, FIX_YES, \
 	  "an inode has an invalid file type", \
-	  "") \
-	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_NONE, \
+	  "the inode cleared, the entries naming it removed (older checkpoints keep it)") \
+	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's size disagrees with its blocks", \
-	  "") \
+	  "a file's size set to cover its blocks, a symbolic link's to its target (none: cleared), a directory rewritten") \
 	X(PR_INO_ORPHAN, SEV_ERROR, 6, FIX_YES, \
 	  "an inode with no links is still allocated", \
 	  "linked into /lost+found as #INO") \
@@ -271,36 +271,36 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "an inode's link count is wrong", \
 	  "set to the entries that name it") \
 	/* pass 6: directories */ \
-	X(PR_DIR_ROOT, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_DIR_ROOT, SEV_ERROR, 6, FIX_YES, \
 	  "the root directory is missing or invalid", \
-	  "") \
-	X(PR_DIR_RECORD, SEV_ERROR, 6, FIX_NONE, \
+	  "a new root directory made; what the old one named goes to /lost+found") \
+	X(PR_DIR_RECORD, SEV_ERROR, 6, FIX_YES, \
 	  "a directory record is malformed", \
-	  "") \
-	X(PR_DIR_HOLE, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten from the records that hold up; what is lost is named") \
+	X(PR_DIR_HOLE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory has a missing block", \
-	  "") \
-	X(PR_DIR_DOT, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten without it; inodes only it named go to /lost+found") \
+	X(PR_DIR_DOT, SEV_ERROR, 6, FIX_YES, \
 	  "a directory's '.' entry is missing or wrong", \
-	  "") \
-	X(PR_DIR_DOTDOT, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten with '.' naming itself") \
+	X(PR_DIR_DOTDOT, SEV_ERROR, 6, FIX_YES, \
 	  "a directory's '..' entry is missing or wrong", \
-	  "") \
-	X(PR_DIR_NAME, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten with '..' naming the parent it is found in") \
+	X(PR_DIR_NAME, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry has an invalid name", \
-	  "") \
-	X(PR_DIR_DUP, SEV_ERROR, 6, FIX_NONE, \
+	  "'/' and NUL become '.'; an empty name or another '.' or '..' entry removed") \
+	X(PR_DIR_DUP, SEV_ERROR, 6, FIX_YES, \
 	  "a directory has two entries of one name", \
-	  "") \
+	  "the second renamed NAME~N (removed if it names the same inode)") \
 	X(PR_DIR_FREE_INODE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry names an inode not in use", \
-	  "the entry removed") \
+	  "the inode marked in use again if its slot still holds it, else the entry removed") \
 	X(PR_DIR_TYPE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry's file type disagrees with the inode", \
 	  "set to the inode's type") \
-	X(PR_DIR_LINKED, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_DIR_LINKED, SEV_ERROR, 6, FIX_YES, \
 	  "a directory is linked from more than one place", \
-	  "") \
+	  "the entries after the first one found removed") \
 	/* any pass */ \
 	X(PR_IO, SEV_ERROR, 0, FIX_NONE, \
 	  "an I/O or memory error stopped part of the check", \

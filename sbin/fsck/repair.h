@@ -36,10 +36,42 @@ struct fsck_blocks_fix {
 	uint64_t nblocks;        /* data + node blocks its map holds */
 };
 
+/* what the repair does to one record of a directory, found by its place
+ * (the repair salvages the blocks as the check did, so places agree) */
+enum fsck_dirent_act {
+	DIRENT_FREE,             /* names an inode not in use: removed, unless the
+				  * inode is still there and comes back */
+	DIRENT_DROP,             /* removed, WHY says why */
+	DIRENT_RETYPE,           /* its file type set to TYPE */
+	DIRENT_RENAME,           /* its name made valid and unique in the directory */
+};
+
 struct fsck_dirent_fix {
 	uint64_t dir;            /* directory inode */
+	uint64_t blk;            /* directory block */
+	uint32_t off;            /* byte of the record in it */
+	uint8_t act, type;
 	uint64_t ino;            /* inode the entry names */
-	uint8_t type;            /* the right file type (0: drop the entry) */
+	const char *why;         /* DIRENT_DROP: a constant string */
+};
+
+/* a directory the repair rewrites from the records that hold up */
+struct fsck_dir_fix {
+	uint64_t dir;
+	uint64_t parent;         /* what '..' must name (0: /lost+found takes it) */
+	char *path;              /* for the messages */
+};
+
+/* an inode that is cleared (freed in the ifile; its blocks are then
+ * used by no file, and their DAT entries end at the new checkpoint) */
+struct fsck_clear_fix {
+	uint64_t ino;
+	char *what;              /* "inode N (PATH): why", for the message */
+};
+
+struct fsck_size_fix {
+	uint64_t ino;
+	uint64_t size;           /* the i_size it gets */
 };
 
 struct fsck_fixes {
@@ -49,6 +81,13 @@ struct fsck_fixes {
 	size_t nblocks, capblocks;
 	struct fsck_dirent_fix *dirents;
 	size_t ndirents, capdirents;
+	struct fsck_dir_fix *dirs;
+	size_t ndirs, capdirs;
+	struct fsck_clear_fix *clears;
+	size_t nclears, capclears;
+	struct fsck_size_fix *sizes;
+	size_t nsizes, capsizes;
+	bool root_lost;          /* the root directory is made anew */
 	uint64_t *detached;      /* in use, reached by no directory: to lost+found */
 	size_t ndetached, capdetached;
 	uint64_t *leaks;         /* live DAT entries no file uses */
@@ -66,7 +105,11 @@ struct fsck_fixes {
  * a note that cannot be stored for lack of memory makes the repair stop) */
 void fix_note_links(struct fsck *c, uint64_t cno, uint64_t ino, uint32_t links);
 void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblocks);
-void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type);
+void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f);
+void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path);
+void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
+void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size);
+void fix_note_root(struct fsck *c, uint64_t cno);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_leak(struct fsck *c, uint64_t vbn);
 void fix_note_relocate(struct fsck *c, uint64_t seg);

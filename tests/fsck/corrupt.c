@@ -852,6 +852,114 @@ static void c_snapshot_links(void)
 	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
 }
 
+/* ---- directories and inodes on the rich base: a buggy writer's records ---- */
+
+/* a record whose rec_len runs past its block end (the entry is sound) */
+static void c_dir_rec_cross(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note12", &b, &o); edit(b, o + 8, 2, peek(b, o + 8, 2) + bs, 1); }
+/* a name_len too long for its record */
+static void c_dir_namelen(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note14", &b, &o); edit(b, o + 10, 1, 200, 1); }
+
+/* a record's header overwritten (inode, rec_len, name_len, type): that
+ * entry is lost, the records after it are not */
+static void c_dir_rec_garbage(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/old", "note13", &b, &o);
+	edit(b, o, 8, 0xa5a5a5a5a5a5a5a5ull, 1);
+	edit(b, o + 8, 4, 0xa5a5a5a5u, 1);
+}
+
+/* the '..' record of /docs/renamed renamed '.x' */
+static void c_dir_dotdot_name(void) { uint64_t b; uint32_t o; dirent_at("/docs/renamed", "..", &b, &o); edit(b, o + 12 + 1, 1, 'x', 1); }
+/* the deepest directory's file entry made a link to an ancestor: a cycle */
+static void c_dir_cycle(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/deep/d1/d2/d3/d4/d5/d6/d7", "leaf", &b, &o);
+	edit(b, o, 8, path_ino("/deep/d1"), 1);
+	edit(b, o + 11, 1, 2, 1);
+}
+
+/* a cycle no directory reaches: /deep's entry gone, and its deepest
+ * directory's file entry made a link back to /deep/d1 */
+static void c_dir_cycle_detached(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	c_dir_cycle();
+	dirent_at("/", "deep", &b, &o);
+	edit(b, o, 8, 0, 1);
+}
+
+/* a second entry 'empty0' for empty0's inode (it was empty1) */
+static void c_dir_dup_same(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/renamed", "empty1", &b, &o);
+	edit(b, o, 8, path_ino("/docs/renamed/empty0"), 1);
+	edit(b, o + 12 + 5, 1, '0', 1);
+}
+
+static void c_dir_type_unknown(void) { uint64_t b; uint32_t o; dirent_at("/docs", "seven-link", &b, &o); edit(b, o + 11, 1, 9, 1); }
+static void c_dir_size_rich(void) { uint64_t i = path_ino("/docs"); inode_edit(i, I_SIZE, 8, inode_peek(i, I_SIZE, 8) + 100); }
+
+/* /many's block 0, with '.' and '..', gone from its map */
+static void c_dir_hole_first(void)
+{
+	uint64_t i = path_ino("/many");
+
+	if (inode_peek(i, I_BMAP, 1) & NLFS_BMAP_LARGE)
+		die("/many is not a direct map");
+	inode_edit(i, I_BMAP + 8, 8, 0);
+}
+
+/* a half-done rmdir of a directory that is not empty: its entry gone, its
+ * links 0, the inode still in use with its file inside */
+static void c_dir_orphan(void)
+{
+	uint64_t b, i = path_ino("/dir2");
+	uint32_t o;
+
+	dirent_at("/", "dir2", &b, &o);
+	edit(b, o, 8, 0, 1);
+	inode_edit(i, I_LINKS, 2, 0);
+}
+
+/* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
+static void c_dir_root_unused(void)
+{
+	uint64_t c = nlfs_fs_recovery(fs)->cno;
+
+	ifile_bit_flip(NLFS_ROOT_INO, 1);
+	cp_edit(c, 48, 8, cp_peek(c, 48, 8) - 1);
+}
+
+/* a file with two links and an invalid file type */
+static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_MODE, 2, 0170644); }
+static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
+static void c_symlink_size_long(void) { inode_edit(path_ino("/long-link"), I_SIZE, 8, 2 * bs); }
+
+/* a symbolic link written with no target: size 0, its block zeroed */
+static void c_symlink_empty(void)
+{
+	struct nlfs_file f;
+	uint64_t b;
+
+	lookup("/dangling", &f);
+	b = phys_of(&f, 0);
+	for (uint32_t o = 0; o < bs; o += 8)
+		edit(b, o, 8, 0, 0);
+	reseal_log(log_of(b));
+	inode_edit(f.ino, I_SIZE, 8, 0);
+}
+
 /* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
 
 /* a valid entry whose cp_cno a writer left at 0 */
@@ -950,6 +1058,12 @@ static const struct kase cases[] = {
 	K(dir_root_mode, "mkfs"), K(dir_unlinked, "kernel"), K(dir_hole, "kernel"),
 	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
+	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
+	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
+	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
+	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"), K(dir_orphan, "kernel"),
+	K(dir_cycle_detached, "rich"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
