@@ -203,6 +203,13 @@ int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *er
 /* add a block to the construction; an owned buffer is the writer's from now on */
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
 			 struct nlfs_err *err);
+/* The block map of file INO from N (offset, vblocknr) pairs in ascending
+ * offset order, the data blocks already in place: node blocks are laid
+ * out with new virtual blocks, the root and i_blocks set in INODE, which
+ * is stored; the checkpoint's block count grows by N and the nodes. */
+int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			  const uint64_t *ptrs, size_t n, struct nlfs_inode *inode,
+			  struct nlfs_err *err);
 
 int nlfs_writer_blocksize(const struct nlfs_writer *w);
 struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);

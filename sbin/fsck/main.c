@@ -237,6 +237,7 @@ static void reset_results(struct fsck *c)
 {
 	struct fsck_opts o = c->o;
 	bool changed = c->changed;
+	uint64_t repair_cno = c->repair_cno;
 
 	free_all(c);
 	fix_free(&c->fix);
@@ -244,6 +245,7 @@ static void reset_results(struct fsck *c)
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->changed = changed;
+	c->repair_cno = repair_cno;
 	if (fsck_report_init(c))
 		c->op_error = true;
 }
@@ -288,7 +290,9 @@ static bool repairable(const struct fsck *c, bool *all)
 
 	*all = true;
 	for (int i = 0; i < PR_COUNT; i++) {
-		if (!c->pr_count[i] || fsck_problems[i].severity == SEV_WARNING)
+		/* a warning starts no repair unless one exists for it */
+		if (!c->pr_count[i] ||
+		    (fsck_problems[i].severity == SEV_WARNING && fsck_problems[i].fix == FIX_NONE))
 			continue;
 		if (fix_is_repairable((enum fsck_pr)i, c->o.mode == MODE_PREEN))
 			any = true;

@@ -101,6 +101,8 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 				     ", which the DAT does not allocate",
 				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
 				     bi->vblocknr);
+		if (bi->vblocknr < c->nvblocks)
+			fix_note_vblock(c, bi->vblocknr);
 		return 0;
 	}
 	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
@@ -109,9 +111,12 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 					 ": virtual block %" PRIu64, w->seg, log->start, bi->vblocknr);
 		return 0;
 	}
-	if (de.de_blocknr == bi->block)
+	if (de.de_blocknr == bi->block) {
 		fsck_bit_set(&c->vconfirmed, bi->vblocknr);
-	else if (note(w))
+		return 0;
+	}
+	fix_note_vblock(c, bi->vblocknr);
+	if (note(w))
 		fsck_problem(c, PR_LOG_VSTALE, "segment %" PRIu64 ": log at block %" PRIu64
 			     ": block %" PRIu64 " (inode %" PRIu64 ") claims virtual block %" PRIu64
 			     ", which the DAT maps to block %" PRIu64,
@@ -443,10 +448,12 @@ int pass_logs(struct fsck *c)
 	check_chain(c);
 	check_current(c);
 	for (uint64_t b = fsck_bitmap_next(&c->datblk, 0); b != UINT64_MAX;
-	     b = fsck_bitmap_next(&c->datblk, b + 1))
+	     b = fsck_bitmap_next(&c->datblk, b + 1)) {
 		fsck_problem(c, PR_DAT_UNCLAIMED_BLOCK,
 			     "DAT: block %" PRIu64 " is part of the DAT, but no segment summary describes it as a DAT block",
 			     b);
+		fix_note_dat_rewrite(c);
+	}
 	return 0;
 }
 

@@ -138,12 +138,12 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_LOG_BINFO, SEV_ERROR, 3, FIX_NONE, \
 	  "a block record of a summary is invalid", \
 	  "") \
-	X(PR_LOG_VFREE, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_VFREE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT does not allocate", \
-	  "") \
-	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_NONE, \
+	  "the DAT entry set from the summary (its bitmap bit back) where the block is still there") \
+	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT maps elsewhere", \
-	  "") \
+	  "the DAT entry set from the newest summary that claims the virtual block") \
 	X(PR_SEG_SEQ_DUP, SEV_ERROR, 3, FIX_NONE, \
 	  "two segments carry the same sequence number", \
 	  "") \
@@ -163,36 +163,36 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_NONE, \
 	  "a palloc file reaches far past what the volume can hold", \
 	  "") \
-	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block lies outside the segments in use", \
-	  "") \
-	X(PR_DAT_UNCLAIMED_BLOCK, SEV_ERROR, 4, FIX_NONE, \
+	  "the DAT written anew in the repair checkpoint") \
+	X(PR_DAT_UNCLAIMED_BLOCK, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block is not described as one by any summary", \
-	  "") \
+	  "the DAT written anew in the repair checkpoint") \
 	X(PR_DAT_DESC, SEV_ERROR, 4, FIX_PREEN, \
 	  "a DAT group descriptor's free count disagrees with its bitmap", \
 	  "recounted from the bitmap") \
-	X(PR_DAT_HOLE, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_HOLE, SEV_ERROR, 4, FIX_YES, \
 	  "allocated DAT entries sit in a missing block", \
-	  "") \
-	X(PR_DAT_ENTRY0, SEV_ERROR, 4, FIX_NONE, \
+	  "the entries rebuilt from the segment summaries") \
+	X(PR_DAT_ENTRY0, SEV_ERROR, 4, FIX_YES, \
 	  "DAT entry 0 is not reserved", \
-	  "") \
-	X(PR_DAT_RANGE, SEV_ERROR, 4, FIX_NONE, \
+	  "entry 0 reset and marked in use") \
+	X(PR_DAT_RANGE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry's checkpoint period is impossible", \
-	  "") \
-	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_NONE, \
+	  "the period set from the summary; open if the latest checkpoint maps the block") \
+	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_YES, \
 	  "an allocated DAT entry has no block address", \
-	  "") \
-	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_NONE, \
+	  "the address taken from the summary that claims it, else the entry freed") \
+	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points outside the segments in use", \
-	  "") \
-	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_NONE, \
+	  "the address taken from the summary that claims it, else the entry freed") \
+	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points to a block no summary claims for it", \
-	  "") \
-	X(PR_DAT_SHARED, SEV_ERROR, 4, FIX_NONE, \
+	  "the address taken from the newest summary that claims the virtual block") \
+	X(PR_DAT_SHARED, SEV_ERROR, 4, FIX_YES, \
 	  "two DAT entries (or a DAT block) share a physical block", \
-	  "") \
+	  "the address taken from the newest summary that claims the virtual block") \
 	X(PR_DAT_LEAK, SEV_ERROR, 4, FIX_YES, \
 	  "a live DAT entry is used by no file of the latest checkpoint", \
 	  "the entry freed") \
@@ -234,23 +234,27 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_NONE, \
 	  "inodes in use sit in a missing ifile block", \
 	  "") \
-	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_YES, \
 	  "a block map is malformed", \
-	  "") \
-	X(PR_BMAP_ORDER, SEV_ERROR, 6, FIX_NONE, \
+	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \
+	X(PR_BMAP_ORDER, SEV_ERROR, 6, FIX_YES, \
 	  "block map keys are out of order", \
-	  "") \
-	X(PR_BMAP_DIRECT, SEV_WARNING, 6, FIX_NONE, \
+	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \
+	X(PR_BMAP_DIRECT, SEV_WARNING, 6, FIX_YES, \
 	  "a direct block map has unknown flag bits", \
-	  "") \
-	X(PR_BMAP_VBLOCK, SEV_ERROR, 6, FIX_NONE, \
+	  "the map written anew with a clean flags byte") \
+	X(PR_BMAP_VBLOCK, SEV_ERROR, 6, FIX_YES, \
 	  "a block map points to an unallocated virtual block", \
-	  "") \
-	X(PR_BMAP_PERIOD, SEV_ERROR, 6, FIX_NONE, \
+	  "the block taken from the segment summaries, else a hole (named)") \
+	X(PR_BMAP_PERIOD, SEV_ERROR, 6, FIX_YES, \
 	  "a block is not alive in the checkpoint that uses it", \
-	  "") \
-	X(PR_BMAP_SHARED, SEV_ERROR, 6, FIX_NONE, \
+	  "the DAT entry reopened if the summary names the block there, else the newest live version") \
+	X(PR_BMAP_SHARED, SEV_ERROR, 6, FIX_YES, \
 	  "a virtual block is used twice in one checkpoint", \
+	  "the block taken from the segment summaries, else a hole (named)") \
+	/* the check after a repair: what no repair may ever do */ \
+	X(PR_REPAIR_LIVE, SEV_ERROR, 6, FIX_NONE, \
+	  "a repair left a live block with an ended DAT entry or outside the segments in use", \
 	  "") \
 	X(PR_INO_BLOCKS, SEV_ERROR, 6, FIX_PREEN, \
 	  "an inode's i_blocks disagrees with its block map", \

@@ -577,6 +577,11 @@ static bool needs_construction(const struct fsck *c)
 		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_INO_BLOCKS,
 		PR_DAT_LEAK, PR_INO_LINKS, PR_INO_UNATTACHED, PR_INO_ORPHAN, PR_DIR_FREE_INODE,
 		PR_DIR_TYPE,
+		/* repair_map.c */
+		PR_BMAP_STRUCT, PR_BMAP_ORDER, PR_BMAP_DIRECT, PR_BMAP_VBLOCK, PR_BMAP_PERIOD,
+		PR_BMAP_SHARED, PR_DAT_PTR, PR_DAT_UNCLAIMED_BLOCK, PR_DAT_HOLE, PR_DAT_ENTRY0,
+		PR_DAT_RANGE, PR_DAT_NOADDR, PR_DAT_OUTSIDE, PR_DAT_UNCLAIMED, PR_DAT_SHARED,
+		PR_LOG_VFREE, PR_LOG_VSTALE, PR_MDT_INODE,
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
@@ -631,6 +636,11 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	rc = fix_counters(&r);
 	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)
 		rc = roll_forward(&r);
+	if (!rc && !preen) {
+		rc = repair_map_dat(c, r.fs, r.w, &r.nfixes, &r.err);
+		if (rc)
+			rc = lib_failed(&r, rc, "mending block maps and DAT entries");
+	}
 	if (!rc && !preen)
 		rc = plan_dirents(&r);
 	if (!rc)
@@ -658,6 +668,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		goto out;
 	}
 	*changed = true;
+	if (!c->repair_cno)
+		c->repair_cno = nlfs_writer_cno(r.w);
 	fsck_info(c, "repairs written as checkpoint %" PRIu64, nlfs_writer_cno(r.w));
 out:
 	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT || rc == -ENOTSUP)) {

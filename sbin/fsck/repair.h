@@ -24,6 +24,7 @@
 
 struct fsck;
 struct nlfs_io;
+struct nlfs_fs;
 enum fsck_pr;
 
 struct fsck_link_fix {
@@ -42,6 +43,12 @@ struct fsck_dirent_fix {
 	uint8_t type;            /* the right file type (0: drop the entry) */
 };
 
+/* a file of the latest checkpoint whose block map is to be rebuilt */
+struct fsck_map_fix {
+	uint64_t ino;
+	char *what;              /* "checkpoint C: inode I (PATH)", for messages */
+};
+
 struct fsck_fixes {
 	struct fsck_link_fix *links;
 	size_t nlinks, caplinks;
@@ -53,6 +60,11 @@ struct fsck_fixes {
 	size_t ndetached, capdetached;
 	uint64_t *leaks;         /* live DAT entries no file uses */
 	size_t nleaks, capleaks;
+	struct fsck_map_fix *maps;   /* block maps to rebuild (repair_map.c) */
+	size_t nmaps, capmaps;
+	uint64_t *vblocks;       /* DAT entries to set from the summaries */
+	size_t nvblocks, capvblocks;
+	bool dat_rewrite;        /* the DAT's own blocks are to be written anew */
 	/* counters of the latest checkpoint as the check counted them */
 	bool cp_counts_known;
 	uint64_t cp_ninodes, cp_nblocks;
@@ -65,6 +77,11 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_leak(struct fsck *c, uint64_t vbn);
+/* a damaged map of a file (not a metadata file), a suspect DAT entry,
+ * DAT blocks no summary describes */
+void fix_note_map(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
+void fix_note_vblock(struct fsck *c, uint64_t vbn);
+void fix_note_dat_rewrite(struct fsck *c);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
@@ -78,6 +95,15 @@ bool fix_is_repairable(enum fsck_pr code, bool preen);
  * tells whether the superblocks were pointed back.  0, or a negative
  * errno after printing why. */
 int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+/* repair_map.c: inside repair.c's construction, before anything else
+ * uses W: DAT entries set from the segment summaries, then the noted block
+ * maps rebuilt from the entries that hold up.  *NFIXES counts what was
+ * changed.  0, or a negative errno (ERR says why). */
+struct nlfs_writer;
+struct nlfs_err;
+int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
+		   struct nlfs_err *err);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

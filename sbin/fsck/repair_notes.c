@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 
@@ -85,6 +87,33 @@ void fix_note_leak(struct fsck *c, uint64_t vbn)
 	NOTE(c, leaks, nleaks, capleaks, vbn);
 }
 
+void fix_note_map(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	struct fsck_map_fix f = { ino, NULL };
+
+	/* the metadata files' maps are written anew by every construction */
+	if (ino != NLFS_ROOT_INO && ino < nlfs_le32(c->sb->s_first_ino))
+		return;
+	if (!latest(c, cno) || (c->fix.nmaps && c->fix.maps[c->fix.nmaps - 1].ino == ino))
+		return;
+	f.what = strdup(what);
+	if (!f.what) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, maps, nmaps, capmaps, f);
+}
+
+void fix_note_vblock(struct fsck *c, uint64_t vbn)
+{
+	NOTE(c, vblocks, nvblocks, capvblocks, vbn);
+}
+
+void fix_note_dat_rewrite(struct fsck *c)
+{
+	c->fix.dat_rewrite = true;
+}
+
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks)
 {
 	if (!latest(c, cno))
@@ -101,5 +130,9 @@ void fix_free(struct fsck_fixes *f)
 	free(f->dirents);
 	free(f->detached);
 	free(f->leaks);
+	for (size_t i = 0; i < f->nmaps; i++)
+		free(f->maps[i].what);
+	free(f->maps);
+	free(f->vblocks);
 	*f = (struct fsck_fixes){ 0 };
 }

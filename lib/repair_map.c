@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Repairs of block maps and DAT entries carried by a construction
+ * (fsck.nilfs2): a file's map replaced wholesale by the entries that hold
+ * up, and DAT entries set from what the segment summaries say.  As with
+ * repair_w.c, nothing reaches the device before the construction commits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "writerP.h"
+
+int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
+			    bool *allocated, struct nlfs_err *err)
+{
+	uint32_t byteoff;
+	uint64_t blkoff;
+	const uint8_t *p;
+	uint8_t *blk;
+	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &p, err);
+
+	if (rc)
+		return rc;
+	*allocated = p != NULL;
+	memset(e, 0, sizeof(*e));
+	nlfs_palloc_locate(w->geo.blocksize, w->dsz, vbn, &blkoff, &byteoff);
+	rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
+	if (!rc && blk)
+		memcpy(e, blk + byteoff, sizeof(*e));
+	return rc;
+}
+
+int nlfs_writer_set_vblock(struct nlfs_writer *w, uint64_t vbn, uint64_t blocknr, uint64_t start,
+			   uint64_t end, struct nlfs_err *err)
+{
+	struct nlfs_dat_entry e = {
+		.de_blocknr = nlfs_cpu_to_le64(blocknr),
+		.de_start = nlfs_cpu_to_le64(start),
+		.de_end = nlfs_cpu_to_le64(end),
+	};
+	const uint8_t *cur;
+	uint8_t *p;
+	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &cur, err);
+
+	if (!rc && !cur)
+		rc = nlfs_palloc_reserve(w->dat, w->dsz, vbn, err);
+	if (!rc)
+		rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &p, err);
+	if (!rc)
+		memcpy(p, &e, sizeof(e));
+	return rc;
+}
+
+int nlfs_writer_free_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	const uint8_t *cur;
+	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &cur, err);
+
+	if (rc || !cur)
+		return rc;
+	return nlfs_writer_dat_release(w, vbn, err);
+}
+
+int nlfs_writer_dat_rewrite_block(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)
+{
+	uint8_t *blk;
+	int rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
+
+	if (rc || !blk)
+		return rc;
+	return nlfs_wfile_write(w->dat, blkoff, &blk, NULL, err);
+}
+
+int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			   const uint64_t *ptrs, size_t n, uint64_t old_nblocks,
+			   struct nlfs_err *err)
+{
+	struct nlfs_inode inode;
+	int rc;
+
+	if (ino < w->first_ino && ino != NLFS_ROOT_INO)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (keys[i] <= keys[i - 1])
+			return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+					    "inode %llu: new map out of order at %llu",
+					    (unsigned long long)ino, (unsigned long long)keys[i]);
+	rc = nlfs_writer_get_inode(w, ino, &inode, err);
+	if (rc)
+		return rc;
+	/* the flags byte and the rest of i_bmap are written anew */
+	memset(inode.i_bmap, 0, sizeof(inode.i_bmap));
+	rc = nlfs_writer_build_map(w, ino, keys, ptrs, n, &inode, err);
+	if (!rc) {
+		w->user_blocks -= (int64_t)old_nblocks;
+		rc = nlfs_logw_write_closed(w->lw, NULL, err);
+	}
+	return rc;
+}
