@@ -241,6 +241,16 @@ static bool period_possible(const struct fsck *c, uint64_t start, uint64_t end)
 	       (end == NLFS_CNO_MAX || end <= c->latest_cno);
 }
 
+/* "block B, period [S, E)" */
+static void describe(char *buf, size_t len, uint64_t blk, uint64_t start, uint64_t end)
+{
+	if (end == NLFS_CNO_MAX)
+		snprintf(buf, len, "block %" PRIu64 ", period [%" PRIu64 ", open)", blk, start);
+	else
+		snprintf(buf, len, "block %" PRIu64 ", period [%" PRIu64 ", %" PRIu64 ")", blk, start,
+			 end);
+}
+
 static int fix_entry(struct mapfix *m, uint64_t vbn)
 {
 	struct fsck *c = m->c;
@@ -321,13 +331,10 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 		char was[128], now[128];
 
 		if (alloc)
-			snprintf(was, sizeof(was), "block %" PRIu64 ", period [%" PRIu64 ", %s%" PRIu64 ")",
-				 blk, start, end == NLFS_CNO_MAX ? "open " : "", end == NLFS_CNO_MAX ? 0 : end);
+			describe(was, sizeof(was), blk, start, end);
 		else
 			snprintf(was, sizeof(was), "not allocated");
-		snprintf(now, sizeof(now), "block %" PRIu64 ", period [%" PRIu64 ", %s%" PRIu64 ")",
-			 nblk, nstart, nend == NLFS_CNO_MAX ? "open " : "",
-			 nend == NLFS_CNO_MAX ? 0 : nend);
+		describe(now, sizeof(now), nblk, nstart, nend);
 		said(m, "DAT: virtual block %" PRIu64 ": %s -> %s, as the summary of inode %" PRIu64
 		     " (file block %" PRIu64 ") says", vbn, was, now, r->ino, r->blkoff);
 	}
@@ -582,9 +589,12 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		rc = end_old(m, mf->ino, oldp, nold);
 	if (rc)
 		goto out;
-	said(m, "%s: block map rebuilt: %zu block(s), %" PRIu64 " of them found through the segment "
-	     "summaries%s", mf->what, m->nkeys, from_sum,
-	     nbad ? " (a damaged node hid them)" : "");
+	if (from_sum)
+		said(m, "%s: block map rebuilt: %zu block(s), %" PRIu64 " of them found through the "
+		     "segment summaries%s", mf->what, m->nkeys, from_sum,
+		     nbad ? " (a damaged node hid them)" : "");
+	else
+		said(m, "%s: block map rebuilt: %zu block(s)", mf->what, m->nkeys);
 out:
 	for (size_t i = 0; i < m->nkeys; i++)
 		fsck_bit_clear(&m->taken, m->ptrs[i]);
