@@ -218,6 +218,18 @@ static void recs_of_block(const struct mapfix *m, uint64_t ino, uint64_t blkoff,
 	*hi = a;
 }
 
+/* Is BLK in a segment in use?  Not only below its usage count: a count
+ * one short (a sufile repair's business) must not make a block that is
+ * there look gone. */
+static bool in_dirty_segment(const struct fsck *c, uint64_t blk)
+{
+	const struct nlfs_geometry *g = c->g;
+	uint64_t seg = blk / g->blocks_per_segment;
+
+	return blk >= g->first_data_block && seg < g->nsegments &&
+	       (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY);
+}
+
 /* the newest record claiming VBN at a block of a segment in use */
 static const struct srec *claim_of(const struct mapfix *m, uint64_t vbn)
 {
@@ -227,7 +239,7 @@ static const struct srec *claim_of(const struct mapfix *m, uint64_t vbn)
 	while (hi > lo) {
 		const struct srec *r = &m->recs[--hi];
 
-		if (fsck_phys_in_use(m->c, r->block))
+		if (in_dirty_segment(m->c, r->block))
 			return r;
 	}
 	return NULL;
@@ -279,13 +291,13 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 
 		recs_of_vbn(m, vbn, &lo, &hi);
 		for (size_t i = lo; i < hi; i++)
-			if (m->recs[i].block == blk && fsck_phys_in_use(c, blk))
+			if (m->recs[i].block == blk && in_dirty_segment(c, blk))
 				r = &m->recs[i];
 	}
 	if (!r) {
 		if (!alloc)
 			return 0;   /* the maps using it are rebuilt without it */
-		if (!blk || !fsck_phys_in_use(c, blk)) {
+		if (!blk || !in_dirty_segment(c, blk)) {
 			if (used) {
 				said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
 				     "in use, and no summary names one; the file of the latest checkpoint "
@@ -391,7 +403,7 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 	blk = nlfs_le64(e.de_blocknr);
 	start = nlfs_le64(e.de_start);
 	end = nlfs_le64(e.de_end);
-	if (!blk || !fsck_phys_in_use(c, blk))
+	if (!blk || !in_dirty_segment(c, blk))
 		return 0;
 	recs_of_block(m, ino, key, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
