@@ -5,9 +5,14 @@
  *   corrupt --list            print "NAME BASE OPTIONS" for every case
  *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
  *
- * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks) or "kernel"
+ * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
  * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
- * blocks).  The library locates the structures; each case then changes a
+ * blocks) or "rich" (tests/fsck/images/kernel-rich.img.xz, written by the
+ * real kernel with 1 KiB blocks by images/make-rich.sh: 69 checkpoints,
+ * snapshots 11, 28 and 41, /big a three-level B-tree, /medium two levels,
+ * /sparse-far a root that holds data blocks (keys 0, 5000, 30000), hard links, symlinks, nested
+ * and empty directories; kernel-rich.manifest and kernel-rich.snapN.manifest
+ * describe its trees).  The library locates the structures; each case then changes a
  * few bytes and, unless the fault is a checksum, recomputes the checksums
  * of the log (or superblock) it touched, the way a buggy writer would
  * have left it.  One case, one fault.  OPTIONS are extra fsck options the
