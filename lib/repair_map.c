@@ -16,13 +16,11 @@ int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat
 {
 	uint32_t byteoff;
 	uint64_t blkoff;
-	const uint8_t *p;
 	uint8_t *blk;
-	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &p, err);
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, allocated, err);
 
 	if (rc)
 		return rc;
-	*allocated = p != NULL;
 	memset(e, 0, sizeof(*e));
 	nlfs_palloc_locate(w->geo.blocksize, w->dsz, vbn, &blkoff, &byteoff);
 	rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
@@ -39,11 +37,11 @@ int nlfs_writer_set_vblock(struct nlfs_writer *w, uint64_t vbn, uint64_t blocknr
 		.de_start = nlfs_cpu_to_le64(start),
 		.de_end = nlfs_cpu_to_le64(end),
 	};
-	const uint8_t *cur;
+	bool inuse;
 	uint8_t *p;
-	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &cur, err);
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, &inuse, err);
 
-	if (!rc && !cur)
+	if (!rc && !inuse)
 		rc = nlfs_palloc_reserve(w->dat, w->dsz, vbn, err);
 	if (!rc)
 		rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &p, err);
@@ -54,10 +52,10 @@ int nlfs_writer_set_vblock(struct nlfs_writer *w, uint64_t vbn, uint64_t blocknr
 
 int nlfs_writer_free_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
 {
-	const uint8_t *cur;
-	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &cur, err);
+	bool inuse;
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, &inuse, err);
 
-	if (rc || !cur)
+	if (rc || !inuse)
 		return rc;
 	return nlfs_writer_dat_release(w, vbn, err);
 }

@@ -85,6 +85,9 @@ int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 /* every group descriptor's free count from its bitmap; *NFIXED counts changes */
 int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t *nfixed,
 			   struct nlfs_err *err);
+/* is entry NR marked in use in its group's bitmap? */
+int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bool *inuse,
+		     struct nlfs_err *err);
 /* read-only look at entry NR: *ENTRY is NULL when it is not allocated */
 int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err);

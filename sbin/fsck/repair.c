@@ -603,7 +603,7 @@ static void free_repair(struct repair *r)
 int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 {
 	struct repair r = { .c = c };
-	bool preen = c->o.mode == MODE_PREEN;
+	bool preen = c->o.mode == MODE_PREEN, remapped = false;
 	int rc;
 
 	*changed = false;
@@ -637,21 +637,32 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)
 		rc = roll_forward(&r);
 	if (!rc && !preen) {
+		uint64_t before = r.nfixes;
+
 		rc = repair_map_dat(c, r.fs, r.w, &r.nfixes, &r.err);
 		if (rc)
 			rc = lib_failed(&r, rc, "mending block maps and DAT entries");
+		/* what the check said of directories, links and block counts
+		 * was seen through the damaged maps: the check after these
+		 * repairs says it again, truly */
+		remapped = r.nfixes != before;
+		if (remapped && (c->fix.ndirents || c->fix.ndetached || c->fix.nlinks ||
+				 c->fix.nblocks))
+			fsck_info(c, "directory and inode repairs wait for the check after these "
+				  "repairs (block maps and DAT entries changed)");
 	}
-	if (!rc && !preen)
+	if (!rc && !preen && !remapped)
 		rc = plan_dirents(&r);
-	if (!rc)
+	if (!rc && !remapped)
 		rc = end_leaks(&r);
-	if (!rc && !preen)
+	if (!rc && !preen && !remapped)
 		rc = plan_detached(&r);
 	for (size_t i = 0; !rc && i < r.nedits; i++)
 		rc = rewrite_dir(&r, &r.edits[i]);
-	if (!rc)
+	if (!rc && !remapped)
 		rc = fix_inodes(&r);
-	if (!rc && c->fix.cp_counts_known && (found(c, PR_CP_NINODES) || found(c, PR_CP_NBLOCKS))) {
+	if (!rc && !remapped && c->fix.cp_counts_known &&
+	    (found(c, PR_CP_NINODES) || found(c, PR_CP_NBLOCKS))) {
 		nlfs_writer_set_counts(r.w, c->fix.cp_ninodes, c->fix.cp_nblocks);
 		done(&r, 1, "checkpoint %" PRIu64 ": inode and block counts taken from its files",
 		     c->latest_cno);
