@@ -335,7 +335,12 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 		 * latest checkpoint maps it, else up to the repair's checkpoint,
 		 * which keeps it for every older checkpoint and snapshot */
 		nstart = r->cno >= 1 && r->cno <= c->latest_cno ? r->cno : 1;
-		nend = used ? NLFS_CNO_MAX : nlfs_writer_cno(m->w);
+		if (alloc && (end == NLFS_CNO_MAX || (end >= nstart && end <= c->latest_cno)))
+			nend = end;   /* the start was the wrong half */
+		else
+			nend = nlfs_writer_cno(m->w);
+		if (used)
+			nend = NLFS_CNO_MAX;
 	}
 	if (alloc && nblk == blk && nstart == start && nend == end)
 		return 0;
