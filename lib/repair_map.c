@@ -6,6 +6,7 @@
  * repair_w.c, nothing reaches the device before the construction commits.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -95,4 +96,56 @@ int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *
 		rc = nlfs_logw_write_closed(w->lw, NULL, err);
 	}
 	return rc;
+}
+
+int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, uint64_t vbn,
+			   uint64_t blkoff, unsigned level, uint64_t block, struct nlfs_err *err)
+{
+	uint32_t bs = w->geo.blocksize;
+	struct nlfs_litem it = { .ino = ino, .cno = cno, .vblocknr = vbn, .blkoff = blkoff,
+				 .level = (uint8_t)level, .owned = true, .gc = true };
+	uint8_t *entry;
+	int rc;
+
+	if (ino == NLFS_DAT_INO)
+		return -EINVAL;
+	/* its entry changes when the copy gets its address: dirty it now,
+	 * before the commit plans which DAT blocks it writes */
+	rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &entry, err);
+	if (rc)
+		return rc;
+	it.buf = malloc(bs);
+	if (!it.buf)
+		return -ENOMEM;
+	rc = nlfs_io_read(w->io, it.buf, bs, block * bs);
+	if (rc) {
+		free(it.buf);
+		return nlfs_err_set(err, rc, block, "%s: reading a block to move",
+				    nlfs_io_name(w->io));
+	}
+	return nlfs_writer_add_item(w, &it, err);
+}
+
+int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+
+	if (segnum >= w->geo.nsegments || segnum == at.seg || segnum == at.nextseg)
+		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+				    "segment %llu is in use by the log writer",
+				    (unsigned long long)segnum);
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return 0;
+	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+		return -ENOMEM;
+	w->victims[w->nvictims++] = segnum;
+	return 0;
+}
+
+bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+
+	return segnum == at.seg || segnum == at.nextseg;
 }

@@ -146,6 +146,16 @@ int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *
 			   const uint64_t *ptrs, size_t n, uint64_t old_nblocks,
 			   struct nlfs_err *err);
 
+/* A block of a segment being given up, moved into the construction with
+ * its virtual block and DAT period kept (only the address changes), as the
+ * cleaner moves it; INO, CNO, BLKOFF and LEVEL go into the new summary. */
+int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, uint64_t vbn,
+			   uint64_t blkoff, unsigned level, uint64_t block, struct nlfs_err *err);
+/* SEGNUM is clean in the new sufile (its blocks moved or dead); -EBUSY
+ * for the segments the writer itself uses */
+int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err);
+bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum);
+
 /* dirw.c: a new directory's blocks, streamed through the writer */
 struct nlfs_dirw {
 	struct nlfs_writer *w;

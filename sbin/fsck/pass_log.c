@@ -103,6 +103,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 				     bi->vblocknr);
 		if (bi->vblocknr < c->nvblocks)
 			fix_note_vblock(c, bi->vblocknr);
+		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
 	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
@@ -116,6 +117,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		return 0;
 	}
 	fix_note_vblock(c, bi->vblocknr);
+	fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 	if (note(w))
 		fsck_problem(c, PR_LOG_VSTALE, "segment %" PRIu64 ": log at block %" PRIu64
 			     ": block %" PRIu64 " (inode %" PRIu64 ") claims virtual block %" PRIu64
@@ -241,7 +243,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		struct log_walk w = { c, seg, &log, 0, 0, false };
 		struct nlfs_err err;
 		void *summary = NULL;
-		uint64_t nextseg;
+		uint64_t nextseg, damaged;
 		uint32_t payload;
 		int rc = read_log(c, p, &log, &summary, &err);
 
@@ -305,6 +307,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		 * be trusted further: its blocks are left unverified */
 		payload = log.nblocks - nlfs_summary_blocks(&log, g->blocksize) -
 			  (log.flags & NLFS_SS_SR ? 1 : 0);
+		damaged = c->pr_count[PR_LOG_FINFO] + c->pr_count[PR_LOG_BINFO];
 		if (log.sumsum_ok) {
 			uint64_t n = 0;
 
@@ -323,6 +326,9 @@ static void check_segment(struct fsck *c, uint64_t seg)
 			nlfs_summary_walk(&log, summary, g->blocksize, walk_binfo, &w, &err);
 		else
 			untrusted(c, p, p + log.nblocks);
+		/* a summary that does not add up: the segment is given up by -y */
+		if (c->pr_count[PR_LOG_FINFO] + c->pr_count[PR_LOG_BINFO] != damaged)
+			fix_note_log(c, seg, 0, 0, false);
 		free(summary);
 		s->last_flags = log.flags;
 		prev = log;

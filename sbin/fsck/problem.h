@@ -132,18 +132,18 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_LOG_SR, SEV_ERROR, 3, FIX_NONE, \
 	  "the super root of a log is invalid", \
 	  "") \
-	X(PR_LOG_FINFO, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_FINFO, SEV_ERROR, 3, FIX_YES, \
 	  "the file records of a summary are inconsistent", \
-	  "") \
-	X(PR_LOG_BINFO, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_BINFO, SEV_ERROR, 3, FIX_YES, \
 	  "a block record of a summary is invalid", \
-	  "") \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
 	X(PR_LOG_VFREE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT does not allocate", \
-	  "the DAT entry set from the summary (its bitmap bit back) where the block is still there") \
+	  "the DAT entry set from the summary where the block is still there, else the segment given up") \
 	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT maps elsewhere", \
-	  "the DAT entry set from the newest summary that claims the virtual block") \
+	  "the DAT entry set from the newest summary, else the segment of the stale one given up") \
 	X(PR_SEG_SEQ_DUP, SEV_ERROR, 3, FIX_NONE, \
 	  "two segments carry the same sequence number", \
 	  "") \

@@ -581,7 +581,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_BMAP_STRUCT, PR_BMAP_ORDER, PR_BMAP_DIRECT, PR_BMAP_VBLOCK, PR_BMAP_PERIOD,
 		PR_BMAP_SHARED, PR_DAT_PTR, PR_DAT_UNCLAIMED_BLOCK, PR_DAT_HOLE, PR_DAT_ENTRY0,
 		PR_DAT_RANGE, PR_DAT_NOADDR, PR_DAT_OUTSIDE, PR_DAT_UNCLAIMED, PR_DAT_SHARED,
-		PR_LOG_VFREE, PR_LOG_VSTALE, PR_MDT_INODE,
+		PR_LOG_VFREE, PR_LOG_VSTALE, PR_LOG_FINFO, PR_LOG_BINFO,
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
@@ -642,6 +642,11 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = repair_map_dat(c, r.fs, r.w, &r.nfixes, &r.err);
 		if (rc)
 			rc = lib_failed(&r, rc, "mending block maps and DAT entries");
+		if (!rc) {
+			rc = repair_logs(c, r.fs, r.w, &r.nfixes, &r.err);
+			if (rc)
+				rc = lib_failed(&r, rc, "giving up segments with damaged summaries");
+		}
 		/* what the check said of directories, links and block counts
 		 * was seen through the damaged maps: the check after these
 		 * repairs says it again, truly */

@@ -49,6 +49,13 @@ struct fsck_map_fix {
 	char *what;              /* "checkpoint C: inode I (PATH)", for messages */
 };
 
+/* a segment whose log has a damaged summary (STALE: only if the DAT,
+ * once mended, still does not put VBN at BLOCK as the summary claims) */
+struct fsck_log_fix {
+	uint64_t seg, vbn, block;
+	bool stale;
+};
+
 struct fsck_fixes {
 	struct fsck_link_fix *links;
 	size_t nlinks, caplinks;
@@ -65,6 +72,8 @@ struct fsck_fixes {
 	uint64_t *vblocks;       /* DAT entries to set from the summaries */
 	size_t nvblocks, capvblocks;
 	bool dat_rewrite;        /* the DAT's own blocks are to be written anew */
+	struct fsck_log_fix *logs;   /* segments to give up (repair_log.c) */
+	size_t nlogs, caplogs;
 	/* counters of the latest checkpoint as the check counted them */
 	bool cp_counts_known;
 	uint64_t cp_ninodes, cp_nblocks;
@@ -82,6 +91,7 @@ void fix_note_leak(struct fsck *c, uint64_t vbn);
 void fix_note_map(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
 void fix_note_vblock(struct fsck *c, uint64_t vbn);
 void fix_note_dat_rewrite(struct fsck *c);
+void fix_note_log(struct fsck *c, uint64_t seg, uint64_t vbn, uint64_t block, bool stale);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
@@ -104,6 +114,14 @@ struct nlfs_writer;
 struct nlfs_err;
 int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
 		   struct nlfs_err *err);
+
+/* repair_log.c: after repair_map_dat, the segments whose summaries are
+ * damaged are emptied (every block a checkpoint maps moved, its virtual
+ * block and period kept) and given up.  0 or a negative errno. */
+int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
+		struct nlfs_err *err);
+/* every block of the DAT written anew by the construction; *N of them */
+int repair_dat_rewrite(struct nlfs_fs *fs, struct nlfs_writer *w, size_t *n, struct nlfs_err *err);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

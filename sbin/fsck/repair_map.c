@@ -253,6 +253,17 @@ static bool period_possible(const struct fsck *c, uint64_t start, uint64_t end)
 	       (end == NLFS_CNO_MAX || end <= c->latest_cno);
 }
 
+/* is BLK in a segment the check found a damaged summary in? */
+static bool log_noted(const struct fsck *c, uint64_t blk)
+{
+	uint64_t seg = blk / c->g->blocks_per_segment;
+
+	for (size_t i = 0; i < c->fix.nlogs; i++)
+		if (c->fix.logs[i].seg == seg)
+			return true;
+	return false;
+}
+
 /* "block B, period [S, E)" */
 static void describe(char *buf, size_t len, uint64_t blk, uint64_t start, uint64_t end)
 {
@@ -316,6 +327,8 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 			     vbn, blk, nstart, used ? "open" : "the repair's checkpoint");
 			return nlfs_writer_set_vblock(m->w, vbn, blk, nstart, nend, m->err);
 		}
+		if (log_noted(c, blk))
+			return 0;   /* its segment's summary is damaged: repair_log.c moves it */
 		fsck_info(c, "left alone: DAT: virtual block %" PRIu64 " (block %" PRIu64 "): no segment "
 			  "summary names a block for it, and %s", vbn, blk,
 			  used ? "a file of the latest checkpoint uses it" :
@@ -625,44 +638,11 @@ out:
 
 /* ---- the DAT's own blocks ---- */
 
-static int collect_dat_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
-{
-	uint64_t **v = arg;
-
-	(void)ptr;
-	if (level == 0)
-		*(*v)++ = key;
-	return 0;
-}
-
-static int count_dat_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
-{
-	(void)key;
-	(void)ptr;
-	if (level == 0)
-		++*(size_t *)arg;
-	return 0;
-}
-
 static int rewrite_dat(struct mapfix *m)
 {
-	struct nlfs_file dat;
-	size_t n = 0;
-	uint64_t *keys, *at;
-	int rc;
+	size_t n;
+	int rc = repair_dat_rewrite(m->fs, m->w, &n, m->err);
 
-	nlfs_fs_mdt_file(m->fs, NLFS_DAT_INO, &dat);
-	rc = nlfs_bmap_iterate(m->fs, &dat, count_dat_block, &n, m->err);
-	if (rc)
-		return rc;
-	keys = malloc((n ? n : 1) * sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	at = keys;
-	rc = nlfs_bmap_iterate(m->fs, &dat, collect_dat_block, &at, m->err);
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = nlfs_writer_dat_rewrite_block(m->w, keys[i], m->err);
-	free(keys);
 	if (!rc)
 		said(m, "DAT: its %zu block(s) written anew, each described by the new log's summary", n);
 	return rc;

@@ -114,6 +114,16 @@ void fix_note_dat_rewrite(struct fsck *c)
 	c->fix.dat_rewrite = true;
 }
 
+void fix_note_log(struct fsck *c, uint64_t seg, uint64_t vbn, uint64_t block, bool stale)
+{
+	struct fsck_log_fix f = { seg, vbn, block, stale };
+
+	if (!stale && c->fix.nlogs && !c->fix.logs[c->fix.nlogs - 1].stale &&
+	    c->fix.logs[c->fix.nlogs - 1].seg == seg)
+		return;
+	NOTE(c, logs, nlogs, caplogs, f);
+}
+
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks)
 {
 	if (!latest(c, cno))
@@ -134,5 +144,6 @@ void fix_free(struct fsck_fixes *f)
 		free(f->maps[i].what);
 	free(f->maps);
 	free(f->vblocks);
+	free(f->logs);
 	*f = (struct fsck_fixes){ 0 };
 }

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * repair_log.c - segments whose logs have damaged summaries, given up.
+ *
+ * A summary whose file and block records do not add up, or that names a
+ * virtual block the DAT (mended first, repair_map.c) puts elsewhere, stays
+ * damaged as long as its segment is in use: logs are never rewritten in
+ * place.  So the segment is emptied as the cleaner empties one, but with
+ * the DAT, not the damaged summary, saying what is there: every allocated
+ * DAT entry whose block lies in the segment is a block some checkpoint may
+ * use.  Its owner (inode, offset, level) is looked up in the block maps of
+ * every checkpoint, snapshots and the latest included, and in the cpfile
+ * and sufile; the block is then moved into the repair's construction with
+ * its virtual block number and DAT period kept, so every checkpoint keeps
+ * what it maps.  An entry no map of any checkpoint names is a dead version
+ * and is freed.  The DAT, whose own blocks may lie there, is written anew.
+ * The segment is clean in the new sufile; before the superblocks are
+ * written nothing of it has changed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include <nlfs/writer.h>
+#include "fsck.h"
+
+struct owner {
+	uint64_t ino, blkoff;
+	unsigned level;
+	bool found;
+};
+
+struct evac {
+	struct fsck *c;
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	struct nlfs_err *err;
+	uint64_t *segs;               /* sorted */
+	size_t nsegs;
+	struct fsck_bitmap target;    /* virtual blocks with a block in those segments */
+	struct owner *owners;         /* by virtual block, for the targets */
+	uint64_t ntargets, nowned;
+	uint64_t cur_ino;             /* the file whose map is being walked */
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool chosen(const struct evac *e, uint64_t blk)
+{
+	uint64_t seg = blk / e->c->g->blocks_per_segment;
+
+	return bsearch(&seg, e->segs, e->nsegs, sizeof(*e->segs), cmp_u64) != NULL;
+}
+
+/* ---- which segments ---- */
+
+static int pick_segments(struct evac *e)
+{
+	struct fsck *c = e->c;
+
+	e->segs = malloc((c->fix.nlogs ? c->fix.nlogs : 1) * sizeof(*e->segs));
+	if (!e->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->fix.nlogs; i++) {
+		const struct fsck_log_fix *lf = &c->fix.logs[i];
+
+		if (lf->stale) {
+			/* a claim the DAT disagreed with: damage only if the DAT
+			 * (mended by now) still disagrees */
+			struct nlfs_dat_entry de;
+			bool alloc;
+			int rc = nlfs_writer_peek_vblock(e->w, lf->vbn, &de, &alloc, e->err);
+
+			if (rc)
+				return rc;
+			if (alloc && nlfs_le64(de.de_blocknr) == lf->block)
+				continue;
+		}
+		if (nlfs_writer_segment_busy(e->w, lf->seg)) {
+			fsck_info(c, "left alone: segment %" PRIu64 " has a damaged summary, but the "
+				  "volume writes into it next", lf->seg);
+			continue;
+		}
+		e->segs[e->nsegs++] = lf->seg;
+	}
+	qsort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < e->nsegs; i++)
+			if (!n || e->segs[n - 1] != e->segs[i])
+				e->segs[n++] = e->segs[i];
+		e->nsegs = n;
+	}
+	return 0;
+}
+
+/* ---- what lies there, and whose it is ---- */
+
+static int find_targets(struct evac *e)
+{
+	struct fsck *c = e->c;
+
+	for (uint64_t v = 1; v < c->nvblocks; v++) {
+		struct nlfs_dat_entry de;
+		bool alloc;
+		int rc;
+
+		rc = nlfs_writer_peek_vblock(e->w, v, &de, &alloc, e->err);
+		if (rc)
+			return rc;
+		if (alloc && nlfs_le64(de.de_blocknr) && chosen(e, nlfs_le64(de.de_blocknr))) {
+			fsck_bit_set(&e->target, v);
+			e->ntargets++;
+		}
+	}
+	return 0;
+}
+
+static int own(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct evac *e = arg;
+	struct owner *o;
+
+	if (ptr >= e->c->nvblocks || !fsck_bit_test(&e->target, ptr))
+		return 0;
+	o = &e->owners[ptr];
+	if (o->found)
+		return 0;
+	*o = (struct owner){ e->cur_ino, key, level, true };
+	e->nowned++;
+	return 0;
+}
+
+static void walk_map(struct evac *e, const struct nlfs_file *f)
+{
+	unsigned nbad;
+
+	e->cur_ino = f->ino;
+	nlfs_bmap_salvage(e->fs, f, own, e, &nbad);   /* a damaged map gives what it can */
+}
+
+static int walk_inode(const struct nlfs_file *f, void *arg)
+{
+	struct evac *e = arg;
+
+	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
+	case 0100000: case 0040000: case 0120000:
+		walk_map(e, f);
+		break;
+	default:
+		break;   /* devices keep a number in i_bmap, not a map */
+	}
+	return e->nowned == e->ntargets;   /* all found: stop */
+}
+
+static int find_owners(struct evac *e)
+{
+	struct nlfs_cpinfo ci[64];
+	uint64_t cno = 1;
+	size_t got;
+	int rc;
+
+	for (unsigned ino = NLFS_CPFILE_INO; ino <= NLFS_SUFILE_INO; ino++) {
+		struct nlfs_file f;
+
+		nlfs_fs_mdt_file(e->fs, ino, &f);
+		walk_map(e, &f);
+	}
+	/* newest first would find most blocks sooner; every one is walked anyway */
+	do {
+		rc = nlfs_cpfile_list(e->fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 64, &got, e->err);
+		for (size_t i = 0; !rc && i < got && e->nowned < e->ntargets; i++) {
+			struct nlfs_file ifile;
+			struct nlfs_err err;
+
+			if (nlfs_fs_ifile(e->fs, ci[i].cno, &ifile, &err))
+				continue;
+			walk_map(e, &ifile);
+			nlfs_ifile_iterate(e->fs, &ifile, walk_inode, e, &err);
+		}
+	} while (!rc && got && e->nowned < e->ntargets);
+	return rc;
+}
+
+/* ---- the DAT's blocks ---- */
+
+static int collect_dat_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	uint64_t **v = arg;
+
+	(void)ptr;
+	if (level == 0)
+		*(*v)++ = key;
+	return 0;
+}
+
+static int count_dat_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)key;
+	(void)ptr;
+	if (level == 0)
+		++*(size_t *)arg;
+	return 0;
+}
+
+int repair_dat_rewrite(struct nlfs_fs *fs, struct nlfs_writer *w, size_t *n, struct nlfs_err *err)
+{
+	struct nlfs_file dat;
+	uint64_t *keys, *at;
+	int rc;
+
+	*n = 0;
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	rc = nlfs_bmap_iterate(fs, &dat, count_dat_block, n, err);
+	if (rc)
+		return rc;
+	keys = malloc((*n ? *n : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	at = keys;
+	rc = nlfs_bmap_iterate(fs, &dat, collect_dat_block, &at, err);
+	for (size_t i = 0; !rc && i < *n; i++)
+		rc = nlfs_writer_dat_rewrite_block(w, keys[i], err);
+	free(keys);
+	return rc;
+}
+
+/* ---- moving ---- */
+
+static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
+{
+	struct fsck *c = e->c;
+
+	for (uint64_t v = fsck_bitmap_next(&e->target, 0); v != UINT64_MAX;
+	     v = fsck_bitmap_next(&e->target, v + 1)) {
+		const struct owner *o = &e->owners[v];
+		struct nlfs_dat_entry de;
+		uint64_t cno;
+		bool alloc;
+		int rc = nlfs_writer_peek_vblock(e->w, v, &de, &alloc, e->err);
+
+		if (rc)
+			return rc;
+		if (!o->found) {
+			/* no checkpoint maps it: a dead version */
+			if (fsck_bit_test(&c->vref, v))
+				continue;   /* cannot be: the latest maps it; leave it be */
+			rc = nlfs_writer_free_vblock(e->w, v, e->err);
+			if (rc)
+				return rc;
+			(*nfreed)++;
+			continue;
+		}
+		/* the checkpoint that wrote it, as the kernel's finfo says; the
+		 * cpfile and sufile are written with 0 */
+		cno = o->ino == NLFS_CPFILE_INO || o->ino == NLFS_SUFILE_INO ? 0 :
+		      nlfs_le64(de.de_start);
+		rc = nlfs_writer_move_block(e->w, o->ino, cno, v, o->blkoff, o->level,
+					    nlfs_le64(de.de_blocknr), e->err);
+		if (rc)
+			return rc;
+		(*nmoved)++;
+	}
+	return 0;
+}
+
+int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
+		struct nlfs_err *err)
+{
+	struct evac e = { .c = c, .fs = fs, .w = w, .err = err };
+	uint64_t nmoved = 0, nfreed = 0;
+	size_t ndat = 0;
+	int rc;
+
+	if (!c->fix.nlogs)
+		return 0;
+	rc = pick_segments(&e);
+	if (rc || !e.nsegs)
+		goto out;
+	rc = fsck_bitmap_init(&e.target, c->nvblocks);
+	if (!rc) {
+		e.owners = calloc(c->nvblocks ? c->nvblocks : 1, sizeof(*e.owners));
+		if (!e.owners)
+			rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = find_targets(&e);
+	if (!rc && e.ntargets)
+		rc = find_owners(&e);
+	if (!rc)
+		rc = move_all(&e, &nmoved, &nfreed);
+	if (!rc)
+		rc = repair_dat_rewrite(fs, w, &ndat, err);
+	for (size_t i = 0; !rc && i < e.nsegs; i++) {
+		rc = nlfs_writer_release_segment(w, e.segs[i], err);
+		if (rc)
+			break;
+		(*nfixes)++;
+		fsck_info(c, "repair: segment %" PRIu64 " holds a damaged summary: given up (clean in "
+			  "the repair checkpoint)", e.segs[i]);
+	}
+	if (!rc) {
+		fsck_info(c, "repair: %" PRIu64 " block(s) that checkpoints map moved out of %s, their "
+			  "virtual blocks and DAT periods kept; %" PRIu64 " dead version(s) no "
+			  "checkpoint maps freed; the DAT (%zu blocks) written anew", nmoved,
+			  e.nsegs == 1 ? "it" : "them", nfreed, ndat);
+		*nfixes += nmoved + nfreed;
+	}
+out:
+	free(e.segs);
+	free(e.owners);
+	fsck_bitmap_free(&e.target);
+	return rc;
+}
