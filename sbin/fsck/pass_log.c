@@ -243,7 +243,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		struct log_walk w = { c, seg, &log, 0, 0, false };
 		struct nlfs_err err;
 		void *summary = NULL;
-		uint64_t nextseg, damaged;
+		uint64_t nextseg;
 		uint32_t payload;
 		int rc = read_log(c, p, &log, &summary, &err);
 
@@ -307,7 +307,6 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		 * be trusted further: its blocks are left unverified */
 		payload = log.nblocks - nlfs_summary_blocks(&log, g->blocksize) -
 			  (log.flags & NLFS_SS_SR ? 1 : 0);
-		damaged = c->pr_count[PR_LOG_FINFO] + c->pr_count[PR_LOG_BINFO];
 		if (log.sumsum_ok) {
 			uint64_t n = 0;
 
@@ -326,9 +325,6 @@ static void check_segment(struct fsck *c, uint64_t seg)
 			nlfs_summary_walk(&log, summary, g->blocksize, walk_binfo, &w, &err);
 		else
 			untrusted(c, p, p + log.nblocks);
-		/* a summary that does not add up: the segment is given up by -y */
-		if (c->pr_count[PR_LOG_FINFO] + c->pr_count[PR_LOG_BINFO] != damaged)
-			fix_note_log(c, seg, 0, 0, false);
 		free(summary);
 		s->last_flags = log.flags;
 		prev = log;
@@ -414,6 +410,20 @@ static void check_current(struct fsck *c)
 			     "), but it is not allocated", nextseg, rec->sr_log);
 }
 
+/* problems that make a log damaged (repair_log.c gives its segment up) */
+static uint64_t log_damage(const struct fsck *c)
+{
+	static const enum fsck_pr codes[] = {
+		PR_LOG_OVERRUN, PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT,
+		PR_LOG_FLAGS, PR_LOG_CNO, PR_LOG_SR, PR_LOG_FINFO, PR_LOG_BINFO,
+	};
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		n += c->pr_count[codes[i]];
+	return n;
+}
+
 static bool has_logs(const struct fsck *c, uint64_t seg)
 {
 	return c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY && c->segs[seg].su_nblocks;
@@ -446,8 +456,14 @@ int pass_logs(struct fsck *c)
 		fsck_progress(c, 3, seg, g->nsegments);
 		if (seg == next)
 			next = prefetch_next(c, seg);
-		if (has_logs(c, seg))
+		if (has_logs(c, seg)) {
+			uint64_t before = log_damage(c);
+
 			check_segment(c, seg);
+			/* a log found damaged: -y gives its segment up */
+			if (log_damage(c) != before)
+				fix_note_log(c, seg, 0, 0, false);
+		}
 	}
 	if (fsck_cancelled(c))
 		return 0;

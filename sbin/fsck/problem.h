@@ -108,30 +108,30 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
 	  "a segment summary header is invalid", \
 	  "") \
-	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_YES, \
 	  "a log runs past its segment's usage count", \
-	  "") \
-	X(PR_LOG_SUMSUM, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_SUMSUM, SEV_ERROR, 3, FIX_YES, \
 	  "a segment summary checksum (ss_sumsum) is wrong", \
-	  "") \
-	X(PR_LOG_DATASUM, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_DATASUM, SEV_ERROR, 3, FIX_YES, \
 	  "a log data checksum (ss_datasum) is wrong", \
-	  "") \
-	X(PR_LOG_SEQ, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_SEQ, SEV_ERROR, 3, FIX_YES, \
 	  "a log's sequence number differs from its segment's", \
-	  "") \
-	X(PR_LOG_NEXT, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_NEXT, SEV_ERROR, 3, FIX_YES, \
 	  "a log's ss_next is inconsistent", \
-	  "") \
-	X(PR_LOG_FLAGS, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_FLAGS, SEV_ERROR, 3, FIX_YES, \
 	  "log flags are inconsistent", \
-	  "") \
-	X(PR_LOG_CNO, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_CNO, SEV_ERROR, 3, FIX_YES, \
 	  "log checkpoint numbers go backwards", \
-	  "") \
-	X(PR_LOG_SR, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_SR, SEV_ERROR, 3, FIX_YES, \
 	  "the super root of a log is invalid", \
-	  "") \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
 	X(PR_LOG_FINFO, SEV_ERROR, 3, FIX_YES, \
 	  "the file records of a summary are inconsistent", \
 	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \

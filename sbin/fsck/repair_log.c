@@ -85,7 +85,7 @@ static int pick_segments(struct evac *e)
 				continue;
 		}
 		if (nlfs_writer_segment_busy(e->w, lf->seg)) {
-			fsck_info(c, "left alone: segment %" PRIu64 " has a damaged summary, but the "
+			fsck_info(c, "left alone: segment %" PRIu64 " has a damaged log, but the "
 				  "volume writes into it next", lf->seg);
 			continue;
 		}
@@ -305,7 +305,7 @@ int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint6
 		if (rc)
 			break;
 		(*nfixes)++;
-		fsck_info(c, "repair: segment %" PRIu64 " holds a damaged summary: given up (clean in "
+		fsck_info(c, "repair: segment %" PRIu64 " holds a damaged log: given up (clean in "
 			  "the repair checkpoint)", e.segs[i]);
 	}
 	if (!rc) {
