@@ -895,6 +895,14 @@ static void c_dat_rich_hole(void)
  * the repairs reports that as PR_REPAIR_LIVE) */
 static void c_bmap_rich_hidden_leak(void) { inode_edit(path_ino("/src/lib/one-block"), I_BMAP + 8, 8, 900000); }
 
+/* rich base: damaged logs in segments snapshots still use */
+/* the second log from segment 3's start: a block record names the next virtual block */
+static void c_log_rich_binfo_stale(void) { uint64_t p = nth_log(3, 1); edit(p, 64 + 24, 8, peek(p, 64 + 24, 8) + 1, 1); }
+/* the log at segment 2's start: its first file claims one block more than it has */
+static void c_log_rich_finfo_count(void) { uint64_t p = nth_log(2, 0); edit(p, 64 + 16, 4, peek(p, 64 + 16, 4) + 1, 1); }
+/* the second log from segment 1's start: its summary checksum (left wrong) */
+static void c_log_rich_sumsum(void) { uint64_t p = nth_log(1, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
+
 static void c_dir_reclen(void)
 {
 	uint64_t b;
@@ -1049,6 +1057,9 @@ static const struct kase cases[] = {
 	KO(dat_rich_snap_noaddr, "rich", "--checkpoints=snapshots"),
 	KO(dat_rich_snap_bitclear, "rich", "--checkpoints=snapshots"),
 	K(dat_rich_hole, "rich"),
+	KO(log_rich_binfo_stale, "rich", "--checkpoints=snapshots"),
+	KO(log_rich_finfo_count, "rich", "--checkpoints=snapshots"),
+	KO(log_rich_sumsum, "rich", "--checkpoints=snapshots"),
 	K(dir_reclen, "mkfs"), K(dir_dot, "kernel"), K(dir_dotdot, "kernel"),
 	K(dir_free_inode, "kernel"), K(dir_type, "kernel"), K(dir_dup, "kernel"),
 	K(dir_name_slash, "kernel"), K(dir_reserved, "kernel"), K(dir_hardlink, "kernel"),
