@@ -149,3 +149,22 @@ bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
 
 	return segnum == at.seg || segnum == at.nextseg;
 }
+
+void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)
+{
+	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct nlfs_inode *in = &files[i]->inode;
+
+		/* what the kernel loads them as: regular files with a link */
+		if ((nlfs_le16(in->i_mode) & 0170000) != 0100000) {
+			in->i_mode = nlfs_cpu_to_le16((uint16_t)(0100000 | (nlfs_le16(in->i_mode) & 07777)));
+			(*nfixed)++;
+		}
+		if (!nlfs_le16(in->i_links_count)) {
+			in->i_links_count = nlfs_cpu_to_le16(1);
+			(*nfixed)++;
+		}
+	}
+}

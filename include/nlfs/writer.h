@@ -146,6 +146,9 @@ int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *
 			   const uint64_t *ptrs, size_t n, uint64_t old_nblocks,
 			   struct nlfs_err *err);
 
+/* the DAT's, cpfile's and sufile's inodes (written into the super root)
+ * made regular files with a link, as the kernel loads them */
+void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed);
 /* A block of a segment being given up, moved into the construction with
  * its virtual block and DAT period kept (only the address changes), as the
  * cleaner moves it; INO, CNO, BLKOFF and LEVEL go into the new summary. */

@@ -157,9 +157,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "logs after the latest super root (roll-forward at mount)", \
 	  "the kernel's roll-forward done offline") \
 	/* pass 2: metadata-file inodes; pass 4: DAT */ \
-	X(PR_MDT_INODE, SEV_ERROR, 2, FIX_NONE, \
+	X(PR_MDT_INODE, SEV_ERROR, 2, FIX_PREEN, \
 	  "a metadata file's inode is invalid", \
-	  "") \
+	  "made a regular file with a link in the super root") \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_NONE, \
 	  "a palloc file reaches far past what the volume can hold", \
 	  "") \

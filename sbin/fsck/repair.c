@@ -583,7 +583,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_DAT_RANGE, PR_DAT_NOADDR, PR_DAT_OUTSIDE, PR_DAT_UNCLAIMED, PR_DAT_SHARED,
 		PR_LOG_VFREE, PR_LOG_VSTALE, PR_LOG_FINFO, PR_LOG_BINFO, PR_LOG_OVERRUN,
 		PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS, PR_LOG_CNO,
-		PR_LOG_SR,
+		PR_LOG_SR, PR_MDT_INODE,
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
@@ -636,6 +636,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
 	}
 	rc = fix_counters(&r);
+	if (!rc)
+		repair_mdt_inodes(c, r.w, &r.nfixes);
 	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)
 		rc = roll_forward(&r);
 	if (!rc && !preen) {

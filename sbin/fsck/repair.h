@@ -115,6 +115,9 @@ struct nlfs_err;
 int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
 		   struct nlfs_err *err);
 
+/* repair_map.c: the metadata files' inodes in the super root (preen-safe) */
+void repair_mdt_inodes(struct fsck *c, struct nlfs_writer *w, uint64_t *nfixes);
+
 /* repair_log.c: after repair_map_dat, the segments whose summaries are
  * damaged are emptied (every block a checkpoint maps moved, its virtual
  * block and period kept) and given up.  0 or a negative errno. */

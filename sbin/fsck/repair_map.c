@@ -650,6 +650,20 @@ static int rewrite_dat(struct mapfix *m)
 
 /* ---- the repair ---- */
 
+void repair_mdt_inodes(struct fsck *c, struct nlfs_writer *w, uint64_t *nfixes)
+{
+	uint64_t n = 0;
+
+	if (!c->pr_count[PR_MDT_INODE])
+		return;
+	nlfs_writer_fix_mdt_inodes(w, &n);
+	if (!n)
+		return;
+	*nfixes += n;
+	fsck_info(c, "repair: super root: the DAT's, cpfile's and sufile's inodes made regular files "
+		  "with a link (%" PRIu64 " field(s))", n);
+}
+
 int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
 		   struct nlfs_err *err)
 {

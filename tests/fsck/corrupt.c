@@ -903,6 +903,15 @@ static void c_log_rich_finfo_count(void) { uint64_t p = nth_log(2, 0); edit(p, 6
 /* the second log from segment 1's start: its summary checksum (left wrong) */
 static void c_log_rich_sumsum(void) { uint64_t p = nth_log(1, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
 
+/* the super root's cpfile inode loses its file type */
+static void c_dat_mdt_mode(void)
+{
+	uint64_t sr = nlfs_fs_recovery(fs)->sr_block;
+	uint32_t off = NLFS_SR_INODES_OFFSET + g->inode_size + I_MODE;
+
+	edit(sr, off, 2, peek(sr, off, 2) & 07777, 1);
+}
+
 static void c_dir_reclen(void)
 {
 	uint64_t b;
@@ -1056,7 +1065,7 @@ static const struct kase cases[] = {
 	KO(dat_rich_snap_range, "rich", "--checkpoints=snapshots"),
 	KO(dat_rich_snap_noaddr, "rich", "--checkpoints=snapshots"),
 	KO(dat_rich_snap_bitclear, "rich", "--checkpoints=snapshots"),
-	K(dat_rich_hole, "rich"),
+	K(dat_rich_hole, "rich"), K(dat_mdt_mode, "kernel"),
 	KO(log_rich_binfo_stale, "rich", "--checkpoints=snapshots"),
 	KO(log_rich_finfo_count, "rich", "--checkpoints=snapshots"),
 	KO(log_rich_sumsum, "rich", "--checkpoints=snapshots"),
