@@ -148,10 +148,8 @@ static void walk_map(struct evac *e, const struct nlfs_file *f)
 	nlfs_bmap_salvage(e->fs, f, own, e, &nbad);   /* a damaged map gives what it can */
 }
 
-static int walk_inode(const struct nlfs_file *f, void *arg)
+static void walk_inode(struct evac *e, const struct nlfs_file *f)
 {
-	struct evac *e = arg;
-
 	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
 	case 0100000: case 0040000: case 0120000:
 		walk_map(e, f);
@@ -159,11 +157,99 @@ static int walk_inode(const struct nlfs_file *f, void *arg)
 	default:
 		break;   /* devices keep a number in i_bmap, not a map */
 	}
-	return e->nowned == e->ntargets;   /* all found: stop */
+}
+
+/* the ifile's data blocks of one checkpoint, in offset order */
+struct iblocks {
+	uint64_t *off, *vbn;
+	size_t n, capo, capv;
+};
+
+static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct iblocks *ib = arg;
+
+	if (level)
+		return 0;
+	if (fix_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
+	    fix_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
+		return -ENOMEM;
+	ib->off[ib->n] = key;
+	ib->vbn[ib->n++] = ptr;
+	return 0;
+}
+
+static bool same_block(const struct iblocks *prev, uint64_t off, uint64_t vbn)
+{
+	size_t lo = 0, hi = prev->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (prev->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < prev->n && prev->off[lo] == off && prev->vbn[lo] == vbn;
+}
+
+/* One checkpoint: its ifile's map, and the inodes of the ifile blocks that
+ * changed since the checkpoint walked before it (an unchanged block holds
+ * the same inodes, whose maps were walked then). */
+static int walk_checkpoint(struct evac *e, uint64_t cno, struct iblocks *prev, struct iblocks *cur)
+{
+	const struct nlfs_geometry *g = e->c->g;
+	uint32_t ipb = g->blocksize / g->inode_size;
+	struct fsck_bitmap changed;
+	struct nlfs_file ifile;
+	struct nlfs_err err;
+	uint64_t max_ino;
+	int rc;
+
+	if (nlfs_fs_ifile(e->fs, cno, &ifile, &err))
+		return 0;   /* a checkpoint the check reported */
+	walk_map(e, &ifile);
+	cur->n = 0;
+	rc = nlfs_bmap_iterate(e->fs, &ifile, collect_iblock, cur, &err);
+	if (rc == -ENOMEM)
+		return rc;
+	/* an ifile reaching absurdly far was reported (PR_MDT_SIZE): only
+	 * what fits the device is looked at */
+	while (cur->n && cur->off[cur->n - 1] > g->devsize / g->blocksize)
+		cur->n--;
+	if (rc || !cur->n)
+		return 0;
+	rc = fsck_bitmap_init(&changed, cur->off[cur->n - 1] + 1);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < cur->n; i++)
+		if (!same_block(prev, cur->off[i], cur->vbn[i]))
+			fsck_bit_set(&changed, cur->off[i]);
+	max_ino = nlfs_palloc_ngroups(g->blocksize, g->inode_size, cur->off[cur->n - 1]) *
+		  (uint64_t)g->blocksize * 8;
+	/* a group's inodes fill whole blocks: the first of each block decides */
+	for (uint64_t ino = 0; ino < max_ino && e->nowned < e->ntargets; ino += ipb) {
+		uint64_t blkoff;
+		uint32_t byteoff;
+
+		nlfs_palloc_locate(g->blocksize, g->inode_size, ino, &blkoff, &byteoff);
+		if (!fsck_bit_test(&changed, blkoff))
+			continue;
+		for (uint64_t i = ino; i < ino + ipb; i++) {
+			struct nlfs_file f;
+
+			if (nlfs_ifile_read(e->fs, &ifile, i, &f, &err) == 0)
+				walk_inode(e, &f);
+		}
+	}
+	fsck_bitmap_free(&changed);
+	return 0;
 }
 
 static int find_owners(struct evac *e)
 {
+	struct iblocks a = { 0 }, b = { 0 }, *prev = &a, *cur = &b;
 	struct nlfs_cpinfo ci[64];
 	uint64_t cno = 1;
 	size_t got;
@@ -175,19 +261,21 @@ static int find_owners(struct evac *e)
 		nlfs_fs_mdt_file(e->fs, ino, &f);
 		walk_map(e, &f);
 	}
-	/* newest first would find most blocks sooner; every one is walked anyway */
 	do {
 		rc = nlfs_cpfile_list(e->fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 64, &got, e->err);
 		for (size_t i = 0; !rc && i < got && e->nowned < e->ntargets; i++) {
-			struct nlfs_file ifile;
-			struct nlfs_err err;
+			struct iblocks *t;
 
-			if (nlfs_fs_ifile(e->fs, ci[i].cno, &ifile, &err))
-				continue;
-			walk_map(e, &ifile);
-			nlfs_ifile_iterate(e->fs, &ifile, walk_inode, e, &err);
+			rc = walk_checkpoint(e, ci[i].cno, prev, cur);
+			t = prev;
+			prev = cur;
+			cur = t;
 		}
 	} while (!rc && got && e->nowned < e->ntargets);
+	free(a.off);
+	free(a.vbn);
+	free(b.off);
+	free(b.vbn);
 	return rc;
 }
 
