@@ -97,6 +97,13 @@ void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
 int fix_grow(void **arr, size_t *cap, size_t need, size_t size);
 
+/* For the tests of the check after the repairs only: with
+ * FSCK_NILFS2_TEST_BREAK=WHAT in the environment, the repair WHAT drops
+ * its safeguard ("end-leaks": live DAT entries no walked map used are
+ * ended even while block maps are mended), so that the test can see that
+ * check report the damage (PR_REPAIR_LIVE). */
+bool fsck_test_break(const char *what);
+
 /* Can the problems found be repaired in this mode?  Preen (-p) repairs
  * only what needs no judgement; -y everything a repair exists for. */
 bool fix_is_repairable(enum fsck_pr code, bool preen);

@@ -701,7 +701,7 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 		rc = rebuild(&m, &c->fix.maps[i]);
 	}
 	/* what a damaged map hid looked unused: it is no leak */
-	if (!rc) {
+	if (!rc && !fsck_test_break("end-leaks")) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < c->fix.nleaks; i++)

@@ -19,6 +19,13 @@ bool fix_is_repairable(enum fsck_pr code, bool preen)
 	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
 }
 
+bool fsck_test_break(const char *what)
+{
+	const char *v = getenv("FSCK_NILFS2_TEST_BREAK");
+
+	return v && !strcmp(v, what);
+}
+
 static bool latest(const struct fsck *c, uint64_t cno)
 {
 	return cno == c->latest_cno;
