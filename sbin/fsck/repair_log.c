@@ -105,24 +105,48 @@ static int pick_segments(struct evac *e)
 
 /* ---- what lies there, and whose it is ---- */
 
+static bool mended(const struct fsck *c, uint64_t v)
+{
+	return bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), cmp_u64) != NULL;
+}
+
+static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)
+{
+	if (alloc && blk && chosen(e, blk) && !fsck_bit_test(&e->target, v)) {
+		fsck_bit_set(&e->target, v);
+		e->ntargets++;
+	}
+	return 0;
+}
+
+/* Every allocated entry with a block in the chosen segments.  The DAT is
+ * read as on disk (the writer would keep every block it reads), but for the
+ * entries repair_map.c mended, which the writer holds. */
 static int find_targets(struct evac *e)
 {
 	struct fsck *c = e->c;
+	int rc = 0;
 
-	for (uint64_t v = 1; v < c->nvblocks; v++) {
+	for (uint64_t v = fsck_bitmap_next(&c->valloc, 1); !rc && v != UINT64_MAX;
+	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+		struct nlfs_dat_entry de;
+		struct nlfs_err err;
+
+		if (mended(c, v) || nlfs_dat_lookup(e->fs, v, &de, &err))
+			continue;
+		rc = target(e, v, true, de.de_blocknr);
+	}
+	for (size_t i = 0; !rc && i < c->fix.nvblocks; i++) {
 		struct nlfs_dat_entry de;
 		bool alloc;
-		int rc;
 
-		rc = nlfs_writer_peek_vblock(e->w, v, &de, &alloc, e->err);
-		if (rc)
-			return rc;
-		if (alloc && nlfs_le64(de.de_blocknr) && chosen(e, nlfs_le64(de.de_blocknr))) {
-			fsck_bit_set(&e->target, v);
-			e->ntargets++;
-		}
+		if (!c->fix.vblocks[i] || (i && c->fix.vblocks[i] == c->fix.vblocks[i - 1]))
+			continue;
+		rc = nlfs_writer_peek_vblock(e->w, c->fix.vblocks[i], &de, &alloc, e->err);
+		if (!rc)
+			rc = target(e, c->fix.vblocks[i], alloc, nlfs_le64(de.de_blocknr));
 	}
-	return 0;
+	return rc;
 }
 
 static int own(uint64_t key, uint64_t ptr, unsigned level, void *arg)

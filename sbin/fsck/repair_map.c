@@ -149,7 +149,7 @@ static int index_summaries(struct mapfix *m)
 			int rc = nlfs_log_read_flags(m->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
 						     &lerr);
 
-			if (rc || !log.sumsum_ok) {
+			if (rc || !log.sumsum_ok || !log.nblocks) {
 				free(summary);
 				break;   /* pass 3 told; the rest of the segment is not trusted */
 			}
