@@ -374,7 +374,6 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 /* ---- block maps ---- */
 
 struct salvaged {
-	struct mapfix *m;
 	uint64_t *keys, *ptrs, *nodes;
 	size_t n, capk, capp, nnodes, capn;
 };
@@ -522,7 +521,7 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 
 /* a candidate for one offset of the new map */
 struct cand {
-	uint64_t key, vbn, seq;
+	uint64_t key, vbn, seq, block;   /* seq, block: where its summary is */
 	bool from_map;
 };
 
@@ -534,13 +533,15 @@ static int cmp_cand(const void *a, const void *b)
 		return x->key < y->key ? -1 : 1;
 	if (x->from_map != y->from_map)
 		return x->from_map ? -1 : 1;
-	return (x->seq < y->seq) - (x->seq > y->seq);   /* newest first */
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? 1 : -1;   /* newest first */
+	return (x->block < y->block) - (x->block > y->block);
 }
 
 static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 {
 	struct fsck *c = m->c;
-	struct salvaged s = { .m = m };
+	struct salvaged s = { 0 };
 	struct nlfs_file f = { .ino = mf->ino, .cno = c->latest_cno };
 	uint32_t units = c->g->blocksize / 512;
 	uint64_t from_sum = 0, *oldp = NULL;
@@ -567,9 +568,10 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		goto out;
 	}
 	for (size_t i = 0; i < s.n; i++)
-		cv[ncv++] = (struct cand){ s.keys[i], s.ptrs[i], UINT64_MAX, true };
+		cv[ncv++] = (struct cand){ s.keys[i], s.ptrs[i], UINT64_MAX, 0, true };
 	for (size_t i = lo; i < hi; i++)
-		cv[ncv++] = (struct cand){ m->byfile[i].blkoff, m->byfile[i].vbn, m->byfile[i].seq, false };
+		cv[ncv++] = (struct cand){ m->byfile[i].blkoff, m->byfile[i].vbn, m->byfile[i].seq,
+					   m->byfile[i].block, false };
 	qsort(cv, ncv, sizeof(*cv), cmp_cand);
 	/* per offset: the old map's entry where it holds up, else the newest
 	 * version the summaries know that is alive in the latest checkpoint */
