@@ -91,7 +91,8 @@ static int pick_segments(struct evac *e)
 		}
 		e->segs[e->nsegs++] = lf->seg;
 	}
-	qsort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
+	if (e->nsegs > 1)
+		qsort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
 	{
 		size_t n = 0;
 
@@ -107,7 +108,8 @@ static int pick_segments(struct evac *e)
 
 static bool mended(const struct fsck *c, uint64_t v)
 {
-	return bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), cmp_u64) != NULL;
+	return c->fix.nvblocks &&
+	       bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), cmp_u64);
 }
 
 static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)

@@ -78,7 +78,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static bool rebuilding(const struct mapfix *m, uint64_t ino)
 {
-	return bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), cmp_u64) != NULL;
+	return m->ninos && bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), cmp_u64) != NULL;
 }
 
 /* ---- the summaries ---- */
@@ -164,12 +164,15 @@ static int index_summaries(struct mapfix *m)
 			p += log.nblocks;
 		}
 	}
-	qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_by_vbn);
+	if (m->nrecs > 1)
+		qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_by_vbn);
 	m->byfile = malloc((m->nrecs ? m->nrecs : 1) * sizeof(*m->byfile));
 	if (!m->byfile)
 		return -ENOMEM;
-	memcpy(m->byfile, m->recs, m->nrecs * sizeof(*m->byfile));
-	qsort(m->byfile, m->nrecs, sizeof(*m->byfile), cmp_by_file);
+	if (m->nrecs)
+		memcpy(m->byfile, m->recs, m->nrecs * sizeof(*m->byfile));
+	if (m->nrecs > 1)
+		qsort(m->byfile, m->nrecs, sizeof(*m->byfile), cmp_by_file);
 	return 0;
 }
 
@@ -448,7 +451,7 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
-	return bsearch(&x, v, n, sizeof(*v), cmp_u64) != NULL;
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64) != NULL;
 }
 
 static int push_entry(struct mapfix *m, uint64_t key, uint64_t ptr)
@@ -572,7 +575,8 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 	for (size_t i = lo; i < hi; i++)
 		cv[ncv++] = (struct cand){ m->byfile[i].blkoff, m->byfile[i].vbn, m->byfile[i].seq,
 					   m->byfile[i].block, false };
-	qsort(cv, ncv, sizeof(*cv), cmp_cand);
+	if (ncv > 1)
+		qsort(cv, ncv, sizeof(*cv), cmp_cand);
 	/* per offset: the old map's entry where it holds up, else the newest
 	 * version the summaries know that is alive in the latest checkpoint */
 	for (size_t i = 0; i < ncv && !rc; i++) {
@@ -609,12 +613,15 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		same = s.keys[i] == m->keys[i] && s.ptrs[i] == m->ptrs[i];
 	if (same)
 		goto out;   /* the map holds up as it is (its DAT entries were the problem) */
-	qsort(s.keys, s.n, sizeof(*s.keys), cmp_u64);
+	if (s.n > 1)
+		qsort(s.keys, s.n, sizeof(*s.keys), cmp_u64);
 	report_lost(m, mf->what, s.keys, s.n);
-	memcpy(oldp, s.ptrs, s.n * sizeof(*oldp));
-	memcpy(oldp + s.n, s.nodes, s.nnodes * sizeof(*oldp));
-	nold = s.n + s.nnodes;
-	qsort(oldp, nold, sizeof(*oldp), cmp_u64);
+	for (size_t i = 0; i < s.n; i++)
+		oldp[nold++] = s.ptrs[i];
+	for (size_t i = 0; i < s.nnodes; i++)
+		oldp[nold++] = s.nodes[i];
+	if (nold > 1)
+		qsort(oldp, nold, sizeof(*oldp), cmp_u64);
 	rc = nlfs_writer_file_remap(m->w, mf->ino, m->keys, m->ptrs, m->nkeys,
 				    nlfs_le64(f.inode.i_blocks) / units, m->err);
 	if (!rc)
@@ -681,8 +688,10 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 		return -ENOMEM;
 	for (size_t i = 0; i < c->fix.nmaps; i++)
 		m.inos[m.ninos++] = c->fix.maps[i].ino;
-	qsort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
-	qsort(v, nv, sizeof(*v), cmp_u64);
+	if (m.ninos > 1)
+		qsort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), cmp_u64);
 	rc = fsck_bitmap_init(&m.suspect, c->nvblocks);
 	if (!rc)
 		rc = fsck_bitmap_init(&m.taken, c->nvblocks);
