@@ -10,10 +10,11 @@
  * DAT entry whose block lies in the segment is a block some checkpoint may
  * use.  Its owner (inode, offset, level) is looked up in the block maps of
  * every checkpoint, snapshots and the latest included, and in the cpfile
- * and sufile; the block is then moved into the repair's construction with
- * its virtual block number and DAT period kept, so every checkpoint keeps
- * what it maps.  An entry no map of any checkpoint names is a dead version
- * and is freed.  The DAT, whose own blocks may lie there, is written anew.
+ * and sufile, else in the segment's summaries the check trusted; the block
+ * is then moved into the repair's construction with its virtual block
+ * number and DAT period kept, so every checkpoint keeps what it maps.  An
+ * entry neither names is a dead version and is freed, unless some map could
+ * not be walked (then the segment stays as it is).  The DAT, whose own blocks may lie there, is written anew.
  * The segment is clean in the new sufile; before the superblocks are
  * written nothing of it has changed.
  */
@@ -44,6 +45,7 @@ struct evac {
 	struct owner *owners;         /* by virtual block, for the targets */
 	uint64_t ntargets, nowned;
 	uint64_t cur_ino;             /* the file whose map is being walked */
+	bool incomplete;              /* some map could not be walked whole */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -171,7 +173,52 @@ static void walk_map(struct evac *e, const struct nlfs_file *f)
 	unsigned nbad;
 
 	e->cur_ino = f->ino;
-	nlfs_bmap_salvage(e->fs, f, own, e, &nbad);   /* a damaged map gives what it can */
+	/* a damaged map gives what it can */
+	if (nlfs_bmap_salvage(e->fs, f, own, e, &nbad) || nbad)
+		e->incomplete = true;
+}
+
+/* Owners the maps did not give, from the segments' summaries the check
+ * trusted: a block only a checkpoint whose map is damaged names. */
+static int own_from_summary(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
+			    void *arg)
+{
+	struct evac *e = arg;
+	struct owner *o;
+
+	if (!bi || fi->ino == NLFS_DAT_INO || bi->vblocknr >= e->c->nvblocks ||
+	    !fsck_bit_test(&e->target, bi->vblocknr) || fsck_bit_test(&e->c->unverified, bi->block))
+		return 0;
+	o = &e->owners[bi->vblocknr];
+	if (o->found)
+		return 0;
+	*o = (struct owner){ fi->ino, bi->blkoff, bi->is_data ? 0 : 1, true };
+	e->nowned++;
+	return 0;
+}
+
+static void owners_from_summaries(struct evac *e)
+{
+	const struct nlfs_geometry *g = e->c->g;
+
+	for (size_t i = 0; i < e->nsegs && e->nowned < e->ntargets; i++) {
+		uint64_t start = nlfs_seg_start(g, e->segs[i]), p = start;
+
+		while (p < start + g->blocks_per_segment) {
+			struct nlfs_log log;
+			struct nlfs_err err;
+			void *summary = NULL;
+
+			if (nlfs_log_read_flags(e->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
+						&err) || !log.sumsum_ok || !log.nblocks) {
+				free(summary);
+				break;
+			}
+			nlfs_summary_walk(&log, summary, g->blocksize, own_from_summary, e, &err);
+			free(summary);
+			p += log.nblocks;
+		}
+	}
 }
 
 static void walk_inode(struct evac *e, const struct nlfs_file *f)
@@ -233,13 +280,17 @@ static int walk_checkpoint(struct evac *e, uint64_t cno, struct iblocks *prev, s
 	uint64_t max_ino;
 	int rc;
 
-	if (nlfs_fs_ifile(e->fs, cno, &ifile, &err))
-		return 0;   /* a checkpoint the check reported */
+	if (nlfs_fs_ifile(e->fs, cno, &ifile, &err)) {
+		e->incomplete = true;   /* a checkpoint the check reported */
+		return 0;
+	}
 	walk_map(e, &ifile);
 	cur->n = 0;
 	rc = nlfs_bmap_iterate(e->fs, &ifile, collect_iblock, cur, &err);
 	if (rc == -ENOMEM)
 		return rc;
+	if (rc)
+		e->incomplete = true;
 	/* an ifile reaching absurdly far was reported (PR_MDT_SIZE): only
 	 * what fits the device is looked at */
 	while (cur->n && cur->off[cur->n - 1] > g->devsize / g->blocksize)
@@ -410,6 +461,16 @@ int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint6
 		rc = find_targets(&e);
 	if (!rc && e.ntargets)
 		rc = find_owners(&e);
+	if (!rc && e.nowned < e.ntargets)
+		owners_from_summaries(&e);
+	if (!rc && e.nowned < e.ntargets && e.incomplete) {
+		/* whose the rest is, maps that could not be walked may know:
+		 * freeing them could take a block from a checkpoint */
+		fsck_info(c, "left alone: %" PRIu64 " block(s) in segment(s) with damaged logs belong "
+			  "to no map that could be walked; the segments stay as they are",
+			  e.ntargets - e.nowned);
+		goto out;
+	}
 	if (!rc)
 		rc = move_all(&e, &nmoved, &nfreed);
 	if (!rc)
@@ -423,9 +484,9 @@ int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint6
 			  "the repair checkpoint)", e.segs[i]);
 	}
 	if (!rc) {
-		fsck_info(c, "repair: %" PRIu64 " block(s) that checkpoints map moved out of %s, their "
-			  "virtual blocks and DAT periods kept; %" PRIu64 " dead version(s) no "
-			  "checkpoint maps freed; the DAT (%zu blocks) written anew", nmoved,
+		fsck_info(c, "repair: %" PRIu64 " block(s) moved out of %s, their virtual blocks and "
+			  "DAT periods kept; %" PRIu64 " dead version(s) no checkpoint maps and no "
+			  "summary names freed; the DAT (%zu blocks) written anew", nmoved,
 			  e.nsegs == 1 ? "it" : "them", nfreed, ndat);
 		*nfixes += nmoved + nfreed;
 	}
