@@ -150,6 +150,14 @@ bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
 	return segnum == at.seg || segnum == at.nextseg;
 }
 
+bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
+{
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return true;
+	return false;
+}
+
 void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)
 {
 	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
@@ -167,4 +175,19 @@ void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)
 			(*nfixed)++;
 		}
 	}
+}
+
+int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
+			   struct nlfs_err *err)
+{
+	const uint8_t *p;
+	int rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &p, err);
+
+	if (rc)
+		return rc;
+	if (!p)
+		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE, "inode %llu is not in use",
+				    (unsigned long long)ino);
+	memcpy(inode, p, sizeof(*inode));
+	return 0;
 }

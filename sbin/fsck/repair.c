@@ -581,7 +581,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_BMAP_STRUCT, PR_BMAP_ORDER, PR_BMAP_DIRECT, PR_BMAP_VBLOCK, PR_BMAP_PERIOD,
 		PR_BMAP_SHARED, PR_DAT_PTR, PR_DAT_UNCLAIMED_BLOCK, PR_DAT_HOLE, PR_DAT_ENTRY0,
 		PR_DAT_RANGE, PR_DAT_NOADDR, PR_DAT_OUTSIDE, PR_DAT_UNCLAIMED, PR_DAT_SHARED,
-		PR_LOG_VFREE, PR_LOG_VSTALE, PR_LOG_FINFO, PR_LOG_BINFO, PR_LOG_OVERRUN,
+		PR_LOG_VFREE, PR_LOG_VSTALE, PR_LOG_FINFO, PR_LOG_BINFO,
 		PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS, PR_LOG_CNO,
 		PR_LOG_SR, PR_MDT_INODE,
 	};
@@ -590,7 +590,7 @@ static bool needs_construction(const struct fsck *c)
 		if (found(c, codes[i]) &&
 		    fix_is_repairable(codes[i], c->o.mode == MODE_PREEN))
 			return true;
-	return false;
+	return repair_meta_needed(c);
 }
 
 static void free_repair(struct repair *r)
@@ -611,6 +611,10 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	*changed = false;
 	if (!needs_construction(c) && !found(c, PR_RECOVERY))
 		return 0;
+	if (repair_meta_refused(c)) {
+		fsck_info(c, "not repaired: %s", repair_meta_refused(c));
+		return 0;
+	}
 	r.now = (uint64_t)time(NULL);
 	rc = nlfs_fs_open(io, &r.fs, &r.err);
 	if (rc) {
@@ -619,6 +623,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		return rc;
 	}
 	rc = nlfs_fs_ifile(r.fs, nlfs_fs_recovery(r.fs)->cno, &r.ifile, &r.err);
+	if (rc == -ENOENT && found(c, PR_CP_LATEST))
+		rc = 0;   /* its entry is mended below; the passes made no note about its files */
 	if (!rc)
 		rc = nlfs_writer_open_flags(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
 					    &r.w, &r.err);
@@ -634,6 +640,11 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		/* the construction ends by writing both copies from this one */
 		done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
 		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
+	}
+	rc = repair_meta(c, r.fs, r.w, &r.nfixes, &r.err);
+	if (rc) {
+		rc = lib_failed(&r, rc, "mending the shared metadata");
+		goto out;
 	}
 	rc = fix_counters(&r);
 	if (!rc)

@@ -86,6 +86,8 @@ static int pick_segments(struct evac *e)
 			if (alloc && nlfs_le64(de.de_blocknr) == lf->block)
 				continue;
 		}
+		if (nlfs_writer_segment_released(e->w, lf->seg))
+			continue;   /* emptied already (repair_meta.c) */
 		if (nlfs_writer_segment_busy(e->w, lf->seg)) {
 			fsck_info(c, "left alone: segment %" PRIu64 " has a damaged log, but the "
 				  "volume writes into it next", lf->seg);

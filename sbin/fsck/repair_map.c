@@ -69,6 +69,17 @@ static void said(struct mapfix *m, const char *fmt, ...)
 	fsck_info(m->c, "repair: %s", msg);
 }
 
+/* is BLK in a segment marked free that DAT entries point into? */
+static bool seg_to_revive(const struct fsck *c, uint64_t blk)
+{
+	uint64_t seg = blk / c->g->blocks_per_segment;
+
+	for (size_t i = 0; i < c->fix.nseg_live; i++)
+		if (c->fix.seg_live[i] == seg)
+			return true;
+	return false;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -137,11 +148,13 @@ static int index_summaries(struct mapfix *m)
 
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
 		const struct fsck_seg *s = &c->segs[seg];
-		uint64_t start = nlfs_seg_start(g, seg), p = start;
+		uint64_t start = nlfs_seg_start(g, seg), p = start, end = start + s->su_nblocks;
 
-		if (!(s->su_flags & NLFS_SEGMENT_USAGE_DIRTY) || !s->nlogs)
+		if (seg_to_revive(c, start))
+			end = nlfs_seg_end(g, seg) + 1;   /* up to its last valid log */
+		else if (!(s->su_flags & NLFS_SEGMENT_USAGE_DIRTY) || !s->nlogs)
 			continue;
-		while (p < start + s->su_nblocks) {
+		while (p < end) {
 			struct nlfs_log log;
 			struct nlfs_err lerr;
 			void *summary = NULL;
@@ -223,14 +236,16 @@ static void recs_of_block(const struct mapfix *m, uint64_t ino, uint64_t blkoff,
 
 /* Is BLK in a segment in use?  Not only below its usage count: a count
  * one short (a sufile repair's business) must not make a block that is
- * there look gone. */
+ * there look gone; nor a segment marked free by mistake, which the sufile
+ * repair (repair_meta.c) takes back when its logs hold what DAT entries
+ * point to. */
 static bool in_dirty_segment(const struct fsck *c, uint64_t blk)
 {
 	const struct nlfs_geometry *g = c->g;
 	uint64_t seg = blk / g->blocks_per_segment;
 
 	return blk >= g->first_data_block && seg < g->nsegments &&
-	       (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY);
+	       ((c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY) || seg_to_revive(c, blk));
 }
 
 /* the newest record claiming VBN at a block of a segment in use */
@@ -311,6 +326,8 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 	if (!r) {
 		if (!alloc)
 			return 0;   /* the maps using it are rebuilt without it */
+		if (blk && !in_dirty_segment(c, blk) && seg_to_revive(c, blk))
+			return 0;   /* repair_meta.c may take its segment back into use */
 		if (!blk || !in_dirty_segment(c, blk)) {
 			if (used) {
 				said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
@@ -556,7 +573,9 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 	int rc;
 
 	m->nkeys = 0;
-	rc = nlfs_writer_get_inode(m->w, mf->ino, &f.inode, m->err);
+	rc = nlfs_writer_peek_inode(m->w, mf->ino, &f.inode, m->err);
+	if (rc == -ENOENT)
+		return 0;   /* not in use in the new checkpoint: nothing to map */
 	if (!rc)
 		rc = nlfs_bmap_salvage(m->fs, &f, salvage_cb, &s, &nbad);
 	if (rc)
