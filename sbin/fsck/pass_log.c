@@ -254,6 +254,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				nlfs_err_format(&err, why, sizeof(why));
 				fsck_problem(c, PR_SU_SHORT, "segment %" PRIu64 ": su_nblocks %u, but the logs end at block %" PRIu64
 					     " (%" PRIu64 " blocks in): %s", seg, s->su_nblocks, p, p - start, why);
+				fix_note_log(c, seg, FSCK_LOG_SHORT, 0, false);
 			}
 			else
 				fsck_lib_problem(c, PR_IO, &err, "segment %" PRIu64, seg);

@@ -104,7 +104,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	 * would free the segment with the live blocks that lie there */ \
 	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the logs of a segment end before its usage count", \
-	  "cut to where the logs end if no block in use lies past that, else left") \
+	  "cut to where the logs end if no block in use lies past that, else (-y) the segment given up, every block a checkpoint maps moved") \
 	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
 	  "a segment summary header is invalid", \
 	  "") \

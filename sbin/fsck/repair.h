@@ -55,6 +55,9 @@ struct fsck_log_fix {
 	uint64_t seg, vbn, block;
 	bool stale;
 };
+/* VBN of a note for a segment whose logs end before its usage count: given
+ * up only if blocks in use lie past the break (else the count is cut) */
+#define FSCK_LOG_SHORT UINT64_MAX
 
 struct fsck_fixes {
 	struct fsck_link_fix *links;

@@ -64,6 +64,18 @@ static bool chosen(const struct evac *e, uint64_t blk)
 
 /* ---- which segments ---- */
 
+/* does a DAT entry point past the valid logs of SEG, within its count? */
+static bool live_past_logs(const struct fsck *c, uint64_t seg)
+{
+	const struct fsck_seg *s = &c->segs[seg];
+	uint64_t start = nlfs_seg_start(c->g, seg);
+
+	for (uint64_t b = start + s->logs_end; b < start + s->su_nblocks; b++)
+		if (fsck_bit_test(&c->datphys, b))
+			return true;
+	return false;
+}
+
 static int pick_segments(struct evac *e)
 {
 	struct fsck *c = e->c;
@@ -86,6 +98,8 @@ static int pick_segments(struct evac *e)
 			if (alloc && nlfs_le64(de.de_blocknr) == lf->block)
 				continue;
 		}
+		if (lf->vbn == FSCK_LOG_SHORT && !live_past_logs(c, lf->seg))
+			continue;   /* the sufile repair cuts the count (repair_meta.c) */
 		if (nlfs_writer_segment_released(e->w, lf->seg))
 			continue;   /* emptied already (repair_meta.c) */
 		if (nlfs_writer_segment_busy(e->w, lf->seg)) {

@@ -126,7 +126,7 @@ void fix_note_log(struct fsck *c, uint64_t seg, uint64_t vbn, uint64_t block, bo
 	struct fsck_log_fix f = { seg, vbn, block, stale };
 
 	if (!stale && c->fix.nlogs && !c->fix.logs[c->fix.nlogs - 1].stale &&
-	    c->fix.logs[c->fix.nlogs - 1].seg == seg)
+	    c->fix.logs[c->fix.nlogs - 1].seg == seg && c->fix.logs[c->fix.nlogs - 1].vbn == vbn)
 		return;
 	NOTE(c, logs, nlogs, caplogs, f);
 }
