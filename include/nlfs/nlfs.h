@@ -216,6 +216,14 @@ int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_c
 int nlfs_bmap_keys(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t **keys, size_t *nkeys,
 		   struct nlfs_err *err);
 
+/* What a damaged map still holds, for rebuilding it: like
+ * nlfs_bmap_iterate, but a node that does not hold up (unreadable, wrong
+ * level, child count out of range) is skipped with its subtree and counted
+ * in *NBAD, and keys are passed on in whatever order the nodes hold them.
+ * Only a negative return from CB (or -ENOMEM) stops the walk. */
+int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb, void *arg,
+		      unsigned *nbad);
+
 /* The pointer at LEVEL for KEY, as the kernel's lookup at a level: level 0
  * is the data block of offset KEY (nlfs_bmap_lookup), level L >= 1 the node
  * of level L whose key is KEY.  *PTR is 0 if there is none. */

@@ -91,6 +91,7 @@ struct fsck {
 	struct fsck_report *report;
 	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
 	bool changed;                          /* a repair wrote to the device */
+	uint64_t repair_cno;                   /* the first checkpoint a repair wrote (0: none) */
 
 	/* statistics for the summary line */
 	uint64_t nlogs_datasum;                /* logs whose data checksum was verified */
@@ -135,6 +136,9 @@ int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
 int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_inode.c */
+
+/* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
+bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
 
 /* pass_dat.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt

@@ -39,6 +39,7 @@ struct map_walk {
 	uint64_t last_key;
 	bool any_key;
 	unsigned nproblems;
+	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
 };
 
 /* per file: the rest of a broken map repeats the same story */
@@ -49,16 +50,24 @@ static bool map_note(struct map_walk *w)
 	return ++w->nproblems <= MAP_PROBLEM_LIMIT;
 }
 
-static bool phys_in_use(const struct fsck *c, uint64_t blk)
+/* The check of the repairs' work (the check that follows them): a live
+ * block of the latest checkpoint whose DAT entry a repair ended, or that
+ * lies outside the segments in use, is a repair that made the volume
+ * worse.  Entries ended before the repairs were reported by the first
+ * check and are not counted twice. */
+static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc, unsigned level,
+			       uint64_t key, uint64_t ptr, const struct nlfs_dat_entry *de,
+			       const char *why)
 {
-	const struct nlfs_geometry *g = c->g;
-	uint64_t seg = blk / g->blocks_per_segment;
-
-	if (blk < g->first_data_block || seg >= g->nsegments)
-		return false;
-	if (!(c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))
-		return false;
-	return blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
+	if (!c->repair_cno || fc->cno != c->latest_cno || fc->metadata_current)
+		return;
+	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
+	    fsck_phys_in_use(c, de->de_blocknr))
+		return;   /* ended before any repair */
+	fsck_problem(c, PR_REPAIR_LIVE,
+		     "%s: block map: %s %" PRIu64 " (virtual block %" PRIu64 "): %s after the repairs "
+		     "(checkpoint %" PRIu64 " on): a repair left a live block unprotected",
+		     fc->what, level ? "node at key" : "file block", key, ptr, why, c->repair_cno);
 }
 
 static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
@@ -82,7 +91,8 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	}
 	if (w->f->ino == NLFS_DAT_INO) {
 		/* the DAT maps itself with physical block numbers */
-		if (!phys_in_use(c, ptr)) {
+		if (!fsck_phys_in_use(c, ptr)) {
+			fix_note_dat_rewrite(c);
 			if (map_note(w))
 				fsck_problem(c, PR_DAT_PTR,
 					     "DAT: block %" PRIu64 " (%s %" PRIu64 ") is not in a segment in use",
@@ -95,6 +105,9 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		return 0;
 	}
 	if (ptr >= c->nvblocks || !fsck_bit_test(&c->valloc, ptr)) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
+		if (ptr < c->nvblocks)
+			fix_note_vblock(c, ptr);
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
@@ -113,6 +126,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		return level ? 1 : 0;
 	}
 	if (de.de_blocknr == 0) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 ": virtual block %" PRIu64
@@ -120,8 +134,16 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
+	if (!fsck_phys_in_use(c, de.de_blocknr)) {
+		/* pass 4 reports the entry; the map is mended with it */
+		w->needs_rebuild = true;
+		repair_verify_live(c, fc, level, key, ptr, NULL,
+				   "its DAT entry points outside the segments in use");
+	}
 	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
 	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {
+		repair_verify_live(c, fc, level, key, ptr, &de,
+				   "its DAT entry does not hold this checkpoint");
 		if (map_note(w)) {
 			char end[24];
 
@@ -142,7 +164,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc)
 {
-	struct map_walk w = { c, f, fc, 0, false, 0 };
+	struct map_walk w = { c, f, fc, 0, false, 0, false };
 	struct nlfs_err err;
 	uint8_t flags;
 	int rc;
@@ -159,6 +181,8 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 			     fc->what, flags);
 	nlfs_err_clear(&err);
 	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
+	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
+		fix_note_map(c, fc->cno, f->ino, fc->what);
 	if (rc < 0) {
 		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "%s: block map", fc->what);
 		c->maps_incomplete = true;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 
@@ -16,6 +17,13 @@ bool fix_is_repairable(enum fsck_pr code, bool preen)
 	enum fsck_fix fix = fsck_problems[code].fix;
 
 	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
+}
+
+bool fsck_test_break(const char *what)
+{
+	const char *v = getenv("FSCK_NILFS2_TEST_BREAK");
+
+	return v && !strcmp(v, what);
 }
 
 static bool latest(const struct fsck *c, uint64_t cno)
@@ -128,6 +136,43 @@ void fix_note_leak(struct fsck *c, uint64_t vbn)
 	NOTE(c, leaks, nleaks, capleaks, vbn);
 }
 
+void fix_note_map(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	struct fsck_map_fix f = { ino, NULL };
+
+	/* the metadata files' maps are written anew by every construction */
+	if (ino != NLFS_ROOT_INO && ino < nlfs_le32(c->sb->s_first_ino))
+		return;
+	if (!latest(c, cno) || (c->fix.nmaps && c->fix.maps[c->fix.nmaps - 1].ino == ino))
+		return;
+	f.what = strdup(what);
+	if (!f.what) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, maps, nmaps, capmaps, f);
+}
+
+void fix_note_vblock(struct fsck *c, uint64_t vbn)
+{
+	NOTE(c, vblocks, nvblocks, capvblocks, vbn);
+}
+
+void fix_note_dat_rewrite(struct fsck *c)
+{
+	c->fix.dat_rewrite = true;
+}
+
+void fix_note_log(struct fsck *c, uint64_t seg, uint64_t vbn, uint64_t block, bool stale)
+{
+	struct fsck_log_fix f = { seg, vbn, block, stale };
+
+	if (!stale && c->fix.nlogs && !c->fix.logs[c->fix.nlogs - 1].stale &&
+	    c->fix.logs[c->fix.nlogs - 1].seg == seg && c->fix.logs[c->fix.nlogs - 1].vbn == vbn)
+		return;
+	NOTE(c, logs, nlogs, caplogs, f);
+}
+
 static void note_seg(struct fsck *c, uint64_t **arr, size_t *n, size_t *cap, uint64_t seg)
 {
 	for (size_t i = 0; i < *n; i++)
@@ -173,6 +218,11 @@ void fix_free(struct fsck_fixes *f)
 	free(f->sizes);
 	free(f->detached);
 	free(f->leaks);
+	for (size_t i = 0; i < f->nmaps; i++)
+		free(f->maps[i].what);
+	free(f->maps);
+	free(f->vblocks);
+	free(f->logs);
 	free(f->relocate);
 	free(f->seg_live);
 	*f = (struct fsck_fixes){ 0 };
