@@ -364,7 +364,9 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		uint64_t n = ncand - chosen < step ? ncand - chosen : step, need = 0;
 
 		for (uint64_t j = chosen; j < chosen + n; j++)
-			need += c[j].live + c[j].live / 64 + 2;   /* copies, their DAT share, summaries */
+			/* the copies, summaries, and the DAT blocks that change with
+			 * the entries of the blocks moved and freed */
+			need += c[j].live + c[j].nblocks / 64 + 2;
 		if (chosen || st->passes) {
 			uint64_t before = clean_after(*clean, chosen, used, bps);
 

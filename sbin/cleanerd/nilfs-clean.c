@@ -290,12 +290,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	o.target = optind < argc ? argv[optind] : NULL;
-	if (o.offline) {
-		rc = run_offline(&o);
-		if (fflush(stdout) || ferror(stdout))
-			die("write error on standard output");
-		return rc;
-	}
+	if (o.offline)
+		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));
 	rc = cld_ctl_connect(dev, &fd);
 	if (rc) {
