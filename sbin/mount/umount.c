@@ -73,6 +73,23 @@ static int fail(struct libmnt_context *cxt, const char *what, int rc)
 	return utab_failure(cxt, PROG, what, rc, "unmount failed");
 }
 
+/* the unmount failed and the volume is still mounted as it was: the
+ * cleaner that was stopped for it runs again, and utab says so */
+static void restore_cleaner(struct umount_cmd *u, struct libmnt_fs *saved, const char *dev,
+			    const char *dir, struct nilfs_attrs *old)
+{
+	int rc = cleaner_start(dev, dir, old, &old->gcpid);
+
+	if (rc)
+		fprintf(stderr, PROG ": %s: cannot restart %s: %s\n", dir, CLEANERD_NAME,
+			strerror(rc == -ECHILD ? EIO : -rc));
+	else if (u->verbose)
+		printf(PROG ": %s: restarted %s (pid %ld)\n", dir, CLEANERD_NAME,
+		       (long)old->gcpid);
+	if (saved && !mnt_context_is_nomtab(u->cxt) && utab_rewrite_attrs(saved, old))
+		fprintf(stderr, PROG ": %s: cannot record the cleaner's state in utab\n", dir);
+}
+
 static int umount_one(struct umount_cmd *u, const char *what)
 {
 	struct libmnt_context *cxt = u->cxt;
@@ -111,37 +128,36 @@ static int umount_one(struct umount_cmd *u, const char *what)
 			stopped = true;
 	}
 	rc = mnt_context_do_umount(cxt);
-	if (!rc) {
+	if (rc) {
+		ex = fail(cxt, dir, rc);
+		if (stopped)
+			restore_cleaner(u, saved, dev, dir, &old);
 		mnt_free_fs(saved);
-		rc = mnt_context_finalize_umount(cxt);
-		if (rc) {
-			fprintf(stderr, PROG ": %s: unmounted, but utab was not updated: %s\n",
-				dir, strerror(rc < 0 ? -rc : rc));
-			return MNT_EX_FILEIO;
-		}
-		return MNT_EX_SUCCESS;
+		return ex;
 	}
-	ex = fail(cxt, dir, rc);
 	mnt_context_get_mflags(cxt, &mflags);
-	if (mnt_context_is_rdonly_umount(cxt) &&
-	    (mflags & (MS_REMOUNT | MS_RDONLY)) == (MS_REMOUNT | MS_RDONLY)) {
-		/* remounted read-only instead: no cleaner from now on */
+	if ((mflags & (MS_REMOUNT | MS_RDONLY)) == (MS_REMOUNT | MS_RDONLY)) {
+		/* -r: busy, remounted read-only instead; no cleaner from now on.
+		 * The entry stays, with the attributes less gcpid= (libmount's
+		 * finalize would drop it as if unmounted) */
+		fprintf(stderr, PROG ": %s: target is busy; remounted read-only%s\n", dir,
+			stopped ? ", " CLEANERD_NAME " stays stopped" : "");
 		if (stopped)
 			old.gcpid = 0;
-	} else if (stopped) {
-		/* still mounted read-write: the cleaner as it was */
-		rc = cleaner_start(dev, dir, &old, &old.gcpid);
-		if (rc)
-			fprintf(stderr, PROG ": %s: cannot restart %s: %s\n", dir, CLEANERD_NAME,
-				strerror(rc == -ECHILD ? EIO : -rc));
-		else if (u->verbose)
-			printf(PROG ": %s: restarted %s (pid %ld)\n", dir, CLEANERD_NAME,
-			       (long)old.gcpid);
+		if (saved && !mnt_context_is_nomtab(cxt) && utab_rewrite_attrs(saved, &old))
+			fprintf(stderr, PROG ": %s: cannot record the cleaner's state in utab\n",
+				dir);
+		mnt_free_fs(saved);
+		return MNT_EX_SUCCESS;
 	}
-	if (stopped && saved && !mnt_context_is_nomtab(cxt) && utab_rewrite_attrs(saved, &old))
-		fprintf(stderr, PROG ": %s: cannot record the cleaner's state in utab\n", dir);
 	mnt_free_fs(saved);
-	return ex;
+	rc = mnt_context_finalize_umount(cxt);
+	if (rc) {
+		fprintf(stderr, PROG ": %s: unmounted, but utab was not updated: %s\n",
+			dir, strerror(rc < 0 ? -rc : rc));
+		return MNT_EX_FILEIO;
+	}
+	return MNT_EX_SUCCESS;
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,9 @@
 # no cleaner; remounts: rw->rw without pp= keeps the cleaner, with a new
 # pp= restarts it with the new period, rw->ro stops it, ro->rw starts it
 # with the recorded period, a failed rw->ro (a file open for writing)
-# restarts it; umount stops it before the unmount; nogc starts none.
+# restarts it; umount stops it before the unmount, starts it again when
+# the unmount fails (busy), and with -r leaves it stopped on the volume
+# remounted read-only; nogc starts none.
 # busybox mount -t nilfs2 and an fstab line are tried (whether busybox
 # runs the helper is reported).  nilfs-tools' mount.nilfs2 starts our
 # daemon and records its pid, which our umount.nilfs2 stops (and the other
@@ -211,6 +213,32 @@ wait_log "nilfs_cleanerd\[$p4\]: .*start on"
 check "restored period" 30 "$(period_of "$p4")"
 exec 3>&-
 
+# 8b. an unmount that fails (busy): the cleaner runs again, recorded
+(cd /mnt && exec sleep 600) &
+busy=$!
+sleep 0.3
+umount.nilfs2 /mnt 2>/tmp/err
+check "busy umount rc" 32 $?
+sed 's/^/ERR8B /' /tmp/err
+check "mode after busy umount" rw "$(mnt_mode /mnt)"
+pb=$(gcpid /mnt)
+[ "$pb" != "$p4" ] || echo "NOT RESTARTED AFTER BUSY UMOUNT FAILED"
+running "$pb" || echo "CLEANER NOT BACK AFTER BUSY UMOUNT FAILED"
+check "utab after busy umount" "gcpid=$pb,pp=30" "$(attrs /mnt)"
+# 8c. -r: remounted read-only instead, the cleaner stays stopped
+umount.nilfs2 -r /mnt 2>/tmp/err
+check "umount -r rc" 0 $?
+sed 's/^/ERR8C /' /tmp/err
+check "mode after umount -r" ro "$(mnt_mode /mnt)"
+running "$pb" && echo "CLEANER RUNS AFTER UMOUNT -R FAILED"
+check "cleaners after umount -r" 0 "$(ncleaners)"
+check "utab after umount -r" "pp=30" "$(attrs /mnt)"
+kill $busy
+wait $busy 2>/dev/null
+mount.nilfs2 /dev/vda /mnt -o remount,rw
+p4=$(gcpid /mnt)
+running "$p4" || echo "CLEANER AFTER UMOUNT -R AND REMOUNT FAILED"
+
 # 9. umount: the cleaner is stopped by SIGTERM before the unmount
 umount.nilfs2 -v /mnt
 check "umount rc" 0 $?
@@ -330,6 +358,9 @@ grep -qx "ALL DONE" "$tmp/out" || fail "missing ALL DONE"
 grep -q '^ERR2 mount.nilfs2: /dev/vda is already mounted read-write on /mnt' "$tmp/out" ||
 	fail "second rw mount: no clear message"
 grep -q '^ERR8 mount.nilfs2: .*restarted' "$tmp/out" || fail "failed remount: no restart message"
+grep -q '^ERR8B umount.nilfs2: /mnt: target is busy' "$tmp/out" || fail "busy umount: no message"
+grep -q '^ERR8C umount.nilfs2: /mnt: target is busy; remounted read-only, nilfs_cleanerd stays stopped' \
+	"$tmp/out" || fail "umount -r: no message"
 grep '^BUSYBOX\|^RECOVERED\|^FILLED' "$tmp/out"
 echo "ours: $(grep -c '^OK ' "$tmp/out") checks; guest took $((t1 - t0)) s"
 echo "PASS: $0"
