@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "attrs.h"
 #include "cleaner.h"
 #include "utab.h"
+#include "mountinfo.h"
 
 #define PROG "mount.nilfs2"
 
@@ -99,34 +101,6 @@ static int fail(struct libmnt_context *cxt, int rc)
 	return utab_failure(cxt, PROG, mnt_context_get_target(cxt), rc, "mount failed");
 }
 
-/* the newest nilfs2 mount of SOURCE's device with OPTIONS ("rw"; NULL:
- * any), but not at SKIP_TARGET */
-static struct libmnt_fs *find_mount_of(struct libmnt_table *tb, const char *source,
-				       const char *options, const char *skip_target)
-{
-	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_BACKWARD);
-	struct libmnt_cache *cache = mnt_table_get_cache(tb);
-	struct libmnt_fs *fs = NULL, *found = NULL;
-	struct stat st;
-	dev_t dev = 0;
-
-	if (source && !stat(source, &st) && S_ISBLK(st.st_mode))
-		dev = st.st_rdev;
-	while (it && !found && mnt_table_next_fs(tb, it, &fs) == 0) {
-		if (!mnt_fs_match_fstype(fs, NILFS2_TYPE))
-			continue;
-		if (dev ? mnt_fs_get_devno(fs) != dev : !mnt_fs_match_source(fs, source, cache))
-			continue;
-		if (options && mnt_fs_match_options(fs, options) != 1)
-			continue;
-		if (skip_target && mnt_fs_match_target(fs, skip_target, cache))
-			continue;
-		found = fs;
-	}
-	mnt_free_iter(it);
-	return found;
-}
-
 static void say_started(const struct mount_cmd *m, const char *dev, const struct nilfs_attrs *a)
 {
 	if (!m->verbose)
@@ -176,7 +150,7 @@ static int record(struct libmnt_context *cxt, const struct nilfs_attrs *a, bool 
 	return MNT_EX_SUCCESS;
 }
 
-static int mount_new(struct mount_cmd *m, struct libmnt_table *tb, unsigned long mflags)
+static int mount_new(struct mount_cmd *m, unsigned long mflags)
 {
 	struct libmnt_context *cxt = m->cxt;
 	const char *dev = mnt_context_get_source(cxt), *dir = mnt_context_get_target(cxt);
@@ -184,12 +158,15 @@ static int mount_new(struct mount_cmd *m, struct libmnt_table *tb, unsigned long
 	int rc;
 
 	if (!(mflags & MS_RDONLY)) {
-		struct libmnt_fs *rw = find_mount_of(tb, dev, "rw", NULL);
+		/* the device, or the image file behind a loop device */
+		bool mounted, ro_only;
+		char where[PATH_MAX];
 
-		if (rw) {
+		if (!mnt_in_use(dev, &mounted, &ro_only, where, sizeof(where)) && mounted &&
+		    !ro_only) {
 			fprintf(stderr, PROG ": %s is already mounted read-write on %s; a second "
 				"read-write mount of a nilfs2 volume is refused (mount a checkpoint "
-				"read-only with -o ro,cp=N)\n", dev, mnt_fs_get_target(rw));
+				"read-only with -o ro,cp=N)\n", dev, where);
 			return MNT_EX_FAIL;
 		}
 	}
@@ -252,7 +229,7 @@ static int mount_again(struct mount_cmd *m, struct libmnt_table *tb, unsigned lo
 				if (utab_rewrite_attrs(old_fs, &old))
 					fprintf(stderr, PROG ": %s: cannot record the restarted "
 						"cleaner in utab\n", dir);
-				else
+				else if (old.gcpid)
 					fprintf(stderr, PROG ": %s: %s restarted (pid %ld)\n", dir,
 						CLEANERD_NAME, (long)old.gcpid);
 			}
@@ -338,7 +315,7 @@ int main(int argc, char **argv)
 	else if (mflags & MS_REMOUNT)
 		rc = mount_again(&m, tb, mflags);
 	else
-		rc = mount_new(&m, tb, mflags);
+		rc = mount_new(&m, mflags);
 	mnt_free_context(m.cxt);
 	return rc;
 }
