@@ -1,7 +1,14 @@
 /* mount.nilfs2's pieces that need no mount: the userspace options taken out
  * of -o and the utab attributes (nilfs-tools' names and forms), and the
  * command line walked with options after the positional arguments. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +17,7 @@
 #include "check_main.h"
 #include "../../sbin/mount/args.h"
 #include "../../sbin/mount/attrs.h"
+#include "../../sbin/mount/cleaner.h"
 
 static int split(const char *opts, enum attrs_source from, struct nilfs_attrs *a, char **rest,
 		 char *bad)
@@ -198,6 +206,114 @@ START_TEST(test_args_errors)
 }
 END_TEST
 
+/* a child that calls itself NAME and waits for a signal */
+static pid_t child_named(const char *name)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, name, 0, 0, 0);
+		/* not Check's handler, which signals the whole process group */
+		signal(SIGTERM, SIG_DFL);
+		for (;;)
+			pause();
+	}
+	/* until the child has its name */
+	for (int i = 0; i < 200; i++) {
+		char path[64], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = 0;
+			fclose(f);
+		}
+		if (!strncmp(comm, name, strlen(name)))
+			break;
+		usleep(5000);
+	}
+	return pid;
+}
+
+START_TEST(test_stop)
+{
+	pid_t cleaner = child_named(CLEANERD_NAME);
+	pid_t other = child_named("not_a_cleaner");
+	int status;
+
+	ck_assert(cleaner_running(cleaner));
+	ck_assert(!cleaner_running(other));
+	ck_assert(!cleaner_running(0));
+	/* a pid some other program holds now is left alone */
+	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", other, false), 0);
+	ck_assert_int_eq(waitpid(other, &status, WNOHANG), 0);
+	/* SIGTERM, and the stop waits until it is gone (a zombie counts) */
+	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", cleaner, false), 0);
+	ck_assert(!cleaner_running(cleaner));
+	ck_assert_int_eq(waitpid(cleaner, &status, 0), cleaner);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	/* gone: nothing to do */
+	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", cleaner, false), 0);
+	kill(other, SIGKILL);
+	waitpid(other, &status, 0);
+}
+END_TEST
+
+/* cleaner_start runs the nilfs_cleanerd beside the running program: a
+ * script there stands in for it */
+static void fake_daemon(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+START_TEST(test_start)
+{
+	char path[PATH_MAX], args[PATH_MAX + 8], line[256] = "", body[PATH_MAX + 128];
+	struct nilfs_attrs a = { .have_pp = true, .pp = 42 };
+	FILE *f;
+	pid_t pid;
+
+	cleaner_path(path, sizeof(path));
+	snprintf(args, sizeof(args), "%s.args", path);
+	/* the detached daemon's line on stdout, after other output */
+	snprintf(body, sizeof(body), "echo \"$*\" >'%s'\necho hello\necho NILFS_CLEANERD_PID=4242\n"
+		 "exit 0", args);
+	fake_daemon(path, body);
+	ck_assert_int_eq(cleaner_start("/dev/x", "/mnt/y", &a, &pid), 0);
+	ck_assert_int_eq(pid, 4242);
+	f = fopen(args, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	ck_assert_str_eq(line, "-p 42 /dev/x /mnt/y\n");
+	/* no pp=: no -p */
+	a.have_pp = false;
+	ck_assert_int_eq(cleaner_start("/dev/x", "/mnt/y", &a, &pid), 0);
+	f = fopen(args, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	ck_assert_str_eq(line, "/dev/x /mnt/y\n");
+	/* refused (another daemon, not mounted ...): its exit status */
+	fake_daemon(path, "echo refused >&2; exit 1");
+	ck_assert_int_eq(cleaner_start("/dev/x", "/mnt/y", &a, &pid), -ECHILD);
+	ck_assert_int_eq(pid, 0);
+	/* started, but no pid line (an old daemon) */
+	fake_daemon(path, "exit 0");
+	ck_assert_int_eq(cleaner_start("/dev/x", "/mnt/y", &a, &pid), 0);
+	ck_assert_int_eq(pid, 0);
+	unlink(args);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mount");
@@ -209,6 +325,8 @@ int main(void)
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_args_after_positionals);
 	tcase_add_test(tc, test_args_errors);
+	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_start);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
