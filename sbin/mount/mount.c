@@ -119,8 +119,8 @@ static void start_cleaner(const struct mount_cmd *m, const char *dev, const char
 	int rc = cleaner_start(dev, dir, a, &a->gcpid);
 
 	if (rc == -ECHILD)
-		fprintf(stderr, PROG ": %s: %s did not start; the volume is mounted without "
-			"a cleaner\n", dev, CLEANERD_NAME);
+		fprintf(stderr, PROG ": %s: %s did not start (it said why above); no cleaner is "
+			"recorded for this mount\n", dev, CLEANERD_NAME);
 	else if (rc)
 		fprintf(stderr, PROG ": %s: cannot start %s: %s; the volume is mounted without "
 			"a cleaner\n", dev, CLEANERD_NAME, strerror(-rc));

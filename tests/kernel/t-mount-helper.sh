@@ -118,9 +118,9 @@ mnt_mode() {   # rw or ro, as /proc/mounts has $1
 is_mounted() {
 	awk -v d="$1" '$2 == d { f = 1 } END { exit !f }' /proc/mounts
 }
-wait_log() {   # wait up to 3 s for a line matching $1 in the log
+wait_log() {   # wait up to 10 s for a line matching $1 in the log
 	i=0
-	while ! grep -q "$1" /tmp/messages && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! grep -q "$1" /tmp/messages && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 check() {   # check NAME WANT GOT
 	if [ "$2" = "$3" ]; then echo "OK $1: $3"; else echo "$1 FAILED: want '$2', got '$3'"; fi
