@@ -48,6 +48,25 @@ fail() {
 
 . "$here/ours.sh"
 
+# bad command lines: mount(8)'s "incorrect invocation" (1), nothing done
+usage_case() {   # WANT_MESSAGE ARGS...
+	want=$1
+	shift
+	"$top/mount.nilfs2" "$@" >"$tmp/usage" 2>&1
+	rc=$?
+	[ $rc = 1 ] && grep -q "$want" "$tmp/usage" ||
+		{ cat "$tmp/usage"; echo "FAIL: mount.nilfs2 $*: exit $rc"; exit 1; }
+}
+usage_case 'invalid option "pp=1h"' /dev/null /mnt -o noatime,pp=1h
+usage_case 'invalid option "gcpid=5"' -o gcpid=5 /dev/null /mnt
+usage_case 'invalid option "nogc=1"' /dev/null -o nogc=1 /mnt
+usage_case 'this helper mounts nilfs2 only' -t ext4 /dev/null /mnt
+usage_case 'DEVICE and DIR are needed' /dev/null
+usage_case 'one argument too many' /dev/null /mnt /x
+usage_case 'unknown option' /dev/null /mnt -q
+"$top/umount.nilfs2" >"$tmp/usage" 2>&1
+[ $? = 1 ] || { cat "$tmp/usage"; echo "FAIL: umount.nilfs2 without arguments"; exit 1; }
+
 # non-root use is refused before anything is done
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$top/mount.nilfs2" /dev/null /mnt \
