@@ -73,6 +73,14 @@ struct nlfs_sb_choice {
 int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
 
+/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
+ * is called on each valid copy (it may refuse with a negative error, and
+ * then nothing is written); the CRCs are recomputed and the copy the kernel
+ * does not use is written first.  CHOICE tells which copies there were. */
+typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
+int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
+		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
 	uint64_t start;        /* block number of the summary block */
