@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Resizing a volume offline (lib/resize.c): what a new size means for the
+ * volume, and the resize itself on an unmounted device or image.
+ */
+#ifndef NLFS_RESIZE_H
+#define NLFS_RESIZE_H
+
+#include <nlfs/nlfs.h>
+
+struct nlfs_resize_info {
+	uint64_t old_devsize, new_devsize;     /* s_dev_size now; the size asked */
+	uint64_t old_nsegments, new_nsegments;
+	uint64_t segment_bytes;
+	uint64_t ncleansegs;                   /* clean segments now */
+	uint64_t nrsvsegs;                     /* reserved segments at the new size */
+	uint32_t percentage;                   /* s_r_segments_percentage */
+	uint64_t inuse_in_cut;                 /* segments in use past the new end */
+	uint64_t free_after;                   /* clean, unreserved segments after a shrink */
+	uint64_t short_segments;               /* a shrink that does not fit: segments missing */
+};
+/* What resizing FS to NEW_DEVSIZE bytes involves.  -ENOSPC (with
+ * short_segments set) when the clean segments cannot cover the cut and the
+ * new reserve, the rule of the kernel and nilfs-utils. */
+int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resize_info *ri,
+		      struct nlfs_err *err);
+
+struct nlfs_resize_stats {
+	uint64_t passes;           /* constructions (checkpoints) written */
+	uint64_t segments_moved;   /* segments emptied out of the cut */
+	uint64_t blocks_moved;
+};
+typedef void (*nlfs_resize_progress_fn)(void *arg, uint64_t moved, uint64_t total);
+/* Resize the unmounted volume on IO to NEW_DEVSIZE bytes, which the
+ * device must hold (an image file is extended before a grow and cut after
+ * a shrink by the caller).  NOW is the new checkpoints' time. */
+int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
+			nlfs_resize_progress_fn progress, void *arg, struct nlfs_resize_stats *st,
+			struct nlfs_err *err);
+
+#endif /* NLFS_RESIZE_H */
