@@ -19,7 +19,7 @@
 #include <nlfs/resize.h>
 #include <nlfs/writer.h>
 
-#define SEGMENTS_PER_PASS 8u
+#define DEF_SEGMENTS_PER_PASS 8u
 
 int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resize_info *ri,
 		      struct nlfs_err *err)
@@ -87,9 +87,9 @@ static int in_cut(struct nlfs_fs *fs, uint64_t from, uint64_t to, uint64_t *segs
 	return 0;
 }
 
-/* One construction: up to SEGMENTS_PER_PASS segments moved out of the cut,
- * and the size set when none is left.  *DONE once the size is set. */
-static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
+/* One construction: up to PER_PASS segments moved out of the cut, and the
+ * size set when none is left.  *DONE once the size is set. */
+static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now, uint32_t per_pass,
 		    struct nlfs_resize_stats *st, bool *done, struct nlfs_err *err)
 {
 	/* protcno 0: every checkpoint keeps what it reaches */
@@ -97,18 +97,23 @@ static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
 	struct nlfs_gc_stats gst = { 0 };
 	struct nlfs_resize_info ri;
 	struct nlfs_writer *w = NULL;
-	uint64_t segs[SEGMENTS_PER_PASS];
+	uint64_t *segs = calloc(per_pass, sizeof(*segs));
 	struct nlfs_fs *fs;
 	size_t n = 0;
 	bool left = false;
-	int rc = nlfs_fs_open(io, &fs, err);
+	int rc = segs ? nlfs_fs_open(io, &fs, err) : -ENOMEM;
 
-	if (rc)
+	if (rc) {
+		free(segs);
 		return rc;
+	}
+	/* the free-space rule was met before the first pass; each pass's own
+	 * metadata takes a little of it, and the last one checks the reserve */
 	rc = nlfs_resize_check(fs, new_devsize, &ri, err);
+	if (rc == -ENOSPC)
+		rc = 0;
 	if (!rc && ri.new_nsegments < ri.old_nsegments)
-		rc = in_cut(fs, ri.new_nsegments, ri.old_nsegments, segs, SEGMENTS_PER_PASS, &n,
-			    &left, err);
+		rc = in_cut(fs, ri.new_nsegments, ri.old_nsegments, segs, per_pass, &n, &left, err);
 	if (!rc)
 		rc = ri.new_nsegments < ri.old_nsegments
 			     ? nlfs_writer_open_within(fs, now, ri.new_nsegments, &w, err)
@@ -127,13 +132,15 @@ static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
 	}
 	nlfs_writer_free(w);
 	nlfs_fs_release(fs);
+	free(segs);
 	return rc;
 }
 
-int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
-			nlfs_resize_progress_fn progress, void *arg, struct nlfs_resize_stats *st,
+int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
+			const struct nlfs_resize_params *p, struct nlfs_resize_stats *st,
 			struct nlfs_err *err)
 {
+	uint32_t per_pass = p->segments_per_pass ? p->segments_per_pass : DEF_SEGMENTS_PER_PASS;
 	uint64_t size, total = 0;
 	bool done = false;
 	int rc = nlfs_io_size(io, &size);
@@ -160,15 +167,15 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
 			return rc;
 		total = ri.inuse_in_cut;
 	}
-	/* every pass but the last empties up to SEGMENTS_PER_PASS segments of
-	 * the cut (a pass may refill none: its logs stay below the end) */
+	/* every pass but the last empties PER_PASS segments of the cut (none
+	 * is refilled: the new logs stay below the end) */
 	for (uint64_t pass = 0; !rc && !done; pass++) {
-		if (pass > total / SEGMENTS_PER_PASS + 2)
+		if (pass > total / per_pass + 2)
 			return nlfs_err_set(err, -EIO, NLFS_NOWHERE,
 					    "internal: the cut does not empty");
-		rc = one_pass(io, new_devsize, now, st, &done, err);
-		if (!rc && progress)
-			progress(arg, st->segments_moved, total);
+		rc = one_pass(io, new_devsize, p->now, per_pass, st, &done, err);
+		if (!rc && p->progress)
+			p->progress(p->arg, st->segments_moved, total);
 	}
 	return rc;
 }

@@ -55,6 +55,12 @@ struct nlfs_sb_status {
 };
 
 uint64_t nlfs_sb2_offset(uint64_t devsize);
+/* the segments a volume of DEVSIZE bytes holds: they end before the
+ * secondary superblock's 4 KiB slot (mkfs and the kernel's resize) */
+uint64_t nlfs_nsegments_for(uint64_t devsize, uint32_t blocksize, uint32_t blocks_per_segment);
+/* segments kept clean for the cleaner: PERCENTAGE of NSEGMENTS, rounded
+ * up, at least NLFS_MIN_NRSVSEGS */
+uint64_t nlfs_nrsvsegs(uint32_t percentage, uint64_t nsegments);
 uint32_t nlfs_sb_crc(const struct nlfs_super_block *sb);
 /* magic, s_bytes bounds and CRC: what makes a copy "valid" for the kernel */
 int nlfs_sb_check_crc(const struct nlfs_super_block *sb);

@@ -30,12 +30,17 @@ struct nlfs_resize_stats {
 	uint64_t segments_moved;   /* segments emptied out of the cut */
 	uint64_t blocks_moved;
 };
-typedef void (*nlfs_resize_progress_fn)(void *arg, uint64_t moved, uint64_t total);
+struct nlfs_resize_params {
+	uint64_t now;                  /* the new checkpoints' time */
+	uint32_t segments_per_pass;    /* moved per construction (0: 8) */
+	void (*progress)(void *arg, uint64_t moved, uint64_t total);
+	void *arg;
+};
 /* Resize the unmounted volume on IO to NEW_DEVSIZE bytes, which the
  * device must hold (an image file is extended before a grow and cut after
- * a shrink by the caller).  NOW is the new checkpoints' time. */
-int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize, uint64_t now,
-			nlfs_resize_progress_fn progress, void *arg, struct nlfs_resize_stats *st,
+ * a shrink by the caller). */
+int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
+			const struct nlfs_resize_params *p, struct nlfs_resize_stats *st,
 			struct nlfs_err *err);
 
 #endif /* NLFS_RESIZE_H */

@@ -122,8 +122,12 @@ int resize_offline(const struct resize_opts *o)
 	if (shrink && ri.inuse_in_cut)
 		say("Moving %" PRIu64 " in-use segment%s.\n", ri.inuse_in_cut,
 		    ri.inuse_in_cut > 1 ? "s" : "");
-	rc = nlfs_resize_offline(io, o->size, (uint64_t)time(NULL), progress_show, NULL, &st,
-				 &err);
+	{
+		struct nlfs_resize_params rp = { .now = (uint64_t)time(NULL),
+						 .progress = progress_show };
+
+		rc = nlfs_resize_offline(io, o->size, &rp, &st, &err);
+	}
 	nlfs_io_close(io);
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
