@@ -21,46 +21,69 @@
 
 #define DEF_SEGMENTS_PER_PASS 8u
 
+/* nilfs-utils' and the kernel's rule: the clean segments must cover the
+ * cut and the reserve of the volume left; 0 or the segments missing */
+static uint64_t short_of(uint64_t ncleansegs, uint64_t old, uint64_t n, uint32_t percentage)
+{
+	uint64_t need = (old > n ? old - n : 0) + nlfs_nrsvsegs(percentage, n);
+
+	return ncleansegs >= need ? 0 : need - ncleansegs;
+}
+
+uint64_t nlfs_resize_min_size(const struct nlfs_resize_info *ri)
+{
+	for (uint64_t n = ri->new_nsegments; n < ri->old_nsegments; n++)
+		if (!short_of(ri->ncleansegs, ri->old_nsegments, n, ri->percentage))
+			return n * ri->segment_bytes + 4096;   /* + the secondary's slot */
+	return ri->old_devsize;
+}
+
+int nlfs_resize_fill(struct nlfs_resize_info *ri, const struct nlfs_geometry *g,
+		     uint32_t percentage, uint64_t old_devsize, uint64_t ncleansegs,
+		     uint64_t new_devsize)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->old_devsize = old_devsize;
+	ri->new_devsize = new_devsize;
+	ri->old_nsegments = g->nsegments;
+	ri->new_nsegments = nlfs_nsegments_for(new_devsize, g->blocksize, g->blocks_per_segment);
+	ri->segment_bytes = (uint64_t)g->blocksize * g->blocks_per_segment;
+	ri->ncleansegs = ncleansegs;
+	ri->percentage = percentage;
+	ri->nrsvsegs = nlfs_nrsvsegs(percentage, ri->new_nsegments);
+	if (ri->new_nsegments >= ri->old_nsegments)
+		return 0;
+	ri->short_segments = short_of(ncleansegs, ri->old_nsegments, ri->new_nsegments, percentage);
+	if (ri->short_segments)
+		return -ENOSPC;
+	ri->free_after = ncleansegs - (ri->old_nsegments - ri->new_nsegments) - ri->nrsvsegs;
+	return 0;
+}
+
 int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resize_info *ri,
 		      struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
 	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
 	struct nlfs_sufile_header h;
-	uint64_t lost;
 	int rc = nlfs_sufile_header(fs, &h, err);
 
 	if (rc)
 		return rc;
-	memset(ri, 0, sizeof(*ri));
-	ri->old_devsize = nlfs_le64(sb->s_dev_size);
-	ri->new_devsize = new_devsize;
-	ri->old_nsegments = g->nsegments;
-	ri->new_nsegments = nlfs_nsegments_for(new_devsize, g->blocksize, g->blocks_per_segment);
-	ri->segment_bytes = (uint64_t)g->blocksize * g->blocks_per_segment;
-	ri->ncleansegs = nlfs_le64(h.sh_ncleansegs);
-	ri->percentage = nlfs_le32(sb->s_r_segments_percentage);
-	ri->nrsvsegs = nlfs_nrsvsegs(ri->percentage, ri->new_nsegments);
-	if (ri->new_nsegments >= ri->old_nsegments)
-		return 0;
+	rc = nlfs_resize_fill(ri, g, nlfs_le32(sb->s_r_segments_percentage),
+			      nlfs_le64(sb->s_dev_size), nlfs_le64(h.sh_ncleansegs), new_devsize);
 	for (uint64_t s = ri->new_nsegments; s < ri->old_nsegments; s++) {
 		struct nlfs_segment_usage su;
+		int r = nlfs_sufile_get(fs, s, &su, err);
 
-		rc = nlfs_sufile_get(fs, s, &su, err);
-		if (rc)
-			return rc;
+		if (r)
+			return r;
 		ri->inuse_in_cut += su.su_flags != 0;
 	}
-	/* nilfs-utils' and the kernel's rule: the clean segments must cover
-	 * the cut and the new volume's reserve */
-	lost = ri->old_nsegments - ri->new_nsegments;
-	if (ri->ncleansegs < lost + ri->nrsvsegs) {
-		ri->short_segments = lost + ri->nrsvsegs - ri->ncleansegs;
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE,
 				    "not enough free space: %llu more segments needed",
 				    (unsigned long long)ri->short_segments);
-	}
-	ri->free_after = ri->ncleansegs - lost - ri->nrsvsegs;
 	return 0;
 }
 

@@ -25,6 +25,15 @@ struct nlfs_resize_info {
 int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resize_info *ri,
 		      struct nlfs_err *err);
 
+/* The same from the numbers alone (a mounted volume's, from the kernel):
+ * G's geometry, the reserve PERCENTAGE, the size now and the clean
+ * segments now; inuse_in_cut is left 0. */
+int nlfs_resize_fill(struct nlfs_resize_info *ri, const struct nlfs_geometry *g,
+		     uint32_t percentage, uint64_t old_devsize, uint64_t ncleansegs,
+		     uint64_t new_devsize);
+/* the smallest size a shrink can reach now (the old size if none) */
+uint64_t nlfs_resize_min_size(const struct nlfs_resize_info *ri);
+
 struct nlfs_resize_stats {
 	uint64_t passes;           /* constructions (checkpoints) written */
 	uint64_t segments_moved;   /* segments emptied out of the cut */

@@ -34,7 +34,6 @@
 #define MAX_CLIENTS 8
 #define SUINFO_BATCH 512
 #define CPINFO_BATCH 512
-#define VINFO_BATCH 1024
 #define MANUAL_INTERVAL (NS_PER_SEC / 10)
 #define MANUAL_SPEED (1280ULL << 20)  /* bytes per second for "nilfs-clean" */
 
@@ -123,8 +122,7 @@ struct cleanerd {
 	struct stats st;
 	/* per pass */
 	struct cld_descs descs;
-	struct nilfs_vinfo *vinfo;
-	size_t capvinfo;
+	struct cld_vinfo_buf vinfo;
 	struct cld_plan tmp, plan;
 	uint64_t *snapshots;
 	size_t nsnapshots;

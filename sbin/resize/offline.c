@@ -18,19 +18,6 @@
 #include "holder.h"
 #include "resize.h"
 
-/* the smallest size whose shrink the clean segments allow */
-static uint64_t smallest_size(const struct nlfs_resize_info *ri)
-{
-	for (uint64_t n = ri->new_nsegments; n <= ri->old_nsegments; n++) {
-		uint64_t lost = ri->old_nsegments - n;
-
-		/* the reserve shrinks with the volume: recomputed as the check does */
-		if (ri->ncleansegs >= lost + nlfs_nrsvsegs(ri->percentage, n))
-			return n * ri->segment_bytes + 4096;
-	}
-	return ri->old_devsize;
-}
-
 static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 {
 	struct nlfs_io *io;
@@ -82,27 +69,8 @@ int resize_offline(const struct resize_opts *o)
 	say("Partition size = %" PRIu64 " bytes.\n%s the filesystem size from %" PRIu64
 	    " bytes to %" PRIu64 " bytes.\n", o->devsize, shrink ? "Shrink" : "Extend",
 	    ri.old_devsize, o->size);
-	if (shrink) {
-		if (rc == -ENOSPC) {
-			say("Error: the filesystem does not have enough free space.\n"
-			    "       At least %" PRIu64 " more segments (%" PRIu64
-			    " bytes) are required.\n"
-			    "       The smallest size it can be shrunk to now is %" PRIu64 " bytes.\n",
-			    ri.short_segments, ri.short_segments * ri.segment_bytes,
-			    smallest_size(&ri));
-			say("Aborted.\n");
-			return EXIT_FAILURE;
-		}
-		if (o->verbose)
-			say("%" PRIu64 " free segments (%" PRIu64
-			    " bytes) will be left after shrinkage.\n",
-			    ri.free_after, ri.free_after * ri.segment_bytes);
-		if (ri.new_nsegments < ri.old_nsegments)
-			say("%" PRIu64 " segments will be truncated from segnum %" PRIu64 ".\n",
-			    ri.old_nsegments - ri.new_nsegments, ri.new_nsegments);
-		else
-			say("No segments will be truncated.\n");
-	}
+	if (shrink && report_shrink(o, &ri, rc == -ENOSPC))
+		return EXIT_FAILURE;
 	if (!confirm(o)) {
 		say("Aborted.\n");
 		return EXIT_FAILURE;

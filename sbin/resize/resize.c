@@ -18,6 +18,7 @@
 
 #include <nlfs/io.h>
 #include <nlfs/nlfs.h>
+#include <nlfs/resize.h>
 #include "holder.h"
 #include "mountinfo.h"
 #include "resize.h"
@@ -68,6 +69,28 @@ void progress_show(void *arg, uint64_t done, uint64_t total)
 	bar_drawn = done < total;
 	if (!bar_drawn)
 		fputc('\n', stderr);
+}
+
+int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace)
+{
+	if (nospace) {
+		say("Error: the filesystem does not have enough free space.\n"
+		    "       At least %" PRIu64 " more segments (%" PRIu64 " bytes) are required.\n"
+		    "       The smallest size it can be shrunk to now is %" PRIu64 " bytes.\n",
+		    ri->short_segments, ri->short_segments * ri->segment_bytes,
+		    nlfs_resize_min_size(ri));
+		say("Aborted.\n");
+		return -1;
+	}
+	if (o->verbose)
+		say("%" PRIu64 " free segments (%" PRIu64 " bytes) will be left after shrinkage.\n",
+		    ri->free_after, ri->free_after * ri->segment_bytes);
+	if (ri->new_nsegments < ri->old_nsegments)
+		say("%" PRIu64 " segments will be truncated from segnum %" PRIu64 ".\n",
+		    ri->old_nsegments - ri->new_nsegments, ri->new_nsegments);
+	else
+		say("No segments will be truncated.\n");
+	return 0;
 }
 
 static void usage(FILE *f)

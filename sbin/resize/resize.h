@@ -21,6 +21,11 @@ bool confirm(const struct resize_opts *o);
 /* a progress bar on a terminal (standard error), nothing elsewhere */
 void progress_show(void *arg, uint64_t done, uint64_t total);
 
+struct nlfs_resize_info;
+/* what a shrink will do, in nilfs-utils' words; with NOSPACE the error
+ * (and the smallest size that would do) and -1 */
+int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace);
+
 /* offline.c: an unmounted device or image; EXIT_SUCCESS or EXIT_FAILURE */
 int resize_offline(const struct resize_opts *o);
 /* online.c: the volume mounted at MOUNTPOINT */
