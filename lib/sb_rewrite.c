@@ -11,9 +11,15 @@
  * write leaves it with a bad CRC, and the kernel falls back to the other
  * copy, already new.  Either way the volume holds the old values or the
  * new ones and mounts.
+ *
+ * After the kernel resizes a volume that then ends before its device, its
+ * secondary sits at the new end, but a later mount (and blkid, and this
+ * library) looks at the device's end, where the old copy, with the old
+ * geometry, is left: nlfs_sb_mirror_secondary() puts the new one there.
  */
 #include <errno.h>
 
+#include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 
 int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
@@ -48,5 +54,35 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
 					    nlfs_io_name(io),
 					    order[k] == NLFS_SB_PRIMARY ? "primary" : "secondary");
 	}
+	return 0;
+}
+
+int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err)
+{
+	struct nlfs_super_block sb;
+	uint64_t devsize, from = nlfs_sb2_offset(fs_size), to;
+	int rc = nlfs_io_size(io, &devsize);
+
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: cannot get the device size",
+				    nlfs_io_name(io));
+	to = nlfs_sb2_offset(devsize);
+	if (!from || from == to || to < from)
+		return 0;
+	rc = nlfs_io_read(io, &sb, sizeof(sb), from);
+	if (!rc)
+		rc = nlfs_sb_check_crc(&sb);
+	if (!rc && nlfs_le64(sb.s_dev_size) != fs_size)
+		rc = -NLFS_ECORRUPT;
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE,
+				    "%s: no secondary superblock at byte %llu to copy",
+				    nlfs_io_name(io), (unsigned long long)from);
+	rc = nlfs_io_write(io, &sb, sizeof(sb), to);
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the secondary superblock",
+				    nlfs_io_name(io));
 	return 0;
 }

@@ -87,6 +87,11 @@ typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nl
 int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
 		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
 
+/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
+ * at FS_SIZE's end is copied to the device's end, where the kernel's next
+ * mount looks for it (nothing to do if the two places are one). */
+int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
 	uint64_t start;        /* block number of the summary block */

@@ -4,6 +4,7 @@
  * on a file of the mounted filesystem), as nilfs-utils has it do.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -39,6 +40,31 @@ static int fs_size(const char *device, uint64_t *size)
 	if (!rc)
 		*size = nlfs_le64(sb[c.used].s_dev_size);
 	return rc;
+}
+
+/* The kernel moved its secondary to the new end and left the old one, with
+ * the old geometry, at the device's end, where its next mount looks: the
+ * new copy goes there too.  The kernel no longer writes that place while
+ * this mount lasts, so the write (without the exclusive claim the mount
+ * holds) races with nothing. */
+static void mirror_secondary(const struct resize_opts *o, uint64_t newsize)
+{
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	char msg[512];
+	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDWR_SHARED, &io);
+
+	if (!rc) {
+		rc = nlfs_sb_mirror_secondary(io, newsize, &err);
+		nlfs_io_close(io);
+		if (rc)
+			nlfs_err_format(&err, msg, sizeof(msg));
+	} else {
+		snprintf(msg, sizeof(msg), "%s", strerror(-rc));
+	}
+	if (rc)
+		say("Warning: the secondary superblock at the end of %s still has the old size "
+		    "(%s); fsck.nilfs2 -y mends it.\n", o->device, msg);
 }
 
 int resize_online(const struct resize_opts *o, const char *mountpoint)
@@ -82,6 +108,8 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 		say("Aborted.\n");
 		return EXIT_FAILURE;
 	}
+	if (newsize < o->devsize)
+		mirror_secondary(o, newsize);
 	if (newsize < o->devsize)
 		say("Warning: the filesystem now ends %" PRIu64 " bytes before the end of %s; "
 		    "shrink the partition to match, or run nilfs-resize %s to use it all.\n",
