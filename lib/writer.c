@@ -96,6 +96,16 @@ static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err
 	return nlfs_palloc_free(w->dat, w->dsz, vbn, err);
 }
 
+static bool in_victim(const struct nlfs_writer *w, uint64_t blocknr)
+{
+	uint64_t seg = blocknr / w->geo.blocks_per_segment;
+
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == seg)
+			return true;
+	return false;
+}
+
 /* the block version VBN stops being part of new checkpoints */
 static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
 {
@@ -104,7 +114,10 @@ static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_e
 
 	if (rc)
 		return rc;
-	if (!e->de_blocknr)
+	/* A dead version is left for a cleaner to free with its segment, as
+	 * the kernel does; one in a segment this construction cleans has no
+	 * later cleaner: its segment becomes clean now. */
+	if (!e->de_blocknr || (dead && in_victim(w, nlfs_le64(e->de_blocknr))))
 		return dat_release(w, vbn, err);
 	e->de_end = dead ? e->de_start : nlfs_cpu_to_le64(w->cno);
 	return 0;
@@ -510,6 +523,8 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 	}
 	if (!rc)
 		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
+	if (rc == -ENOENT && w->repair)
+		rc = nlfs_cpw_read_latest(w, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &f.inode, &f, &w->dat);
@@ -519,8 +534,15 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &f.inode, &f, &w->sufile);
-	if (!rc)
-		rc = nlfs_fs_ifile(fs, rec->cno, &f, err);
+	if (!rc && w->revive_latest)
+		rc = nlfs_cpw_revive_latest(w, err);
+	if (!rc) {
+		/* the latest checkpoint's ifile (as nlfs_fs_ifile reads it) */
+		memset(&f, 0, sizeof(f));
+		f.ino = NLFS_IFILE_INO;
+		f.cno = rec->cno;
+		f.inode = w->prev.cp_ifile_inode;
+	}
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
 	if (!rc)

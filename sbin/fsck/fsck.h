@@ -63,6 +63,7 @@ struct fsck_seg {
 	uint64_t seq, next;        /* of its logs (valid only if nlogs) */
 	uint32_t su_nblocks, su_flags;
 	uint32_t nlogs;
+	uint32_t logs_end;         /* blocks from its start its valid logs cover (pass 3) */
 	uint16_t first_flags, last_flags;
 	bool truncated;            /* its logs could not all be read */
 };
@@ -160,6 +161,7 @@ struct fsck_cp {
 	struct fsck_bitmap alloc;      /* in use in the ifile bitmap */
 	struct fsck_bitmap visited;    /* reached (and checked) */
 	struct fsck_bitmap isdir;
+	struct fsck_bitmap cleared;    /* to be cleared by the repair: entries naming them go */
 	uint16_t *nref;                /* directory records naming each inode */
 	/* i_links_count of each visited inode, kept when check_inode reads it
 	 * so the final link-count pass need not read the ifile again */
@@ -171,16 +173,21 @@ struct fsck_cp {
 	uint64_t iblock_off[FSCK_ICACHE];
 	bool iblock_hole[FSCK_ICACHE];
 	uint64_t nblocks;              /* blocks of all its files, for cp_blocks_count */
+	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
 	uint64_t ninuse;
 };
 /* inode INO of the checkpoint (0, or -1 after reporting why it cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
-/* check one inode's type, map and size; PATH may be NULL; false if its map is unusable */
+/* check one inode's type, map and size; PATH may be NULL; false if its map
+ * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */
 bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len);
 
+/* pass_dir.c: the blocks of a directory the check walks and the repair
+ * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */
+uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys);
 /* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
 	       const char *path);

@@ -36,10 +36,42 @@ struct fsck_blocks_fix {
 	uint64_t nblocks;        /* data + node blocks its map holds */
 };
 
+/* what the repair does to one record of a directory, found by its place
+ * (the repair salvages the blocks as the check did, so places agree) */
+enum fsck_dirent_act {
+	DIRENT_FREE,             /* names an inode not in use: removed, unless the
+				  * inode is still there and comes back */
+	DIRENT_DROP,             /* removed, WHY says why */
+	DIRENT_RETYPE,           /* its file type set to TYPE */
+	DIRENT_RENAME,           /* its name made valid and unique in the directory */
+};
+
 struct fsck_dirent_fix {
 	uint64_t dir;            /* directory inode */
+	uint64_t blk;            /* directory block */
+	uint32_t off;            /* byte of the record in it */
+	uint8_t act, type;
 	uint64_t ino;            /* inode the entry names */
-	uint8_t type;            /* the right file type (0: drop the entry) */
+	const char *why;         /* DIRENT_DROP: a constant string */
+};
+
+/* a directory the repair rewrites from the records that hold up */
+struct fsck_dir_fix {
+	uint64_t dir;
+	uint64_t parent;         /* what '..' must name (0: /lost+found takes it) */
+	char *path;              /* for the messages */
+};
+
+/* an inode that is cleared (freed in the ifile; its blocks are then
+ * used by no file, and their DAT entries end at the new checkpoint) */
+struct fsck_clear_fix {
+	uint64_t ino;
+	char *what;              /* "inode N (PATH): why", for the message */
+};
+
+struct fsck_size_fix {
+	uint64_t ino;
+	uint64_t size;           /* the i_size it gets */
 };
 
 struct fsck_fixes {
@@ -49,10 +81,21 @@ struct fsck_fixes {
 	size_t nblocks, capblocks;
 	struct fsck_dirent_fix *dirents;
 	size_t ndirents, capdirents;
+	struct fsck_dir_fix *dirs;
+	size_t ndirs, capdirs;
+	struct fsck_clear_fix *clears;
+	size_t nclears, capclears;
+	struct fsck_size_fix *sizes;
+	size_t nsizes, capsizes;
+	bool root_lost;          /* the root directory is made anew */
 	uint64_t *detached;      /* in use, reached by no directory: to lost+found */
 	size_t ndetached, capdetached;
 	uint64_t *leaks;         /* live DAT entries no file uses */
 	size_t nleaks, capleaks;
+	uint64_t *relocate;      /* segments whose logs break the chain: moved out */
+	size_t nrelocate, caprelocate;
+	uint64_t *seg_live;      /* segments not in use that DAT entries point into */
+	size_t nseg_live, capseg_live;
 	/* counters of the latest checkpoint as the check counted them */
 	bool cp_counts_known;
 	uint64_t cp_ninodes, cp_nblocks;
@@ -62,9 +105,15 @@ struct fsck_fixes {
  * a note that cannot be stored for lack of memory makes the repair stop) */
 void fix_note_links(struct fsck *c, uint64_t cno, uint64_t ino, uint32_t links);
 void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblocks);
-void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type);
+void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f);
+void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path);
+void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
+void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size);
+void fix_note_root(struct fsck *c, uint64_t cno);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_leak(struct fsck *c, uint64_t vbn);
+void fix_note_relocate(struct fsck *c, uint64_t seg);
+void fix_note_seg_live(struct fsck *c, uint64_t seg);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
@@ -78,6 +127,24 @@ bool fix_is_repairable(enum fsck_pr code, bool preen);
  * tells whether the superblocks were pointed back.  0, or a negative
  * errno after printing why. */
 int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+/* repair_rollback.c: the log cursor of both superblocks set to the newest
+ * super root when that discards nothing (a cursor naming the wrong
+ * checkpoint, or left behind valid logs).  0, or a negative errno. */
+int repair_cursor(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+/* repair_meta.c: inside repair.c's construction, right after the writer
+ * opens: the cpfile's entries and snapshot list, the segment usage, the
+ * segments to move out, the superblock's state and size.  *NFIXES grows by
+ * the changes made (each reported).  0, or a negative errno (ERR says). */
+struct nlfs_writer;
+struct nlfs_fs;
+struct nlfs_err;
+bool repair_meta_needed(const struct fsck *c);
+/* why no construction may be written at all (NULL: it may) */
+const char *repair_meta_refused(const struct fsck *c);
+int repair_meta(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
+		struct nlfs_err *err);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

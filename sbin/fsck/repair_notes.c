@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <nlfs/nlfs.h>
 #include "fsck.h"
@@ -66,12 +67,54 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 		NOTE(c, blocks, nblocks, capblocks, f);
 }
 
-void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type)
+void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f)
 {
-	struct fsck_dirent_fix f = { dir, ino, type };
+	if (latest(c, cno))
+		NOTE(c, dirents, ndirents, capdirents, *f);
+}
+
+void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path)
+{
+	struct fsck_dir_fix f = { dir, parent, strdup(path ? path : "") };
+
+	if (!latest(c, cno))
+		return;
+	if (!f.path) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, dirs, ndirs, capdirs, f);
+	if (c->op_error && (!c->fix.ndirs || c->fix.dirs[c->fix.ndirs - 1].path != f.path))
+		free(f.path);
+}
+
+void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	struct fsck_clear_fix f = { ino, strdup(what) };
+
+	if (!latest(c, cno))
+		return;
+	if (!f.what) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, clears, nclears, capclears, f);
+	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
+		free(f.what);
+}
+
+void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size)
+{
+	struct fsck_size_fix f = { ino, size };
 
 	if (latest(c, cno))
-		NOTE(c, dirents, ndirents, capdirents, f);
+		NOTE(c, sizes, nsizes, capsizes, f);
+}
+
+void fix_note_root(struct fsck *c, uint64_t cno)
+{
+	if (latest(c, cno))
+		c->fix.root_lost = true;
 }
 
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino)
@@ -83,6 +126,28 @@ void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino)
 void fix_note_leak(struct fsck *c, uint64_t vbn)
 {
 	NOTE(c, leaks, nleaks, capleaks, vbn);
+}
+
+static void note_seg(struct fsck *c, uint64_t **arr, size_t *n, size_t *cap, uint64_t seg)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i] == seg)
+			return;
+	if (fix_grow((void **)arr, cap, *n + 1, sizeof(**arr))) {
+		c->op_error = true;
+		return;
+	}
+	(*arr)[(*n)++] = seg;
+}
+
+void fix_note_relocate(struct fsck *c, uint64_t seg)
+{
+	note_seg(c, &c->fix.relocate, &c->fix.nrelocate, &c->fix.caprelocate, seg);
+}
+
+void fix_note_seg_live(struct fsck *c, uint64_t seg)
+{
+	note_seg(c, &c->fix.seg_live, &c->fix.nseg_live, &c->fix.capseg_live, seg);
 }
 
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks)
@@ -99,7 +164,16 @@ void fix_free(struct fsck_fixes *f)
 	free(f->links);
 	free(f->blocks);
 	free(f->dirents);
+	for (size_t i = 0; i < f->ndirs; i++)
+		free(f->dirs[i].path);
+	free(f->dirs);
+	for (size_t i = 0; i < f->nclears; i++)
+		free(f->clears[i].what);
+	free(f->clears);
+	free(f->sizes);
 	free(f->detached);
 	free(f->leaks);
+	free(f->relocate);
+	free(f->seg_live);
 	*f = (struct fsck_fixes){ 0 };
 }

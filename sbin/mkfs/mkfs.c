@@ -19,6 +19,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "closestream.h"
 #include "populate.h"
 #include "holder.h"
 #include "mountinfo.h"
@@ -255,6 +256,7 @@ int main(int argc, char **argv)
 	uint64_t size, min_bytes = 0;
 	int rc;
 
+	close_stdout_at_exit(argv[0], 1);
 	parse(argc, argv, &o);
 	if (o.source) {
 		struct stat st;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <nlfs/undo.h>
+#include "closestream.h"
 #include "holder.h"
 
 #define PROG "nilfs-undo"
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	int ch, rc;
 
+	close_stdout_at_exit(argv[0], UNDO_FAIL);
 	while ((ch = getopt_long(argc, argv, "nfvhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n': flags |= NLFS_UNDO_DRY_RUN; break;

@@ -5,9 +5,14 @@
  *   corrupt --list            print "NAME BASE OPTIONS" for every case
  *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
  *
- * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks) or "kernel"
+ * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
  * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
- * blocks).  The library locates the structures; each case then changes a
+ * blocks) or "rich" (tests/fsck/images/kernel-rich.img.xz, written by the
+ * real kernel with 1 KiB blocks by images/make-rich.sh: 69 checkpoints,
+ * snapshots 11, 28 and 41, /big a three-level B-tree, /medium two levels,
+ * /sparse-far a root that holds data blocks (keys 0, 5000, 30000), hard links, symlinks, nested
+ * and empty directories; kernel-rich.manifest and kernel-rich.snapN.manifest
+ * describe its trees).  The library locates the structures; each case then changes a
  * few bytes and, unless the fault is a checksum, recomputes the checksums
  * of the log (or superblock) it touched, the way a buggy writer would
  * have left it.  One case, one fault.  OPTIONS are extra fsck options the
@@ -847,6 +852,167 @@ static void c_snapshot_links(void)
 	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
 }
 
+/* ---- directories and inodes on the rich base: a buggy writer's records ---- */
+
+/* a record whose rec_len runs past its block end (the entry is sound) */
+static void c_dir_rec_cross(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note12", &b, &o); edit(b, o + 8, 2, peek(b, o + 8, 2) + bs, 1); }
+/* a name_len too long for its record */
+static void c_dir_namelen(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note14", &b, &o); edit(b, o + 10, 1, 200, 1); }
+
+/* a record's header overwritten (inode, rec_len, name_len, type): that
+ * entry is lost, the records after it are not */
+static void c_dir_rec_garbage(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/old", "note13", &b, &o);
+	edit(b, o, 8, 0xa5a5a5a5a5a5a5a5ull, 1);
+	edit(b, o + 8, 4, 0xa5a5a5a5u, 1);
+}
+
+/* the '..' record of /docs/renamed renamed '.x' */
+static void c_dir_dotdot_name(void) { uint64_t b; uint32_t o; dirent_at("/docs/renamed", "..", &b, &o); edit(b, o + 12 + 1, 1, 'x', 1); }
+/* the deepest directory's file entry made a link to an ancestor: a cycle */
+static void c_dir_cycle(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/deep/d1/d2/d3/d4/d5/d6/d7", "leaf", &b, &o);
+	edit(b, o, 8, path_ino("/deep/d1"), 1);
+	edit(b, o + 11, 1, 2, 1);
+}
+
+/* a cycle no directory reaches: /deep's entry gone, and its deepest
+ * directory's file entry made a link back to /deep/d1 */
+static void c_dir_cycle_detached(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	c_dir_cycle();
+	dirent_at("/", "deep", &b, &o);
+	edit(b, o, 8, 0, 1);
+}
+
+/* a second entry 'empty0' for empty0's inode (it was empty1) */
+static void c_dir_dup_same(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/renamed", "empty1", &b, &o);
+	edit(b, o, 8, path_ino("/docs/renamed/empty0"), 1);
+	edit(b, o + 12 + 5, 1, '0', 1);
+}
+
+static void c_dir_type_unknown(void) { uint64_t b; uint32_t o; dirent_at("/docs", "seven-link", &b, &o); edit(b, o + 11, 1, 9, 1); }
+static void c_dir_size_rich(void) { uint64_t i = path_ino("/docs"); inode_edit(i, I_SIZE, 8, inode_peek(i, I_SIZE, 8) + 100); }
+
+/* /many's block 0, with '.' and '..', gone from its map */
+static void c_dir_hole_first(void)
+{
+	uint64_t i = path_ino("/many");
+
+	if (inode_peek(i, I_BMAP, 1) & NLFS_BMAP_LARGE)
+		die("/many is not a direct map");
+	inode_edit(i, I_BMAP + 8, 8, 0);
+}
+
+/* a half-done rmdir of a directory that is not empty: its entry gone, its
+ * links 0, the inode still in use with its file inside */
+static void c_dir_orphan(void)
+{
+	uint64_t b, i = path_ino("/dir2");
+	uint32_t o;
+
+	dirent_at("/", "dir2", &b, &o);
+	edit(b, o, 8, 0, 1);
+	inode_edit(i, I_LINKS, 2, 0);
+}
+
+/* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
+static void c_dir_root_unused(void)
+{
+	uint64_t c = nlfs_fs_recovery(fs)->cno;
+
+	ifile_bit_flip(NLFS_ROOT_INO, 1);
+	cp_edit(c, 48, 8, cp_peek(c, 48, 8) - 1);
+}
+
+/* a file with two links and an invalid file type */
+static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_MODE, 2, 0170644); }
+static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
+static void c_symlink_size_long(void) { inode_edit(path_ino("/long-link"), I_SIZE, 8, 2 * bs); }
+
+/* a symbolic link written with no target: size 0, its block zeroed */
+static void c_symlink_empty(void)
+{
+	struct nlfs_file f;
+	uint64_t b;
+
+	lookup("/dangling", &f);
+	b = phys_of(&f, 0);
+	for (uint32_t o = 0; o < bs; o += 8)
+		edit(b, o, 8, 0, 0);
+	reseal_log(log_of(b));
+	inode_edit(f.ino, I_SIZE, 8, 0);
+}
+
+/* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
+
+/* a valid entry whose cp_cno a writer left at 0 */
+static void c_cp_cno_zero(void) { cp_edit(33, 24, 8, 0); }
+/* a flag no kernel defines */
+static void c_cp_flags_unknown(void) { cp_edit(50, 0, 4, cp_peek(50, 0, 4) | 0x100); }
+/* a checkpoint flagged a snapshot that the list does not name */
+static void c_cp_snap_unlisted(void)
+{
+	cp_edit(20, 0, 4, cp_peek(20, 0, 4) | NLFS_CHECKPOINT_SNAPSHOT);
+	cp_edit(0, 8, 8, cp_peek(0, 8, 8) + 1);
+}
+/* the middle snapshot's flag lost, the list and the count kept */
+static void c_cp_snapflag_mid(void)
+{
+	uint64_t mid = cp_peek(cp_peek(0, 16, 8), 8, 8);
+
+	cp_edit(mid, 0, 4, cp_peek(mid, 0, 4) & ~NLFS_CHECKPOINT_SNAPSHOT);
+}
+/* the last snapshot links on to the first: a loop */
+static void c_cp_snap_loop(void) { uint64_t last = cp_peek(0, 24, 8); cp_edit(last, 8, 8, cp_peek(0, 16, 8)); }
+/* an old checkpoint's ifile inode with no links */
+static void c_cp_ifile_links(void) { cp_edit(30, 64 + I_LINKS, 2, 0); }
+/* a cpfile block's count of valid checkpoints two too high */
+static void c_cp_blkcount_rich(void) { uint64_t epb = bs / 192; cp_edit(6 * epb, 4, 4, cp_peek(6 * epb, 4, 4) + 2); }
+
+/* the oldest segment, full of blocks in use, marked clean (counts kept true) */
+static void c_su_clean_live(void)
+{
+	su_edit(2 + 0, 0, 8, 0);
+	su_edit(2 + 0, 8, 4, 0);
+	su_edit(2 + 0, 12, 4, 0);
+	su_edit(0, 0, 8, su_peek(0, 0, 8) + 1);
+	su_edit(0, 8, 8, su_peek(0, 8, 8) - 1);
+}
+/* a segment in use whose logs are sound marked as failed */
+static void c_su_error_dirty(void) { su_edit(2 + 0, 12, 4, su_peek(2 + 0, 12, 4) | NLFS_SEGMENT_USAGE_ERROR); }
+/* su_nblocks past the end of the segment */
+static void c_su_nblocks_big(void) { su_edit(2 + 0, 8, 4, g->blocks_per_segment + 40); }
+/* a flag bit no kernel defines on a segment in use */
+static void c_su_flags_unknown(void) { su_edit(2 + 0, 12, 4, su_peek(2 + 0, 12, 4) | 0x10); }
+/* the segment of the latest super root marked clean (counts kept true) */
+static void c_su_current_clean(void)
+{
+	uint64_t seg = nlfs_fs_recovery(fs)->sr_log / g->blocks_per_segment;
+
+	su_edit(2 + seg, 0, 8, 0);
+	su_edit(2 + seg, 8, 4, 0);
+	su_edit(2 + seg, 12, 4, 0);
+	su_edit(0, 0, 8, su_peek(0, 0, 8) + 1);
+	su_edit(0, 8, 8, su_peek(0, 8, 8) - 1);
+}
+
 struct kase {
 	const char *name, *base, *opts;
 	void (*fn)(void);
@@ -892,6 +1058,16 @@ static const struct kase cases[] = {
 	K(dir_root_mode, "mkfs"), K(dir_unlinked, "kernel"), K(dir_hole, "kernel"),
 	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
+	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
+	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
+	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
+	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"), K(dir_orphan, "kernel"),
+	K(dir_cycle_detached, "rich"),
+	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
+	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
+	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
+	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
 };
 
 int main(int argc, char **argv)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # t-fsck-cases.sh - e2fsprogs-style golden tests for fsck.nilfs2.
 #
-# Two good images (nilfs-tools' mkfs.nilfs2, and kernel-1k.img.xz that the
-# real kernel wrote) must check clean.  Then each case of tests/fsck/corrupt
+# Three good images (nilfs-tools' mkfs.nilfs2; kernel-1k.img.xz that the
+# real kernel wrote; kernel-rich.img.xz, the kernel's volume of many
+# checkpoints, snapshots and file shapes that images/make-rich.sh made) must
+# check clean, every checkpoint of them.  Then each case of tests/fsck/corrupt
 # damages a copy of its base image, "fsck.nilfs2 -n" runs on it, and the
 # output, normalised by filter.sed and ended with "Exit status is N", must
 # equal tests/fsck/cases/NAME/expect.1 (a few cases add options, such as
@@ -32,9 +34,10 @@ export LC_ALL=C TZ=UTC
 truncate -s 256M "$tmp/mkfs.base" && "$MKFS" -q -f -L fsck-test "$tmp/mkfs.base" >/dev/null ||
 	{ echo "FAIL: mkfs.nilfs2"; exit 1; }
 xz -dc "$here/images/kernel-1k.img.xz" >"$tmp/kernel.base" || { echo "FAIL: xz"; exit 1; }
+xz -dc "$here/images/kernel-rich.img.xz" >"$tmp/rich.base" || { echo "FAIL: xz"; exit 1; }
 
 pass=0 fail=0
-for base in mkfs kernel; do
+for base in mkfs kernel rich; do
 	cp --sparse=always "$tmp/$base.base" "$tmp/test.img"
 	if (cd "$tmp" && "$fsck" -n --checkpoints=all test.img >out 2>&1); then
 		pass=$((pass + 1))

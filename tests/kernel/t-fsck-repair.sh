@@ -25,6 +25,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-repair.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 truncate -s 256M "$tmp/mkfs.base" && "$mkfs" -q -f -L fsck-test "$tmp/mkfs.base" >/dev/null || exit 1
 xz -dc "$srcdir/tests/fsck/images/kernel-1k.img.xz" >"$tmp/kernel.base" || exit 1
+xz -dc "$srcdir/tests/fsck/images/kernel-rich.img.xz" >"$tmp/rich.base" || exit 1
 
 # the repaired images, at most 20 to a guest (one virtio disk each)
 names=
