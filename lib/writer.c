@@ -784,31 +784,6 @@ static struct nlfs_btb *plan_of(struct nlfs_writer *w, const struct nlfs_wfile *
 	return &w->plan[wf->ino];
 }
 
-/* The old version VBN of a rewritten metadata-file block stops at this
- * checkpoint; one that ends DEAD (cpfile, sufile: no checkpoint reaches it)
- * inside a segment this construction cleans is freed instead, as the
- * cleaner frees the dead blocks it finds there: once the segment is clean
- * nothing would free it, and the entry would point outside the segments in
- * use.  (The cleaner rewrites a current cpfile or sufile block found in a
- * victim, which makes its old version such a one.) */
-static int end_old_version(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
-{
-	const uint8_t *raw;
-	struct nlfs_dat_entry e;
-	int rc;
-
-	if (!dead || !w->nvictims)
-		return dat_end(w, vbn, dead, err);
-	rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &raw, err);
-	if (rc || !raw)
-		return rc;
-	memcpy(&e, raw, sizeof(e));
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (nlfs_le64(e.de_blocknr) / w->geo.blocks_per_segment == w->victims[i])
-			return dat_release(w, vbn, err);
-	return dat_end(w, vbn, dead, err);
-}
-
 /* New virtual blocks for the dirty blocks and the rebuilt tree of a
  * cpfile, sufile or ifile. */
 static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_err *err)
@@ -825,12 +800,12 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 		if (!b->newptr && !b->deleted)
 			rc = dat_alloc(w, &b->newptr, err);
 		if (!rc && b->oldptr && !b->ended) {
-			rc = end_old_version(w, b->oldptr, dead, err);
+			rc = dat_end(w, b->oldptr, dead, err);
 			b->ended = true;
 		}
 	}
 	for (size_t i = 0; !rc && !wf->old_nodes_ended && i < wf->nold_nodes; i++)
-		rc = end_old_version(w, wf->old_nodes[i], dead, err);
+		rc = dat_end(w, wf->old_nodes[i], dead, err);
 	wf->old_nodes_ended = true;
 	if (!rc)
 		rc = nlfs_wfile_merge_map(wf);
