@@ -149,9 +149,10 @@ static void caught_up(struct vol *v)
  * these land in segments past the low ones the cleaner freed */
 static void build(struct vol *v)
 {
+	/* nilfs-clean's manual run: every reclaimable segment */
 	struct nlfs_gc_params gp = { .policy = NLFS_GC_GREEDY, .now = NOW,
 				     .protection_period = 0, .target_clean = UINT64_MAX,
-				     .nsegments_per_clean = 4, .max_passes = 64 };
+				     .manual = true, .nsegments_per_clean = 4, .max_passes = 64 };
 	struct nlfs_gc_stats gst;
 	struct nlfs_err err;
 
