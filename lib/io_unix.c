@@ -282,7 +282,7 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 	}
 	{
 		struct stat st;
-		int flags = (mode == NLFS_IO_RDWR ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+		int flags = (mode == NLFS_IO_RDONLY ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 
 		/* a block device is written only when nothing else holds it: the
 		 * kernel then refuses a mounted one, swap, an md or LVM member
@@ -306,7 +306,7 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode))
 			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
-	io->ops = mode == NLFS_IO_RDWR ? &unix_ops_rw : &unix_ops_ro;
+	io->ops = mode == NLFS_IO_RDONLY ? &unix_ops_ro : &unix_ops_rw;
 	chunks_init(io);
 	*out = io;
 	return 0;

@@ -47,10 +47,8 @@ int nlfs_mkfs_superblock(const struct nlfs_mkfs_params *p, struct nlfs_super_blo
 				    p->r_segments_percentage);
 	if (p->feature_compat_ro & ~(uint64_t)NLFS_FEATURE_COMPAT_RO_SUPP)
 		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "unsupported feature bits");
-	nsegs = nlfs_sb2_offset(p->devsize) / bs / bps;
-	rsv = (p->r_segments_percentage * nsegs + 99) / 100;
-	if (rsv < NLFS_MIN_NRSVSEGS)
-		rsv = NLFS_MIN_NRSVSEGS;
+	nsegs = nlfs_nsegments_for(p->devsize, bs, bps);
+	rsv = nlfs_nrsvsegs(p->r_segments_percentage, nsegs);
 	min_segs = rsv + MIN_USER_SEGMENTS;
 	if (nsegs < min_segs) {
 		/* room for the segments plus the 4 KiB that hold the secondary superblock */

@@ -13,6 +13,18 @@ uint64_t nlfs_sb2_offset(uint64_t devsize)
 	return ((devsize >> 12) - 1) << 12;
 }
 
+uint64_t nlfs_nsegments_for(uint64_t devsize, uint32_t blocksize, uint32_t blocks_per_segment)
+{
+	return nlfs_sb2_offset(devsize) / blocksize / blocks_per_segment;
+}
+
+uint64_t nlfs_nrsvsegs(uint32_t percentage, uint64_t nsegments)
+{
+	uint64_t n = (nsegments * percentage + 99) / 100;
+
+	return n < NLFS_MIN_NRSVSEGS ? NLFS_MIN_NRSVSEGS : n;
+}
+
 uint32_t nlfs_sb_crc(const struct nlfs_super_block *sb)
 {
 	static const uint8_t zero[4];

@@ -145,6 +145,12 @@ static int su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h, struc
 	return rc;
 }
 
+int nlfs_writer_su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h,
+			  struct nlfs_err *err)
+{
+	return su_header(w, h, err);
+}
+
 static int su_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct nlfs_err *err)
 {
 	struct nlfs_sufile_header *h;
@@ -174,7 +180,7 @@ static int seg_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
 		     struct nlfs_err *err)
 {
 	struct nlfs_sufile_header *h;
-	uint64_t n = w->geo.nsegments, last;
+	uint64_t n = w->alloc_limit, last;   /* a shrink keeps new logs out of the cut */
 	int rc = su_header(w, &h, err);
 
 	if (rc)
@@ -270,11 +276,10 @@ static int init_common(struct nlfs_writer *w, const struct nlfs_super_block *sb)
 	w->cpsz = nlfs_le16(sb->s_checkpoint_size);
 	w->susz = nlfs_le16(sb->s_segment_usage_size);
 	w->first_ino = nlfs_le32(sb->s_first_ino);
-	w->nrsvsegs = (w->geo.nsegments * nlfs_le32(sb->s_r_segments_percentage) + 99) / 100;
-	if (w->nrsvsegs < NLFS_MIN_NRSVSEGS)
-		w->nrsvsegs = NLFS_MIN_NRSVSEGS;
+	w->nrsvsegs = nlfs_nrsvsegs(nlfs_le32(sb->s_r_segments_percentage), w->geo.nsegments);
 	w->dat_hint = 1;
 	w->ino_hint = w->first_ino;
+	w->alloc_limit = w->geo.nsegments;
 	w->nongc_ctime = w->ctime;
 	w->sr = calloc(1, w->geo.blocksize);
 	return w->sr ? 0 : -ENOMEM;
@@ -436,8 +441,53 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
 	return nlfs_writer_open_flags(fs, now, 0, out, err);
 }
 
+/* The construction of a shrink starts below LIMIT: if the kernel's next
+ * log (or the segment reserved after it) lies in the cut, a clean segment
+ * below takes its place.  The old reservation stays in use until the cut
+ * is cleaned with the rest, so until the superblocks move nothing the old
+ * state knows is written over. */
+static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_pos *pos,
+		      struct nlfs_err *err)
+{
+	bool fresh = pos->pos == nlfs_seg_start(&w->geo, pos->seg);
+	int rc = 0;
+
+	w->alloc_limit = limit;
+	if (pos->seg >= limit) {
+		if (pos->nextseg < limit) {
+			pos->seg = pos->nextseg;
+		} else {
+			rc = seg_alloc(w, true, &pos->seg, err);
+		}
+		/* a new segment continues the sequence after the one left */
+		if (!fresh)
+			pos->seq++;
+		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
+		if (!rc)
+			rc = seg_alloc(w, true, &pos->nextseg, err);
+	} else if (pos->nextseg >= limit) {
+		rc = seg_alloc(w, true, &pos->nextseg, err);
+	}
+	return rc;
+}
+
+static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t limit,
+		     struct nlfs_writer **out, struct nlfs_err *err);
+
 int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 			   struct nlfs_writer **out, struct nlfs_err *err)
+{
+	return open_impl(fs, now, flags, UINT64_MAX, out, err);
+}
+
+int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
+			    struct nlfs_writer **out, struct nlfs_err *err)
+{
+	return open_impl(fs, now, 0, limit, out, err);
+}
+
+static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t limit,
+		     struct nlfs_writer **out, struct nlfs_err *err)
 {
 	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
 	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
@@ -511,6 +561,11 @@ int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 	} else {
 		/* the last log filled its segment: the kernel would allocate a successor */
 		rc = seg_alloc(w, true, &pos.nextseg, err);
+		if (rc)
+			goto fail;
+	}
+	if (limit < w->geo.nsegments) {
+		rc = keep_below(w, limit, &pos, err);
 		if (rc)
 			goto fail;
 	}
@@ -969,6 +1024,9 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	struct nlfs_sufile_header *h;
 	size_t nsegs;
 	uint64_t sb2 = nlfs_sb2_offset(w->geo.devsize), free_blocks;
+	/* a resized volume's secondary goes to its new end, and to the device's
+	 * end as well, where the kernel and blkid look for it */
+	uint64_t sb2_new = w->resize ? nlfs_sb2_offset(w->new_devsize) : sb2;
 	int rc = su_header(w, &h, err);
 
 	if (rc)
@@ -985,10 +1043,16 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	/* a repaired volume is as consistent as one the kernel unmounted */
 	if (w->repair)
 		sb->s_state = nlfs_cpu_to_le16(nlfs_le16(sb->s_state) | NLFS_STATE_VALID_FS);
+	if (w->resize) {
+		sb->s_nsegments = nlfs_cpu_to_le64(w->new_nsegments);
+		sb->s_dev_size = nlfs_cpu_to_le64(w->new_devsize);
+	}
 	nlfs_sb_update_crc(sb);
 	rc = nlfs_io_write(w->io, sb, sizeof(*sb), NLFS_SB_OFFSET_BYTES);
 	if (!rc)
 		rc = nlfs_io_flush(w->io);
+	if (!rc && sb2_new && sb2_new != sb2)
+		rc = nlfs_io_write(w->io, sb, sizeof(*sb), sb2_new);
 	if (!rc && sb2)
 		rc = nlfs_io_write(w->io, sb, sizeof(*sb), sb2);
 	if (!rc)
@@ -1020,6 +1084,8 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	rc = emit_all(w, true, err);
 	if (!rc)
 		rc = finalize_sufile(w, err);
+	if (!rc && w->resize)
+		rc = nlfs_resize_finalize(w, err);
 	if (rc)
 		return rc;
 	/* every address is known: fill in maps, counters and the super root */

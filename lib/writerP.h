@@ -202,6 +202,9 @@ struct nlfs_writer {
 	uint64_t cp_changes;           /* checkpoint changes made (chcp, rmcp) */
 	uint64_t *victims;             /* segments cleaned by it */
 	size_t nvictims, capvictims;
+	uint64_t alloc_limit;          /* segments from here on are never allocated */
+	bool resize;                   /* the construction changes the volume's size */
+	uint64_t new_nsegments, new_devsize;
 };
 
 /* writer.c, for the cleaner */
@@ -236,6 +239,13 @@ static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 {
 	return wf->ndirty != 0;
 }
+
+/* writer.c, for resize_w.c: the sufile header and one entry, dirtied */
+int nlfs_writer_su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h,
+			  struct nlfs_err *err);
+/* resize_w.c: at commit, after the sufile is final: the header's counts for
+ * the new size, every cut segment checked clean */
+int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err);
 
 /* ---- cpfile_w.c: the cpfile in a construction ---- */
 int nlfs_cpw_prepare(struct nlfs_writer *w, struct nlfs_err *err);

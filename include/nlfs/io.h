@@ -31,6 +31,9 @@ struct nlfs_io {
 
 #define NLFS_IO_RDONLY 0
 #define NLFS_IO_RDWR   1
+/* read-write without the exclusive claim on a block device: only for a
+ * change the user forces under a mounted filesystem (nilfs-tune -f) */
+#define NLFS_IO_RDWR_SHARED 2
 
 /* io.c */
 int nlfs_io_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off);

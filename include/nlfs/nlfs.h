@@ -55,6 +55,12 @@ struct nlfs_sb_status {
 };
 
 uint64_t nlfs_sb2_offset(uint64_t devsize);
+/* the segments a volume of DEVSIZE bytes holds: they end before the
+ * secondary superblock's 4 KiB slot (mkfs and the kernel's resize) */
+uint64_t nlfs_nsegments_for(uint64_t devsize, uint32_t blocksize, uint32_t blocks_per_segment);
+/* segments kept clean for the cleaner: PERCENTAGE of NSEGMENTS, rounded
+ * up, at least NLFS_MIN_NRSVSEGS */
+uint64_t nlfs_nrsvsegs(uint32_t percentage, uint64_t nsegments);
 uint32_t nlfs_sb_crc(const struct nlfs_super_block *sb);
 /* magic, s_bytes bounds and CRC: what makes a copy "valid" for the kernel */
 int nlfs_sb_check_crc(const struct nlfs_super_block *sb);
@@ -72,6 +78,19 @@ struct nlfs_sb_choice {
 /* Read both copies and choose one as the kernel's mount does. */
 int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
+/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
+ * is called on each valid copy (it may refuse with a negative error, and
+ * then nothing is written); the CRCs are recomputed and the copy the kernel
+ * does not use is written first.  CHOICE tells which copies there were. */
+typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
+int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
+		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
+/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
+ * at FS_SIZE's end is copied to the device's end, where the kernel's next
+ * mount looks for it (nothing to do if the two places are one). */
+int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {

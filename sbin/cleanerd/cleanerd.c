@@ -693,7 +693,7 @@ int main(int argc, char **argv)
 	cld_descs_free(&d.descs);
 	cld_plan_free(&d.tmp);
 	cld_plan_free(&d.plan);
-	free(d.vinfo);
+	free(d.vinfo.vi);
 	free(d.snapshots);
 	free(d.seg);
 	free(d.mountpoint);

@@ -30,7 +30,6 @@
 #define MAX_CLIENTS 8
 #define SUINFO_BATCH 512
 #define CPINFO_BATCH 512
-#define VINFO_BATCH 1024
 
 enum level { LVL_NORMAL, LVL_URGENT, LVL_EMERGENCY };
 
@@ -117,8 +116,7 @@ struct cleanerd {
 	struct stats st;
 	/* per pass */
 	struct cld_descs descs;
-	struct nilfs_vinfo *vinfo;
-	size_t capvinfo;
+	struct cld_vinfo_buf vinfo;
 	struct cld_plan tmp, plan;
 	uint64_t *snapshots;
 	size_t nsnapshots;

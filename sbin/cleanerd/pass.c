@@ -172,73 +172,20 @@ static int describe_segment(struct cleanerd *d, uint64_t segnum, const struct ni
 {
 	char why[256] = "";
 	uint64_t seq;
-	int rc;
+	int rc = cld_segment_plan(d->iocfd, &d->rd, segnum, si->sui_nblocks, prot, &d->descs,
+				  &d->vinfo, &d->tmp, &seq, why, sizeof(why));
 
-	cld_plan_reset(&d->tmp);
-	cld_descs_reset(&d->descs);
-	if (si->sui_nblocks == 0)   /* scrapped: nothing was written there */
-		return cld_plan_add_segment(&d->tmp, segnum);
-	/* logs of this segment may still be needed to recover from the older
-	 * superblock (read each time: a cleaned segment is soon reused) */
-	rc = cld_segment_seq(&d->rd, segnum, &seq, why, sizeof(why));
 	if (rc)
 		goto bad;
+	if (si->sui_nblocks == 0)
+		return 0;   /* scrapped: nothing to count */
 	/* a protected segment is still counted: if it ranks first, the pass
 	 * asks for a superblock write instead of cleaning worse segments */
-	rc = cld_segment_scan(&d->rd, segnum, si->sui_nblocks, &d->descs, &seq, why, sizeof(why));
-	if (rc)
-		goto bad;
 	s->seq = seq;
 	s->have_seq = true;
-	cld_descs_sort(&d->descs);
-	if (d->descs.nvd > d->capvinfo) {
-		struct nilfs_vinfo *v = realloc(d->vinfo, d->descs.nvd * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->vinfo = v;
-		d->capvinfo = d->descs.nvd;
-	}
-	for (size_t i = 0; i < d->descs.nvd; i++)
-		d->vinfo[i] = (struct nilfs_vinfo){ .vi_vblocknr = d->descs.vd[i].vd_vblocknr };
-	for (size_t i = 0; i < d->descs.nvd; ) {
-		size_t n = d->descs.nvd - i < VINFO_BATCH ? d->descs.nvd - i : VINFO_BATCH;
-		ssize_t got = ioc_get_vinfo(d->iocfd, d->vinfo + i, n);
-
-		if (got < 0) {
-			snprintf(why, sizeof(why), "GET_VINFO: %s", strerror((int)-got));
-			rc = (int)got;
-			goto bad;
-		}
-		if ((size_t)got != n) {
-			snprintf(why, sizeof(why), "GET_VINFO returned %zd of %zu entries", got, n);
-			rc = -EIO;
-			goto bad;
-		}
-		i += n;
-	}
-	for (size_t i = 0; i < d->descs.nbd; ) {
-		size_t n = d->descs.nbd - i < VINFO_BATCH ? d->descs.nbd - i : VINFO_BATCH;
-		ssize_t got = ioc_get_bdescs(d->iocfd, d->descs.bd + i, n);
-
-		if (got < 0 || (size_t)got != n) {
-			snprintf(why, sizeof(why), "GET_BDESCS: %s",
-				 got < 0 ? strerror((int)-got) : "short reply");
-			rc = got < 0 ? (int)got : -EIO;
-			goto bad;
-		}
-		i += n;
-	}
-	rc = cld_plan_add(&d->tmp, prot, &d->descs, d->vinfo);
-	if (!rc)
-		rc = cld_plan_add_segment(&d->tmp, segnum);
-	if (!rc) {
-		s->live = (uint32_t)cld_plan_live(&d->tmp);
-		s->evaluated = mono_ns();
-		if ((int64_t)(seq - protseq) >= 0)
-			return CLD_SEG_PROTECTED;
-	}
-	return rc;
+	s->live = (uint32_t)cld_plan_live(&d->tmp);
+	s->evaluated = mono_ns();
+	return (int64_t)(seq - protseq) >= 0 ? CLD_SEG_PROTECTED : 0;
 bad:
 	if (rc == -ENOMEM)
 		return rc;

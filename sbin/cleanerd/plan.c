@@ -24,6 +24,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include "ioc.h"
 #include "plan.h"
 
 #define ALIGN 4096
@@ -481,4 +482,64 @@ void cld_plan_finish(struct cld_plan *p)
 			p->dead[n++] = p->dead[i];
 	p->ndead = n;
 	qsort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
+}
+
+/* GET_VINFO and GET_BDESCS in batches of this many */
+#define KERNEL_BATCH 1024u
+
+int cld_segment_plan(int iocfd, struct cld_reader *r, uint64_t segnum, uint32_t nblocks,
+		     const struct nlfs_gc_protect *prot, struct cld_descs *descs,
+		     struct cld_vinfo_buf *vb, struct cld_plan *out, uint64_t *seq, char *why,
+		     size_t whylen)
+{
+	int rc;
+
+	cld_plan_reset(out);
+	cld_descs_reset(descs);
+	*seq = 0;
+	if (nblocks == 0)   /* scrapped: nothing was written there */
+		return cld_plan_add_segment(out, segnum);
+	rc = cld_segment_seq(r, segnum, seq, why, whylen);
+	if (!rc)
+		rc = cld_segment_scan(r, segnum, nblocks, descs, seq, why, whylen);
+	if (rc)
+		return rc;
+	cld_descs_sort(descs);
+	if (descs->nvd > vb->cap) {
+		struct nilfs_vinfo *v = realloc(vb->vi, descs->nvd * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vb->vi = v;
+		vb->cap = descs->nvd;
+	}
+	for (size_t i = 0; i < descs->nvd; i++)
+		vb->vi[i] = (struct nilfs_vinfo){ .vi_vblocknr = descs->vd[i].vd_vblocknr };
+	for (size_t i = 0; i < descs->nvd; ) {
+		size_t n = descs->nvd - i < KERNEL_BATCH ? descs->nvd - i : KERNEL_BATCH;
+		ssize_t got = ioc_get_vinfo(iocfd, vb->vi + i, n);
+
+		if (got < 0) {
+			snprintf(why, whylen, "GET_VINFO: %s", strerror((int)-got));
+			return (int)got;
+		}
+		if ((size_t)got != n) {
+			snprintf(why, whylen, "GET_VINFO returned %zd of %zu entries", got, n);
+			return -EIO;
+		}
+		i += n;
+	}
+	for (size_t i = 0; i < descs->nbd; ) {
+		size_t n = descs->nbd - i < KERNEL_BATCH ? descs->nbd - i : KERNEL_BATCH;
+		ssize_t got = ioc_get_bdescs(iocfd, descs->bd + i, n);
+
+		if (got < 0 || (size_t)got != n) {
+			snprintf(why, whylen, "GET_BDESCS: %s",
+				 got < 0 ? strerror((int)-got) : "short reply");
+			return got < 0 ? (int)got : -EIO;
+		}
+		i += n;
+	}
+	rc = cld_plan_add(out, prot, descs, vb->vi);
+	return rc ? rc : cld_plan_add_segment(out, segnum);
 }

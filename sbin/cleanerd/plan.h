@@ -105,6 +105,25 @@ int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src);
 /* final order: live by blocknr, periods merged, dead sorted and unique */
 void cld_plan_finish(struct cld_plan *p);
 
+/* the GET_VINFO buffer, grown as needed */
+struct cld_vinfo_buf {
+	struct nilfs_vinfo *vi;
+	size_t cap;
+};
+
+/*
+ * Everything above for one segment of the volume mounted at IOCFD: its
+ * NBLOCKS blocks (su_nblocks; 0: scrapped, nothing to read) scanned, their
+ * DAT state asked of the kernel, and their fate under PROT, into OUT (reset
+ * first) with the segment itself.  *SEQ gets the segment's seq.  -EBADMSG
+ * (a segment that cannot be read completely) or an ioctl's -errno, the
+ * reason in WHY.
+ */
+int cld_segment_plan(int iocfd, struct cld_reader *r, uint64_t segnum, uint32_t nblocks,
+		     const struct nlfs_gc_protect *prot, struct cld_descs *descs,
+		     struct cld_vinfo_buf *vb, struct cld_plan *out, uint64_t *seq, char *why,
+		     size_t whylen);
+
 /* blocks CLEAN_SEGMENTS would copy */
 static inline size_t cld_plan_live(const struct cld_plan *p)
 {

@@ -165,6 +165,19 @@ static void parse(int argc, char **argv, struct opts *o)
 		uuid_generate(o->p.uuid);
 }
 
+/* The kernel's nilfs2 needs a block to fit in a page: a larger block size
+ * makes a volume this machine cannot mount.  nilfs-utils refuses it; -f
+ * makes it anyway (for another machine with larger pages). */
+static void check_page_size(const struct opts *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page <= 0 || o->p.blocksize <= (unsigned long)page || o->force)
+		return;
+	die("block size %u is larger than this kernel's page size (%ld): the running kernel "
+	    "could not mount the volume; use -f to make it anyway", o->p.blocksize, page);
+}
+
 /* Refuse to overwrite a filesystem or partition table blkid recognises;
  * with -f, erase every signature found (as wipefs does) so that no stale
  * one is detected next to ours later. */
@@ -264,6 +277,7 @@ int main(int argc, char **argv)
 			    err.what);
 		die("%s", err.what);
 	}
+	check_page_size(&o);
 	if (mnt_path_mounted(o.device))
 		die("%s is mounted; will not make a filesystem here", o.device);
 	check_existing(&o);

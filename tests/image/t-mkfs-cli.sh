@@ -65,6 +65,17 @@ expect_fail "unknown feature" "$mkfs" -q -f -O bogus "$img"
 expect_fail "invalid UUID" "$mkfs" -q -f -U nonsense "$img"
 expect_fail "not a directory" "$mkfs" -q -f -d "$tmp/missing" "$img"
 expect_fail "cannot open $tmp/nope" "$mkfs" -q -f "$tmp/nope"
+# a block size above the page size would not mount here: refused unless forced
+page=$(getconf PAGESIZE 2>/dev/null || echo 4096)
+if [ "$page" -lt 65536 ]; then
+	big=$((page * 2))
+	truncate -s 0 "$tmp/pg" && truncate -s 300M "$tmp/pg"
+	expect_fail "larger than this kernel's page size" "$mkfs" -q -b "$big" "$tmp/pg"
+	cmp -s -n 314572800 "$tmp/pg" /dev/zero || bad "a refused block size wrote to the device"
+	"$mkfs" -q -f -b "$big" "$tmp/pg" || bad "mkfs -f -b $big"
+	"$dump" "$tmp/pg" super | grep -q "s_log_block_size  *$(( big == 8192 ? 3 : big == 16384 ? 4 : 5 ))\$" ||
+		bad "mkfs -f -b $big: not that block size"
+fi
 # a tree larger than the volume
 head -c 200M /dev/zero | tr '\0' 'x' >"$tmp/tree/huge" 2>/dev/null
 truncate -s 160M "$tmp/v"

@@ -7,6 +7,8 @@
  *                            (NILFS_IOCTL_SYNC); prints the last number
  *   cpgen asuser UID CMD...  run CMD with the uid and gid UID, no groups
  *                            (busybox has no setpriv --reuid)
+ *   cpgen fslabel DIR        the label the kernel reports (FS_IOC_GETFSLABEL);
+ *                            exit 3 if the filesystem has no such ioctl
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <linux/nilfs2_api.h>
 
 static int sync_many(const char *dir, unsigned long n)
@@ -46,8 +49,29 @@ static int sync_many(const char *dir, unsigned long n)
 	return 0;
 }
 
+static int get_label(const char *dir)
+{
+	char label[FSLABEL_MAX] = { 0 };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0) {
+		perror(dir);
+		return 1;
+	}
+	if (ioctl(fd, FS_IOC_GETFSLABEL, label) < 0) {
+		int e = errno;
+
+		fprintf(stderr, "cpgen: FS_IOC_GETFSLABEL: %s\n", strerror(e));
+		return e == ENOTTY || e == EOPNOTSUPP ? 3 : 1;
+	}
+	printf("%s\n", label);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "fslabel"))
+		return get_label(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "sync"))
 		return sync_many(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "asuser")) {
@@ -61,6 +85,6 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 127;
 	}
-	fprintf(stderr, "usage: cpgen sync DIR N | cpgen asuser UID CMD...\n");
+	fprintf(stderr, "usage: cpgen sync DIR N | cpgen asuser UID CMD... | cpgen fslabel DIR\n");
 	return 2;
 }

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nilfs-resize: grow or shrink a NILFS2 volume, with nilfs-utils' command
+ * line, size syntax and messages (GParted, libblockdev and KDE Partition
+ * Manager run it).  A mounted volume is resized by the kernel (online.c),
+ * an unmounted device or image file by the library's writer (offline.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlfs/io.h>
+#include <nlfs/nlfs.h>
+#include <nlfs/resize.h>
+#include "holder.h"
+#include "mountinfo.h"
+#include "resize.h"
+
+#define PROG "nilfs-resize"
+#define SECTOR_SIZE 512u
+
+static bool bar_drawn;
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (bar_drawn) {
+		fputc('\n', stderr);
+		bar_drawn = false;
+	}
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+bool confirm(const struct resize_opts *o)
+{
+	int c;
+
+	if (o->assume_yes)
+		return true;
+	say("Do you wish to proceed (y/N)? ");
+	c = getchar();
+	return c == 'y' || c == 'Y';
+}
+
+void progress_show(void *arg, uint64_t done, uint64_t total)
+{
+	const int width = 50;
+	int filled;
+
+	(void)arg;
+	if (!total || !isatty(STDERR_FILENO))
+		return;
+	if (done > total)
+		done = total;
+	filled = (int)(done * width / total);
+	fprintf(stderr, "\rprogress |%.*s%*s| %3d%%", filled,
+		"##################################################", width - filled, "",
+		(int)(done * 100 / total));
+	bar_drawn = done < total;
+	if (!bar_drawn)
+		fputc('\n', stderr);
+}
+
+int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace)
+{
+	if (nospace) {
+		say("Error: the filesystem does not have enough free space.\n"
+		    "       At least %" PRIu64 " more segments (%" PRIu64 " bytes) are required.\n"
+		    "       The smallest size it can be shrunk to now is %" PRIu64 " bytes.\n",
+		    ri->short_segments, ri->short_segments * ri->segment_bytes,
+		    nlfs_resize_min_size(ri));
+		say("Aborted.\n");
+		return -1;
+	}
+	if (o->verbose)
+		say("%" PRIu64 " free segments (%" PRIu64 " bytes) will be left after shrinkage.\n",
+		    ri->free_after, ri->free_after * ri->segment_bytes);
+	if (ri->new_nsegments < ri->old_nsegments)
+		say("%" PRIu64 " segments will be truncated from segnum %" PRIu64 ".\n",
+		    ri->old_nsegments - ri->new_nsegments, ri->new_nsegments);
+	else
+		say("No segments will be truncated.\n");
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: " PROG " [options] device [size]\n"
+		   "  -h, --help\t\tdisplay this help and exit\n"
+		   "  -v, --verbose\t\tverbose mode\n"
+		   "  -y, --yes,--assume-yes\n"
+		   "            \t\tAssume Yes to all queries and do not prompt\n"
+		   "  -V, --version\t\tdisplay version and exit\n");
+}
+
+/* nilfs-utils' size syntax: a number (any base strtoull takes) with an
+ * optional s (512-byte sectors), K, M, G, T or P */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	static const char units[] = "sKMGTP";
+	static const unsigned shift[] = { 9, 10, 20, 30, 40, 50 };
+	char *end;
+	unsigned long long v;
+	const char *u;
+
+	if (!*arg || *arg == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg)
+		return -1;
+	if (*end) {
+		if (end[1] || !(u = strchr(units, *end)))
+			return -1;
+		if (v > (UINT64_MAX >> shift[u - units]))
+			return -1;
+		v <<= shift[u - units];
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "assume-yes", no_argument, NULL, 'y' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct resize_opts o = { 0 };
+	struct nlfs_io *io;
+	struct stat st;
+	bool mounted, ro;
+	char where[PATH_MAX], msg[512];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "hvyV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		case 'v': o.verbose = true; break;
+		case 'y': o.assume_yes = true; break;
+		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_FAILURE;
+		}
+	}
+	if (optind == argc) {
+		usage(stderr);
+		return EXIT_FAILURE;
+	}
+	o.device = argv[optind++];
+	if (stat(o.device, &st) < 0) {
+		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+		say("Error: %s is neither a block device nor an image file.\n", o.device);
+		return EXIT_FAILURE;
+	}
+	o.is_file = S_ISREG(st.st_mode);
+	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
+	if (!rc) {
+		rc = nlfs_io_size(io, &o.devsize);
+		nlfs_io_close(io);
+	}
+	if (rc) {
+		say("Error: cannot get device size: %s: %s.\n", o.device,
+		    dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		return EXIT_FAILURE;
+	}
+	o.size = o.devsize;
+	if (optind < argc) {
+		if (parse_size(argv[optind], &o.size)) {
+			say("Error: bad size argument: %s\n", argv[optind]);
+			return EXIT_FAILURE;
+		}
+		if (o.size > o.devsize && !o.is_file) {
+			say("Error: size larger than partition size (%" PRIu64 " bytes).\n",
+			    o.devsize);
+			return EXIT_FAILURE;
+		}
+		if (++optind < argc) {
+			say("Error: too many arguments.\n");
+			return EXIT_FAILURE;
+		}
+		if (o.size & (SECTOR_SIZE - 1)) {
+			uint64_t down = o.size & ~(uint64_t)(SECTOR_SIZE - 1);
+
+			say("size %" PRIu64 " is not aligned to sector size. truncated to %" PRIu64
+			    ".\n", o.size, down);
+			o.size = down;
+		}
+	}
+	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0) {
+		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (mounted && o.is_file) {
+		say("Error: %s backs a loop device mounted on %s; resize the loop device "
+		    "instead.\n", o.device, where);
+		return EXIT_FAILURE;
+	}
+	if (mounted) {
+		if (ro) {
+			say("Error: %s is mounted read-only on %s; the kernel resizes only a "
+			    "read-write mount.\n", o.device, where);
+			return EXIT_FAILURE;
+		}
+		return resize_online(&o, where);
+	}
+	return resize_offline(&o);
+}

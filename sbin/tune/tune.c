@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nilfs-tune: list or change a NILFS2 volume's superblock, with
+ * nilfs-utils' options and listing (partition editors run it).
+ *
+ * Nothing is trusted before it checks out: both copies are read, checked
+ * as the kernel checks them (magic, size, CRC, revision, block size and
+ * geometry within the format), and the kernel's choice is listed.  Changes
+ * go to both copies through nlfs_sb_rewrite(), crash-safe.  A mounted
+ * volume's label is set through the kernel (FS_IOC_SETFSLABEL) where it
+ * can; anything else on a mounted volume needs -f.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <uuid.h>
+
+#include <nlfs/endian.h>
+#include "holder.h"
+#include "mountinfo.h"
+#include "tune.h"
+
+#define PROG "nilfs-tune"
+
+enum {
+	SET_LABEL = 1u << 0,
+	SET_UUID = 1u << 1,
+	SET_INTERVAL = 1u << 2,
+	SET_BLOCK_MAX = 1u << 3,
+	SET_FEATURES = 1u << 4,
+};
+
+struct tune_opts {
+	unsigned set;             /* SET_* */
+	bool list, force;
+	char label[NLFS_VOLUME_NAME_LEN];
+	uint8_t uuid[16];
+	uint32_t interval, block_max;
+	const char *features;
+	const char *device;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: " PROG " -l device\n"
+		   "       " PROG " [-f] [-i interval] [-m block_max] [-L volume_name]\n"
+		   "                  [-O [^]feature[,...]] [-U UUID|random|time|clear] device\n"
+		   "       " PROG " [-h|-V]\n");
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+static uint32_t parse_u32(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > UINT32_MAX)
+		die("invalid %s: %s", what, s);
+	return (uint32_t)v;
+}
+
+static void parse_uuid(const char *s, uint8_t uuid[16])
+{
+	if (!strcasecmp(s, "clear"))
+		memset(uuid, 0, 16);
+	else if (!strcasecmp(s, "random"))
+		uuid_generate_random(uuid);
+	else if (!strcasecmp(s, "time"))
+		uuid_generate_time(uuid);
+	else if (strlen(s) != 36 || uuid_parse(s, uuid))
+		die("Invalid UUID format: %s", s);
+}
+
+static void parse(int argc, char **argv, struct tune_opts *o)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "fhi:lL:m:O:U:V")) != -1) {
+		switch (c) {
+		case 'f': o->force = true; break;
+		case 'h': usage(stdout); exit(EXIT_SUCCESS);
+		case 'i':
+			o->interval = parse_u32(optarg, "commit interval");
+			o->set |= SET_INTERVAL;
+			break;
+		case 'l': o->list = true; break;
+		case 'L':
+			if (strlen(optarg) > sizeof(o->label))
+				die("volume name too long: %zu bytes, at most %zu", strlen(optarg),
+				    sizeof(o->label));
+			strncpy(o->label, optarg, sizeof(o->label));
+			o->set |= SET_LABEL;
+			break;
+		case 'm':
+			o->block_max = parse_u32(optarg, "block_max");
+			o->set |= SET_BLOCK_MAX;
+			break;
+		case 'O':
+			if (o->features)
+				die("-O may only be specified once");
+			o->features = optarg;
+			o->set |= SET_FEATURES;
+			break;
+		case 'U':
+			parse_uuid(optarg, o->uuid);
+			o->set |= SET_UUID;
+			break;
+		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
+		default: usage(stderr); exit(EXIT_FAILURE);
+		}
+	}
+	if (optind != argc - 1 || (!o->set && !o->list)) {
+		usage(stderr);
+		exit(EXIT_FAILURE);
+	}
+	o->device = argv[optind];
+}
+
+static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
+{
+	const struct tune_opts *o = arg;
+
+	if (o->set & SET_FEATURES) {
+		uint64_t f[3] = { nlfs_le64(sb->s_feature_compat), nlfs_le64(sb->s_feature_compat_ro),
+				  nlfs_le64(sb->s_feature_incompat) };
+		char why[128];
+
+		if (tune_edit_features(o->features, f, why, sizeof(why)))
+			return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "%s", why);
+		sb->s_feature_compat = nlfs_cpu_to_le64(f[0]);
+		sb->s_feature_compat_ro = nlfs_cpu_to_le64(f[1]);
+		sb->s_feature_incompat = nlfs_cpu_to_le64(f[2]);
+	}
+	if (o->set & SET_LABEL)
+		memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
+	if (o->set & SET_UUID)
+		memcpy(sb->s_uuid, o->uuid, sizeof(sb->s_uuid));
+	if (o->set & SET_INTERVAL)
+		sb->s_c_interval = nlfs_cpu_to_le32(o->interval);
+	if (o->set & SET_BLOCK_MAX)
+		sb->s_c_block_max = nlfs_cpu_to_le32(o->block_max);
+	return 0;
+}
+
+static const char *slot_name(int slot)
+{
+	return slot == NLFS_SB_PRIMARY ? "primary" : "secondary";
+}
+
+/* Which copy was trusted, when that is news: one copy is bad, or the
+ * secondary is the newer. */
+static void report_choice(const char *dev, const struct nlfs_sb_choice *c, bool wrote)
+{
+	for (int i = 0; i < 2; i++)
+		if (!c->status[i].valid)
+			fprintf(stderr, PROG ": %s: the %s superblock is not valid (%s)%s\n", dev,
+				slot_name(i), nlfs_strerror(c->status[i].error),
+				wrote ? "; left unchanged (fsck.nilfs2 -y mends it)" : "");
+	if (!c->status[0].valid || !c->status[1].valid || c->used != NLFS_SB_PRIMARY)
+		fprintf(stderr, PROG ": %s: using the %s superblock: %s\n", dev, slot_name(c->used),
+			c->reason);
+}
+
+/* The label of a mounted volume, through the kernel: 0 when set, else the
+ * reason it could not be, in words. */
+static const char *set_label_online(const char *where, const char *label)
+{
+	char buf[FSLABEL_MAX] = { 0 };
+	int fd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return strerror(errno);
+	memcpy(buf, label, strnlen(label, NLFS_VOLUME_NAME_LEN));
+	if (ioctl(fd, FS_IOC_SETFSLABEL, buf) < 0) {
+		int e = errno;
+
+		close(fd);
+		if (e == ENOTTY || e == EOPNOTSUPP)
+			return "this kernel's nilfs2 cannot change the label of a mounted volume "
+			       "(no FS_IOC_SETFSLABEL)";
+		return strerror(e);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* the library's message, with the device named once */
+static const char *why(const struct nlfs_err *err, const char *dev, char *buf, size_t len)
+{
+	size_t n = strlen(dev);
+	int k = snprintf(buf, len, "%s: ", dev);
+
+	nlfs_err_format(err, buf + k, len - (size_t)k);
+	if (!strncmp(buf + k, dev, n) && buf[k + n] == ':')
+		return buf + k;
+	return buf;
+}
+
+static int list_volume(const struct tune_opts *o)
+{
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice c;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	char msg[512];
+	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
+
+	if (rc)
+		die("cannot open %s: %s", o->device, dev_open_reason(o->device, rc, msg, sizeof(msg)));
+	rc = nlfs_sb_read_both(io, sb, &c, &err);
+	nlfs_io_close(io);
+	if (rc)
+		die("cannot open NILFS: %s", why(&err, o->device, msg, sizeof(msg)));
+	report_choice(o->device, &c, false);
+	tune_list(stdout, &sb[c.used]);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct tune_opts o = { 0 };
+	struct nlfs_sb_choice c;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	bool mounted = false, ro = false;
+	char where[PATH_MAX], msg[1024];
+	int rc, mode = NLFS_IO_RDWR;
+
+	printf(PROG " %s\n", PACKAGE_VERSION);
+	fflush(stdout);
+	parse(argc, argv, &o);
+	if (!o.set)
+		return list_volume(&o);
+	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0)
+		die("cannot open %s: %s", o.device, strerror(errno));
+	if (mounted && o.set == SET_LABEL) {
+		const char *why = set_label_online(where, o.label);
+
+		if (!why) {
+			printf("Label of %s (mounted on %s) set through the kernel\n", o.device, where);
+			return o.list ? list_volume(&o) : EXIT_SUCCESS;
+		}
+		if (!o.force)
+			die("%s is mounted on %s and %s; unmount it first, or use -f to write the "
+			    "superblocks under the mounted filesystem", o.device, where, why);
+		fprintf(stderr, PROG ": %s: %s; writing the superblocks directly (-f)\n",
+			o.device, why);
+	} else if (mounted && !o.force) {
+		die("%s is mounted on %s; will not change it.\n"
+		    "  Changing the superblocks of a mounted volume may cause SEVERE damage: the\n"
+		    "  kernel keeps its own copy and writes it back.  Use -f to do it anyway.",
+		    o.device, where);
+	}
+	if (mounted) {
+		fprintf(stderr, PROG ": warning: %s is mounted on %s: the superblocks are "
+			"written under the kernel (-f); a crash before its next write-back may "
+			"leave them older than the logs\n", o.device, where);
+		mode = NLFS_IO_RDWR_SHARED;
+	}
+	rc = nlfs_io_open_unix(o.device, mode, &io);
+	if (rc)
+		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);
+	if (rc) {
+		nlfs_io_close(io);
+		die("%s", why(&err, o.device, msg, sizeof(msg)));
+	}
+	report_choice(o.device, &c, true);
+	nlfs_io_close(io);
+	return o.list ? list_volume(&o) : EXIT_SUCCESS;
+}
