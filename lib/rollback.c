@@ -251,7 +251,13 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 	if (!rc) {
 		struct rb_log y = { rb->log, rb->seq, rb->cno, true, true };
 
-		rb->needed = !opens || now != rb->log;
+		const struct nlfs_super_block *sb = &fs->sb[fs->choice.used];
+
+		/* a cursor at the right log can still name the wrong checkpoint:
+		 * the kernel takes the cursor's s_last_cno, not the log's */
+		rb->needed = !opens || now != rb->log ||
+			     (nlfs_le64(sb->s_last_pseg) == rb->log &&
+			      nlfs_le64(sb->s_last_cno) != rb->cno);
 		for (size_t i = 0; i < s.nlogs && newer(&s.logs[i], &y); i++)
 			rb->discarded++;
 	}
@@ -280,6 +286,9 @@ int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, stru
 		sb.s_last_pseg = nlfs_cpu_to_le64(rb->log);
 		sb.s_last_seq = nlfs_cpu_to_le64(rb->seq);
 		sb.s_last_cno = nlfs_cpu_to_le64(rb->cno);
+		/* the copies now tie, and the kernel takes the primary: it must not
+		 * look unclean where the copy in use was not */
+		sb.s_state = fs->sb[fs->choice.used].s_state;
 		sb.s_free_blocks_count = nlfs_cpu_to_le64(rb->free_blocks);
 		nlfs_sb_update_crc(&sb);
 		rc = nlfs_io_write(io, &sb, sizeof(sb), off[i]);

@@ -77,3 +77,31 @@ int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 {
 	return walk(fs, segnum, nblocks, NULL, cb, arg, true, err);
 }
+
+int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,
+			  struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	uint64_t start, end, pos, seq = 0;
+
+	if (segnum >= g->nsegments)
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
+				    (unsigned long long)segnum);
+	start = nlfs_seg_start(g, segnum);
+	end = nlfs_seg_end(g, segnum) + 1;
+	for (pos = start; pos + 2 <= end;) {
+		struct nlfs_log log;
+		struct nlfs_err lerr;
+		int rc = nlfs_log_read_flags(fs, pos, &log, NULL, NLFS_LOG_READ_SUMMARY_ONLY, &lerr);
+
+		if (rc == -ENOMEM || rc == -EIO)
+			return nlfs_err_set(err, rc, pos, "%s: reading segment %llu",
+					    nlfs_io_name(fs->io), (unsigned long long)segnum);
+		if (rc || !log.sumsum_ok || (pos != start && log.seq != seq))
+			break;
+		seq = log.seq;
+		pos += log.nblocks;
+	}
+	*nblocks = (uint32_t)(pos - start);
+	return 0;
+}

@@ -460,6 +460,8 @@ int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 	}
 	if (!rc)
 		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
+	if (rc == -ENOENT && w->repair)
+		rc = nlfs_cpw_read_latest(w, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &f.inode, &f, &w->dat);
@@ -469,8 +471,15 @@ int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
 	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &f.inode, &f, &w->sufile);
-	if (!rc)
-		rc = nlfs_fs_ifile(fs, rec->cno, &f, err);
+	if (!rc && w->revive_latest)
+		rc = nlfs_cpw_revive_latest(w, err);
+	if (!rc) {
+		/* the latest checkpoint's ifile (as nlfs_fs_ifile reads it) */
+		memset(&f, 0, sizeof(f));
+		f.ino = NLFS_IFILE_INO;
+		f.cno = rec->cno;
+		f.inode = w->prev.cp_ifile_inode;
+	}
 	if (!rc)
 		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
 	if (!rc)

@@ -191,6 +191,7 @@ struct nlfs_writer {
 	uint64_t nongc_ctime;          /* sr_nongc_ctime before this construction */
 	bool gc;                       /* a cleaner's construction */
 	bool repair;                   /* fsck's construction (NLFS_WRITER_REPAIR) */
+	bool revive_latest;            /* the latest entry is whole but marked INVALID */
 	uint64_t cp_changes;           /* checkpoint changes made (chcp, rmcp) */
 	uint64_t *victims;             /* segments cleaned by it */
 	size_t nvictims, capvictims;
@@ -225,5 +226,13 @@ static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 /* ---- cpfile_w.c: the cpfile in a construction ---- */
 int nlfs_cpw_prepare(struct nlfs_writer *w, struct nlfs_err *err);
 int nlfs_cpw_finalize(struct nlfs_writer *w, struct nlfs_err *err);
+
+/* ---- repair_cpfile.c: a repair's opening of a volume whose latest
+ * checkpoint entry is whole but marked INVALID (a writer's stray bit) ---- */
+/* the raw entry of checkpoint CNO, if nothing but its flag is wrong */
+int nlfs_cpw_read_latest(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint *cp,
+			 struct nlfs_err *err);
+/* its INVALID flag cleared in the cpfile of the construction */
+int nlfs_cpw_revive_latest(struct nlfs_writer *w, struct nlfs_err *err);
 
 #endif /* NLFS_WRITERP_H */

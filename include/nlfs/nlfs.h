@@ -379,6 +379,12 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
 int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
 
+/* How far the logs of segment SEGNUM reach from its start (*NBLOCKS):
+ * consecutive logs with a good summary and the first one's sequence, read
+ * to the end of the segment whatever su_nblocks says. */
+int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,
+			  struct nlfs_err *err);
+
 /* (int64_t)(a - b) >= 0: sequence numbers compared across a wrap */
 static inline bool nlfs_seq_ge(uint64_t a, uint64_t b) { return (int64_t)(a - b) >= 0; }
 

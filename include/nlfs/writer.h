@@ -117,6 +117,30 @@ int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
  * shows it, those blocks in place and its size grown to cover them. */
 int nlfs_writer_roll_forward(struct nlfs_writer *w, uint64_t *nfiles, uint64_t *nblocks,
 			     struct nlfs_err *err);
+/* repair_cpfile.c: the cpfile's entries mended; each change is passed to
+ * CB (if not NULL) as it is made.  Then nlfs_writer_fix_cpfile recounts. */
+enum nlfs_cp_fix {
+	NLFS_CP_FIX_FUTURE,      /* valid past the latest (VALUE) checkpoint: invalidated */
+	NLFS_CP_FIX_CNO,         /* cp_cno (VALUE: what it said) set to the entry's checkpoint */
+	NLFS_CP_FIX_FLAGS,       /* unknown flags (VALUE) cleared */
+	NLFS_CP_FIX_IFILE,       /* ifile inode (VALUE: links << 16 | mode) made a regular file's */
+	NLFS_CP_FIX_SNAPSHOT,    /* named by the snapshot list, flag clear: flag set */
+	NLFS_CP_FIX_LIST,        /* the snapshot list relinked over its VALUE snapshots */
+	NLFS_CP_FIX_BLOCK,       /* cpfile block VALUE had no valid checkpoint: dropped */
+};
+typedef void (*nlfs_cp_fix_cb)(void *arg, enum nlfs_cp_fix what, uint64_t cno, uint64_t value);
+int nlfs_writer_mend_cpfile(struct nlfs_writer *w, nlfs_cp_fix_cb cb, void *arg,
+			    struct nlfs_err *err);
+/* repair_sb.c: the superblock the construction writes to both copies:
+ * state bits CLEAR cleared; s_dev_size set to the device's size (false,
+ * and nothing changed, if the segments do not all fit in the device) */
+void nlfs_writer_sb_state(struct nlfs_writer *w, uint16_t clear);
+bool nlfs_writer_sb_devsize(struct nlfs_writer *w);
+/* repair_sufile.c: segment SEGNUM's usage set to FLAGS and NBLOCKS (a
+ * clean entry, FLAGS 0, is zeroed; a segment made dirty keeps its su_lastmod,
+ * or gets the construction's time); then nlfs_writer_fix_sufile recounts */
+int nlfs_writer_set_segusage(struct nlfs_writer *w, uint64_t segnum, uint32_t flags,
+			     uint32_t nblocks, struct nlfs_err *err);
 /* the latest checkpoint's inode and block counts, as counted: the new
  * checkpoint's counts are these plus what the construction changes */
 void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cldconfig.h"
+#include "holder.h"
 #include "mountinfo.h"
 #include "offline.h"
 
@@ -46,7 +47,8 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	}
 	rc = nlfs_io_open_unix(device, NLFS_IO_RDWR, &io);
 	if (rc) {
-		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
+		fprintf(errf, "cannot open %s: %s\n", device,
+			dev_open_reason(device, rc, msg, sizeof(msg)));
 		return 1;
 	}
 	nlfs_err_clear(&err);

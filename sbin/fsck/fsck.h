@@ -63,6 +63,7 @@ struct fsck_seg {
 	uint64_t seq, next;        /* of its logs (valid only if nlogs) */
 	uint32_t su_nblocks, su_flags;
 	uint32_t nlogs;
+	uint32_t logs_end;         /* blocks from its start its valid logs cover (pass 3) */
 	uint16_t first_flags, last_flags;
 	bool truncated;            /* its logs could not all be read */
 };

@@ -26,7 +26,9 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
+#include "closestream.h"
 #include "fsck.h"
+#include "holder.h"
 #include "readahead.h"
 #include "repair.h"
 
@@ -288,8 +290,10 @@ static bool repairable(const struct fsck *c, bool *all)
 
 	*all = true;
 	for (int i = 0; i < PR_COUNT; i++) {
-		if (!c->pr_count[i] || fsck_problems[i].severity == SEV_WARNING)
+		if (!c->pr_count[i])
 			continue;
+		/* a warning a repair exists for is repaired along (a cursor the
+		 * kernel's fallback could not use, an error flag) */
 		if (fix_is_repairable((enum fsck_pr)i, c->o.mode == MODE_PREEN))
 			any = true;
 		else if (fsck_problems[i].severity == SEV_ERROR)
@@ -320,8 +324,10 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
 
 	if (rc) {
+		char why[640];
+
 		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
-			nlfs_strerror(rc));
+			dev_open_reason(c->o.device, rc, why, sizeof(why)));
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	if (c->o.undo_file) {
@@ -348,7 +354,9 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 {
 	bool changed = false;
-	int rc = c->o.rollback ? repair_rollback(c, io, &changed) : 0;
+	int rc = c->o.rollback ? repair_rollback(c, io, &changed) :
+		 c->pr_count[PR_SB_CURSOR] || c->pr_count[PR_SB_NEWER_LOGS] ?
+		 repair_cursor(c, io, &changed) : 0;
 
 	/* after a rollback the check's notes describe discarded logs: the
 	 * check runs again first */
@@ -376,6 +384,7 @@ int main(int argc, char **argv)
 	const char *status;
 	int ex;
 
+	close_stdout_at_exit(argv[0], FSCK_EXIT_OPERATIONAL);
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
 	if (ex || done)

@@ -162,6 +162,8 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		return;
 	}
 	if (!in_use_segment(c, blk)) {
+		if (blk / c->g->blocks_per_segment < c->g->nsegments)
+			fix_note_seg_live(c, blk / c->g->blocks_per_segment);
 		fsck_problem(c, PR_DAT_OUTSIDE,
 			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
 			     ", which is not in a segment in use", v, blk);

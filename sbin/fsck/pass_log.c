@@ -324,6 +324,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		first = false;
 		p += log.nblocks;
 	}
+	s->logs_end = (uint32_t)(p - start);
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -349,10 +350,12 @@ static void check_chain(struct fsck *c)
 		v[n][0] = c->segs[seg].seq;
 		v[n][1] = seg;
 		n++;
-		if (c->segs[seg].seq > rec->sr_seq)
+		if (c->segs[seg].seq > rec->sr_seq) {
 			fsck_problem(c, PR_SEG_SEQ_NEWER, "segment %" PRIu64 ": sequence %" PRIu64
 				     " is newer than the latest super root's (%" PRIu64 ")",
 				     seg, c->segs[seg].seq, rec->sr_seq);
+			fix_note_relocate(c, seg);
+		}
 	}
 	qsort(v, n, sizeof(*v), cmp_seq);
 	for (uint64_t i = 1; i < n; i++) {
@@ -361,15 +364,20 @@ static void check_chain(struct fsck *c)
 		if (v[i][0] == v[i - 1][0]) {
 			fsck_problem(c, PR_SEG_SEQ_DUP, "segments %" PRIu64 " and %" PRIu64
 				     " both carry sequence number %" PRIu64, v[i - 1][1], v[i][1], v[i][0]);
+			/* which one is wrong is not known: both are moved out (the
+			 * one the log writer is in stays) */
+			fix_note_relocate(c, v[i - 1][1]);
+			fix_note_relocate(c, v[i][1]);
 			continue;
 		}
 		if (v[i][0] != v[i - 1][0] + 1)
 			continue;   /* the segment between was cleaned and reused */
-		if (a->next != nlfs_seg_start(g, v[i][1]))
+		if (a->next != nlfs_seg_start(g, v[i][1])) {
 			fsck_problem(c, PR_SEG_CHAIN, "segment %" PRIu64 " (sequence %" PRIu64
 				     "): ss_next %" PRIu64 ", but sequence %" PRIu64 " is in segment %" PRIu64,
 				     v[i - 1][1], v[i - 1][0], a->next, v[i][0], v[i][1]);
-		else if (!a->truncated &&
+			fix_note_relocate(c, v[i - 1][1]);
+		} else if (!a->truncated &&
 			 !(a->last_flags & NLFS_SS_LOGEND) != !(b->first_flags & NLFS_SS_LOGBGN))
 			fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 " (sequence %" PRIu64
 				     "): %s, but segment %" PRIu64 " %s",

@@ -38,31 +38,31 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SB_GEOMETRY, SEV_ERROR, 1, FIX_PREEN, \
 	  "a superblock copy has impossible geometry or sizes", \
 	  "both copies rewritten from the one the kernel uses") \
-	X(PR_SB_DEVSIZE, SEV_ERROR, 1, FIX_NONE, \
+	X(PR_SB_DEVSIZE, SEV_ERROR, 1, FIX_YES, \
 	  "the device is smaller than the superblock says", \
-	  "") \
+	  "s_dev_size set to the device size if every segment fits in it") \
 	/* the kernel would align the other copy at its next superblock write */ \
 	X(PR_SB_MISMATCH, SEV_ERROR, 1, FIX_YES, \
 	  "the two superblock copies disagree on a fixed field", \
 	  "both copies rewritten from the one the kernel uses") \
-	X(PR_SB_STATE, SEV_ERROR, 1, FIX_NONE, \
+	X(PR_SB_STATE, SEV_ERROR, 1, FIX_YES, \
 	  "the superblock records a kernel-detected error", \
-	  "") \
-	X(PR_SB_STATE_BITS, SEV_WARNING, 1, FIX_NONE, \
+	  "the error flag cleared once no error is left that a repair cannot fix") \
+	X(PR_SB_STATE_BITS, SEV_WARNING, 1, FIX_PREEN, \
 	  "the superblock state has unknown or resize bits", \
-	  "") \
+	  "unknown bits cleared (an unfinished resize is left)") \
 	X(PR_SB_FEATURE, SEV_WARNING, 1, FIX_NONE, \
 	  "the superblock has unknown feature bits", \
 	  "") \
 	X(PR_SB_CURSOR, SEV_ERROR, 1, FIX_PREEN, \
 	  "the superblock's log cursor does not lead to a valid super root", \
-	  "both copies rewritten from the one the kernel uses") \
-	X(PR_SB_OTHER_CURSOR, SEV_WARNING, 1, FIX_NONE, \
+	  "both copies rewritten from the one the kernel uses, the cursor at the newest super root") \
+	X(PR_SB_OTHER_CURSOR, SEV_WARNING, 1, FIX_PREEN, \
 	  "the other superblock copy's cursor is not usable for fallback", \
-	  "") \
-	X(PR_SB_NEWER_LOGS, SEV_WARNING, 1, FIX_NONE, \
+	  "both copies rewritten from the one the kernel uses") \
+	X(PR_SB_NEWER_LOGS, SEV_WARNING, 1, FIX_YES, \
 	  "valid logs follow the cursor of a cleanly unmounted volume", \
-	  "") \
+	  "the cursor moved to the newest super root, keeping the newer logs") \
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
@@ -73,18 +73,18 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "the volume cannot be opened as the kernel would mount it", \
 	  "") \
 	/* pass 2: segment usage; pass 3: logs */ \
-	X(PR_SU_FLAGS, SEV_ERROR, 2, FIX_NONE, \
+	X(PR_SU_FLAGS, SEV_ERROR, 2, FIX_PREEN, \
 	  "segment usage flags are impossible", \
-	  "") \
-	X(PR_SU_NBLOCKS, SEV_ERROR, 2, FIX_NONE, \
+	  "unknown bits cleared; a segment not dirty is made clean, or dirty if DAT entries point into its logs") \
+	X(PR_SU_NBLOCKS, SEV_ERROR, 2, FIX_PREEN, \
 	  "segment usage block count exceeds the segment", \
-	  "") \
+	  "set to where its logs end (never below a block in use)") \
 	X(PR_SU_CLEAN, SEV_ERROR, 2, FIX_PREEN, \
 	  "a clean segment has a block count or time", \
-	  "the clean entry zeroed") \
-	X(PR_SU_ERRSEG, SEV_WARNING, 2, FIX_NONE, \
+	  "the clean entry zeroed, or the segment made dirty if DAT entries point into its logs") \
+	X(PR_SU_ERRSEG, SEV_WARNING, 2, FIX_PREEN, \
 	  "a segment is marked as failed (ERROR)", \
-	  "") \
+	  "the flag cleared if the segment's logs check clean") \
 	X(PR_SU_NCLEAN, SEV_ERROR, 2, FIX_PREEN, \
 	  "sufile header: wrong count of clean segments", \
 	  "recounted from the segment usage entries") \
@@ -94,23 +94,23 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SU_LAST_ALLOC, SEV_ERROR, 2, FIX_PREEN, \
 	  "sufile header: last allocated segment out of range", \
 	  "reset to a segment in use") \
-	X(PR_SU_CURRENT, SEV_ERROR, 2, FIX_NONE, \
+	X(PR_SU_CURRENT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the super root's segment is not in use up to that log", \
-	  "") \
-	X(PR_SU_NEXT, SEV_ERROR, 2, FIX_NONE, \
+	  "marked dirty up to the super root") \
+	X(PR_SU_NEXT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the segment the kernel writes next is not allocated", \
-	  "") \
-	/* not repaired on purpose: cutting the count would let a cleaner \
-	 * free the segment with whatever live blocks lie past the break */ \
-	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_NONE, \
+	  "marked dirty (allocated)") \
+	/* cut only where no DAT entry points past the break: else a cleaner \
+	 * would free the segment with the live blocks that lie there */ \
+	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the logs of a segment end before its usage count", \
-	  "") \
+	  "cut to where the logs end if no block in use lies past that, else left") \
 	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
 	  "a segment summary header is invalid", \
 	  "") \
-	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_PREEN, \
 	  "a log runs past its segment's usage count", \
-	  "") \
+	  "su_nblocks grown to cover the log") \
 	X(PR_LOG_SUMSUM, SEV_ERROR, 3, FIX_NONE, \
 	  "a segment summary checksum (ss_sumsum) is wrong", \
 	  "") \
@@ -144,15 +144,15 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_NONE, \
 	  "a summary claims a virtual block the DAT maps elsewhere", \
 	  "") \
-	X(PR_SEG_SEQ_DUP, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_SEG_SEQ_DUP, SEV_ERROR, 3, FIX_YES, \
 	  "two segments carry the same sequence number", \
-	  "") \
-	X(PR_SEG_CHAIN, SEV_ERROR, 3, FIX_NONE, \
+	  "both segments emptied as the cleaner would (blocks in use moved to new logs)") \
+	X(PR_SEG_CHAIN, SEV_ERROR, 3, FIX_YES, \
 	  "a segment's ss_next does not name the segment of the next sequence", \
-	  "") \
-	X(PR_SEG_SEQ_NEWER, SEV_ERROR, 3, FIX_NONE, \
+	  "the segment emptied as the cleaner would (blocks in use moved to new logs)") \
+	X(PR_SEG_SEQ_NEWER, SEV_ERROR, 3, FIX_YES, \
 	  "a segment in use is newer than the latest super root", \
-	  "") \
+	  "the segment emptied as the cleaner would (blocks in use moved to new logs)") \
 	X(PR_RECOVERY, SEV_INFO, 3, FIX_PREEN, \
 	  "logs after the latest super root (roll-forward at mount)", \
 	  "the kernel's roll-forward done offline") \
@@ -184,9 +184,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_NONE, \
 	  "an allocated DAT entry has no block address", \
 	  "") \
-	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points outside the segments in use", \
-	  "") \
+	  "a segment marked free whose valid logs hold the block made dirty again; else left") \
 	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_NONE, \
 	  "a DAT entry points to a block no summary claims for it", \
 	  "") \
@@ -203,21 +203,21 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_CP_NSNAPSHOTS, SEV_ERROR, 5, FIX_PREEN, \
 	  "cpfile header: wrong number of snapshots", \
 	  "recounted from the checkpoint entries") \
-	X(PR_CP_SNAPLIST, SEV_ERROR, 5, FIX_NONE, \
+	X(PR_CP_SNAPLIST, SEV_ERROR, 5, FIX_PREEN, \
 	  "the snapshot list is broken", \
-	  "") \
+	  "rebuilt from the snapshot flags; a listed checkpoint stays a snapshot") \
 	X(PR_CP_BLKCOUNT, SEV_ERROR, 5, FIX_PREEN, \
 	  "a cpfile block's count of valid checkpoints is wrong", \
 	  "recounted from the checkpoint entries") \
-	X(PR_CP_ENTRY, SEV_ERROR, 5, FIX_NONE, \
+	X(PR_CP_ENTRY, SEV_ERROR, 5, FIX_PREEN, \
 	  "a checkpoint entry is invalid", \
-	  "") \
-	X(PR_CP_LATEST, SEV_ERROR, 5, FIX_NONE, \
+	  "cp_cno and flags set right; a checkpoint past the latest invalidated") \
+	X(PR_CP_LATEST, SEV_ERROR, 5, FIX_PREEN, \
 	  "the latest checkpoint is missing from the cpfile", \
-	  "") \
-	X(PR_CP_IFILE, SEV_ERROR, 5, FIX_NONE, \
+	  "its entry made valid again if it is whole") \
+	X(PR_CP_IFILE, SEV_ERROR, 5, FIX_PREEN, \
 	  "a checkpoint's ifile inode is invalid", \
-	  "") \
+	  "the ifile inode's type and link count set to a regular file's") \
 	X(PR_CP_NINODES, SEV_ERROR, 5, FIX_PREEN, \
 	  "a checkpoint's inode count is wrong", \
 	  "set to the count the check made") \

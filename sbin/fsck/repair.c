@@ -583,7 +583,7 @@ static bool needs_construction(const struct fsck *c)
 		if (found(c, codes[i]) &&
 		    fix_is_repairable(codes[i], c->o.mode == MODE_PREEN))
 			return true;
-	return false;
+	return repair_meta_needed(c);
 }
 
 static void free_repair(struct repair *r)
@@ -604,6 +604,10 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	*changed = false;
 	if (!needs_construction(c) && !found(c, PR_RECOVERY))
 		return 0;
+	if (repair_meta_refused(c)) {
+		fsck_info(c, "not repaired: %s", repair_meta_refused(c));
+		return 0;
+	}
 	r.now = (uint64_t)time(NULL);
 	rc = nlfs_fs_open(io, &r.fs, &r.err);
 	if (rc) {
@@ -612,6 +616,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		return rc;
 	}
 	rc = nlfs_fs_ifile(r.fs, nlfs_fs_recovery(r.fs)->cno, &r.ifile, &r.err);
+	if (rc == -ENOENT && found(c, PR_CP_LATEST))
+		rc = 0;   /* its entry is mended below; the passes made no note about its files */
 	if (!rc)
 		rc = nlfs_writer_open_flags(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
 					    &r.w, &r.err);
@@ -627,6 +633,11 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		/* the construction ends by writing both copies from this one */
 		done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
 		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
+	}
+	rc = repair_meta(c, r.fs, r.w, &r.nfixes, &r.err);
+	if (rc) {
+		rc = lib_failed(&r, rc, "mending the shared metadata");
+		goto out;
 	}
 	rc = fix_counters(&r);
 	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)

@@ -53,6 +53,10 @@ struct fsck_fixes {
 	size_t ndetached, capdetached;
 	uint64_t *leaks;         /* live DAT entries no file uses */
 	size_t nleaks, capleaks;
+	uint64_t *relocate;      /* segments whose logs break the chain: moved out */
+	size_t nrelocate, caprelocate;
+	uint64_t *seg_live;      /* segments not in use that DAT entries point into */
+	size_t nseg_live, capseg_live;
 	/* counters of the latest checkpoint as the check counted them */
 	bool cp_counts_known;
 	uint64_t cp_ninodes, cp_nblocks;
@@ -65,6 +69,8 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_leak(struct fsck *c, uint64_t vbn);
+void fix_note_relocate(struct fsck *c, uint64_t seg);
+void fix_note_seg_live(struct fsck *c, uint64_t seg);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
@@ -78,6 +84,24 @@ bool fix_is_repairable(enum fsck_pr code, bool preen);
  * tells whether the superblocks were pointed back.  0, or a negative
  * errno after printing why. */
 int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+/* repair_rollback.c: the log cursor of both superblocks set to the newest
+ * super root when that discards nothing (a cursor naming the wrong
+ * checkpoint, or left behind valid logs).  0, or a negative errno. */
+int repair_cursor(struct fsck *c, struct nlfs_io *io, bool *changed);
+
+/* repair_meta.c: inside repair.c's construction, right after the writer
+ * opens: the cpfile's entries and snapshot list, the segment usage, the
+ * segments to move out, the superblock's state and size.  *NFIXES grows by
+ * the changes made (each reported).  0, or a negative errno (ERR says). */
+struct nlfs_writer;
+struct nlfs_fs;
+struct nlfs_err;
+bool repair_meta_needed(const struct fsck *c);
+/* why no construction may be written at all (NULL: it may) */
+const char *repair_meta_refused(const struct fsck *c);
+int repair_meta(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,
+		struct nlfs_err *err);
 
 /* repair.c: one construction that fixes what the check noted.  *CHANGED
  * tells whether anything was written.  0, or a negative errno after

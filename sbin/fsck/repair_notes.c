@@ -85,6 +85,28 @@ void fix_note_leak(struct fsck *c, uint64_t vbn)
 	NOTE(c, leaks, nleaks, capleaks, vbn);
 }
 
+static void note_seg(struct fsck *c, uint64_t **arr, size_t *n, size_t *cap, uint64_t seg)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i] == seg)
+			return;
+	if (fix_grow((void **)arr, cap, *n + 1, sizeof(**arr))) {
+		c->op_error = true;
+		return;
+	}
+	(*arr)[(*n)++] = seg;
+}
+
+void fix_note_relocate(struct fsck *c, uint64_t seg)
+{
+	note_seg(c, &c->fix.relocate, &c->fix.nrelocate, &c->fix.caprelocate, seg);
+}
+
+void fix_note_seg_live(struct fsck *c, uint64_t seg)
+{
+	note_seg(c, &c->fix.seg_live, &c->fix.nseg_live, &c->fix.capseg_live, seg);
+}
+
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks)
 {
 	if (!latest(c, cno))
@@ -101,5 +123,7 @@ void fix_free(struct fsck_fixes *f)
 	free(f->dirents);
 	free(f->detached);
 	free(f->leaks);
+	free(f->relocate);
+	free(f->seg_live);
 	*f = (struct fsck_fixes){ 0 };
 }

@@ -66,3 +66,46 @@ int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed)
 	nlfs_fs_release(fs);   /* the io stays the caller's */
 	return rc;
 }
+
+int repair_cursor(struct fsck *c, struct nlfs_io *io, bool *changed)
+{
+	const struct nlfs_super_block *sb;
+	struct nlfs_rollback rb;
+	struct nlfs_err err;
+	struct nlfs_fs *fs;
+	uint64_t cno, log;
+	int rc;
+
+	*changed = false;
+	if (c->o.mode == MODE_NO || (c->o.mode == MODE_PREEN && !c->pr_count[PR_SB_CURSOR]))
+		return 0;
+	nlfs_err_clear(&err);
+	rc = nlfs_fs_open_sb(io, &fs, &err);
+	if (rc)
+		return failed(c, &err, "reading the superblocks");
+	sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
+	cno = nlfs_le64(sb->s_last_cno);
+	log = nlfs_le64(sb->s_last_pseg);
+	rc = nlfs_rollback_find(fs, &rb, &err);
+	if (rc == -NLFS_ENOSR) {
+		rc = 0;   /* no super root holds up: the check's findings stand */
+	} else if (rc) {
+		rc = failed(c, &err, "looking for the newest super root");
+	} else if (rb.needed && !rb.discarded && (rb.cno >= cno || rb.log == log)) {
+		/* the newest super root there is, never an older one: nothing is
+		 * given up, and a cursor that names the wrong checkpoint is set
+		 * to the one its log commits */
+		rc = nlfs_rollback_write(fs, &rb, &err);
+		if (rc) {
+			rc = failed(c, &err, "writing the superblocks");
+		} else {
+			*changed = true;
+			fsck_info(c, "repair: superblocks: log cursor (block %llu, checkpoint %llu) -> "
+				  "the newest super root (block %llu, checkpoint %llu)",
+				  (unsigned long long)log, (unsigned long long)cno,
+				  (unsigned long long)rb.log, (unsigned long long)rb.cno);
+		}
+	}
+	nlfs_fs_release(fs);
+	return rc;
+}

@@ -857,6 +857,59 @@ static void c_snapshot_links(void)
 	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
 }
 
+/* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
+
+/* a valid entry whose cp_cno a writer left at 0 */
+static void c_cp_cno_zero(void) { cp_edit(33, 24, 8, 0); }
+/* a flag no kernel defines */
+static void c_cp_flags_unknown(void) { cp_edit(50, 0, 4, cp_peek(50, 0, 4) | 0x100); }
+/* a checkpoint flagged a snapshot that the list does not name */
+static void c_cp_snap_unlisted(void)
+{
+	cp_edit(20, 0, 4, cp_peek(20, 0, 4) | NLFS_CHECKPOINT_SNAPSHOT);
+	cp_edit(0, 8, 8, cp_peek(0, 8, 8) + 1);
+}
+/* the middle snapshot's flag lost, the list and the count kept */
+static void c_cp_snapflag_mid(void)
+{
+	uint64_t mid = cp_peek(cp_peek(0, 16, 8), 8, 8);
+
+	cp_edit(mid, 0, 4, cp_peek(mid, 0, 4) & ~NLFS_CHECKPOINT_SNAPSHOT);
+}
+/* the last snapshot links on to the first: a loop */
+static void c_cp_snap_loop(void) { uint64_t last = cp_peek(0, 24, 8); cp_edit(last, 8, 8, cp_peek(0, 16, 8)); }
+/* an old checkpoint's ifile inode with no links */
+static void c_cp_ifile_links(void) { cp_edit(30, 64 + I_LINKS, 2, 0); }
+/* a cpfile block's count of valid checkpoints two too high */
+static void c_cp_blkcount_rich(void) { uint64_t epb = bs / 192; cp_edit(6 * epb, 4, 4, cp_peek(6 * epb, 4, 4) + 2); }
+
+/* the oldest segment, full of blocks in use, marked clean (counts kept true) */
+static void c_su_clean_live(void)
+{
+	su_edit(2 + 0, 0, 8, 0);
+	su_edit(2 + 0, 8, 4, 0);
+	su_edit(2 + 0, 12, 4, 0);
+	su_edit(0, 0, 8, su_peek(0, 0, 8) + 1);
+	su_edit(0, 8, 8, su_peek(0, 8, 8) - 1);
+}
+/* a segment in use whose logs are sound marked as failed */
+static void c_su_error_dirty(void) { su_edit(2 + 0, 12, 4, su_peek(2 + 0, 12, 4) | NLFS_SEGMENT_USAGE_ERROR); }
+/* su_nblocks past the end of the segment */
+static void c_su_nblocks_big(void) { su_edit(2 + 0, 8, 4, g->blocks_per_segment + 40); }
+/* a flag bit no kernel defines on a segment in use */
+static void c_su_flags_unknown(void) { su_edit(2 + 0, 12, 4, su_peek(2 + 0, 12, 4) | 0x10); }
+/* the segment of the latest super root marked clean (counts kept true) */
+static void c_su_current_clean(void)
+{
+	uint64_t seg = nlfs_fs_recovery(fs)->sr_log / g->blocks_per_segment;
+
+	su_edit(2 + seg, 0, 8, 0);
+	su_edit(2 + seg, 8, 4, 0);
+	su_edit(2 + seg, 12, 4, 0);
+	su_edit(0, 0, 8, su_peek(0, 0, 8) + 1);
+	su_edit(0, 8, 8, su_peek(0, 8, 8) - 1);
+}
+
 struct kase {
 	const char *name, *base, *opts, *lost;
 	void (*fn)(void);
@@ -904,6 +957,10 @@ static const struct kase cases[] = {
 	K(dir_root_mode, "mkfs"), KL(dir_unlinked, "kernel", "-", "/dir2"), K(dir_hole, "kernel"),
 	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
+	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
+	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
+	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
 };
 
 int main(int argc, char **argv)
