@@ -22,6 +22,9 @@
 # back on the host, "fsck.nilfs2 -n -f" must still call it clean (the
 # kernel's own writes on top of the repair included).
 #
+# FSCK_CASES="NAME..." runs only those cases (with rollback and the rich
+# base); PER_GUEST sets how many volumes share a guest (20).
+#
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip
 # (99 if CI=true and the kernel test dependencies are missing).
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +36,9 @@ srcdir=$(cd "$here/../.." && pwd)
 cases=$srcdir/tests/fsck/cases
 # disks per guest besides the two good copies and the script
 PER_GUEST=${PER_GUEST:-20}
+# twenty volumes read through under TCG on a loaded host take minutes
+NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-900}
+export NILFS_KTEST_TIMEOUT
 
 "$guest" require || exit
 mkfs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v mkfs.nilfs2)
@@ -52,6 +58,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 : >"$tmp/table"
 "$corrupt" --list >"$tmp/list" || { echo "FAIL: corrupt --list"; exit 1; }
 while read -r name base opts lost <&3; do
+	# FSCK_CASES="a b": only those (to look into one)
+	case " ${FSCK_CASES:-$name} " in *" $name "*) ;; *) continue ;; esac
 	[ "$opts" = - ] && opts= || opts=$(echo "$opts" | tr , ' ')
 	cp --sparse=always "$tmp/$base.base" "$tmp/$name.img"
 	"$corrupt" "$name" "$tmp/$name.img" 2>/dev/null || { bad "corrupt $name"; continue; }
@@ -89,7 +97,7 @@ fi
 cp --sparse=always "$tmp/rich.base" "$tmp/rich-unchanged.img"
 echo "rich-unchanged rich -" >>"$tmp/table"
 n=$(wc -l <"$tmp/table")
-[ "$n" -ge 15 ] || bad "only $n cases repaired (expected at least 15)"
+[ "$n" -ge 15 ] || [ -n "${FSCK_CASES:-}" ] || bad "only $n cases repaired (expected at least 15)"
 echo "$n repaired images: $(cut -d' ' -f1 "$tmp/table" | tr '\n' ' ')"
 
 # the guest's part: $GOOD_MKFS and $GOOD_KERNEL are good copies of the
@@ -176,10 +184,17 @@ while [ $# -gt 0 ]; do
 		echo "EOF_TABLE"
 		cat "$tmp/guest-body"
 	} >"$tmp/script"
+	t0=$(date +%s)
 	# shellcheck disable=SC2086
 	"$guest" run "$tmp/script" $imgs >"$tmp/out" 2>&1
 	grk=$?
-	[ $grk -eq 0 ] || { echo "FAIL: guest exited $grk"; tail -n 40 "$tmp/out"; exit 1; }
+	if [ $grk -ne 0 ]; then
+		# 125: a panic, hang or timeout; these volumes fail, the next go on
+		bad "the guest exited $grk with:$batch"
+		tail -n 40 "$tmp/out"
+		continue
+	fi
+	echo "guest: $(echo $batch | wc -w) volumes in $(($(date +%s) - t0)) s"
 	j=2
 	for name in $batch; do
 		dev=/dev/vd$(letter $j)
