@@ -200,7 +200,15 @@ while [ $# -gt 0 ]; do
 		dev=/dev/vd$(letter $j)
 		j=$((j + 1))
 		if ! grep -q "^OK $dev " "$tmp/out"; then
-			bad "$name: the kernel did not mount it, read it back as before the damage, or write it ($dev):"
+			if grep -q "^MOUNT-FAILED $dev " "$tmp/out"; then
+				bad "$name: the kernel did not mount the repaired volume ($dev):"
+			elif grep -q "^READ-FAILED $dev " "$tmp/out"; then
+				bad "$name: the kernel could not read back every file ($dev):"
+			elif grep -q "^CHANGED $dev " "$tmp/out"; then
+				bad "$name: files the damage did not touch differ from the manifest (- before, + after -y; a loss the damage makes unavoidable goes in the case's LOST field, corrupt.c's KL) ($dev):"
+			else
+				bad "$name: the kernel could not write to or unmount the repaired volume ($dev):"
+			fi
 			grep " $dev " "$tmp/out"
 			sed 's/^/  fsck -y: /' "$tmp/$name.y" | grep -v 'Pass '
 			continue
