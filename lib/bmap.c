@@ -297,3 +297,80 @@ out:
 		free(it.bufs[l]);
 	return rc;
 }
+
+/* ---- salvage: what a damaged map still holds ---- */
+
+struct salvage {
+	struct nlfs_fs *fs;
+	const struct nlfs_file *f;
+	nlfs_bmap_cb cb;
+	void *arg;
+	uint8_t *bufs[NLFS_BTREE_LEVEL_MAX];
+	unsigned nbad;
+};
+
+static int salvage_node(struct salvage *s, const struct node_view *v)
+{
+	for (unsigned i = 0; i < v->nchildren; i++) {
+		uint64_t key = get64(v->keys, i), ptr = get64(v->ptrs, i);
+		struct node_view child;
+		struct nlfs_err err;
+		int rc;
+
+		if (ptr == 0)
+			continue;
+		rc = s->cb(key, ptr, v->level - 1, s->arg);
+		if (rc < 0)
+			return rc;
+		if (v->level == 1)
+			continue;
+		rc = read_node(s->fs, s->f, ptr, v->level - 1, s->bufs[v->level - 1], &child, &err);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc) {
+			s->nbad++;   /* a node that does not hold up: its subtree is skipped */
+			continue;
+		}
+		rc = salvage_node(s, &child);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb, void *arg,
+		      unsigned *nbad)
+{
+	struct salvage s = { fs, f, cb, arg, { 0 }, 0 };
+	struct node_view root;
+	struct nlfs_err err;
+	int rc = 0;
+
+	*nbad = 0;
+	if (!is_btree(f)) {
+		for (unsigned i = 0; i < NLFS_DIRECT_NBLOCKS; i++) {
+			uint64_t p = nlfs_le64(f->inode.i_bmap[1 + i]);
+
+			if (p && (rc = cb(i, p, 0, arg)) < 0)
+				return rc;
+		}
+		return 0;
+	}
+	if (root_view(f, &root, &err)) {
+		*nbad = 1;
+		return 0;
+	}
+	for (unsigned l = 1; l < root.level; l++) {
+		s.bufs[l] = malloc(fs->geo.blocksize);
+		if (!s.bufs[l]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = salvage_node(&s, &root);
+	*nbad = s.nbad;
+out:
+	for (unsigned l = 0; l < NLFS_BTREE_LEVEL_MAX; l++)
+		free(s.bufs[l]);
+	return rc;
+}

@@ -6,7 +6,10 @@
  * For each victim segment, every block its logs describe is classified:
  *  - a DAT data block is live if the DAT's map still points at it; it is
  *    then rewritten (the DAT is rewritten anyway, its nodes always are);
- *  - a cpfile or sufile block is live while current; it is rewritten too;
+ *  - a cpfile or sufile block is live while current; it is rewritten too,
+ *    unless the construction empties it (a cpfile block whose checkpoints
+ *    are all deleted is dropped from the map, as rmcp drops it); the old
+ *    version's DAT entry is freed by the writer with the victim;
  *  - any other block is live by nlfs_gc_block_live (latest checkpoint,
  *    protection period, snapshots).  Live blocks are copied into the new
  *    logs with the same vblocknr, only the DAT's address changes; dead
@@ -95,12 +98,21 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return rc;
 	}
 	if (root_file(w, fi->ino)) {
-		uint8_t *blk;
+		bool moved;
 
+		/* Nodes: their trees are rebuilt, the cpfile and sufile always
+		 * change.  Data: written again with a new vblocknr, unless this
+		 * construction emptied the block (a cpfile block whose checkpoints
+		 * are all deleted), before or after this.  Either way the old
+		 * version's entry is ended, and freed as it lies in a victim. */
 		if (!bi->is_data)
-			return 0;   /* their trees are rebuilt: the cpfile and sufile always change */
-		sw->st->blocks_moved++;
-		return nlfs_wfile_write(root_file(w, fi->ino), bi->blkoff, &blk, NULL, sw->err);
+			return 0;
+		rc = nlfs_wfile_rewrite(root_file(w, fi->ino), bi->blkoff, &moved, sw->err);
+		if (!rc && moved)
+			sw->st->blocks_moved++;
+		else if (!rc)
+			sw->st->blocks_freed++;
+		return rc;
 	}
 	{
 		uint8_t *entry;
@@ -231,37 +243,79 @@ static int protection(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect
 	return rc;
 }
 
-/* One pass: rank the reclaimable segments and clean up to N of them. */
+/* Every live count looks entries up in the DAT: have the device read the
+ * DAT's blocks in the background, a run of neighbours at a time, rather
+ * than one by one as the counts come to them. */
+static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	const struct nlfs_wfile *dat = w->dat;
+	uint32_t bs = w->geo.blocksize;
+	int rc = nlfs_wfile_load_map(w->dat, err);
+
+	for (size_t i = 0, j; !rc && i < dat->nold; i = j) {
+		for (j = i + 1; j < dat->nold && dat->old_ptrs[j] == dat->old_ptrs[j - 1] + 1; j++)
+			;
+		nlfs_io_prefetch(w->io, dat->old_ptrs[i] * bs, (uint64_t)(j - i) * bs);
+	}
+	return rc;
+}
+
+/* bytes of a segment's head read ahead for its first summary */
+#define SUMMARY_AHEAD 32768
+
+/* victims per construction at most: bounds the DAT blocks it changes */
+#define GC_BATCH_MAX 256
+
+/* clean segments once VICTIMS are cleaned whose copies take USED blocks */
+static uint64_t clean_after(uint64_t clean, uint64_t victims, uint64_t used, uint32_t bps)
+{
+	uint64_t filled = (used + bps - 1) / bps;
+
+	return clean + victims > filled ? clean + victims - filled : 0;
+}
+
+/* One pass: rank the reclaimable segments and clean N of them, or more
+ * (see below), in one construction; *DONE unless another may clean more.  A
+ * manual run (P->manual) takes its candidates from *START, the segments
+ * reclaimable when it began (set by its first pass), and clears the ones
+ * it cleans, which later logs may reuse. */
 static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
-		    bool *done, uint64_t *clean, struct nlfs_err *err)
+		    bool *done, uint64_t *clean, uint8_t **start, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w = NULL;
 	struct nlfs_sufile_header sh;
 	struct nlfs_gc_candidate *c = NULL;
 	struct nlfs_gc_protect prot;
-	uint64_t *snaps = NULL, nsegs, ncand = 0, limit, chosen = 0;
-	uint32_t minr;
+	const struct nlfs_geometry *g;
+	uint64_t *snaps = NULL, nsegs, nseen = 0, ncand = 0, limit, chosen = 0, used = 0, room = 0;
+	bool more = false;
+	uint32_t minr, bps, step = p->nsegments_per_clean ? p->nsegments_per_clean : 1;
 	int rc = nlfs_fs_open(io, &fs, err);
 
 	*done = true;
 	if (rc)
 		return rc;
-	nsegs = nlfs_fs_geometry(fs)->nsegments;
+	g = nlfs_fs_geometry(fs);
+	nsegs = g->nsegments;
+	bps = g->blocks_per_segment;
 	/* nilfs-utils' default: a tenth of a segment */
-	minr = p->min_reclaimable ? p->min_reclaimable
-				  : nlfs_fs_geometry(fs)->blocks_per_segment / 10 + 1;
+	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
 	*clean = nlfs_le64(sh.sh_ncleansegs);
-	if (!rc && *clean >= p->target_clean)
+	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
+	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
+		rc = -ENOMEM;
 	if (!rc)
 		rc = protection(fs, limit, &prot, &snaps, err);
 	if (!rc)
 		rc = nlfs_writer_open(fs, p->now, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
 		rc = -ENOMEM;
+	if (!rc)
+		rc = prefetch_dat(w, err);
 	for (uint64_t s = 0; !rc && s < nsegs; s++) {
 		struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
 		struct nlfs_segment_usage su;
@@ -270,28 +324,77 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_sufile_get(fs, s, &su, err);
 		fl = nlfs_le32(su.su_flags);
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1)
+		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1 ||
+		    (p->manual && st->passes && !(*start)[s]))
 			continue;
-		c[ncand].segnum = s;
-		c[ncand].lastmod = nlfs_le64(su.su_lastmod);
-		c[ncand].nblocks = nlfs_le32(su.su_nblocks);
-		c[ncand].held = false;   /* unmounted: nothing to recover from */
+		c[nseen].segnum = s;
+		c[nseen].lastmod = nlfs_le64(su.su_lastmod);
+		c[nseen].nblocks = nlfs_le32(su.su_nblocks);
+		c[nseen].held = false;   /* unmounted: nothing to recover from */
+		/* the first log's summary of each, read in the background while
+		 * the counts wait on one after the other */
+		nlfs_io_prefetch(io, nlfs_seg_start(g, s) * g->blocksize, SUMMARY_AHEAD);
+		nseen++;
+	}
+	for (uint64_t i = 0; !rc && i < nseen; i++) {
 		/* offline, every policy can afford exact live counts */
-		rc = nlfs_writer_gc_live(w, s, &prot, &c[ncand].live, err);
-		if (!rc && c[ncand].nblocks >= c[ncand].live + minr)
-			ncand++;
+		rc = nlfs_writer_gc_live(w, c[i].segnum, &prot, &c[i].live, err);
+		if (!rc && c[i].nblocks >= c[i].live + minr) {
+			if (p->manual && !st->passes)
+				(*start)[c[i].segnum] = 1;
+			c[ncand++] = c[i];
+		}
 	}
 	if (!rc)
-		nlfs_gc_rank(p->policy, c, ncand, p->now, nlfs_fs_geometry(fs)->blocks_per_segment);
-	for (uint64_t i = 0; !rc && i < ncand && chosen < p->nsegments_per_clean; i++) {
-		rc = nlfs_writer_gc_segment(w, c[i].segnum, &prot, st, err);
-		chosen++;
+		nlfs_gc_rank(p->policy, c, ncand, p->now, bps);
+	/* blocks the new logs may fill: clean segments outside the reserve,
+	 * less the two the log writer holds and two for the metadata */
+	if (!rc && *clean > w->nrsvsegs + 4)
+		room = (*clean - w->nrsvsegs - 4) * bps;
+	/* Steps of N victims in rank order, one construction for as many as
+	 * are worth it: each construction costs a flush of the device and a
+	 * rewrite of the metadata, which offline only slows the run down.  The
+	 * run's first step is taken as it is; later ones only while short of
+	 * the target and adding to the clean segments, as another pass would
+	 * (a manual run: all of its segments), and only as long as the copies
+	 * fit in the clean segments outside the reserve and the construction
+	 * stays of a bounded size.  Stopped by those two limits alone, the run
+	 * goes on with another construction. */
+	while (!rc && chosen < ncand) {
+		uint64_t n = ncand - chosen < step ? ncand - chosen : step, need = 0;
+
+		for (uint64_t j = chosen; j < chosen + n; j++)
+			/* the copies, summaries, and the DAT blocks that change with
+			 * the entries of the blocks moved and freed */
+			need += c[j].live + c[j].nblocks / 64 + 2;
+		if (chosen || st->passes) {
+			uint64_t before = clean_after(*clean, chosen, used, bps);
+
+			if (!p->manual && (before >= p->target_clean ||
+					   clean_after(*clean, chosen + n, used + need, bps) <= before))
+				break;
+			if (used + need > room || chosen + n > GC_BATCH_MAX) {
+				more = true;
+				break;
+			}
+		}
+		used += need;
+		chosen += n;
+	}
+	/* the victims' blocks are all read: have the device start on them */
+	for (uint64_t j = 0; !rc && j < chosen; j++)
+		nlfs_io_prefetch(io, nlfs_seg_start(g, c[j].segnum) * g->blocksize,
+				 (uint64_t)c[j].nblocks * g->blocksize);
+	for (uint64_t j = 0; !rc && j < chosen; j++) {
+		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
+		if (p->manual)
+			(*start)[c[j].segnum] = 0;
 	}
 	if (!rc && chosen) {
 		rc = nlfs_writer_commit(w, err);
 		if (!rc) {
 			st->passes++;
-			*done = false;
+			*done = !more;
 		}
 	}
 out:
@@ -306,16 +409,19 @@ int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		    struct nlfs_err *err)
 {
 	uint64_t clean, last = 0;
+	uint8_t *start = NULL;
 	bool done = false;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	for (uint64_t pass = 0; !rc && !done && pass < p->max_passes; pass++) {
-		rc = one_pass(io, p, st, &done, &clean, err);
-		/* a pass that freed no segment means what is left is live: stop */
-		if (pass > 0 && clean <= last)
+		rc = one_pass(io, p, st, &done, &clean, &start, err);
+		/* a pass that freed no segment means what is left is live: stop
+		 * (a manual run ends with its list of segments) */
+		if (pass > 0 && clean <= last && !p->manual)
 			break;
 		last = clean;
 	}
+	free(start);
 	return rc;
 }

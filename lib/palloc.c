@@ -160,6 +160,20 @@ int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 	return set_bit(wf, &g, entry_size, nr, false, err);
 }
 
+int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bool *inuse,
+		     struct nlfs_err *err)
+{
+	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	struct palloc_geo g = palloc_geo(bs, entry_size);
+	uint64_t r = nr % g.epg;
+	uint8_t *bitmap;
+	int rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, nr / g.epg), &bitmap,
+				 err);
+
+	*inuse = !rc && bitmap && (bitmap[r / 8] & (1u << (r % 8)));
+	return rc;
+}
+
 /* first clear bit at or after FROM in a group's bitmap (NULL: all clear) */
 static int64_t find_clear(const uint8_t *bitmap, uint64_t from, uint64_t nbits)
 {

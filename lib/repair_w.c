@@ -162,6 +162,8 @@ int nlfs_writer_fix_reserved_inodes(struct nlfs_writer *w, uint64_t *nfixed,
 		if (!rc && !e) {
 			rc = nlfs_palloc_reserve(w->ifile, w->isz, ino, err);
 			(*nfixed)++;
+			if (ino == NLFS_ROOT_INO)
+				w->user_inodes++;   /* the one reserved inode a checkpoint counts */
 		}
 		if (rc)
 			return rc;
@@ -265,19 +267,6 @@ struct keys {
 	size_t n, cap;
 };
 
-static int collect_key(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
-{
-	struct keys *k = arg;
-
-	(void)ptr;
-	if (level)
-		return 0;
-	if (NLFS_GROW(k->v, k->cap, k->n + 1))
-		return -ENOMEM;
-	k->v[k->n++] = blkoff;
-	return 0;
-}
-
 /* Rewrite file INO of the latest checkpoint as the reader shows it, with
  * the rolled-forward blocks in place. */
 static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uint64_t ino,
@@ -293,7 +282,8 @@ static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uin
 	if (rc == -ENOENT)
 		return 0;   /* deleted since: the kernel finds no inode to put them in */
 	if (!rc)
-		rc = nlfs_bmap_iterate(fs, &f, collect_key, &k, err);
+		rc = nlfs_bmap_keys(fs, &f, &k.v, &k.n, err);
+	k.cap = k.n;
 	for (size_t i = first; !rc && i < end; i++) {
 		if (NLFS_GROW(k.v, k.cap, k.n + 1))
 			rc = -ENOMEM;

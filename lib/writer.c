@@ -96,6 +96,16 @@ static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err
 	return nlfs_palloc_free(w->dat, w->dsz, vbn, err);
 }
 
+static bool in_victim(const struct nlfs_writer *w, uint64_t blocknr)
+{
+	uint64_t seg = blocknr / w->geo.blocks_per_segment;
+
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == seg)
+			return true;
+	return false;
+}
+
 /* the block version VBN stops being part of new checkpoints */
 static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
 {
@@ -104,7 +114,10 @@ static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_e
 
 	if (rc)
 		return rc;
-	if (!e->de_blocknr)
+	/* A dead version is left for a cleaner to free with its segment, as
+	 * the kernel does; one in a segment this construction cleans has no
+	 * later cleaner: its segment becomes clean now. */
+	if (!e->de_blocknr || (dead && in_victim(w, nlfs_le64(e->de_blocknr))))
 		return dat_release(w, vbn, err);
 	e->de_end = dead ? e->de_start : nlfs_cpu_to_le64(w->cno);
 	return 0;
@@ -637,19 +650,19 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 	return nlfs_logw_write_closed(w->lw, NULL, err);
 }
 
-int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err)
+int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			  const uint64_t *ptrs, size_t n, struct nlfs_inode *inode,
+			  struct nlfs_err *err)
 {
 	uint32_t bs = w->geo.blocksize;
 	struct nlfs_btb p;
 	uint64_t *nodes = NULL;
 	int rc;
 
-	if (!w->sf_open)
-		return -EINVAL;
-	rc = nlfs_btb_plan(&p, w->sf_keys, w->sf_n, bs);
+	rc = nlfs_btb_plan(&p, keys, n, bs);
 	if (rc)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "inode %llu: file too large",
-				    (unsigned long long)w->sf_ino);
+				    (unsigned long long)ino);
 	if (p.total) {
 		nodes = malloc(p.total * sizeof(*nodes));
 		if (!nodes)
@@ -658,31 +671,41 @@ int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct
 	for (size_t j = 0; !rc && j < p.total; j++)
 		rc = dat_alloc(w, &nodes[j], err);
 	for (size_t j = 0; !rc && j < p.total; j++) {
-		struct nlfs_litem it = { .ino = w->sf_ino, .cno = w->cno, .vblocknr = nodes[j],
+		struct nlfs_litem it = { .ino = ino, .cno = w->cno, .vblocknr = nodes[j],
 					 .owned = true };
 		size_t idx;
 		unsigned k;
 
 		nlfs_btb_node_of(&p, j, &k, &idx);
 		it.level = (uint8_t)k;
-		it.blkoff = nlfs_btb_node_key(&p, w->sf_keys, k, idx);
+		it.blkoff = nlfs_btb_node_key(&p, keys, k, idx);
 		it.buf = malloc(bs);
 		if (!it.buf) {
 			rc = -ENOMEM;
 			break;
 		}
-		nlfs_btb_fill_node(&p, j, w->sf_keys, w->sf_ptrs, nodes, it.buf);
+		nlfs_btb_fill_node(&p, j, keys, ptrs, nodes, it.buf);
 		rc = nlfs_logw_add(w->lw, &it, err);
 		if (rc)
 			free(it.buf);
 	}
 	if (!rc) {
-		nlfs_btb_fill_root(&p, w->sf_keys, w->sf_ptrs, nodes, inode->i_bmap);
-		inode->i_blocks = nlfs_cpu_to_le64((w->sf_n + p.total) * (bs / 512));
-		w->user_blocks += (int64_t)(w->sf_n + p.total);
-		rc = nlfs_writer_put_inode(w, w->sf_ino, inode, err);
+		nlfs_btb_fill_root(&p, keys, ptrs, nodes, inode->i_bmap);
+		inode->i_blocks = nlfs_cpu_to_le64((n + p.total) * (bs / 512));
+		w->user_blocks += (int64_t)(n + p.total);
+		rc = nlfs_writer_put_inode(w, ino, inode, err);
 	}
 	free(nodes);
+	return rc;
+}
+
+int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err)
+{
+	int rc;
+
+	if (!w->sf_open)
+		return -EINVAL;
+	rc = nlfs_writer_build_map(w, w->sf_ino, w->sf_keys, w->sf_ptrs, w->sf_n, inode, err);
 	w->sf_open = false;
 	if (!rc)
 		rc = nlfs_logw_write_closed(w->lw, NULL, err);

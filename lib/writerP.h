@@ -60,6 +60,10 @@ int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
 /* the block for writing (a hole becomes a zeroed block); *CREATED tells */
 int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
 		     struct nlfs_err *err);
+/* write block BLKOFF again as it is (the cleaner moving it); a hole, or a
+ * block this construction punched, stays one: *REWRITTEN says which */
+int nlfs_wfile_rewrite(struct nlfs_wfile *wf, uint64_t blkoff, bool *rewritten,
+		       struct nlfs_err *err);
 /* drop block BLKOFF from the file (it becomes a hole) */
 int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err);
 int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
@@ -85,6 +89,9 @@ int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 /* every group descriptor's free count from its bitmap; *NFIXED counts changes */
 int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t *nfixed,
 			   struct nlfs_err *err);
+/* is entry NR marked in use in its group's bitmap? */
+int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bool *inuse,
+		     struct nlfs_err *err);
 /* read-only look at entry NR: *ENTRY is NULL when it is not allocated */
 int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err);
@@ -204,6 +211,13 @@ int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *er
 /* add a block to the construction; an owned buffer is the writer's from now on */
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
 			 struct nlfs_err *err);
+/* The block map of file INO from N (offset, vblocknr) pairs in ascending
+ * offset order, the data blocks already in place: node blocks are laid
+ * out with new virtual blocks, the root and i_blocks set in INODE, which
+ * is stored; the checkpoint's block count grows by N and the nodes. */
+int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			  const uint64_t *ptrs, size_t n, struct nlfs_inode *inode,
+			  struct nlfs_err *err);
 
 int nlfs_writer_blocksize(const struct nlfs_writer *w);
 struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);

@@ -67,13 +67,17 @@ struct nlfs_gc_params {
 	uint64_t now;                  /* seconds; also the new checkpoints' time */
 	uint64_t protection_period;    /* seconds */
 	uint64_t target_clean;         /* stop once this many segments are clean */
-	uint32_t nsegments_per_clean;  /* victims per pass (one construction each) */
+	bool manual;                   /* instead: every segment reclaimable at the start */
+	uint32_t nsegments_per_clean;  /* victims per step; a construction takes all the
+					* steps worth it that fit (gc_offline.c) */
 	uint32_t min_reclaimable;      /* skip a segment that frees fewer blocks (0: a tenth) */
 	uint64_t max_passes;
 };
 
 /* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,
- * nothing reclaimable is left, or MAX_PASSES constructions were made. */
+ * nothing reclaimable is left, or MAX_PASSES constructions were made.  A
+ * MANUAL run (nilfs-clean's) cleans every segment that is reclaimable when
+ * it starts, whatever the clean count. */
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
 		    struct nlfs_err *err);
 /* One victim in the writer's construction (live blocks copied, dead freed). */

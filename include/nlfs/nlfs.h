@@ -211,6 +211,19 @@ typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void 
 int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
 		      void *arg, struct nlfs_err *err);
 
+/* The offsets of the data blocks, in map order, in a new array *KEYS (to
+ * free; it holds what was found before an error, too). */
+int nlfs_bmap_keys(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t **keys, size_t *nkeys,
+		   struct nlfs_err *err);
+
+/* What a damaged map still holds, for rebuilding it: like
+ * nlfs_bmap_iterate, but a node that does not hold up (unreadable, wrong
+ * level, child count out of range) is skipped with its subtree and counted
+ * in *NBAD, and keys are passed on in whatever order the nodes hold them.
+ * Only a negative return from CB (or -ENOMEM) stops the walk. */
+int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb, void *arg,
+		      unsigned *nbad);
+
 /* The pointer at LEVEL for KEY, as the kernel's lookup at a level: level 0
  * is the data block of offset KEY (nlfs_bmap_lookup), level L >= 1 the node
  * of level L whose key is KEY.  *PTR is 0 if there is none. */
@@ -355,6 +368,17 @@ struct nlfs_dir_rec {
  * kernel does; -NLFS_ECORRUPT with the reason in ERR if it is bad. */
 int nlfs_dir_record(const void *block, uint32_t blocksize, unsigned off,
 		    struct nlfs_dir_rec *rec, struct nlfs_err *err);
+/* A directory block salvaged record by record (fsck.nilfs2), keeping every
+ * record that holds up.  The record at OFF is SOUND (as nlfs_dir_record
+ * finds it), MENDED (its entry is readable but a length was wrong: *REC
+ * holds it with rec_len or name_len set right; the bytes it then covers
+ * are slack) or DROPPED (nothing in it can be kept: *REC has what its
+ * header says, for the report).  *NEXT is where the next record starts:
+ * past the bad bytes, at the first record from which sound records run
+ * to the block end.  *WHY says what was wrong (NULL if SOUND). */
+enum nlfs_dir_salvage { NLFS_DIR_SOUND, NLFS_DIR_MENDED, NLFS_DIR_DROPPED };
+enum nlfs_dir_salvage nlfs_dir_salvage(const void *block, uint32_t blocksize, unsigned off,
+				       struct nlfs_dir_rec *rec, unsigned *next, const char **why);
 /* inode numbers a directory entry may not name (below 11, except 2 and 10) */
 bool nlfs_dir_private_ino(uint64_t ino);
 typedef int (*nlfs_dir_cb)(const char *name, unsigned name_len, uint64_t ino,

@@ -111,6 +111,10 @@ int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err 
  * whole. */
 int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
 			     struct nlfs_err *err);
+/* Inode INO (not reserved) cleared: its slot zeroed and freed in the
+ * ifile.  Its blocks stay as they are; the caller ends the DAT entries
+ * no file uses any more. */
+int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
 /* The kernel's roll-forward, offline (a writer opened with
  * NLFS_WRITER_ROLLFORWARD): every file with blocks in complete data-sync
  * logical segments after the super root is written anew as the reader
@@ -148,6 +152,46 @@ void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nb
  * blocks stop at this checkpoint (older ones keep them).  Its new blocks
  * then follow as for a new file (nlfs_writer_file_begin ... _end). */
 int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
+
+/* repair_map.c: block maps and DAT entries */
+/* inode INO as the construction has it, without marking its block for
+ * writing (-ENOENT if it is not in use) */
+int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
+			   struct nlfs_err *err);
+/* VBN's entry as the construction has it, allocated (*ALLOCATED) or not */
+int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
+			    bool *allocated, struct nlfs_err *err);
+/* VBN's entry set to these (host-endian) values and marked in use */
+int nlfs_writer_set_vblock(struct nlfs_writer *w, uint64_t vbn, uint64_t blocknr, uint64_t start,
+			   uint64_t end, struct nlfs_err *err);
+/* VBN's entry freed (nothing if it is free already) */
+int nlfs_writer_free_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* DAT block BLKOFF written anew by this construction, as it is */
+int nlfs_writer_dat_rewrite_block(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err);
+/* The block map of existing file INO replaced by N (offset, vblocknr)
+ * pairs in ascending offset order, whose data blocks stay where they are
+ * (their DAT entries are the caller's).  New node blocks are written,
+ * i_bmap and i_blocks set; OLD_NBLOCKS is what the file counted before,
+ * taken off the checkpoint's block count.  The old nodes' entries are the
+ * caller's to end. */
+int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			   const uint64_t *ptrs, size_t n, uint64_t old_nblocks,
+			   struct nlfs_err *err);
+
+/* the DAT's, cpfile's and sufile's inodes (written into the super root)
+ * made regular files with a link, as the kernel loads them */
+void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed);
+/* A block of a segment being given up, moved into the construction with
+ * its virtual block and DAT period kept (only the address changes), as the
+ * cleaner moves it; INO, CNO, BLKOFF and LEVEL go into the new summary. */
+int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, uint64_t vbn,
+			   uint64_t blkoff, unsigned level, uint64_t block, struct nlfs_err *err);
+/* SEGNUM is clean in the new sufile (its blocks moved or dead); -EBUSY
+ * for the segments the writer itself uses */
+int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err);
+bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum);
+/* SEGNUM was given up by this construction already (its blocks moved) */
+bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum);
 
 /* dirw.c: a new directory's blocks, streamed through the writer */
 struct nlfs_dirw {

@@ -498,3 +498,15 @@ void cld_resolve(const struct cld_config *c, uint64_t nsegments, uint32_t blocks
 							    blocks_per_segment, blocksize,
 							    &out->mc_min_reclaimable_clamped);
 }
+
+unsigned cld_manual_step(uint64_t segment_bytes, uint64_t interval)
+{
+	uint64_t n = segment_bytes ? (uint64_t)((double)MANUAL_SPEED * (double)interval /
+						NS_PER_SEC / (double)segment_bytes) : 16;
+
+	if (n < 1)
+		n = 1;
+	if (n > CLD_NSEGMENTS_PER_CLEAN_MAX)
+		n = CLD_NSEGMENTS_PER_CLEAN_MAX;
+	return (unsigned)n;
+}

@@ -18,6 +18,13 @@
 
 #define CLD_NSEGMENTS_PER_CLEAN_MAX 32
 #define NS_PER_SEC 1000000000ULL
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+#define DEFAULT_CONF SYSCONFDIR "/nilfs_cleanerd.conf"
+/* a manual pass (nilfs-clean): segments per step, every MANUAL_INTERVAL */
+#define MANUAL_INTERVAL (NS_PER_SEC / 10)
+#define MANUAL_SPEED (1280ULL << 20)  /* bytes per second */
 
 enum cld_unit {
 	CLD_UNIT_COUNT,    /* a plain number: segments or blocks */
@@ -86,5 +93,9 @@ uint64_t cld_size_to_segments(const struct cld_size *s, uint64_t nsegments,
 /* a size in blocks of one segment, clamped to BLOCKS_PER_SEGMENT */
 uint32_t cld_size_to_blocks(const struct cld_size *s, uint32_t blocks_per_segment,
 			    uint32_t blocksize, bool *clamped);
+
+/* a manual pass's default step: the segments of SEGMENT_BYTES that
+ * MANUAL_SPEED cleans in INTERVAL ns, 1 to CLD_NSEGMENTS_PER_CLEAN_MAX */
+unsigned cld_manual_step(uint64_t segment_bytes, uint64_t interval);
 
 #endif /* CLDCONFIG_H */

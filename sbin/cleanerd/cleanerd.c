@@ -201,19 +201,6 @@ void cld_manual_end(struct cleanerd *d, const char *how)
 	say(LOG_INFO, "manual run %" PRIu64 " %s", d->mm.job, how);
 }
 
-unsigned cld_manual_default_step(const struct cleanerd *d, uint64_t interval)
-{
-	uint64_t segbytes = (uint64_t)d->rd.blocks_per_segment * d->rd.blocksize;
-	uint64_t per_call = segbytes ? (uint64_t)((double)MANUAL_SPEED * (double)interval /
-						  NS_PER_SEC / (double)segbytes) : 16;
-
-	if (per_call < 1)
-		per_call = 1;
-	if (per_call > CLD_NSEGMENTS_PER_CLEAN_MAX)
-		per_call = CLD_NSEGMENTS_PER_CLEAN_MAX;
-	return (unsigned)per_call;
-}
-
 static void iteration(struct cleanerd *d)
 {
 	struct nilfs_sustat sus;

@@ -19,10 +19,6 @@
 #include "plan.h"
 
 #define PROG "nilfs_cleanerd"
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_CONF SYSCONFDIR "/nilfs_cleanerd.conf"
 #define NILFS_MAGIC 0x3434
 #define MIN_RESERVED_SEGMENTS 8
 #define EMERGENCY_MARGIN 2
@@ -35,8 +31,6 @@
 #define SUINFO_BATCH 512
 #define CPINFO_BATCH 512
 #define VINFO_BATCH 1024
-#define MANUAL_INTERVAL (NS_PER_SEC / 10)
-#define MANUAL_SPEED (1280ULL << 20)  /* bytes per second for "nilfs-clean" */
 
 enum level { LVL_NORMAL, LVL_URGENT, LVL_EMERGENCY };
 
@@ -138,7 +132,6 @@ uint64_t mono_ns(void);
 void say(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cld_reload_config(struct cleanerd *d, const char *path);
 void cld_manual_end(struct cleanerd *d, const char *how);
-unsigned cld_manual_default_step(const struct cleanerd *d, uint64_t interval);
 
 /* pass.c */
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs);

@@ -86,7 +86,8 @@ static void cmd_run(struct cleanerd *d, int fd, const char *req)
 			return reply_error(fd, EINVAL, "segments per step must be 1 to 32");
 		m.nsegments = (unsigned)v;
 	} else {
-		m.nsegments = cld_manual_default_step(d, m.interval);
+		m.nsegments = cld_manual_step((uint64_t)d->rd.blocks_per_segment * d->rd.blocksize,
+					      m.interval);
 	}
 	if (cld_msg_get(req, "min_reclaimable", val, sizeof(val))) {
 		if (cld_parse_size(val, &m.minrec) || m.minrec.unit == CLD_UNIT_BYTES ||

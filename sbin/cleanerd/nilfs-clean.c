@@ -3,7 +3,8 @@
  * nilfs-clean: control the nilfs_cleanerd of a mounted NILFS2 volume: run
  * one cleaning pass now (the default), stop it, suspend or resume the
  * daemon, reload its configuration, show its status, shut it down.
- * Options follow nilfs-utils' nilfs-clean.
+ * Options follow nilfs-utils' nilfs-clean.  With --offline the pass runs
+ * here, on an unmounted device or image file, through the library.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include "cldconfig.h"
 #include "ctl.h"
 #include "mountinfo.h"
+#include "offline.h"
 
 #define PROG "nilfs-clean"
 
@@ -30,7 +32,7 @@ struct opts {
 	enum cmd cmd;
 	const char *target;
 	const char *conffile;
-	bool verbose, wait;
+	bool verbose, wait, offline;
 	bool have_pp, have_speed, have_minrec;
 	uint64_t pp;           /* seconds */
 	unsigned nsegments;
@@ -42,12 +44,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [options] [DEVICE|MOUNTPOINT]\n"
-		"Run a cleaning pass on a mounted NILFS2 volume, or control its cleaner.\n"
+		"       " PROG " --offline [-p PERIOD] [-m N[%%]] DEVICE|IMAGE\n"
+		"Run a cleaning pass on a mounted NILFS2 volume, or control its cleaner;\n"
+		"with --offline, clean an unmounted volume here.\n"
 		"\n"
 		"Options:\n"
 		"  -b, --break, --stop             stop the running pass\n"
 		"  -c, --reload[=FILE]             make the daemon reload its (or this) configuration\n"
 		"  -l, --status                    show the cleaner's status\n"
+		"      --offline                   one pass on the unmounted DEVICE or IMAGE, here\n"
 		"  -m, --min-reclaimable-blocks=N[%%]\n"
 		"                                  for this pass: clean a segment only with at least\n"
 		"                                  N reclaimable blocks (needs use_set_suinfo)\n"
@@ -189,9 +194,43 @@ static void print_status(const char *reply, bool verbose)
 			printf("%s: %s\n", fields[i][1], v);
 }
 
+static void report_conf(void *arg, const char *file, unsigned line, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, PROG ": %s:%u: %s\n", file, line, msg);
+}
+
+/* --offline: the pass, with the configuration file's policy and the
+ * options' protection period and threshold */
+static int run_offline(const struct opts *o)
+{
+	struct cld_config c;
+	struct cld_size minrec;
+	int rc;
+
+	if (o->cmd != CMD_RUN || o->have_speed)
+		die("--offline runs a cleaning pass only: -b, -c, -l, -q, -r, -s and -S need a "
+		    "nilfs_cleanerd");
+	if (!o->target)
+		die("--offline needs the device or image file to clean");
+	cld_defaults(&c);
+	rc = cld_parse_file(&c, DEFAULT_CONF, report_conf, NULL);
+	if (rc < 0 && rc != -ENOENT)
+		die("%s: %s", DEFAULT_CONF, strerror(-rc));
+	if (o->have_pp) {
+		if (o->pp > UINT64_MAX / NS_PER_SEC)
+			die("too large protection period: %" PRIu64, o->pp);
+		c.protection_period = o->pp * NS_PER_SEC;
+	}
+	if (o->have_minrec && cld_parse_size(o->minrec, &minrec))
+		die("invalid number of reclaimable blocks: %s", o->minrec);
+	return cleanerd_offline_manual(o->target, &c, o->have_minrec ? &minrec : NULL, stdout,
+				       stderr) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_WAIT = CHAR_MAX + 1 };
+	enum { OPT_WAIT = CHAR_MAX + 1, OPT_OFFLINE };
 	static const struct option longopts[] = {
 		{ "break", no_argument, NULL, 'b' },
 		{ "stop", no_argument, NULL, 'b' },
@@ -199,6 +238,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "status", no_argument, NULL, 'l' },
 		{ "min-reclaimable-blocks", required_argument, NULL, 'm' },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "protection-period", required_argument, NULL, 'p' },
 		{ "quit", no_argument, NULL, 'q' },
 		{ "resume", no_argument, NULL, 'r' },
@@ -237,6 +277,7 @@ int main(int argc, char **argv)
 		case 's': o.cmd = CMD_SUSPEND; break;
 		case 'S': parse_speed(&o, optarg); break;
 		case OPT_WAIT: o.wait = true; break;
+		case OPT_OFFLINE: o.offline = true; break;
 		case 'v': o.verbose = true; break;
 		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
 		default:
@@ -249,6 +290,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	o.target = optind < argc ? argv[optind] : NULL;
+	if (o.offline)
+		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));
 	rc = cld_ctl_connect(dev, &fd);
 	if (rc) {

@@ -75,10 +75,10 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	return 0;
 }
 
-int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *errf)
+/* P from the configuration C for the unmounted DEVICE; its geometry in *G */
+static int conf_params(const char *device, const struct cld_config *c, struct nlfs_gc_params *p,
+		       struct nlfs_geometry *g, FILE *errf)
 {
-	struct nlfs_gc_params p = { .policy = c->selection_policy };
-	const struct nlfs_geometry *g;
 	struct cld_limits lim;
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
@@ -98,14 +98,48 @@ int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *
 		nlfs_io_close(io);
 		return 1;
 	}
-	g = nlfs_fs_geometry(fs);
-	cld_resolve(c, g->nsegments, g->blocks_per_segment, g->blocksize, &lim);
-	p.now = (uint64_t)time(NULL);
-	p.protection_period = c->protection_period / 1000000000ull;
-	p.target_clean = lim.max_clean_segments;
-	p.nsegments_per_clean = c->nsegments_per_clean;
-	p.min_reclaimable = lim.min_reclaimable_blocks;
-	p.max_passes = g->nsegments;
+	*g = *nlfs_fs_geometry(fs);
 	nlfs_fs_close(fs);
+	cld_resolve(c, g->nsegments, g->blocks_per_segment, g->blocksize, &lim);
+	*p = (struct nlfs_gc_params){
+		.policy = c->selection_policy,
+		.now = (uint64_t)time(NULL),
+		.protection_period = c->protection_period / NS_PER_SEC,
+		.target_clean = lim.max_clean_segments,
+		.nsegments_per_clean = c->nsegments_per_clean,
+		.min_reclaimable = lim.min_reclaimable_blocks,
+		.max_passes = g->nsegments,
+	};
+	return 0;
+}
+
+int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *errf)
+{
+	struct nlfs_gc_params p;
+	struct nlfs_geometry g;
+
+	if (conf_params(device, c, &p, &g, errf))
+		return 1;
+	return cleanerd_offline(device, &p, out, errf);
+}
+
+int cleanerd_offline_manual(const char *device, const struct cld_config *c,
+			    const struct cld_size *minrec, FILE *out, FILE *errf)
+{
+	struct nlfs_gc_params p;
+	struct nlfs_geometry g;
+
+	if (conf_params(device, c, &p, &g, errf))
+		return 1;
+	p.manual = true;
+	/* steps of the online manual pass's size (a construction takes many) */
+	p.nsegments_per_clean = cld_manual_step((uint64_t)g.blocks_per_segment * g.blocksize,
+						MANUAL_INTERVAL);
+	if (minrec) {
+		bool clamped;
+
+		p.min_reclaimable = cld_size_to_blocks(minrec, g.blocks_per_segment, g.blocksize,
+						       &clamped);
+	}
 	return cleanerd_offline(device, &p, out, errf);
 }

@@ -17,4 +17,11 @@ struct cld_config;
  * C, for the unmounted DEVICE. */
 int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *err);
 
+struct cld_size;
+/* nilfs-clean --offline: one manual pass over every segment reclaimable
+ * now, whatever the clean count, with C's policy and protection period and
+ * MINREC (NULL: C's min_reclaimable_blocks) as the reclaim threshold. */
+int cleanerd_offline_manual(const char *device, const struct cld_config *c,
+			    const struct cld_size *minrec, FILE *out, FILE *err);
+
 #endif

@@ -91,6 +91,7 @@ struct fsck {
 	struct fsck_report *report;
 	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
 	bool changed;                          /* a repair wrote to the device */
+	uint64_t repair_cno;                   /* the first checkpoint a repair wrote (0: none) */
 
 	/* statistics for the summary line */
 	uint64_t nlogs_datasum;                /* logs whose data checksum was verified */
@@ -136,6 +137,9 @@ void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
 int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_inode.c */
 
+/* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
+bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
+
 /* pass_dat.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt
  * key) is reported and cut down to what the device could hold */
@@ -161,6 +165,7 @@ struct fsck_cp {
 	struct fsck_bitmap alloc;      /* in use in the ifile bitmap */
 	struct fsck_bitmap visited;    /* reached (and checked) */
 	struct fsck_bitmap isdir;
+	struct fsck_bitmap cleared;    /* to be cleared by the repair: entries naming them go */
 	uint16_t *nref;                /* directory records naming each inode */
 	/* i_links_count of each visited inode, kept when check_inode reads it
 	 * so the final link-count pass need not read the ifile again */
@@ -172,16 +177,21 @@ struct fsck_cp {
 	uint64_t iblock_off[FSCK_ICACHE];
 	bool iblock_hole[FSCK_ICACHE];
 	uint64_t nblocks;              /* blocks of all its files, for cp_blocks_count */
+	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
 	uint64_t ninuse;
 };
 /* inode INO of the checkpoint (0, or -1 after reporting why it cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
-/* check one inode's type, map and size; PATH may be NULL; false if its map is unusable */
+/* check one inode's type, map and size; PATH may be NULL; false if its map
+ * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */
 bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len);
 
+/* pass_dir.c: the blocks of a directory the check walks and the repair
+ * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */
+uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys);
 /* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
 	       const char *path);

@@ -239,6 +239,7 @@ static void reset_results(struct fsck *c)
 {
 	struct fsck_opts o = c->o;
 	bool changed = c->changed;
+	uint64_t repair_cno = c->repair_cno;
 
 	free_all(c);
 	fix_free(&c->fix);
@@ -246,6 +247,7 @@ static void reset_results(struct fsck *c)
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->changed = changed;
+	c->repair_cno = repair_cno;
 	if (fsck_report_init(c))
 		c->op_error = true;
 }
@@ -424,8 +426,11 @@ int main(int argc, char **argv)
 	ex = check_volume(&c, io);
 	/* a repair can uncover more (a directory linked into lost+found
 	 * changes its old parent's link count): a few rounds at most */
+	/* a repair that left a live block unprotected (PR_REPAIR_LIVE) is
+	 * not covered up by another round: that check's report stands */
 	for (int round = 0; round < 3 && !ex && c.o.mode != MODE_NO && !fsck_cancelled(&c) &&
-	     !c.op_error && repairable(&c, &all) && (all || c.o.mode == MODE_YES); round++) {
+	     !c.op_error && !c.pr_count[PR_REPAIR_LIVE] && repairable(&c, &all) &&
+	     (all || c.o.mode == MODE_YES); round++) {
 		bool changed = false;
 
 		fsck_info(&c, "repairing");

@@ -125,7 +125,7 @@ out:
 	return rc;
 }
 
-static bool in_use_segment(const struct fsck *c, uint64_t blk)
+bool fsck_phys_in_use(const struct fsck *c, uint64_t blk)
 {
 	const struct nlfs_geometry *g = c->g;
 	uint64_t seg = blk / g->blocks_per_segment;
@@ -146,37 +146,47 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 	else
 		snprintf(endstr, sizeof(endstr), "%" PRIu64, end);
 	if (v == 0) {
-		if (blk || start || end)
+		if (blk || start || end) {
 			fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not zero (block %" PRIu64 ")", blk);
+			fix_note_vblock(c, 0);
+		}
 		return;
 	}
 	if (start == 0 || start > end || start > c->latest_cno ||
-	    (end != NLFS_CNO_MAX && end > c->latest_cno))
+	    (end != NLFS_CNO_MAX && end > c->latest_cno)) {
 		fsck_problem(c, PR_DAT_RANGE,
 			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 "): period [%" PRIu64
 			     ", %s) is impossible with checkpoints 1..%" PRIu64,
 			     v, blk, start, endstr, c->latest_cno);
+		fix_note_vblock(c, v);
+	}
 	if (blk == 0) {
 		fsck_problem(c, PR_DAT_NOADDR, "DAT: virtual block %" PRIu64 " is allocated but has no address",
 			     v);
+		fix_note_vblock(c, v);
 		return;
 	}
-	if (!in_use_segment(c, blk)) {
+	if (!fsck_phys_in_use(c, blk)) {
 		if (blk / c->g->blocks_per_segment < c->g->nsegments)
 			fix_note_seg_live(c, blk / c->g->blocks_per_segment);
 		fsck_problem(c, PR_DAT_OUTSIDE,
 			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
 			     ", which is not in a segment in use", v, blk);
+		fix_note_vblock(c, v);
 		return;
 	}
-	if (!fsck_bit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk))
+	if (!fsck_bit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
 		fsck_problem(c, PR_DAT_UNCLAIMED,
 			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
 			     ", which no segment summary claims for it", v, blk);
-	if (fsck_bit_test_set(&c->datphys, blk))
+		fix_note_vblock(c, v);
+	}
+	if (fsck_bit_test_set(&c->datphys, blk)) {
 		fsck_problem(c, PR_DAT_SHARED,
 			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
 			     ", which another entry or a DAT block uses too", v, blk);
+		fix_note_vblock(c, v);
+	}
 }
 
 int pass_dat_entries(struct fsck *c)
@@ -193,8 +203,10 @@ int pass_dat_entries(struct fsck *c)
 		return -ENOMEM;
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
-	if (!fsck_bit_test(&c->valloc, 0))
+	if (!fsck_bit_test(&c->valloc, 0)) {
 		fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not marked in use in its bitmap");
+		fix_note_vblock(c, 0);
+	}
 	for (uint64_t v = fsck_bitmap_next(&c->valloc, 0); v != UINT64_MAX && !fsck_cancelled(c);
 	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
 		uint64_t blkoff;
@@ -218,6 +230,7 @@ int pass_dat_entries(struct fsck *c)
 					     "DAT: entry block %" PRIu64 " is missing but holds allocated entries (first: virtual block %" PRIu64 ")",
 					     blkoff, v);
 			hole_told = true;
+			fix_note_vblock(c, v);
 			continue;
 		}
 		memcpy(&de, buf + byteoff, sizeof(de));

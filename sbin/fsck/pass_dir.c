@@ -19,15 +19,9 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
 #include "fsck.h"
-
-/* the names of one directory, for the duplicate check */
-struct names {
-	char *arena;
-	size_t len, cap;
-	uint32_t *slots;   /* offset + 1 into arena, 0 = empty */
-	size_t nslots, n;
-};
+#include "names.h"
 
 struct frame {
 	uint64_t ino, parent;
@@ -41,7 +35,8 @@ struct frame {
 	uint8_t *buf;
 	size_t pathlen;
 	bool dot, dotdot;
-	struct names names;
+	bool rebuild;              /* the repair rewrites it from what holds up */
+	struct fsck_names names;
 };
 
 struct walk {
@@ -52,89 +47,6 @@ struct walk {
 	char *path;
 	size_t pathcap;
 };
-
-static uint64_t name_hash(const char *s, unsigned len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (unsigned i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
-}
-
-/* add NAME; true if it was there already (false also when out of memory) */
-static bool names_add(struct names *ns, const char *name, unsigned len)
-{
-	uint64_t h;
-	size_t i;
-
-	if (ns->n * 2 >= ns->nslots) {
-		size_t nn = ns->nslots ? ns->nslots * 2 : 64;
-		uint32_t *sl = calloc(nn, sizeof(*sl));
-
-		if (!sl)
-			return false;
-		for (size_t k = 0; k < ns->nslots; k++) {
-			uint32_t o = ns->slots[k];
-
-			if (!o)
-				continue;
-			h = name_hash(ns->arena + o, (uint8_t)ns->arena[o - 1]);
-			for (i = h & (nn - 1); sl[i]; i = (i + 1) & (nn - 1))
-				;
-			sl[i] = o;
-		}
-		free(ns->slots);
-		ns->slots = sl;
-		ns->nslots = nn;
-	}
-	h = name_hash(name, len);
-	for (i = h & (ns->nslots - 1); ns->slots[i]; i = (i + 1) & (ns->nslots - 1)) {
-		uint32_t o = ns->slots[i];
-
-		if ((uint8_t)ns->arena[o - 1] == len && !memcmp(ns->arena + o, name, len))
-			return true;
-	}
-	if (ns->len + len + 1 > ns->cap) {
-		size_t nc = ns->cap ? ns->cap * 2 : 4096;
-		char *a;
-
-		while (nc < ns->len + len + 1)
-			nc *= 2;
-		if (nc > UINT32_MAX || !(a = realloc(ns->arena, nc)))
-			return false;
-		ns->arena = a;
-		ns->cap = nc;
-	}
-	ns->arena[ns->len] = (char)len;
-	memcpy(ns->arena + ns->len + 1, name, len);
-	ns->slots[i] = (uint32_t)(ns->len + 1);
-	ns->len += len + 1;
-	ns->n++;
-	return false;
-}
-
-static void names_free(struct names *ns)
-{
-	free(ns->arena);
-	free(ns->slots);
-	memset(ns, 0, sizeof(*ns));
-}
-
-/* the directory record's file type for an inode mode */
-static unsigned type_of_mode(uint16_t mode)
-{
-	switch (mode & 0170000) {
-	case 0100000: return 1;
-	case 0040000: return 2;
-	case 0020000: return 3;
-	case 0060000: return 4;
-	case 0010000: return 5;
-	case 0140000: return 6;
-	case 0120000: return 7;
-	default: return 0;
-	}
-}
 
 static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 {
@@ -162,22 +74,17 @@ static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 	return true;
 }
 
-static int collect_key(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+static void count_ref(struct fsck_cp *cp, uint64_t ino)
 {
-	struct frame *fr = arg;
+	if (ino && ino < cp->max_ino && cp->nref[ino] < UINT16_MAX)
+		cp->nref[ino]++;
+}
 
-	(void)ptr;
-	if (level)
-		return 0;
-	if (fr->nkeys % 256 == 0) {
-		uint64_t *k = realloc(fr->keys, (fr->nkeys + 256) * sizeof(*k));
-
-		if (!k)
-			return -ENOMEM;
-		fr->keys = k;
-	}
-	fr->keys[fr->nkeys++] = key;
-	return 0;
+uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys)
+{
+	/* keys come in order; an i_size that reaches further or falls short
+	 * is a wrong size (as e2fsck takes it), not missing blocks */
+	return nkeys && keys[nkeys - 1] < UINT64_MAX ? keys[nkeys - 1] + 1 : 0;
 }
 
 static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size_t pathlen)
@@ -202,14 +109,17 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	fr->ino = f->ino;
 	fr->parent = parent;
 	fr->f = *f;
-	fr->nblocks = (nlfs_le64(f->inode.i_size) + bs - 1) / bs;
 	fr->off = bs;
 	fr->pathlen = pathlen;
 	w->n++;
 	/* walk the blocks the map holds, not every offset below i_size: a
 	 * corrupt size or key must not mean a walk over endless holes */
-	if (nlfs_bmap_iterate(w->c->fs, f, collect_key, fr, NULL) == -ENOMEM)
+	if (nlfs_bmap_keys(w->c->fs, f, &fr->keys, &fr->nkeys, NULL) == -ENOMEM)
 		return -ENOMEM;
+	fr->nblocks = dir_nblocks(fr->keys, fr->nkeys);
+	/* a size other than its blocks': the rewrite sets it */
+	if (nlfs_le64(f->inode.i_size) != fr->nblocks * bs)
+		fr->rebuild = true;
 	if (w->cp->cno == w->c->latest_cno)
 		w->c->ndirs++;
 	return 0;
@@ -222,18 +132,60 @@ static void pop(struct walk *w)
 
 	w->path[fr->pathlen] = 0;
 	cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
-	if (!fr->dot)
+	/* the rewrite puts in what is missing: count it as there */
+	if (!fr->dot) {
 		fsck_problem(w->c, PR_DIR_DOT, "%s: directory has no '.' entry first", what);
-	if (!fr->dotdot)
+		count_ref(w->cp, fr->ino);
+		fr->rebuild = true;
+	}
+	if (!fr->dotdot) {
 		fsck_problem(w->c, PR_DIR_DOTDOT, "%s: directory has no '..' entry second", what);
+		count_ref(w->cp, fr->parent);
+		fr->rebuild = true;
+	}
+	if (fr->rebuild)
+		fix_note_dir(w->c, w->cp->cno, fr->ino, fr->parent, w->path);
 	free(fr->buf);
 	free(fr->keys);
-	names_free(&fr->names);
+	fsck_names_free(&fr->names);
 	w->n--;
 }
 
-/* one record of the directory on top of the stack; may push a child */
-static void record(struct walk *w, const struct nlfs_dir_rec *rec)
+/* the record at byte OFF of the current block goes, or changes, in the rewrite */
+static void note_entry(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off,
+		       enum fsck_dirent_act act, uint8_t type, const char *why)
+{
+	struct frame *fr = &w->st[w->n - 1];
+	struct fsck_dirent_fix f = { .dir = fr->ino, .blk = fr->blk, .off = off, .act = (uint8_t)act,
+				     .type = type, .ino = rec->ino, .why = why };
+
+	fr->rebuild = true;
+	fix_note_dirent(w->c, w->cp->cno, &f);
+}
+
+static bool bad_name(const struct nlfs_dir_rec *rec)
+{
+	return memchr(rec->name, '/', rec->name_len) || memchr(rec->name, 0, rec->name_len);
+}
+
+/* the record's file type against the inode's (w->path names the entry) */
+static void check_type(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off, uint16_t mode)
+{
+	char child[PATH_MAX_NAME];
+	unsigned want = nlfs_file_type_of_mode(mode);
+
+	if (rec->file_type <= 7 && (!rec->file_type || !want || rec->file_type == want))
+		return;
+	fsck_problem(w->c, PR_DIR_TYPE, "%s: entry type %u, but inode %" PRIu64 " has mode 0%o",
+		     cp_name(w->cp, rec->ino, w->path, child, sizeof(child)), rec->file_type,
+		     rec->ino, mode);
+	note_entry(w, rec, off, DIRENT_RETYPE, (uint8_t)want, NULL);
+}
+
+/* one record (at byte OFF) of the directory on top of the stack; may push
+ * a child.  What it counts is what the repaired tree holds: records the
+ * repair removes name nothing, '.' and '..' name what the rewrite puts. */
+static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 {
 	struct fsck *c = w->c;
 	struct fsck_cp *cp = w->cp;
@@ -241,12 +193,15 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 	unsigned idx = fr->blk == 0 ? fr->nrec : 2;
 	bool is_dot = rec->name_len == 1 && rec->name[0] == '.';
 	bool is_dotdot = rec->name_len == 2 && rec->name[0] == '.' && rec->name[1] == '.';
+	bool renamed = false;
 	char what[PATH_MAX_NAME], child[PATH_MAX_NAME];
 	/* the directory's name, built only for a message: records are many */
 #define WHAT cp_name(cp, fr->ino, w->path, what, sizeof(what))
 	struct nlfs_file f;
 	uint16_t mode;
+	uint64_t prev;
 	size_t pathlen = fr->pathlen;
+	int rc;
 
 	fr->nrec++;
 	w->path[pathlen] = 0;
@@ -255,82 +210,118 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec)
 	if (rec->name_len == 0) {
 		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": entry for inode %" PRIu64 " has an empty name",
 			     WHAT, fr->blk, rec->ino);
+		note_entry(w, rec, off, DIRENT_DROP, 0, "its name is empty");
 		return;
 	}
 	if (idx == 0) {
 		if (is_dot) {
 			fr->dot = true;
-			if (rec->ino != fr->ino)
+			if (rec->ino != fr->ino) {
 				fsck_problem(c, PR_DIR_DOT, "%s: '.' names inode %" PRIu64, WHAT, rec->ino);
-			else if (cp->nref[fr->ino] < UINT16_MAX)
-				cp->nref[fr->ino]++;
+				fr->rebuild = true;
+			}
+			count_ref(cp, fr->ino);
 			return;
 		}
 		fsck_problem(c, PR_DIR_DOT, "%s: first entry is '%.*s', not '.'", WHAT,
 			     (int)rec->name_len, rec->name);
+		fr->rebuild = true;
 	} else if (idx == 1) {
 		if (is_dotdot) {
-			uint64_t to = fr->parent ? fr->parent : rec->ino;
-
 			fr->dotdot = true;
-			if (fr->parent && rec->ino != fr->parent)
+			if (fr->parent && rec->ino != fr->parent) {
 				fsck_problem(c, PR_DIR_DOTDOT,
 					     "%s: '..' names inode %" PRIu64 ", but the directory is in inode %" PRIu64,
 					     WHAT, rec->ino, fr->parent);
-			if (to < cp->max_ino && cp->nref[to] < UINT16_MAX)
-				cp->nref[to]++;
+				fr->rebuild = true;
+			}
+			/* a directory no other reaches gets /lost+found's */
+			count_ref(cp, fr->parent);
 			return;
 		}
 		fsck_problem(c, PR_DIR_DOTDOT, "%s: second entry is '%.*s', not '..'", WHAT,
 			     (int)rec->name_len, rec->name);
+		fr->rebuild = true;
 	}
 	if (is_dot || is_dotdot) {
 		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": another '%s' entry (inode %" PRIu64 ")",
 			     WHAT, fr->blk, is_dot ? "." : "..", rec->ino);
+		fr->rebuild = true;   /* the rewrite writes '.' and '..' once */
 		return;
 	}
-	if (memchr(rec->name, '/', rec->name_len) || memchr(rec->name, 0, rec->name_len))
+	if (bad_name(rec)) {
 		fsck_problem(c, PR_DIR_NAME, "%s: entry '%.*s' (inode %" PRIu64 ") has '/' or NUL in its name",
 			     WHAT, (int)rec->name_len, rec->name, rec->ino);
-	if (names_add(&fr->names, rec->name, rec->name_len))
+		note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
+		renamed = true;
+	}
+	rc = fsck_names_add(&fr->names, rec->name, rec->name_len, rec->ino, &prev);
+	if (rc == 1 && prev == rec->ino) {
+		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' for the same inode %" PRIu64,
+			     WHAT, (int)rec->name_len, rec->name, rec->ino);
+		if (!renamed)
+			note_entry(w, rec, off, DIRENT_DROP, 0, "a second entry of that name for that inode");
+		return;
+	}
+	if (rc == 1) {
 		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' (inode %" PRIu64 ")", WHAT,
 			     (int)rec->name_len, rec->name, rec->ino);
+		if (!renamed)
+			note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
+	}
 	if (rec->ino >= cp->max_ino || !fsck_bit_test(&cp->alloc, rec->ino)) {
 		fsck_problem(c, PR_DIR_FREE_INODE, "%s: entry '%.*s' names inode %" PRIu64 ", which is not in use",
 			     WHAT, (int)rec->name_len, rec->name, rec->ino);
-		fix_note_dirent(c, cp->cno, fr->ino, rec->ino, 0);
+		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
-	if (cp->nref[rec->ino] < UINT16_MAX)
-		cp->nref[rec->ino]++;
-	if (cp_read_inode(c, cp, rec->ino, &f))
+	if (cp_read_inode(c, cp, rec->ino, &f)) {
+		count_ref(cp, rec->ino);
 		return;
+	}
 	mode = nlfs_le16(f.inode.i_mode);
 	if (!set_path(w, pathlen, rec->name, rec->name_len))
 		return;
-	if (rec->file_type > 7 || (rec->file_type && type_of_mode(mode) &&
-				   rec->file_type != type_of_mode(mode)))
-		fsck_problem(c, PR_DIR_TYPE, "%s: entry type %u, but inode %" PRIu64 " has mode 0%o",
-			     cp_name(cp, rec->ino, w->path, child, sizeof(child)), rec->file_type,
-			     rec->ino, mode);
-	if (rec->file_type > 7 || (rec->file_type && type_of_mode(mode) &&
-				   rec->file_type != type_of_mode(mode)))
-		fix_note_dirent(c, cp->cno, fr->ino, rec->ino, type_of_mode(mode));
-	if (fsck_bit_test(&cp->visited, rec->ino)) {
-		if (fsck_bit_test(&cp->isdir, rec->ino))
-			fsck_problem(c, PR_DIR_LINKED,
-				     "%s: directory is also linked from elsewhere (a second link or a cycle)",
-				     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+	if (!fsck_bit_test(&cp->visited, rec->ino)) {
+		bool usable;
+
+		fsck_bit_set(&cp->visited, rec->ino);
+		usable = check_inode(c, cp, &f, w->path);
+		if (fsck_bit_test(&cp->cleared, rec->ino)) {
+			note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
+			return;
+		}
+		check_type(w, rec, off, mode);
+		count_ref(cp, rec->ino);
+		if (usable && (mode & 0170000) == 0040000) {
+			if (push(w, &f, fr->ino, strlen(w->path)))
+				fsck_problem(c, PR_IO, "%s: out of memory",
+					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+		}
 		return;
 	}
-	fsck_bit_set(&cp->visited, rec->ino);
-	if (check_inode(c, cp, &f, w->path) && (mode & 0170000) == 0040000) {
-		if (push(w, &f, fr->ino, strlen(w->path)))
-			fsck_problem(c, PR_IO, "%s: out of memory",
-				     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+	if (fsck_bit_test(&cp->cleared, rec->ino)) {
+		note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
+		return;
 	}
+	if (fsck_bit_test(&cp->isdir, rec->ino)) {
+		fsck_problem(c, PR_DIR_LINKED,
+			     "%s: directory is also linked from elsewhere (a second link or a cycle)",
+			     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+		note_entry(w, rec, off, DIRENT_DROP,
+			   0, "a second link to a directory (it keeps the one found first)");
+		return;
+	}
+	check_type(w, rec, off, mode);
+	count_ref(cp, rec->ino);
 }
 #undef WHAT
+
+/* can a dropped record's entry be named in the message? */
+static bool dropped_entry(const struct nlfs_dir_rec *rec, unsigned room)
+{
+	return rec->ino && rec->name_len && NLFS_DIR_ENTRY_HEADER + rec->name_len <= room;
+}
 
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
 	       const char *path)
@@ -354,6 +345,9 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 		struct nlfs_dir_rec rec;
 		struct nlfs_err err;
 		char what[PATH_MAX_NAME];
+		enum nlfs_dir_salvage st;
+		const char *why;
+		unsigned off, end;
 
 		if (fr->off >= bs) {
 			bool hole;
@@ -363,6 +357,8 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 				next = fr->nblocks;
 			w.path[fr->pathlen] = 0;
 			cp_name(cp, fr->ino, w.path, what, sizeof(what));
+			if (next > fr->expect)
+				fr->rebuild = true;   /* the rewrite leaves the hole out */
 			if (next == fr->expect + 1)
 				fsck_problem(c, PR_DIR_HOLE, "%s: directory block %" PRIu64 " is missing",
 					     what, fr->expect);
@@ -379,29 +375,40 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 			if (nlfs_file_read_block(c->fs, &fr->f, fr->blk, fr->buf, &hole, &err)) {
 				fsck_lib_problem(c, PR_DIR_RECORD, &err, "%s: directory block %" PRIu64,
 						 what, fr->blk);
+				fr->rebuild = true;
 				continue;
 			}
 			if (hole) {
 				fsck_problem(c, PR_DIR_HOLE, "%s: directory block %" PRIu64 " is missing",
 					     what, fr->blk);
+				fr->rebuild = true;
 				continue;
 			}
 			fr->off = 0;
 		}
-		if (nlfs_dir_record(fr->buf, bs, fr->off, &rec, &err)) {
+		off = fr->off;
+		st = nlfs_dir_salvage(fr->buf, bs, off, &rec, &end, &why);
+		fr->off = end;
+		if (st != NLFS_DIR_SOUND) {
 			w.path[fr->pathlen] = 0;
 			cp_name(cp, fr->ino, w.path, what, sizeof(what));
-			fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": %s", what, fr->blk, err.what);
-			/* a sound record naming a reserved inode: the next one is still found */
-			if (rec.ino && nlfs_dir_private_ino(rec.ino) && rec.rec_len >= NLFS_DIR_REC_LEN(rec.name_len) &&
-			    rec.rec_len % 4 == 0 && rec.rec_len <= bs - fr->off)
-				fr->off += rec.rec_len;
+			fr->rebuild = true;
+			if (st == NLFS_DIR_MENDED)
+				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
+					     "byte %u: %s (entry '%.*s' for inode %" PRIu64 " can be kept)",
+					     what, fr->blk, off, why, (int)rec.name_len, rec.name, rec.ino);
+			else if (dropped_entry(&rec, bs - off))
+				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
+					     "byte %u: %s (entry '%.*s' for inode %" PRIu64 " is lost)",
+					     what, fr->blk, off, why, (int)rec.name_len, rec.name, rec.ino);
 			else
-				fr->off = bs;
-			continue;
+				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
+					     "byte %u: %s (bytes %u..%u are lost)",
+					     what, fr->blk, off, why, off, end - 1);
+			if (st == NLFS_DIR_DROPPED)
+				continue;
 		}
-		fr->off += rec.rec_len;
-		record(&w, &rec);
+		record(&w, &rec, off);
 	}
 	while (w.n)
 		pop(&w);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
 #include "fsck.h"
 
 #define S_IFMT_   0170000
@@ -38,6 +39,7 @@ struct map_walk {
 	uint64_t last_key;
 	bool any_key;
 	unsigned nproblems;
+	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
 };
 
 /* per file: the rest of a broken map repeats the same story */
@@ -48,16 +50,24 @@ static bool map_note(struct map_walk *w)
 	return ++w->nproblems <= MAP_PROBLEM_LIMIT;
 }
 
-static bool phys_in_use(const struct fsck *c, uint64_t blk)
+/* The check of the repairs' work (the check that follows them): a live
+ * block of the latest checkpoint whose DAT entry a repair ended, or that
+ * lies outside the segments in use, is a repair that made the volume
+ * worse.  Entries ended before the repairs were reported by the first
+ * check and are not counted twice. */
+static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc, unsigned level,
+			       uint64_t key, uint64_t ptr, const struct nlfs_dat_entry *de,
+			       const char *why)
 {
-	const struct nlfs_geometry *g = c->g;
-	uint64_t seg = blk / g->blocks_per_segment;
-
-	if (blk < g->first_data_block || seg >= g->nsegments)
-		return false;
-	if (!(c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))
-		return false;
-	return blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
+	if (!c->repair_cno || fc->cno != c->latest_cno || fc->metadata_current)
+		return;
+	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
+	    fsck_phys_in_use(c, de->de_blocknr))
+		return;   /* ended before any repair */
+	fsck_problem(c, PR_REPAIR_LIVE,
+		     "%s: block map: %s %" PRIu64 " (virtual block %" PRIu64 "): %s after the repairs "
+		     "(checkpoint %" PRIu64 " on): a repair left a live block unprotected",
+		     fc->what, level ? "node at key" : "file block", key, ptr, why, c->repair_cno);
 }
 
 static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
@@ -81,7 +91,8 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	}
 	if (w->f->ino == NLFS_DAT_INO) {
 		/* the DAT maps itself with physical block numbers */
-		if (!phys_in_use(c, ptr)) {
+		if (!fsck_phys_in_use(c, ptr)) {
+			fix_note_dat_rewrite(c);
 			if (map_note(w))
 				fsck_problem(c, PR_DAT_PTR,
 					     "DAT: block %" PRIu64 " (%s %" PRIu64 ") is not in a segment in use",
@@ -94,6 +105,9 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		return 0;
 	}
 	if (ptr >= c->nvblocks || !fsck_bit_test(&c->valloc, ptr)) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
+		if (ptr < c->nvblocks)
+			fix_note_vblock(c, ptr);
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
@@ -112,6 +126,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		return level ? 1 : 0;
 	}
 	if (de.de_blocknr == 0) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 ": virtual block %" PRIu64
@@ -119,8 +134,16 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
+	if (!fsck_phys_in_use(c, de.de_blocknr)) {
+		/* pass 4 reports the entry; the map is mended with it */
+		w->needs_rebuild = true;
+		repair_verify_live(c, fc, level, key, ptr, NULL,
+				   "its DAT entry points outside the segments in use");
+	}
 	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
 	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {
+		repair_verify_live(c, fc, level, key, ptr, &de,
+				   "its DAT entry does not hold this checkpoint");
 		if (map_note(w)) {
 			char end[24];
 
@@ -141,7 +164,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc)
 {
-	struct map_walk w = { c, f, fc, 0, false, 0 };
+	struct map_walk w = { c, f, fc, 0, false, 0, false };
 	struct nlfs_err err;
 	uint8_t flags;
 	int rc;
@@ -158,6 +181,8 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 			     fc->what, flags);
 	nlfs_err_clear(&err);
 	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
+	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
+		fix_note_map(c, fc->cno, f->ino, fc->what);
 	if (rc < 0) {
 		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "%s: block map", fc->what);
 		c->maps_incomplete = true;
@@ -264,6 +289,68 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 	return 0;
 }
 
+/* an inode the repair clears; the root and the reserved inodes cannot be */
+static void clear_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f,
+			const char *what, const char *why)
+{
+	char msg[PATH_MAX_NAME + 128];
+
+	if (f->ino < nlfs_le32(c->sb->s_first_ino) || f->ino >= cp->max_ino)
+		return;
+	fsck_bit_set(&cp->cleared, f->ino);
+	snprintf(msg, sizeof(msg), "%s, %" PRIu64 " bytes: %s", what,
+		 nlfs_le64(f->inode.i_size), why);
+	fix_note_clear(c, cp->cno, f->ino, msg);
+}
+
+static int forget_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	(void)key;
+	(void)level;
+	fsck_bit_clear(arg, ptr);
+	return 0;
+}
+
+/* A file the repair clears after its map was walked (and found sound, so
+ * no other file uses its blocks): its blocks count as used by none, as if
+ * never walked, so the check finds them unused and the same repair ends
+ * them. */
+static void forget_map(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f,
+		       uint64_t nblocks)
+{
+	cp->nblocks -= nblocks;
+	cp->blocks_uncounted = true;
+	if (nlfs_bmap_iterate(c->fs, f, forget_block, &c->vref, NULL) < 0)
+		c->maps_incomplete = true;   /* then no unused blocks are looked for */
+}
+
+/* A symbolic link's size is the length of its target, in block 0: what
+ * the block holds up to its first NUL.  With no target left, it goes. */
+static void mend_symlink(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f,
+			 const char *what, uint64_t nblocks)
+{
+	uint32_t bs = c->g->blocksize;
+	uint8_t *buf = malloc(bs);
+	struct nlfs_err err;
+	bool hole = true;
+	size_t len = 0;
+
+	if (!buf) {
+		c->op_error = true;
+		return;
+	}
+	if (!nlfs_file_read_block(c->fs, f, 0, buf, &hole, &err) && !hole)
+		len = strnlen((const char *)buf, bs - 1);
+	free(buf);
+	if (len) {
+		fix_note_size(c, cp->cno, f->ino, len);
+		return;
+	}
+	clear_inode(c, cp, f, what, "symbolic link with no target");
+	if (fsck_bit_test(&cp->cleared, f->ino))
+		forget_map(c, cp, f, nblocks);
+}
+
 bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path)
 {
 	uint32_t bs = c->g->blocksize;
@@ -285,6 +372,8 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		return true;   /* no blocks; i_bmap[0] may hold a device number */
 	default:
 		fsck_problem(c, PR_INO_MODE, "%s: invalid file type in mode 0%o", what, mode);
+		clear_inode(c, cp, f, what, "invalid file type");
+		cp->blocks_uncounted = true;   /* its map is not walked */
 		return false;
 	}
 	if ((mode & S_IFMT_) == S_IFDIR_)
@@ -301,10 +390,13 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		return true;   /* being deleted: its size may already be 0 */
 	switch (mode & S_IFMT_) {
 	case S_IFREG_:
-		if (fc.last_data > (size + bs - 1) / bs)
+		if (fc.last_data > (size + bs - 1) / bs) {
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: file block %" PRIu64 " lies beyond i_size %" PRIu64, what,
 				     fc.last_data - 1, size);
+			/* as e2fsck: the size covers the blocks */
+			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);
+		}
 		break;
 	case S_IFDIR_:
 		if (size == 0 || size % bs)
@@ -315,15 +407,23 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: directory block %" PRIu64 " lies beyond i_size %" PRIu64, what,
 				     fc.last_data - 1, size);
+		else if (fc.last_data < size / bs)
+			fsck_problem(c, PR_INO_SIZE,
+				     "%s: directory i_size %" PRIu64 " reaches past its last block (%" PRIu64 ")",
+				     what, size, fc.last_data ? fc.last_data - 1 : 0);
 		break;
 	case S_IFLNK_:
-		if (size == 0 || size >= bs)
+		if (size == 0 || size >= bs) {
 			fsck_problem(c, PR_INO_SIZE, "%s: symbolic link i_size %" PRIu64
 				     " (must be 1..%u)", what, size, bs - 1);
-		else if (fc.last_data != 1 || fc.nblocks != 1)
+			mend_symlink(c, cp, f, what, fc.nblocks);
+		} else if (fc.last_data != 1 || fc.nblocks != 1) {
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64
 				     " blocks (block 0 only expected)", what, size, fc.nblocks);
+			if (!fc.last_data)   /* the kernel reads its target from block 0 */
+				clear_inode(c, cp, f, what, "symbolic link with no target");
+		}
 		break;
 	}
 	return true;
@@ -379,6 +479,7 @@ static void cp_free(struct fsck_cp *cp)
 	fsck_bitmap_free(&cp->alloc);
 	fsck_bitmap_free(&cp->visited);
 	fsck_bitmap_free(&cp->isdir);
+	fsck_bitmap_free(&cp->cleared);
 	free(cp->nref);
 	free(cp->links);
 	free(cp->iblock);
@@ -431,6 +532,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	cp.links = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.links));
 	if (!cp.iblock || !cp.nref || !cp.links || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
+	    fsck_bitmap_init(&cp.cleared, cp.max_ino) ||
 	    load_ifile_groups(c, &cp, ngroups)) {
 		fsck_problem(c, PR_IO, "checkpoint %" PRIu64 ": out of memory for %" PRIu64 " inodes",
 			     cno, cp.max_ino);
@@ -448,15 +550,20 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		cp.ninuse++;
 
 	/* the tree, from the root */
+	/* without a root every inode in use is still checked below, as one no
+	 * directory reaches; the repair makes a new root (as e2fsck does) and
+	 * puts them in its lost+found */
 	if (!fsck_bit_test(&cp.alloc, NLFS_ROOT_INO) || cp_read_inode(c, &cp, NLFS_ROOT_INO, &root)) {
 		fsck_problem(c, PR_DIR_ROOT, "checkpoint %" PRIu64 ": the root directory (inode 2) is not in use", cno);
-		c->maps_incomplete = true;
+		fix_note_root(c, cno);
+		cp.blocks_uncounted = true;
 	} else if ((nlfs_le16(root.inode.i_mode) & S_IFMT_) != S_IFDIR_ ||
 		   nlfs_le16(root.inode.i_links_count) == 0) {
 		fsck_problem(c, PR_DIR_ROOT,
 			     "checkpoint %" PRIu64 ": the root inode has mode 0%o and %u links",
 			     cno, nlfs_le16(root.inode.i_mode), nlfs_le16(root.inode.i_links_count));
-		c->maps_incomplete = true;   /* the tree is not walked */
+		fix_note_root(c, cno);
+		cp.blocks_uncounted = true;
 	} else {
 		fsck_bit_set(&cp.visited, NLFS_ROOT_INO);
 		check_inode(c, &cp, &root, "");
@@ -471,7 +578,12 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 
 		if (fsck_bit_test(&cp.visited, ino) || cp_read_inode(c, &cp, ino, &f))
 			continue;
-		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_ || !nlfs_le16(f.inode.i_links_count))
+		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_)
+			continue;
+		/* one with no links is walked too when it goes to lost+found
+		 * (below: an orphan), else what it names would go there twice */
+		if (!nlfs_le16(f.inode.i_links_count) &&
+		    !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS))
 			continue;
 		fsck_problem(c, PR_INO_UNATTACHED,
 			     "checkpoint %" PRIu64 ": directory inode %" PRIu64 " (%u links) is not reachable from the root",
@@ -495,6 +607,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		/* 0 and the root metadata files have no inode in the ifile */
 		if (ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO))
 			continue;
+		if (fsck_bit_test(&cp.cleared, ino))
+			continue;   /* the repair clears it */
 		if (fsck_bit_test(&cp.visited, ino) && (ino == NLFS_ROOT_INO || ino >= first_ino)) {
 			/* checked in the walk, which kept the link count */
 			if (cp.links[ino] != cp.nref[ino]) {
@@ -521,6 +635,10 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			continue;   /* not visited: reported as PR_DIR_ROOT */
 		/* in use but not visited */
 		fsck_bit_set(&cp.visited, ino);
+		if (!nlfs_file_type_of_mode(nlfs_le16(f.inode.i_mode))) {
+			check_inode(c, &cp, &f, NULL);   /* cleared: no lost+found for it */
+			continue;
+		}
 		/* a checkpoint taken between unlink and the last close holds
 		 * such inodes; only a cleanly unmounted latest state must not */
 		if (links == 0 && cno == c->latest_cno &&
@@ -552,7 +670,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		fsck_problem(c, PR_CP_NINODES,
 			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",
 			     cno, nlfs_le64(ck.cp_inodes_count), ninodes);
-	if (nlfs_le64(ck.cp_blocks_count) != cp.nblocks && !c->maps_incomplete)
+	if (nlfs_le64(ck.cp_blocks_count) != cp.nblocks && !c->maps_incomplete &&
+	    !cp.blocks_uncounted)
 		fsck_problem(c, PR_CP_NBLOCKS,
 			     "checkpoint %" PRIu64 ": cp_blocks_count %" PRIu64 ", but its files hold %" PRIu64 " blocks",
 			     cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);

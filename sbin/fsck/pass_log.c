@@ -101,6 +101,9 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 				     ", which the DAT does not allocate",
 				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
 				     bi->vblocknr);
+		if (bi->vblocknr < c->nvblocks)
+			fix_note_vblock(c, bi->vblocknr);
+		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
 	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
@@ -109,9 +112,13 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 					 ": virtual block %" PRIu64, w->seg, log->start, bi->vblocknr);
 		return 0;
 	}
-	if (de.de_blocknr == bi->block)
+	if (de.de_blocknr == bi->block) {
 		fsck_bit_set(&c->vconfirmed, bi->vblocknr);
-	else if (note(w))
+		return 0;
+	}
+	fix_note_vblock(c, bi->vblocknr);
+	fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
+	if (note(w))
 		fsck_problem(c, PR_LOG_VSTALE, "segment %" PRIu64 ": log at block %" PRIu64
 			     ": block %" PRIu64 " (inode %" PRIu64 ") claims virtual block %" PRIu64
 			     ", which the DAT maps to block %" PRIu64,
@@ -247,6 +254,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				nlfs_err_format(&err, why, sizeof(why));
 				fsck_problem(c, PR_SU_SHORT, "segment %" PRIu64 ": su_nblocks %u, but the logs end at block %" PRIu64
 					     " (%" PRIu64 " blocks in): %s", seg, s->su_nblocks, p, p - start, why);
+				fix_note_log(c, seg, FSCK_LOG_SHORT, 0, false);
 			}
 			else
 				fsck_lib_problem(c, PR_IO, &err, "segment %" PRIu64, seg);
@@ -411,6 +419,21 @@ static void check_current(struct fsck *c)
 			     "), but it is not allocated", nextseg, rec->sr_log);
 }
 
+/* problems that make a log damaged (repair_log.c gives its segment up; a
+ * log running past the usage count is the sufile's, repair_meta.c) */
+static uint64_t log_damage(const struct fsck *c)
+{
+	static const enum fsck_pr codes[] = {
+		PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS,
+		PR_LOG_CNO, PR_LOG_SR, PR_LOG_FINFO, PR_LOG_BINFO,
+	};
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		n += c->pr_count[codes[i]];
+	return n;
+}
+
 static bool has_logs(const struct fsck *c, uint64_t seg)
 {
 	return c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY && c->segs[seg].su_nblocks;
@@ -443,18 +466,26 @@ int pass_logs(struct fsck *c)
 		fsck_progress(c, 3, seg, g->nsegments);
 		if (seg == next)
 			next = prefetch_next(c, seg);
-		if (has_logs(c, seg))
+		if (has_logs(c, seg)) {
+			uint64_t before = log_damage(c);
+
 			check_segment(c, seg);
+			/* a log found damaged: -y gives its segment up */
+			if (log_damage(c) != before)
+				fix_note_log(c, seg, 0, 0, false);
+		}
 	}
 	if (fsck_cancelled(c))
 		return 0;
 	check_chain(c);
 	check_current(c);
 	for (uint64_t b = fsck_bitmap_next(&c->datblk, 0); b != UINT64_MAX;
-	     b = fsck_bitmap_next(&c->datblk, b + 1))
+	     b = fsck_bitmap_next(&c->datblk, b + 1)) {
 		fsck_problem(c, PR_DAT_UNCLAIMED_BLOCK,
 			     "DAT: block %" PRIu64 " is part of the DAT, but no segment summary describes it as a DAT block",
 			     b);
+		fix_note_dat_rewrite(c);
+	}
 	return 0;
 }
 

@@ -104,46 +104,46 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	 * would free the segment with the live blocks that lie there */ \
 	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the logs of a segment end before its usage count", \
-	  "cut to where the logs end if no block in use lies past that, else left") \
+	  "cut to where the logs end if no block in use lies past that, else (-y) the segment given up, every block a checkpoint maps moved") \
 	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
 	  "a segment summary header is invalid", \
 	  "") \
 	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_PREEN, \
 	  "a log runs past its segment's usage count", \
 	  "su_nblocks grown to cover the log") \
-	X(PR_LOG_SUMSUM, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_SUMSUM, SEV_ERROR, 3, FIX_YES, \
 	  "a segment summary checksum (ss_sumsum) is wrong", \
-	  "") \
-	X(PR_LOG_DATASUM, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_DATASUM, SEV_ERROR, 3, FIX_YES, \
 	  "a log data checksum (ss_datasum) is wrong", \
-	  "") \
-	X(PR_LOG_SEQ, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_SEQ, SEV_ERROR, 3, FIX_YES, \
 	  "a log's sequence number differs from its segment's", \
-	  "") \
-	X(PR_LOG_NEXT, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_NEXT, SEV_ERROR, 3, FIX_YES, \
 	  "a log's ss_next is inconsistent", \
-	  "") \
-	X(PR_LOG_FLAGS, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_FLAGS, SEV_ERROR, 3, FIX_YES, \
 	  "log flags are inconsistent", \
-	  "") \
-	X(PR_LOG_CNO, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_CNO, SEV_ERROR, 3, FIX_YES, \
 	  "log checkpoint numbers go backwards", \
-	  "") \
-	X(PR_LOG_SR, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_SR, SEV_ERROR, 3, FIX_YES, \
 	  "the super root of a log is invalid", \
-	  "") \
-	X(PR_LOG_FINFO, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_FINFO, SEV_ERROR, 3, FIX_YES, \
 	  "the file records of a summary are inconsistent", \
-	  "") \
-	X(PR_LOG_BINFO, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_BINFO, SEV_ERROR, 3, FIX_YES, \
 	  "a block record of a summary is invalid", \
-	  "") \
-	X(PR_LOG_VFREE, SEV_ERROR, 3, FIX_NONE, \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
+	X(PR_LOG_VFREE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT does not allocate", \
-	  "") \
-	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_NONE, \
+	  "the DAT entry set from the summary where the block is still there, else the segment given up") \
+	X(PR_LOG_VSTALE, SEV_ERROR, 3, FIX_YES, \
 	  "a summary claims a virtual block the DAT maps elsewhere", \
-	  "") \
+	  "the DAT entry set from the newest summary, else the segment of the stale one given up") \
 	X(PR_SEG_SEQ_DUP, SEV_ERROR, 3, FIX_YES, \
 	  "two segments carry the same sequence number", \
 	  "both segments emptied as the cleaner would (blocks in use moved to new logs)") \
@@ -157,42 +157,42 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "logs after the latest super root (roll-forward at mount)", \
 	  "the kernel's roll-forward done offline") \
 	/* pass 2: metadata-file inodes; pass 4: DAT */ \
-	X(PR_MDT_INODE, SEV_ERROR, 2, FIX_NONE, \
+	X(PR_MDT_INODE, SEV_ERROR, 2, FIX_PREEN, \
 	  "a metadata file's inode is invalid", \
-	  "") \
+	  "made a regular file with a link in the super root") \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_NONE, \
 	  "a palloc file reaches far past what the volume can hold", \
 	  "") \
-	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block lies outside the segments in use", \
-	  "") \
-	X(PR_DAT_UNCLAIMED_BLOCK, SEV_ERROR, 4, FIX_NONE, \
+	  "the DAT written anew in the repair checkpoint") \
+	X(PR_DAT_UNCLAIMED_BLOCK, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block is not described as one by any summary", \
-	  "") \
+	  "the DAT written anew in the repair checkpoint") \
 	X(PR_DAT_DESC, SEV_ERROR, 4, FIX_PREEN, \
 	  "a DAT group descriptor's free count disagrees with its bitmap", \
 	  "recounted from the bitmap") \
-	X(PR_DAT_HOLE, SEV_ERROR, 4, FIX_NONE, \
+	X(PR_DAT_HOLE, SEV_ERROR, 4, FIX_YES, \
 	  "allocated DAT entries sit in a missing block", \
-	  "") \
-	X(PR_DAT_ENTRY0, SEV_ERROR, 4, FIX_NONE, \
+	  "the entries rebuilt from the segment summaries") \
+	X(PR_DAT_ENTRY0, SEV_ERROR, 4, FIX_YES, \
 	  "DAT entry 0 is not reserved", \
-	  "") \
-	X(PR_DAT_RANGE, SEV_ERROR, 4, FIX_NONE, \
+	  "entry 0 reset and marked in use") \
+	X(PR_DAT_RANGE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry's checkpoint period is impossible", \
-	  "") \
-	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_NONE, \
+	  "the period set from the summary; open if the latest checkpoint maps the block") \
+	X(PR_DAT_NOADDR, SEV_ERROR, 4, FIX_YES, \
 	  "an allocated DAT entry has no block address", \
-	  "") \
+	  "the address taken from the summary that claims it, else the entry freed") \
 	X(PR_DAT_OUTSIDE, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points outside the segments in use", \
-	  "a segment marked free whose valid logs hold the block made dirty again; else left") \
-	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_NONE, \
+	  "a segment marked free whose valid logs hold the block made dirty again, else the address taken from the summary that claims it; else left") \
+	X(PR_DAT_UNCLAIMED, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT entry points to a block no summary claims for it", \
-	  "") \
-	X(PR_DAT_SHARED, SEV_ERROR, 4, FIX_NONE, \
+	  "the address taken from the newest summary that claims the virtual block") \
+	X(PR_DAT_SHARED, SEV_ERROR, 4, FIX_YES, \
 	  "two DAT entries (or a DAT block) share a physical block", \
-	  "") \
+	  "the address taken from the newest summary that claims the virtual block") \
 	X(PR_DAT_LEAK, SEV_ERROR, 4, FIX_YES, \
 	  "a live DAT entry is used by no file of the latest checkpoint", \
 	  "the entry freed") \
@@ -234,33 +234,37 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_NONE, \
 	  "inodes in use sit in a missing ifile block", \
 	  "") \
-	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_YES, \
 	  "a block map is malformed", \
-	  "") \
-	X(PR_BMAP_ORDER, SEV_ERROR, 6, FIX_NONE, \
+	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \
+	X(PR_BMAP_ORDER, SEV_ERROR, 6, FIX_YES, \
 	  "block map keys are out of order", \
-	  "") \
-	X(PR_BMAP_DIRECT, SEV_WARNING, 6, FIX_NONE, \
+	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \
+	X(PR_BMAP_DIRECT, SEV_WARNING, 6, FIX_YES, \
 	  "a direct block map has unknown flag bits", \
-	  "") \
-	X(PR_BMAP_VBLOCK, SEV_ERROR, 6, FIX_NONE, \
+	  "the map written anew with a clean flags byte") \
+	X(PR_BMAP_VBLOCK, SEV_ERROR, 6, FIX_YES, \
 	  "a block map points to an unallocated virtual block", \
-	  "") \
-	X(PR_BMAP_PERIOD, SEV_ERROR, 6, FIX_NONE, \
+	  "the block taken from the segment summaries, else a hole (named)") \
+	X(PR_BMAP_PERIOD, SEV_ERROR, 6, FIX_YES, \
 	  "a block is not alive in the checkpoint that uses it", \
-	  "") \
-	X(PR_BMAP_SHARED, SEV_ERROR, 6, FIX_NONE, \
+	  "the DAT entry reopened if the summary names the block there, else the newest live version") \
+	X(PR_BMAP_SHARED, SEV_ERROR, 6, FIX_YES, \
 	  "a virtual block is used twice in one checkpoint", \
+	  "the block taken from the segment summaries, else a hole (named)") \
+	/* the check after a repair: what no repair may ever do */ \
+	X(PR_REPAIR_LIVE, SEV_ERROR, 6, FIX_NONE, \
+	  "a repair left a live block with an ended DAT entry or outside the segments in use", \
 	  "") \
 	X(PR_INO_BLOCKS, SEV_ERROR, 6, FIX_PREEN, \
 	  "an inode's i_blocks disagrees with its block map", \
 	  "set to the blocks the map holds") \
-	X(PR_INO_MODE, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_INO_MODE, SEV_ERROR, 6, FIX_YES, \
 	  "an inode has an invalid file type", \
-	  "") \
-	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_NONE, \
+	  "the inode cleared, the entries naming it removed (older checkpoints keep it)") \
+	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's size disagrees with its blocks", \
-	  "") \
+	  "a file's size set to cover its blocks, a symbolic link's to its target (none: cleared), a directory rewritten") \
 	X(PR_INO_ORPHAN, SEV_ERROR, 6, FIX_YES, \
 	  "an inode with no links is still allocated", \
 	  "linked into /lost+found as #INO") \
@@ -271,36 +275,36 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "an inode's link count is wrong", \
 	  "set to the entries that name it") \
 	/* pass 6: directories */ \
-	X(PR_DIR_ROOT, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_DIR_ROOT, SEV_ERROR, 6, FIX_YES, \
 	  "the root directory is missing or invalid", \
-	  "") \
-	X(PR_DIR_RECORD, SEV_ERROR, 6, FIX_NONE, \
+	  "a new root directory made; what the old one named goes to /lost+found") \
+	X(PR_DIR_RECORD, SEV_ERROR, 6, FIX_YES, \
 	  "a directory record is malformed", \
-	  "") \
-	X(PR_DIR_HOLE, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten from the records that hold up; what is lost is named") \
+	X(PR_DIR_HOLE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory has a missing block", \
-	  "") \
-	X(PR_DIR_DOT, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten without it; inodes only it named go to /lost+found") \
+	X(PR_DIR_DOT, SEV_ERROR, 6, FIX_YES, \
 	  "a directory's '.' entry is missing or wrong", \
-	  "") \
-	X(PR_DIR_DOTDOT, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten with '.' naming itself") \
+	X(PR_DIR_DOTDOT, SEV_ERROR, 6, FIX_YES, \
 	  "a directory's '..' entry is missing or wrong", \
-	  "") \
-	X(PR_DIR_NAME, SEV_ERROR, 6, FIX_NONE, \
+	  "the directory rewritten with '..' naming the parent it is found in") \
+	X(PR_DIR_NAME, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry has an invalid name", \
-	  "") \
-	X(PR_DIR_DUP, SEV_ERROR, 6, FIX_NONE, \
+	  "'/' and NUL become '.'; an empty name or another '.' or '..' entry removed") \
+	X(PR_DIR_DUP, SEV_ERROR, 6, FIX_YES, \
 	  "a directory has two entries of one name", \
-	  "") \
+	  "the second renamed NAME~N (removed if it names the same inode)") \
 	X(PR_DIR_FREE_INODE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry names an inode not in use", \
-	  "the entry removed") \
+	  "the inode marked in use again if its slot still holds it, else the entry removed") \
 	X(PR_DIR_TYPE, SEV_ERROR, 6, FIX_YES, \
 	  "a directory entry's file type disagrees with the inode", \
 	  "set to the inode's type") \
-	X(PR_DIR_LINKED, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_DIR_LINKED, SEV_ERROR, 6, FIX_YES, \
 	  "a directory is linked from more than one place", \
-	  "") \
+	  "the entries after the first one found removed") \
 	/* any pass */ \
 	X(PR_IO, SEV_ERROR, 0, FIX_NONE, \
 	  "an I/O or memory error stopped part of the check", \

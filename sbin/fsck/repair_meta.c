@@ -83,9 +83,12 @@ bool repair_meta_needed(const struct fsck *c)
 const char *repair_meta_refused(const struct fsck *c)
 {
 	static char why[160];
-	uint64_t ro = nlfs_le64(c->sb->s_feature_compat_ro) & ~NLFS_FEATURE_COMPAT_RO_SUPP;
-	uint64_t in = nlfs_le64(c->sb->s_feature_incompat) & ~NLFS_FEATURE_INCOMPAT_SUPP;
+	uint64_t ro, in;
 
+	if (!c->sb)
+		return NULL;   /* no superblock: nothing is written anyway */
+	ro = nlfs_le64(c->sb->s_feature_compat_ro) & ~NLFS_FEATURE_COMPAT_RO_SUPP;
+	in = nlfs_le64(c->sb->s_feature_incompat) & ~NLFS_FEATURE_INCOMPAT_SUPP;
 	if (!ro && !in)
 		return NULL;
 	snprintf(why, sizeof(why), "the volume has features this program does not know "

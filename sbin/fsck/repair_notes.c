@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 
@@ -15,6 +17,13 @@ bool fix_is_repairable(enum fsck_pr code, bool preen)
 	enum fsck_fix fix = fsck_problems[code].fix;
 
 	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
+}
+
+bool fsck_test_break(const char *what)
+{
+	const char *v = getenv("FSCK_NILFS2_TEST_BREAK");
+
+	return v && !strcmp(v, what);
 }
 
 static bool latest(const struct fsck *c, uint64_t cno)
@@ -66,12 +75,54 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 		NOTE(c, blocks, nblocks, capblocks, f);
 }
 
-void fix_note_dirent(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t ino, uint8_t type)
+void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f)
 {
-	struct fsck_dirent_fix f = { dir, ino, type };
+	if (latest(c, cno))
+		NOTE(c, dirents, ndirents, capdirents, *f);
+}
+
+void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path)
+{
+	struct fsck_dir_fix f = { dir, parent, strdup(path ? path : "") };
+
+	if (!latest(c, cno))
+		return;
+	if (!f.path) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, dirs, ndirs, capdirs, f);
+	if (c->op_error && (!c->fix.ndirs || c->fix.dirs[c->fix.ndirs - 1].path != f.path))
+		free(f.path);
+}
+
+void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	struct fsck_clear_fix f = { ino, strdup(what) };
+
+	if (!latest(c, cno))
+		return;
+	if (!f.what) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, clears, nclears, capclears, f);
+	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
+		free(f.what);
+}
+
+void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size)
+{
+	struct fsck_size_fix f = { ino, size };
 
 	if (latest(c, cno))
-		NOTE(c, dirents, ndirents, capdirents, f);
+		NOTE(c, sizes, nsizes, capsizes, f);
+}
+
+void fix_note_root(struct fsck *c, uint64_t cno)
+{
+	if (latest(c, cno))
+		c->fix.root_lost = true;
 }
 
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino)
@@ -83,6 +134,43 @@ void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino)
 void fix_note_leak(struct fsck *c, uint64_t vbn)
 {
 	NOTE(c, leaks, nleaks, capleaks, vbn);
+}
+
+void fix_note_map(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	struct fsck_map_fix f = { ino, NULL };
+
+	/* the metadata files' maps are written anew by every construction */
+	if (ino != NLFS_ROOT_INO && ino < nlfs_le32(c->sb->s_first_ino))
+		return;
+	if (!latest(c, cno) || (c->fix.nmaps && c->fix.maps[c->fix.nmaps - 1].ino == ino))
+		return;
+	f.what = strdup(what);
+	if (!f.what) {
+		c->op_error = true;
+		return;
+	}
+	NOTE(c, maps, nmaps, capmaps, f);
+}
+
+void fix_note_vblock(struct fsck *c, uint64_t vbn)
+{
+	NOTE(c, vblocks, nvblocks, capvblocks, vbn);
+}
+
+void fix_note_dat_rewrite(struct fsck *c)
+{
+	c->fix.dat_rewrite = true;
+}
+
+void fix_note_log(struct fsck *c, uint64_t seg, uint64_t vbn, uint64_t block, bool stale)
+{
+	struct fsck_log_fix f = { seg, vbn, block, stale };
+
+	if (!stale && c->fix.nlogs && !c->fix.logs[c->fix.nlogs - 1].stale &&
+	    c->fix.logs[c->fix.nlogs - 1].seg == seg && c->fix.logs[c->fix.nlogs - 1].vbn == vbn)
+		return;
+	NOTE(c, logs, nlogs, caplogs, f);
 }
 
 static void note_seg(struct fsck *c, uint64_t **arr, size_t *n, size_t *cap, uint64_t seg)
@@ -121,8 +209,20 @@ void fix_free(struct fsck_fixes *f)
 	free(f->links);
 	free(f->blocks);
 	free(f->dirents);
+	for (size_t i = 0; i < f->ndirs; i++)
+		free(f->dirs[i].path);
+	free(f->dirs);
+	for (size_t i = 0; i < f->nclears; i++)
+		free(f->clears[i].what);
+	free(f->clears);
+	free(f->sizes);
 	free(f->detached);
 	free(f->leaks);
+	for (size_t i = 0; i < f->nmaps; i++)
+		free(f->maps[i].what);
+	free(f->maps);
+	free(f->vblocks);
+	free(f->logs);
 	free(f->relocate);
 	free(f->seg_live);
 	*f = (struct fsck_fixes){ 0 };

@@ -750,6 +750,173 @@ static void c_bmap_node_level(void)
 	edit(b, 1, 1, peek(b, 1, 1) + 1, 1);
 }
 
+/* ---- rich base: B-tree nodes, snapshots' old versions, the DAT's map ---- */
+
+struct node_find {
+	unsigned level, n, seen;
+	uint64_t key, ptr;
+	bool found;
+};
+
+static int find_node(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct node_find *nf = arg;
+
+	if (level != nf->level || nf->seen++ != nf->n)
+		return 0;
+	nf->key = key;
+	nf->ptr = ptr;
+	nf->found = true;
+	return 1;
+}
+
+/* the Nth node (from 0) of LEVEL in F's map: its block; *KEY and *VBN if asked */
+static uint64_t node_of(const struct nlfs_file *f, unsigned level, unsigned n, uint64_t *key,
+			uint64_t *vbn)
+{
+	struct node_find nf = { .level = level, .n = n };
+	struct nlfs_err err;
+	uint64_t b;
+
+	nlfs_bmap_iterate(fs, f, find_node, &nf, &err);
+	if (!nf.found || nlfs_file_block_addr(fs, f, nf.ptr, &b, &err) || !b)
+		die("inode %llu has no node %u of level %u", (unsigned long long)f->ino, n, level);
+	if (key)
+		*key = nf.key;
+	if (vbn)
+		*vbn = nf.ptr;
+	return b;
+}
+
+static uint64_t node_at(const char *path, unsigned level, unsigned n)
+{
+	struct nlfs_file f;
+
+	lookup(path, &f);
+	return node_of(&f, level, n, NULL, NULL);
+}
+
+/* a B-tree node block: header (8 bytes) and 8 spare, keys, then pointers */
+#define NODE_KEY(i) (16 + 8 * (uint32_t)(i))
+#define NODE_PTR(i) (16 + 8 * ((bs - 16) / 16) + 8 * (uint32_t)(i))
+
+/* /big's level-2 node claims level 3: the whole tree below the root is hidden */
+static void c_bmap_rich_l2_level(void) { uint64_t b = node_at("/big", 2, 0); edit(b, 1, 1, 3, 1); }
+/* a leaf of /big with more children than a node holds */
+static void c_bmap_rich_nchildren(void) { edit(node_at("/big", 1, 1), 2, 2, (bs - 16) / 16 + 1, 1); }
+
+/* the last key of /big's second leaf beyond the first key of the third */
+static void c_bmap_rich_key_range(void)
+{
+	uint64_t b = node_at("/big", 1, 1);
+	uint32_t n = (uint32_t)peek(b, 2, 2);
+
+	edit(b, NODE_KEY(n - 1), 8, peek(node_at("/big", 1, 2), NODE_KEY(0), 8) + 7, 1);
+}
+
+/* /big's level-2 node: the third leaf's pointer to a virtual block the DAT does not have */
+static void c_bmap_rich_node_vblock(void) { edit(node_at("/big", 2, 0), NODE_PTR(2), 8, 900000, 1); }
+
+/* /big's level-2 node: the second leaf's pointer resolves into /medium's leaf */
+static void c_bmap_rich_node_foreign(void)
+{
+	struct nlfs_file m;
+	uint64_t v;
+
+	lookup("/medium", &m);
+	node_of(&m, 1, 0, NULL, &v);
+	edit(node_at("/big", 2, 0), NODE_PTR(1), 8, v, 1);
+}
+
+/* /sparse-far's root holds its data blocks: its last two keys swapped */
+static void c_bmap_rich_root_keys(void)
+{
+	uint64_t ino = path_ino("/sparse-far");
+	uint64_t k1 = inode_peek(ino, I_BMAP + 16, 8), k2 = inode_peek(ino, I_BMAP + 24, 8);
+
+	inode_edit(ino, I_BMAP + 16, 8, k2);
+	inode_edit(ino, I_BMAP + 24, 8, k1);
+}
+
+/* a virtual block only snapshot 11 still uses: the first block of /big
+ * overwritten since */
+static uint64_t snap_only_vblock(void)
+{
+	struct nlfs_file ifl, f, now;
+	struct nlfs_err err;
+	uint64_t then, cur;
+
+	lookup("/big", &now);
+	if (nlfs_fs_ifile(fs, 11, &ifl, &err) || nlfs_path_lookup(fs, &ifl, "/big", &f, &err))
+		die("snapshot 11 has no /big");
+	for (uint64_t k = 0; k < 4096; k++) {
+		if (nlfs_bmap_lookup(fs, &f, k, &then, &err) || nlfs_bmap_lookup(fs, &now, k, &cur, &err))
+			die("/big: no block %llu", (unsigned long long)k);
+		if (then && then != cur)
+			return then;
+	}
+	die("no block of /big was overwritten after snapshot 11");
+	return 0;
+}
+
+static void c_dat_rich_snap_range(void)
+{
+	uint64_t v = snap_only_vblock();
+	uint64_t b;
+	uint32_t off;
+
+	dat_at(v, &b, &off);
+	/* [end + 3, start): impossible */
+	dat_edit(v, 8, 8, peek(b, off + 16, 8) + 3);
+}
+
+static void c_dat_rich_snap_noaddr(void) { dat_edit(snap_only_vblock(), 0, 8, 0); }
+static void c_dat_rich_snap_bitclear(void) { dat_bitmap_flip(snap_only_vblock(), 1); }
+
+/* a DAT entry block gone from the DAT's map: its pointer in a DAT leaf is 0 */
+static void c_dat_rich_hole(void)
+{
+	struct nlfs_file dat;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	/* the DAT maps itself physically: the node's pointer is its block */
+	{
+		struct node_find nf = { .level = 1, .n = 0 };
+		struct nlfs_err err;
+		uint64_t b;
+
+		nlfs_bmap_iterate(fs, &dat, find_node, &nf, &err);
+		if (!nf.found)
+			die("the DAT is not a B-tree");
+		b = nf.ptr;
+		/* its third entry: a block of entries, past the descriptor and bitmap */
+		edit(b, NODE_PTR(2), 8, 0, 1);
+	}
+}
+
+/* /src/lib/one-block's block points to a virtual block the DAT does not
+ * have: its true block looks like a leak no file uses, and a repair that
+ * ended it would end a block the rebuilt map takes back (the check after
+ * the repairs reports that as PR_REPAIR_LIVE) */
+static void c_bmap_rich_hidden_leak(void) { inode_edit(path_ino("/src/lib/one-block"), I_BMAP + 8, 8, 900000); }
+
+/* rich base: damaged logs in segments snapshots still use */
+/* the second log from segment 3's start: a block record names the next virtual block */
+static void c_log_rich_binfo_stale(void) { uint64_t p = nth_log(3, 1); edit(p, 64 + 24, 8, peek(p, 64 + 24, 8) + 1, 1); }
+/* the log at segment 2's start: its first file claims one block more than it has */
+static void c_log_rich_finfo_count(void) { uint64_t p = nth_log(2, 0); edit(p, 64 + 16, 4, peek(p, 64 + 16, 4) + 1, 1); }
+/* the second log from segment 1's start: its summary checksum (left wrong) */
+static void c_log_rich_sumsum(void) { uint64_t p = nth_log(1, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
+
+/* the super root's cpfile inode loses its file type */
+static void c_dat_mdt_mode(void)
+{
+	uint64_t sr = nlfs_fs_recovery(fs)->sr_block;
+	uint32_t off = NLFS_SR_INODES_OFFSET + g->inode_size + I_MODE;
+
+	edit(sr, off, 2, peek(sr, off, 2) & 07777, 1);
+}
+
 static void c_dir_reclen(void)
 {
 	uint64_t b;
@@ -857,6 +1024,114 @@ static void c_snapshot_links(void)
 	edit(b, off + I_LINKS, 2, nlfs_le16(f.inode.i_links_count) + 1, 1);
 }
 
+/* ---- directories and inodes on the rich base: a buggy writer's records ---- */
+
+/* a record whose rec_len runs past its block end (the entry is sound) */
+static void c_dir_rec_cross(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note12", &b, &o); edit(b, o + 8, 2, peek(b, o + 8, 2) + bs, 1); }
+/* a name_len too long for its record */
+static void c_dir_namelen(void) { uint64_t b; uint32_t o; dirent_at("/docs/old", "note14", &b, &o); edit(b, o + 10, 1, 200, 1); }
+
+/* a record's header overwritten (inode, rec_len, name_len, type): that
+ * entry is lost, the records after it are not */
+static void c_dir_rec_garbage(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/old", "note13", &b, &o);
+	edit(b, o, 8, 0xa5a5a5a5a5a5a5a5ull, 1);
+	edit(b, o + 8, 4, 0xa5a5a5a5u, 1);
+}
+
+/* the '..' record of /docs/renamed renamed '.x' */
+static void c_dir_dotdot_name(void) { uint64_t b; uint32_t o; dirent_at("/docs/renamed", "..", &b, &o); edit(b, o + 12 + 1, 1, 'x', 1); }
+/* the deepest directory's file entry made a link to an ancestor: a cycle */
+static void c_dir_cycle(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/deep/d1/d2/d3/d4/d5/d6/d7", "leaf", &b, &o);
+	edit(b, o, 8, path_ino("/deep/d1"), 1);
+	edit(b, o + 11, 1, 2, 1);
+}
+
+/* a cycle no directory reaches: /deep's entry gone, and its deepest
+ * directory's file entry made a link back to /deep/d1 */
+static void c_dir_cycle_detached(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	c_dir_cycle();
+	dirent_at("/", "deep", &b, &o);
+	edit(b, o, 8, 0, 1);
+}
+
+/* a second entry 'empty0' for empty0's inode (it was empty1) */
+static void c_dir_dup_same(void)
+{
+	uint64_t b;
+	uint32_t o;
+
+	dirent_at("/docs/renamed", "empty1", &b, &o);
+	edit(b, o, 8, path_ino("/docs/renamed/empty0"), 1);
+	edit(b, o + 12 + 5, 1, '0', 1);
+}
+
+static void c_dir_type_unknown(void) { uint64_t b; uint32_t o; dirent_at("/docs", "seven-link", &b, &o); edit(b, o + 11, 1, 9, 1); }
+static void c_dir_size_rich(void) { uint64_t i = path_ino("/docs"); inode_edit(i, I_SIZE, 8, inode_peek(i, I_SIZE, 8) + 100); }
+
+/* /many's block 0, with '.' and '..', gone from its map */
+static void c_dir_hole_first(void)
+{
+	uint64_t i = path_ino("/many");
+
+	if (inode_peek(i, I_BMAP, 1) & NLFS_BMAP_LARGE)
+		die("/many is not a direct map");
+	inode_edit(i, I_BMAP + 8, 8, 0);
+}
+
+/* a half-done rmdir of a directory that is not empty: its entry gone, its
+ * links 0, the inode still in use with its file inside */
+static void c_dir_orphan(void)
+{
+	uint64_t b, i = path_ino("/dir2");
+	uint32_t o;
+
+	dirent_at("/", "dir2", &b, &o);
+	edit(b, o, 8, 0, 1);
+	inode_edit(i, I_LINKS, 2, 0);
+}
+
+/* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
+static void c_dir_root_unused(void)
+{
+	uint64_t c = nlfs_fs_recovery(fs)->cno;
+
+	ifile_bit_flip(NLFS_ROOT_INO, 1);
+	cp_edit(c, 48, 8, cp_peek(c, 48, 8) - 1);
+}
+
+/* a file with two links and an invalid file type */
+static void c_ino_mode_linked(void) { inode_edit(path_ino("/src/lib/seven"), I_MODE, 2, 0170644); }
+static void c_ino_size_btree(void) { inode_edit(path_ino("/medium"), I_SIZE, 8, 1000); }
+static void c_symlink_size_long(void) { inode_edit(path_ino("/long-link"), I_SIZE, 8, 2 * bs); }
+
+/* a symbolic link written with no target: size 0, its block zeroed */
+static void c_symlink_empty(void)
+{
+	struct nlfs_file f;
+	uint64_t b;
+
+	lookup("/dangling", &f);
+	b = phys_of(&f, 0);
+	for (uint32_t o = 0; o < bs; o += 8)
+		edit(b, o, 8, 0, 0);
+	reseal_log(log_of(b));
+	inode_edit(f.ino, I_SIZE, 8, 0);
+}
+
 /* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
 
 /* a valid entry whose cp_cno a writer left at 0 */
@@ -951,12 +1226,29 @@ static const struct kase cases[] = {
 	K(bmap_direct, "kernel"), K(bmap_vblock, "kernel"), K(bmap_shared, "kernel"),
 	K(bmap_period, "kernel"), K(bmap_root_level, "kernel"), K(bmap_key_order, "kernel"),
 	K(bmap_node_level, "kernel"),
+	K(bmap_rich_l2_level, "rich"), K(bmap_rich_nchildren, "rich"),
+	K(bmap_rich_key_range, "rich"), K(bmap_rich_node_vblock, "rich"),
+	K(bmap_rich_node_foreign, "rich"), K(bmap_rich_root_keys, "rich"),
+	K(bmap_rich_hidden_leak, "rich"),
+	KO(dat_rich_snap_range, "rich", "--checkpoints=snapshots"),
+	KO(dat_rich_snap_noaddr, "rich", "--checkpoints=snapshots"),
+	KO(dat_rich_snap_bitclear, "rich", "--checkpoints=snapshots"),
+	K(dat_rich_hole, "rich"), K(dat_mdt_mode, "kernel"),
+	KO(log_rich_binfo_stale, "rich", "--checkpoints=snapshots"),
+	KO(log_rich_finfo_count, "rich", "--checkpoints=snapshots"),
+	KO(log_rich_sumsum, "rich", "--checkpoints=snapshots"),
 	K(dir_reclen, "mkfs"), K(dir_dot, "kernel"), K(dir_dotdot, "kernel"),
 	KL(dir_free_inode, "kernel", "-", "/dir1/f19"), K(dir_type, "kernel"), K(dir_dup, "kernel"),
 	K(dir_name_slash, "kernel"), K(dir_reserved, "kernel"), K(dir_hardlink, "kernel"),
 	K(dir_root_mode, "mkfs"), KL(dir_unlinked, "kernel", "-", "/dir2"), K(dir_hole, "kernel"),
 	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
+	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
+	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
+	K(dir_type_unknown, "rich"), K(dir_size_rich, "rich"), K(dir_hole_first, "kernel"),
+	K(ino_mode_linked, "rich"), K(ino_size_btree, "rich"), K(symlink_size_long, "rich"),
+	K(symlink_empty, "rich"), K(dir_root_unused, "mkfs"), K(dir_orphan, "kernel"),
+	K(dir_cycle_detached, "rich"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),

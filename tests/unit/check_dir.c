@@ -77,6 +77,49 @@ START_TEST(bad_records_name_their_reason)
 }
 END_TEST
 
+/* salvage: every record that holds up is kept, the rest named and skipped */
+START_TEST(salvage_keeps_what_holds_up)
+{
+	uint8_t b[1024] = { 0 };
+	struct nlfs_dir_rec r;
+	const char *why;
+	unsigned next;
+
+	put_rec(b, 0, 12, 16, ".", 2);
+	put_rec(b, 16, 2, 16, "..", 2);
+	put_rec(b, 32, 13, 24, "file", 1);
+	put_rec(b, 56, 14, 1024 - 56, "next", 1);
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 32, &r, &next, &why), NLFS_DIR_SOUND);
+	ck_assert_uint_eq(next, 56);
+	ck_assert_ptr_null(why);
+	/* a rec_len too small: the record reaches the next sound one */
+	put_rec(b, 16, 2, 10, "..", 2);
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 16, &r, &next, &why), NLFS_DIR_MENDED);
+	ck_assert_uint_eq(r.rec_len, 16);
+	ck_assert_uint_eq(next, 32);
+	/* running past the block end: the same */
+	put_rec(b, 32, 13, 2000, "file", 1);
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 32, &r, &next, &why), NLFS_DIR_MENDED);
+	ck_assert_uint_eq(next, 56);
+	ck_assert(!memcmp(r.name, "file", 4));
+	/* name_len too long for a rec_len that fits: the name ends at its padding */
+	put_rec(b, 32, 13, 24, "file", 1);
+	b[32 + 10] = 200;
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 32, &r, &next, &why), NLFS_DIR_MENDED);
+	ck_assert_uint_eq(r.name_len, 4);
+	ck_assert_uint_eq(next, 56);
+	/* a reserved inode: that record goes, the next stays */
+	put_rec(b, 32, 5, 24, "file", 1);
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 32, &r, &next, &why), NLFS_DIR_DROPPED);
+	ck_assert_uint_eq(next, 56);
+	ck_assert(strstr(why, "reserved"));
+	/* garbage: dropped up to the next record from which sound ones run */
+	memset(b + 32, 0xff, 24);
+	ck_assert_int_eq(nlfs_dir_salvage(b, 1024, 32, &r, &next, &why), NLFS_DIR_DROPPED);
+	ck_assert_uint_eq(next, 56);
+}
+END_TEST
+
 START_TEST(i_blocks_in_either_unit)
 {
 	/* kernel: 512-byte units */
@@ -118,6 +161,7 @@ int main(void)
 
 	tcase_add_test(tc, good_block_of_records);
 	tcase_add_test(tc, bad_records_name_their_reason);
+	tcase_add_test(tc, salvage_keeps_what_holds_up);
 	tcase_add_test(tc, i_blocks_in_either_unit);
 	tcase_add_test(tc, super_root_check);
 	suite_add_tcase(s, tc);

@@ -367,6 +367,110 @@ START_TEST(test_rewrite_dir)
 }
 END_TEST
 
+/* a file's map as (key, ptr) pairs */
+struct pairs {
+	uint64_t k[512], p[512], nodes[64];
+	size_t n, nnodes;
+};
+
+static int pairs_cb(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct pairs *pp = arg;
+
+	if (level) {
+		if (pp->nnodes < 64)
+			pp->nodes[pp->nnodes++] = ptr;
+		return 0;
+	}
+	if (pp->n >= 512)
+		return -ENOSPC;
+	pp->k[pp->n] = key;
+	pp->p[pp->n++] = ptr;
+	return 0;
+}
+
+/* /lvl2 (a two-level B-tree) and /seven get maps built anew from their
+ * own entries, as fsck's map repair does: the data stays, the nodes are new */
+static int remap_job(struct nlfs_fs *fs, struct nlfs_err *err)
+{
+	static const char *const paths[] = { "/lvl2", "/seven" };
+	struct nlfs_writer *w = NULL;
+	struct nlfs_file ifile, f;
+	int rc = nlfs_fs_ifile(fs, 0, &ifile, err);
+
+	if (!rc)
+		rc = nlfs_writer_open_flags(fs, 1700000300, NLFS_WRITER_REPAIR, &w, err);
+	for (size_t i = 0; !rc && i < 2; i++) {
+		struct pairs pp = { .n = 0 };
+
+		rc = nlfs_path_lookup(fs, &ifile, paths[i], &f, err);
+		if (!rc)
+			rc = nlfs_bmap_iterate(fs, &f, pairs_cb, &pp, err);
+		if (!rc)
+			rc = nlfs_writer_file_remap(w, f.ino, pp.k, pp.p, pp.n,
+						    pp.n + pp.nnodes, err);
+		for (size_t j = 0; !rc && j < pp.nnodes; j++)
+			rc = nlfs_writer_end_vblock(w, pp.nodes[j], err);
+	}
+	if (!rc)
+		rc = nlfs_writer_commit(w, err);
+	nlfs_writer_free(w);
+	return rc;
+}
+
+START_TEST(test_remap)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file ifile, f;
+	struct pairs before = { .n = 0 }, after = { .n = 0 }, salv = { .n = 0 };
+	struct nlfs_checkpoint cp1, cp2;
+	unsigned nbad = 9;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/lvl2", &f, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, pairs_cb, &before, &err), 0);
+	ck_assert_uint_eq(before.n, 400);
+	ck_assert_uint_gt(before.nnodes, 1);
+	/* the salvage walk of an intact map gives what the walk gives */
+	ck_assert_int_eq(nlfs_bmap_salvage(fs, &f, pairs_cb, &salv, &nbad), 0);
+	ck_assert_uint_eq(nbad, 0);
+	ck_assert_uint_eq(salv.n, before.n);
+	ck_assert(!memcmp(salv.k, before.k, sizeof(salv.k)) && !memcmp(salv.p, before.p, sizeof(salv.p)));
+	/* the root's pointer into nowhere: its subtree is skipped and counted */
+	f.inode.i_bmap[4] = nlfs_cpu_to_le64(999999);
+	memset(&salv, 0, sizeof(salv));
+	ck_assert_int_eq(nlfs_bmap_salvage(fs, &f, pairs_cb, &salv, &nbad), 0);
+	ck_assert_uint_eq(nbad, 1);
+	ck_assert_uint_lt(salv.n, before.n);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp1, &err), 0);
+	ck_assert_msg(remap_job(fs, &err) == 0, "%s", err.what);
+	nlfs_fs_release(fs);
+	/* every file reads as before; /lvl2's data blocks are the same, its nodes new */
+	ck_assert_uint_eq(verify(io, 1024, NULL), 2);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/lvl2", &f, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, pairs_cb, &after, &err), 0);
+	ck_assert_uint_eq(after.n, before.n);
+	ck_assert(!memcmp(after.p, before.p, sizeof(after.p)));
+	ck_assert_uint_ne(after.nodes[0], before.nodes[0]);
+	ck_assert_uint_eq(nlfs_le64(f.inode.i_blocks), (after.n + after.nnodes) * 2);
+	/* the same builder made as many nodes as mkfs did: the block count stays */
+	ck_assert_uint_eq(after.nnodes, before.nnodes);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 2, &cp2, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(cp2.cp_blocks_count), nlfs_le64(cp1.cp_blocks_count));
+	nlfs_fs_release(fs);
+	nlfs_io_close(io);
+}
+END_TEST
+
 /* LOWER behind a fault device that, at write K, loses power in the middle
  * of it (keeping TORN bytes), right after it, or fails it (MODE 0, 1, 2) */
 static struct nlfs_io *fault_at(struct nlfs_io *lower, uint64_t k, int mode, size_t torn)
@@ -436,6 +540,20 @@ static void crash_everywhere(uint64_t size, struct nlfs_io *base, uint32_t bs,
 {
 	crash_job(size, base, bs, old_cno, new_cno, plain_job, nwrites);
 }
+
+START_TEST(test_crash_remap)
+{
+	uint64_t size = 8ull << 20, n = 0;
+	struct nlfs_io *io;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	crash_job(size, io, 1024, 1, 2, remap_job, &n);
+	ck_assert_uint_gt(n, 2);
+	nlfs_io_close(io);
+}
+END_TEST
 
 START_TEST(test_crash_rewrite_dir)
 {
@@ -811,6 +929,8 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_crash_rollback);
 	tcase_add_test(tc, test_rewrite_dir);
 	tcase_add_test(tc, test_crash_rewrite_dir);
+	tcase_add_test(tc, test_remap);
+	tcase_add_test(tc, test_crash_remap);
 	suite_add_tcase(s, tc);
 	return s;
 }

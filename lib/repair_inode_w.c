@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An inode cleared by a repair (fsck.nilfs2): its slot zeroed and freed in
+ * the ifile of the checkpoint being built.  Its blocks are not touched
+ * here: older checkpoints and snapshots still have them, and the blocks
+ * no file of the new checkpoint uses are ended in the DAT by the caller
+ * (nlfs_writer_end_vblock), from what the check found.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "writerP.h"
+
+int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
+{
+	const uint8_t *e;
+	uint8_t *p;
+	int rc;
+
+	if (ino < w->first_ino)
+		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is reserved",
+				    (unsigned long long)ino);
+	rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &e, err);
+	if (rc || !e)
+		return rc;   /* not in use: nothing to clear */
+	rc = nlfs_palloc_entry(w->ifile, w->isz, ino, &p, err);
+	if (rc)
+		return rc;
+	memset(p, 0, w->isz);
+	rc = nlfs_palloc_free(w->ifile, w->isz, ino, err);
+	if (!rc)
+		w->user_inodes--;
+	return rc;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Repairs of block maps and DAT entries carried by a construction
+ * (fsck.nilfs2): a file's map replaced wholesale by the entries that hold
+ * up, and DAT entries set from what the segment summaries say.  As with
+ * repair_w.c, nothing reaches the device before the construction commits.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "writerP.h"
+
+int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
+			    bool *allocated, struct nlfs_err *err)
+{
+	uint32_t byteoff;
+	uint64_t blkoff;
+	uint8_t *blk;
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, allocated, err);
+
+	if (rc)
+		return rc;
+	memset(e, 0, sizeof(*e));
+	nlfs_palloc_locate(w->geo.blocksize, w->dsz, vbn, &blkoff, &byteoff);
+	rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
+	if (!rc && blk)
+		memcpy(e, blk + byteoff, sizeof(*e));
+	return rc;
+}
+
+int nlfs_writer_set_vblock(struct nlfs_writer *w, uint64_t vbn, uint64_t blocknr, uint64_t start,
+			   uint64_t end, struct nlfs_err *err)
+{
+	struct nlfs_dat_entry e = {
+		.de_blocknr = nlfs_cpu_to_le64(blocknr),
+		.de_start = nlfs_cpu_to_le64(start),
+		.de_end = nlfs_cpu_to_le64(end),
+	};
+	bool inuse;
+	uint8_t *p;
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, &inuse, err);
+
+	if (!rc && !inuse)
+		rc = nlfs_palloc_reserve(w->dat, w->dsz, vbn, err);
+	if (!rc)
+		rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &p, err);
+	if (!rc)
+		memcpy(p, &e, sizeof(e));
+	return rc;
+}
+
+int nlfs_writer_free_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	bool inuse;
+	int rc = nlfs_palloc_test(w->dat, w->dsz, vbn, &inuse, err);
+
+	if (rc || !inuse)
+		return rc;
+	return nlfs_writer_dat_release(w, vbn, err);
+}
+
+int nlfs_writer_dat_rewrite_block(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)
+{
+	uint8_t *blk;
+	int rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
+
+	if (rc || !blk)
+		return rc;
+	return nlfs_wfile_write(w->dat, blkoff, &blk, NULL, err);
+}
+
+int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *keys,
+			   const uint64_t *ptrs, size_t n, uint64_t old_nblocks,
+			   struct nlfs_err *err)
+{
+	struct nlfs_inode inode;
+	int rc;
+
+	if (ino < w->first_ino && ino != NLFS_ROOT_INO)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (keys[i] <= keys[i - 1])
+			return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+					    "inode %llu: new map out of order at %llu",
+					    (unsigned long long)ino, (unsigned long long)keys[i]);
+	rc = nlfs_writer_get_inode(w, ino, &inode, err);
+	if (rc)
+		return rc;
+	/* the flags byte and the rest of i_bmap are written anew */
+	memset(inode.i_bmap, 0, sizeof(inode.i_bmap));
+	rc = nlfs_writer_build_map(w, ino, keys, ptrs, n, &inode, err);
+	if (!rc) {
+		w->user_blocks -= (int64_t)old_nblocks;
+		rc = nlfs_logw_write_closed(w->lw, NULL, err);
+	}
+	return rc;
+}
+
+int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, uint64_t vbn,
+			   uint64_t blkoff, unsigned level, uint64_t block, struct nlfs_err *err)
+{
+	uint32_t bs = w->geo.blocksize;
+	struct nlfs_litem it = { .ino = ino, .cno = cno, .vblocknr = vbn, .blkoff = blkoff,
+				 .level = (uint8_t)level, .owned = true, .gc = true };
+	uint8_t *entry;
+	int rc;
+
+	if (ino == NLFS_DAT_INO)
+		return -EINVAL;
+	/* its entry changes when the copy gets its address: dirty it now,
+	 * before the commit plans which DAT blocks it writes */
+	rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &entry, err);
+	if (rc)
+		return rc;
+	it.buf = malloc(bs);
+	if (!it.buf)
+		return -ENOMEM;
+	rc = nlfs_io_read(w->io, it.buf, bs, block * bs);
+	if (rc) {
+		free(it.buf);
+		return nlfs_err_set(err, rc, block, "%s: reading a block to move",
+				    nlfs_io_name(w->io));
+	}
+	return nlfs_writer_add_item(w, &it, err);
+}
+
+int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+
+	if (segnum >= w->geo.nsegments || segnum == at.seg || segnum == at.nextseg)
+		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+				    "segment %llu is in use by the log writer",
+				    (unsigned long long)segnum);
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return 0;
+	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+		return -ENOMEM;
+	w->victims[w->nvictims++] = segnum;
+	return 0;
+}
+
+bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+
+	return segnum == at.seg || segnum == at.nextseg;
+}
+
+bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
+{
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return true;
+	return false;
+}
+
+void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)
+{
+	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct nlfs_inode *in = &files[i]->inode;
+
+		/* what the kernel loads them as: regular files with a link */
+		if ((nlfs_le16(in->i_mode) & 0170000) != 0100000) {
+			in->i_mode = nlfs_cpu_to_le16((uint16_t)(0100000 | (nlfs_le16(in->i_mode) & 07777)));
+			(*nfixed)++;
+		}
+		if (!nlfs_le16(in->i_links_count)) {
+			in->i_links_count = nlfs_cpu_to_le16(1);
+			(*nfixed)++;
+		}
+	}
+}
+
+int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
+			   struct nlfs_err *err)
+{
+	const uint8_t *p;
+	int rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &p, err);
+
+	if (rc)
+		return rc;
+	if (!p)
+		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE, "inode %llu is not in use",
+				    (unsigned long long)ino);
+	memcpy(inode, p, sizeof(*inode));
+	return 0;
+}
