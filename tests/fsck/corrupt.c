@@ -1194,6 +1194,8 @@ struct kase {
 #define K(name, base) { #name, base, "-", "-", c_##name }
 #define KO(name, base, opts) { #name, base, opts, "-", c_##name }
 #define KL(name, base, opts, lost) { #name, base, opts, lost, c_##name }
+/* an entry of the kernel base's /many, for lists of what a lost block held */
+#define MANY(n) "/many/a-fairly-long-file-name-number-" #n
 static const struct kase cases[] = {
 	K(sb_primary_magic, "mkfs"), K(sb_primary_crc, "mkfs"), K(sb_secondary_crc, "mkfs"),
 	K(sb_both_magic, "mkfs"), K(sb_bytes, "mkfs"), K(sb_revision, "mkfs"),
@@ -1220,8 +1222,8 @@ static const struct kase cases[] = {
 	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),
 	K(cp_blocks, "kernel"), K(cp_latest_invalid, "kernel"),
 	K(ifile_desc, "mkfs"), K(ifile_reserved, "mkfs"), K(ifile_bit_clear, "mkfs"),
-	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), K(ino_mode, "mkfs"),
-	K(ino_links, "kernel"), K(ino_blocks, "kernel"), K(ino_size, "kernel"),
+	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), KL(ino_mode, "mkfs", "-", "/.nilfs"),
+	K(ino_links, "kernel"), K(ino_blocks, "kernel"), KL(ino_size, "kernel", "-", "/small"),
 	K(dir_size, "mkfs"), K(symlink_size, "kernel"),
 	K(bmap_direct, "kernel"), K(bmap_vblock, "kernel"), K(bmap_shared, "kernel"),
 	K(bmap_period, "kernel"), K(bmap_root_level, "kernel"), K(bmap_key_order, "kernel"),
@@ -1238,10 +1240,15 @@ static const struct kase cases[] = {
 	KO(log_rich_finfo_count, "rich", "--checkpoints=snapshots"),
 	KO(log_rich_sumsum, "rich", "--checkpoints=snapshots"),
 	K(dir_reclen, "mkfs"), K(dir_dot, "kernel"), K(dir_dotdot, "kernel"),
-	KL(dir_free_inode, "kernel", "-", "/dir1/f19"), K(dir_type, "kernel"), K(dir_dup, "kernel"),
-	K(dir_name_slash, "kernel"), K(dir_reserved, "kernel"), K(dir_hardlink, "kernel"),
-	K(dir_root_mode, "mkfs"), KL(dir_unlinked, "kernel", "-", "/dir2"), K(dir_hole, "kernel"),
-	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
+	KL(dir_free_inode, "kernel", "-", "/dir1/f19"), K(dir_type, "kernel"), KL(dir_dup, "kernel", "-", "/dir1/f11,/dir1/f12"),
+	KL(dir_name_slash, "kernel", "-", "/dir1/f10"), KL(dir_reserved, "kernel", "-", "/dir1/f9"),
+	KL(dir_hardlink, "kernel", "-", "/small"),
+	KL(dir_root_mode, "mkfs", "-", "/.nilfs"), KL(dir_unlinked, "kernel", "-", "/dir2"), KL(dir_hole, "kernel", "-",
+	   MANY(20) "," MANY(21) "," MANY(22) "," MANY(23) "," MANY(24) "," MANY(25) ","
+	   MANY(26) "," MANY(27) "," MANY(28) "," MANY(29) "," MANY(30) "," MANY(31) ","
+	   MANY(32) "," MANY(33) "," MANY(34) "," MANY(35) "," MANY(36) "," MANY(37) ","
+	   MANY(38) "," MANY(39) "," MANY(40)),
+	KL(dir_empty_name, "kernel", "-", "/dir1/f8"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
 	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
 	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
