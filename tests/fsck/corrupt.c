@@ -21,7 +21,8 @@
  * comma-separated absolute paths of the base's tree, each with everything
  * below it ("-" for none; a file moved to /lost+found counts as lost from
  * its path).  Every other file of the base's manifest must read back the
- * same after -y (tests/kernel/t-fsck-repair.sh).
+ * same after -y (tests/kernel/t-fsck-repair.sh); tests/fsck/lost-paths.sh
+ * lists what -y takes away in each case, read back by dump.nilfs2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
