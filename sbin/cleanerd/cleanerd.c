@@ -461,6 +461,9 @@ static void daemonize(void)
 		_exit(EXIT_SUCCESS);
 	if (chdir("/"))
 		_exit(EXIT_FAILURE);
+	/* the mount helpers (ours and nilfs-tools') read the detached pid here */
+	printf("NILFS_CLEANERD_PID=%ld\n", (long)getpid());
+	fflush(stdout);
 	fd = open("/dev/null", O_RDWR);
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
@@ -471,6 +474,18 @@ static void daemonize(void)
 	}
 }
 
+/* the kernel's OOM killer spares the daemon that keeps the volume writable */
+static void spare_from_oom_killer(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "-1000\n", 6) != 6)
+		say(LOG_WARNING, "cannot lower the OOM score (/proc/self/oom_score_adj): %s",
+		    strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -479,9 +494,10 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -c, --conf=FILE                configuration file (default " DEFAULT_CONF ")\n"
+		"                                 (--conffile=FILE as well)\n"
 		"  -p, --protection-period=PERIOD protect checkpoints younger than PERIOD\n"
 		"                                 (seconds, or a number and s, m, h, d, w, M, Y)\n"
-		"  -n, --no-daemon                stay in the foreground\n"
+		"  -n, --no-daemon, --nofork      stay in the foreground\n"
 		"      --offline                  clean the unmounted DEVICE (or image file) once,\n"
 		"                                 up to max_clean_segments, and exit\n"
 		"      --stderr                   log to standard error as well\n"
@@ -497,8 +513,10 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "conf", required_argument, NULL, 'c' },
+		{ "conffile", required_argument, NULL, 'c' },   /* nilfs-tools' spelling */
 		{ "protection-period", required_argument, NULL, 'p' },
 		{ "no-daemon", no_argument, NULL, 'n' },
+		{ "nofork", no_argument, NULL, 'n' },
 		{ "stderr", no_argument, NULL, OPT_STDERR },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "help", no_argument, NULL, 'h' },
@@ -610,6 +628,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	write_pid(&d);
+	spare_from_oom_killer();
 	say(LOG_INFO, "start on %s (policy %s, protection period %.3g s, config %s)",
 	    d.mountpoint, nlfs_gc_policy_name(d.cfg.selection_policy),
 	    (double)d.cfg.protection_period / NS_PER_SEC, d.conffile);
