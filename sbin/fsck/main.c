@@ -285,7 +285,9 @@ static int check_volume(struct fsck *c, struct nlfs_io *io)
 }
 
 /* Did the check find errors a repair exists for, in this mode?  *ALL tells
- * whether every error found is one of them. */
+ * whether every error found is one of them.  A volume that could not be
+ * opened as the kernel mounts it has none but --rollback: every other
+ * repair works on that view. */
 static bool repairable(const struct fsck *c, bool *all)
 {
 	bool any = false;
@@ -301,7 +303,7 @@ static bool repairable(const struct fsck *c, bool *all)
 		else if (fsck_problems[i].severity == SEV_ERROR)
 			*all = false;
 	}
-	return any || c->o.rollback;
+	return (any && !c->aborted) || c->o.rollback;
 }
 
 /* The device for checking, read-only.  0 or the exit status of an
@@ -361,8 +363,9 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 		 repair_cursor(c, io, &changed) : 0;
 
 	/* after a rollback the check's notes describe discarded logs: the
-	 * check runs again first */
-	if (!rc && !changed)
+	 * check runs again first; a rollback that found nothing to give up
+	 * leaves a volume the other repairs cannot open */
+	if (!rc && !changed && !c->aborted)
 		rc = repair_volume(c, io, &changed);
 	if (changed)
 		c->changed = true;

@@ -2,7 +2,7 @@
 /*
  * corrupt - make one damaged image from a good one, for the fsck tests.
  *
- *   corrupt --list            print "NAME BASE OPTIONS" for every case
+ *   corrupt --list            print "NAME BASE OPTIONS LOST" for every case
  *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
  *
  * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
@@ -16,7 +16,13 @@
  * few bytes and, unless the fault is a checksum, recomputes the checksums
  * of the log (or superblock) it touched, the way a buggy writer would
  * have left it.  One case, one fault.  OPTIONS are extra fsck options the
- * case needs ("-" for none).
+ * case needs, separated by commas ("-" for none).  LOST is what
+ * "fsck.nilfs2 -y" may take away from the latest tree to repair the damage:
+ * comma-separated absolute paths of the base's tree, each with everything
+ * below it ("-" for none; a file moved to /lost+found counts as lost from
+ * its path).  Every other file of the base's manifest must read back the
+ * same after -y (tests/kernel/t-fsck-repair.sh); tests/fsck/lost-paths.sh
+ * lists what -y takes away in each case, read back by dump.nilfs2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1181,12 +1187,16 @@ static void c_su_current_clean(void)
 }
 
 struct kase {
-	const char *name, *base, *opts;
+	const char *name, *base, *opts, *lost;
 	void (*fn)(void);
 };
 
-#define K(name, base) { #name, base, "-", c_##name }
-#define KO(name, base, opts) { #name, base, opts, c_##name }
+/* K: no options, nothing lost; KO: options; KL: options and lost paths */
+#define K(name, base) { #name, base, "-", "-", c_##name }
+#define KO(name, base, opts) { #name, base, opts, "-", c_##name }
+#define KL(name, base, opts, lost) { #name, base, opts, lost, c_##name }
+/* an entry of the kernel base's /many, for lists of what a lost block held */
+#define MANY(n) "/many/a-fairly-long-file-name-number-" #n
 static const struct kase cases[] = {
 	K(sb_primary_magic, "mkfs"), K(sb_primary_crc, "mkfs"), K(sb_secondary_crc, "mkfs"),
 	K(sb_both_magic, "mkfs"), K(sb_bytes, "mkfs"), K(sb_revision, "mkfs"),
@@ -1195,7 +1205,7 @@ static const struct kase cases[] = {
 	K(sb_other_cursor, "kernel"), K(sb_cursor_cno, "kernel"), K(sb_cursor_old, "kernel"),
 	K(sr_latest_datasum, "kernel"),
 	K(log_magic, "kernel"), K(log_sumsum, "kernel"), KO(log_datasum, "kernel", "--check-data"),
-	K(log_datasum_latest, "kernel"),
+	KL(log_datasum_latest, "kernel", "-", "/last"),
 	K(log_seq, "kernel"), K(log_next, "kernel"), K(log_flags_unknown, "kernel"),
 	K(log_sr_noend, "kernel"), K(log_cno, "kernel"), K(log_sr_crc, "kernel"),
 	K(log_finfo_nblocks, "kernel"), K(log_finfo_cno, "kernel"), K(log_binfo_zero, "kernel"),
@@ -1213,8 +1223,8 @@ static const struct kase cases[] = {
 	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),
 	K(cp_blocks, "kernel"), K(cp_latest_invalid, "kernel"),
 	K(ifile_desc, "mkfs"), K(ifile_reserved, "mkfs"), K(ifile_bit_clear, "mkfs"),
-	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), K(ino_mode, "mkfs"),
-	K(ino_links, "kernel"), K(ino_blocks, "kernel"), K(ino_size, "kernel"),
+	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), KL(ino_mode, "mkfs", "-", "/.nilfs"),
+	K(ino_links, "kernel"), K(ino_blocks, "kernel"), KL(ino_size, "kernel", "-", "/small"),
 	K(dir_size, "mkfs"), K(symlink_size, "kernel"),
 	K(bmap_direct, "kernel"), K(bmap_vblock, "kernel"), K(bmap_shared, "kernel"),
 	K(bmap_period, "kernel"), K(bmap_root_level, "kernel"), K(bmap_key_order, "kernel"),
@@ -1231,10 +1241,15 @@ static const struct kase cases[] = {
 	KO(log_rich_finfo_count, "rich", "--checkpoints=snapshots"),
 	KO(log_rich_sumsum, "rich", "--checkpoints=snapshots"),
 	K(dir_reclen, "mkfs"), K(dir_dot, "kernel"), K(dir_dotdot, "kernel"),
-	K(dir_free_inode, "kernel"), K(dir_type, "kernel"), K(dir_dup, "kernel"),
-	K(dir_name_slash, "kernel"), K(dir_reserved, "kernel"), K(dir_hardlink, "kernel"),
-	K(dir_root_mode, "mkfs"), K(dir_unlinked, "kernel"), K(dir_hole, "kernel"),
-	K(dir_empty_name, "kernel"), K(dir_size_long, "kernel"),
+	KL(dir_free_inode, "kernel", "-", "/dir1/f19"), K(dir_type, "kernel"), KL(dir_dup, "kernel", "-", "/dir1/f11,/dir1/f12"),
+	KL(dir_name_slash, "kernel", "-", "/dir1/f10"), KL(dir_reserved, "kernel", "-", "/dir1/f9"),
+	KL(dir_hardlink, "kernel", "-", "/small"),
+	KL(dir_root_mode, "mkfs", "-", "/.nilfs"), KL(dir_unlinked, "kernel", "-", "/dir2"), KL(dir_hole, "kernel", "-",
+	   MANY(20) "," MANY(21) "," MANY(22) "," MANY(23) "," MANY(24) "," MANY(25) ","
+	   MANY(26) "," MANY(27) "," MANY(28) "," MANY(29) "," MANY(30) "," MANY(31) ","
+	   MANY(32) "," MANY(33) "," MANY(34) "," MANY(35) "," MANY(36) "," MANY(37) ","
+	   MANY(38) "," MANY(39) "," MANY(40)),
+	KL(dir_empty_name, "kernel", "-", "/dir1/f8"), K(dir_size_long, "kernel"),
 	KO(snapshot_links, "kernel", "--checkpoints=snapshots"),
 	K(dir_rec_cross, "rich"), K(dir_namelen, "rich"), K(dir_rec_garbage, "rich"),
 	K(dir_dotdot_name, "rich"), K(dir_cycle, "rich"), K(dir_dup_same, "rich"),
@@ -1254,7 +1269,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
 		for (size_t i = 0; i < n; i++)
-			printf("%s %s %s\n", cases[i].name, cases[i].base, cases[i].opts);
+			printf("%s %s %s %s\n", cases[i].name, cases[i].base, cases[i].opts,
+			       cases[i].lost);
 		return 0;
 	}
 	if (argc != 3) {

@@ -50,10 +50,10 @@ for base in mkfs kernel rich; do
 done
 
 ncases=0
-for line in $("$corrupt" --list | tr ' ' ':'); do
-	name=${line%%:*} rest=${line#*:}
-	base=${rest%%:*} opts=${rest#*:}
-	[ "$opts" = - ] && opts=
+"$corrupt" --list >"$tmp/list" || { echo "FAIL: corrupt --list"; exit 1; }
+# shellcheck disable=SC2034  # lost: t-fsck-repair.sh's field
+while read -r name base opts lost <&3; do
+	[ "$opts" = - ] && opts= || opts=$(echo "$opts" | tr , ' ')
 	ncases=$((ncases + 1))
 	expect=$here/cases/$name/expect.1
 	cp --sparse=always "$tmp/$base.base" "$tmp/test.img"
@@ -113,7 +113,7 @@ for line in $("$corrupt" --list | tr ' ' ':'); do
 	if [ -n "${FSCK_REPAIRED_DIR:-}" ] && [ "$ystatus" = 1 ]; then
 		cp --sparse=always "$tmp/test.img" "$FSCK_REPAIRED_DIR/$name.img"
 	fi
-done
+done 3<"$tmp/list"
 echo "$ncases corruption cases"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -56,6 +56,20 @@ expect 4 '^links.img: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.' "-p on damag
 if cmp -s links.img links.orig; then pass=$((pass + 1)); echo "ok: -p left it untouched"
 else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not repair"; fi
 expect 1 'repaired$' "-y on the same" -- "$fsck" -y links.img
+# both on one volume: -p repairs nothing (not even the safe one), exit 4
+cp --sparse=always bad.img mixed.img && "$corrupt" ino_orphan mixed.img || exit 1
+cp --sparse=always mixed.img mixed.orig
+expect 4 '^mixed.img: UNEXPECTED INCONSISTENCY' "-p on safe damage beside damage only -y repairs" -- "$fsck" -p mixed.img
+grep -q 'DAT: group 0' out && grep -q 'orphan' out ||
+	{ fail=$((fail + 1)); echo "FAIL: -p does not name both problems"; cat out; }
+if cmp -s mixed.img mixed.orig; then pass=$((pass + 1)); echo "ok: -p left it untouched"
+else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not fully repair"; fi
+expect 1 'repaired$' "-y on the same" -- "$fsck" -y mixed.img
+# a volume cut short (superblock problems, no volume to open): -y must not
+# try the repairs that need it open (it crashed), only suggest --rollback
+cp --sparse=always good.img short.img && truncate -s 200M short.img
+expect 4 "would point the superblocks back" "-y on a volume that cannot be opened" -- "$fsck" -y short.img
+grep -q 'repairing' out && { fail=$((fail + 1)); echo "FAIL: -y tried to repair a volume it cannot open"; }
 
 # -z: what the repairs overwrite is saved first; nilfs-undo puts it back
 expect 16 'needs -y or -p' "-z with -n" -- "$fsck" -n -z u.undo bad.img

@@ -5,12 +5,16 @@
  * and checks again), and a fresh copy of it by -y --rollback (the scan of
  * every segment for the newest super root that holds up).  No input may
  * crash the checker or the repairs, make them read out of bounds or leak.
+ * A repair that claims success (exit 1) must leave a volume a second,
+ * independent -n -f check calls clean (exit 0); else the target aborts,
+ * which libFuzzer reports as a crash and saves the input.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -32,6 +36,35 @@ static int image_file(const uint8_t *data, size_t size, char *path, size_t len)
 	return fd;
 }
 
+/* fsck.nilfs2 with ARGV (NULL-terminated), getopt started afresh */
+static int run_fsck(char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	optind = 0;
+	return fsck_main(argc, argv);
+}
+
+/* After a repair that exited REPAIR_RC: exit 1 promises a clean volume. */
+static void check_repaired(int repair_rc, const char *what, char *path)
+{
+	char a0[] = "fsck.nilfs2", a1[] = "-n", a2[] = "-f";
+	char *argv[] = { a0, a1, a2, path, NULL };
+	int rc;
+
+	if (repair_rc != 1)
+		return;
+	rc = run_fsck(argv);
+	if (rc != 0) {
+		fflush(stdout);
+		fprintf(stderr, "fuzz_fsck: %s exited 1 (repaired), but a second -n -f check "
+			"exits %d\n", what, rc);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int quiet;
@@ -40,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *argv[] = { a0, a1, a2, path, NULL };
 	char *argv_y[] = { a0, a3, path, NULL };
 	char *argv_rb[] = { a0, a3, a4, path, NULL };
-	int fd;
+	int fd, rc;
 
 	if (!quiet) {
 		/* the problems go to stdout; libFuzzer reports on stderr */
@@ -53,16 +86,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = image_file(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	optind = 0;   /* getopt starts afresh */
-	fsck_main(4, argv);
-	optind = 0;
-	fsck_main(3, argv_y);
+	run_fsck(argv);
+	rc = run_fsck(argv_y);
+	check_repaired(rc, "-y", path);
 	close(fd);
 	fd = image_file(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	optind = 0;
-	fsck_main(4, argv_rb);
+	rc = run_fsck(argv_rb);
+	check_repaired(rc, "-y --rollback", path);
 	close(fd);
 	fflush(stdout);
 	return 0;

@@ -52,7 +52,8 @@ for t in fuzz_open fuzz_writer fuzz_undo; do
 done
 
 # the checker, main() and all, on the same corpus
-fsrc="$(ls "$src"/sbin/fsck/*.c) $src/common/json.c $src/common/mountinfo.c"
+# fsck.nilfs2 links libnlfscmd: all of common/, as the targets link all of lib/
+fsrc="$(ls "$src"/sbin/fsck/*.c "$src"/common/*.c)"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
 	-I"$src/include" -I"$src/lib" -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
