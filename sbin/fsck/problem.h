@@ -195,7 +195,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "the address taken from the newest summary that claims the virtual block") \
 	X(PR_DAT_LEAK, SEV_ERROR, 4, FIX_YES, \
 	  "a live DAT entry is used by no file of the latest checkpoint", \
-	  "the entry freed") \
+	  "the entry ended at the repair's checkpoint (older checkpoints keep the block)") \
 	/* pass 5: cpfile */ \
 	X(PR_CP_NCHECKPOINTS, SEV_ERROR, 5, FIX_PREEN, \
 	  "cpfile header: wrong number of checkpoints", \
