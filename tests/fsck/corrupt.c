@@ -1267,7 +1267,7 @@ static const struct kase cases[] = {
 	K(symlink_size_long, "rich"),
 	KL(symlink_empty, "rich", "-", "/dangling"),
 	KL(dir_root_unused, "mkfs", "-", "/.nilfs"),
-	KL(dir_orphan, "kernel", "-", "/dir2/moved"),
+	KL(dir_orphan, "kernel", "-", "/dir2"),   /* its entry is gone: to /lost+found */
 	/* the cycle's top goes to /lost+found whole: its paths change */
 	KL(dir_cycle_detached, "rich", "-", "/deep"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
