@@ -27,6 +27,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
 #include "fsck.h"
+#include "io_open.h"
 #include "readahead.h"
 #include "repair.h"
 
@@ -317,7 +318,7 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 {
 	struct nlfs_io *io, *uio;
 	struct nlfs_err err;
-	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
+	int rc = cmd_io_open(c->o.device, NLFS_IO_RDWR, &io);
 
 	if (rc) {
 		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
