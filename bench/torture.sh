@@ -1,0 +1,53 @@
+#!/bin/sh
+# bench/torture.sh - the randomized torture test, long: seeds FIRST ..
+# FIRST+SEEDS-1, STEPS steps each (tests/kernel/torture.sh).  Prints a line
+# per seed, then seeds run, steps, failures and every failure's reproducer.
+#
+#   bench/torture.sh SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path]
+#
+# Run from the build tree (or set top_builddir); the guests are slow under
+# TCG: a seed of 20 steps takes a few minutes.  Failing seeds' directories
+# are kept under DIR (default /tmp/torture.<pid>).
+SEEDS=10 STEPS=20 FIRST=1 JOBS=1 DIR=
+for a in "$@"; do
+	case $a in
+	SEEDS=*|STEPS=*|FIRST=*|JOBS=*|DIR=*) eval "${a%%=*}=\${a#*=}" ;;
+	*) echo "usage: $0 SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path]" >&2; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+top_builddir=${top_builddir:-$here/..}
+export top_builddir
+DIR=${DIR:-${TMPDIR:-/tmp}/torture.$$}
+mkdir -p "$DIR" || exit 1
+t0=$(date +%s)
+
+one() {  # $1 seed
+	d=$DIR/s$1
+	"$here/../tests/kernel/torture.sh" "$1" "$STEPS" "$d" >"$d.out" 2>&1
+	rc=$?
+	tail -n 1 "$d/log" 2>/dev/null || tail -n 1 "$d.out"
+	[ $rc = 0 ] && rm -rf "$d" "$d.out"
+	return 0
+}
+
+seed=$FIRST last=$((FIRST + SEEDS - 1))
+while [ $seed -le $last ]; do
+	j=0
+	while [ $j -lt "$JOBS" ] && [ $seed -le $last ]; do
+		one $seed &
+		seed=$((seed + 1)) j=$((j + 1))
+	done
+	wait
+done | tee "$DIR/summary"
+
+nrun=$(grep -c '^seed [0-9]*: [0-9]* steps' "$DIR/summary")
+nsteps=$(sed -n 's/^seed [0-9]*: \([0-9]*\) steps.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
+nfail=$(grep -c 'FAIL at step' "$DIR/summary")
+echo "seeds run: $nrun, steps: $nsteps, failures: $nfail ($(( $(date +%s) - t0 )) s)"
+for f in "$DIR"/s*/REPRO; do
+	[ -f "$f" ] || continue
+	echo "--- $(dirname "$f")"
+	cat "$f"
+done
+[ "$nfail" = 0 ]
