@@ -19,12 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$here/..}
 export top_builddir
 DIR=${DIR:-${TMPDIR:-/tmp}/torture.$$}
-mkdir -p "$DIR" || exit 1
+mkdir -p "$DIR/scripts" || exit 1
+# a private copy of the scripts: editing the tree must not change a run
+cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
+	"$here/../tests/kernel/manifest.sh" "$DIR/scripts/" || exit 1
 t0=$(date +%s)
 
 one() {  # $1 seed
 	d=$DIR/s$1
-	"$here/../tests/kernel/torture.sh" "$1" "$STEPS" "$d" >"$d.out" 2>&1
+	"$DIR/scripts/torture.sh" "$1" "$STEPS" "$d" >"$d.out" 2>&1
 	rc=$?
 	tail -n 1 "$d/log" 2>/dev/null || tail -n 1 "$d.out"
 	[ $rc = 0 ] && rm -rf "$d" "$d.out"

@@ -158,7 +158,7 @@ pick() {  # $1: index; the rest: list; prints one of the list or nothing
 clog() { echo "$*" >>/tmp/clog; }
 cflush() { dd if=/tmp/clog of=$CLOGDEV bs=64k conv=notrunc,fsync 2>/dev/null; }
 pre() { manifest /mnt | sed "s/^/P$1 /" >>/tmp/clog; cflush; }
-done_() { clog "D$1"; cflush; }
+done_() { n=$1; shift; clog "D$n $*"; cflush; }
 EOS
 }
 
@@ -210,7 +210,8 @@ gen_ops() {
 			case $op in 8[0-3]) c="sync -d $P" ;; 8[4-7]) c="fsync $P" ;; *) c=sync ;; esac
 			if [ "$mode" = crash ]; then
 				SP=$((SP + 1))
-				echo "pre $SP; $c 2>/dev/null; done_ $SP"
+				case $c in sync) f=sync ;; *) f="file $P" ;; esac
+				echo "pre $SP; $c 2>/dev/null; done_ $SP $f"
 			elif [ "$c" = sync ]; then
 				echo "sync; known W$3"
 			else
@@ -237,14 +238,17 @@ vlines() { sed -n "s/^$1 $2 //p" "$OUT"; }
 strip_time() { awk -F'|' 'BEGIN { OFS = "|" } /^S / { $7 = "" } { print }' "$@"; }
 
 # Is tree $1 a state the crash log allows?  $2: the log; $3: the model
-# before the crash boot.  A candidate: the model (if no sync completed) or
-# the state before any sync at or after the last completed one.  The tree
-# must equal a candidate except for files whose contents equal theirs in a
-# later candidate (an fdatasync after it, rolled forward).
+# before the crash boot.  Only a completed sync makes the whole tree
+# durable: the candidates are the model (if no sync completed) and the
+# states recorded before each sync, fsync or fdatasync at or after the last
+# completed sync.  The tree must equal a candidate except for files whose
+# contents equal theirs in a later candidate (an fdatasync after it, rolled
+# forward); and a file whose fsync or fdatasync completed must hold its
+# contents of then or later.  Prints the candidate matched.
 crash_accept() {
 	t=$1 clog=$2 m0=$3 d=$W/crash
 	rm -rf "$d" && mkdir -p "$d"
-	last=$(sed -n 's/^D\([0-9]*\)$/\1/p' "$clog" | tail -n 1)
+	last=$(sed -n 's/^D\([0-9]*\) sync$/\1/p' "$clog" | tail -n 1)
 	last=${last:-0}
 	cands=
 	[ "$last" = 0 ] && { strip_time "$m0" >"$d/c0"; cands=0; }
@@ -256,6 +260,21 @@ crash_accept() {
 	strip_time "$t" >"$d/t"
 	grep -v '^H ' "$d/t" >"$d/tmeta"
 	grep '^H ' "$d/t" >"$d/th"
+	# files made durable one by one
+	sed -n 's/^D\([0-9]*\) file \/mnt\(.*\)$/\1 .\2/p' "$clog" | while read -r k f; do
+		[ "$k" -gt "$last" ] || continue
+		grep -q "^H [0-9a-f]*  $f\$" "$d/c$k" || continue   # no such file then
+		want=
+		for l in $cands; do [ "$l" -ge "$k" ] && want="$want $d/c$l"; done
+		# shellcheck disable=SC2086
+		if grep -q "^H [0-9a-f]*  $f\$" "$d/th"; then
+			grep -qx -F "$(grep "^H [0-9a-f]*  $f\$" "$d/th")" $want && continue
+		else
+			for l in $want; do grep -q "^H [0-9a-f]*  $f\$" "$l" || continue 2; done
+		fi
+		echo "$f (fsync or fdatasync $k completed)" >"$d/lost"
+	done
+	[ -f "$d/lost" ] && return 1
 	for j in $cands; do
 		grep -v '^H ' "$d/c$j" | cmp -s - "$d/tmeta" || continue
 		# paths of regular files equal; each hash from candidate j or later
@@ -290,11 +309,17 @@ check_verify() {
 	grep -q "^$v VERIFIED" "$OUT" || { tail -n 30 "$OUT" >"$W/detail"; fail "$vs" "the guest did not finish the checks" "$W/detail"; return 1; }
 	vlines "$v" T >"$W/tree"
 	if [ -n "$crashlog" ]; then
+		last=$(sed -n 's/^D\([0-9]*\) sync$/\1/p' "$crashlog" | tail -n 1)
+		last=${last:-0}
 		if j=$(crash_accept "$W/tree" "$crashlog" "$W/model"); then
-			say "  after the crash: the state of sync point $j (last completed: $(sed -n 's/^D//p' "$crashlog" | tail -n 1))"
+			say "  after the crash: the state before sync point $j (last sync completed: $last)"
 		else
-			diff "$W/crash/c$(sed -n 's/^D//p' "$crashlog" | tail -n 1 | sed 's/^$/0/')" "$W/crash/t" >"$W/detail"
-			fail "$vs" "after the crash the tree is no state recorded at or after the last completed sync (diff: last completed one, tree)" "$W/detail"
+			if [ -f "$W/crash/lost" ]; then
+				fail "$vs" "after the crash a file lost what a completed fsync or fdatasync made durable: $(cat "$W/crash/lost")"
+			else
+				diff "$W/crash/c$last" "$W/crash/t" >"$W/detail"
+				fail "$vs" "after the crash the tree is no state recorded at or after the last completed sync (diff: the state before sync point $last, tree)" "$W/detail"
+			fi
 			return 1
 		fi
 	elif [ -s "$W/model" ] && ! cmp -s "$W/model" "$W/tree"; then
@@ -339,7 +364,7 @@ run_boot() {
 			rnd 4
 			if [ $RV = 0 ]; then
 				rnd 3; pp=$((RV * 2))
-				rnd 2; pol=timestamp; [ $RV = 1 ] && pol=cost-benefit
+				rnd 3; case $RV in 0) pol=timestamp ;; 1) pol=cost-benefit ;; 2) pol=greedy ;; esac
 				rnd 4; nseg=$((RV * 2 + 1))
 				cat <<EOS
 cat >/tmp/cl.conf <<'CONF'
@@ -457,7 +482,7 @@ host_step() {
 	rnd 10
 	case $RV in
 	[0-3])
-		rnd 2; pol=timestamp; [ $RV = 1 ] && pol=cost-benefit
+		rnd 3; case $RV in 0) pol=timestamp ;; 1) pol=cost-benefit ;; 2) pol=greedy ;; esac
 		rnd 5; case $RV in 0|1) pp=0 ;; 2) pp=1 ;; 3) pp=60 ;; 4) pp=86400 ;; esac
 		rnd 5; case $RV in 0) mx=20% ;; 1) mx=95% ;; *) mx=100% ;; esac
 		rnd 4; nseg=$((1 << RV))
