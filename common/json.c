@@ -1,17 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The commands' JSON writer (see json.h). */
+#include <string.h>
+
 #include "json.h"
+#include "names.h"
 
 void json_put_string(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_sequence(p + i, len - i, &cp);
+
+		if (!n) {
+			/* not UTF-8: the byte as a lone low surrogate, U+DC80..U+DCFF
+			 * (Python's "surrogateescape"), so the bytes can be recovered */
+			fprintf(out, "\\u%04x", 0xdc00 + p[i]);
+			n = 1;
+		} else if (cp == '"' || cp == '\\') {
+			fprintf(out, "\\%c", (int)cp);
+		} else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		} else {
+			fwrite(p + i, 1, n, out);
+		}
+		i += n;
 	}
 	fputc('"', out);
 }

@@ -2,8 +2,10 @@
 /*
  * The commands' --json output: a minimal streaming writer (dump.nilfs2,
  * fsck.nilfs2) and, on top of it, the one-record-per-line lists of lscp and
- * lssu.  Keys and strings are escaped; bytes outside printable ASCII become
- * \\u00XX, so any name gives valid JSON.
+ * lssu.  Strings are written as UTF-8: valid UTF-8 passes through, '"' and
+ * '\\' and control characters are escaped, and a byte that is not part of
+ * valid UTF-8 becomes \\udcXX (XX the byte: Python's surrogateescape), so
+ * any name gives JSON from which its bytes can be recovered.
  */
 #ifndef NLFS_COMMON_JSON_H
 #define NLFS_COMMON_JSON_H

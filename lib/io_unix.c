@@ -280,7 +280,17 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		err = -ENOMEM;
 		goto fail;
 	}
-	fd = open(path, (mode == NLFS_IO_RDWR ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	{
+		struct stat st;
+		int flags = (mode == NLFS_IO_RDWR ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+
+		/* a block device is written only when nothing else holds it: the
+		 * kernel then refuses a mounted one, swap, an md or LVM member
+		 * (EBUSY), and keeps them from claiming it while we write */
+		if (mode == NLFS_IO_RDWR && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+			flags |= O_EXCL;
+		fd = open(path, flags);
+	}
 	if (fd < 0) {
 		err = -errno;
 		goto fail;

@@ -10,27 +10,16 @@
 
 #include <nlfs/nlfs.h>
 #include "cli.h"
+#include "closestream.h"
 
 const char *cli_progname = "nilfsprogs";
-
-static void close_stdout(void)
-{
-	/* a full disk or closed pipe must not pass for success */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		int e = errno;
-
-		if (e != EPIPE)
-			fprintf(stderr, "%s: write error: %s\n", cli_progname, strerror(e));
-		_exit(CLI_EXIT_FAILURE);
-	}
-}
 
 void cli_init(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');
 
 	cli_progname = slash ? slash + 1 : argv0;
-	atexit(close_stdout);
+	close_stdout_at_exit(cli_progname, CLI_EXIT_FAILURE);
 }
 
 static void vmsg(int code, const char *fmt, va_list ap)

@@ -17,6 +17,7 @@
 
 #include <nlfs/writer.h>
 #include "io_open.h"
+#include "holder.h"
 #include "vol.h"
 
 struct image_priv {
@@ -230,8 +231,21 @@ static int i_change_cpmode(struct vol *v, uint64_t cno, int mode)
 static int i_delete_checkpoint(struct vol *v, uint64_t cno)
 {
 	struct nlfs_writer *w;
-	uint64_t n = 0;
-	int rc = pending(v, &w);
+	uint64_t n = 0, latest = nlfs_fs_recovery(ipriv(v)->fs)->cno;
+	int rc;
+
+	/* as the kernel says: no such checkpoint (not "a snapshot") */
+	if (cno > latest)
+		return -ENOENT;
+	/* the super root of an unmounted volume names its latest checkpoint;
+	 * a mounted one is always building the next, so there it can go */
+	if (cno == latest) {
+		snprintf(v->detail, sizeof(v->detail),
+			 "checkpoint %llu is the latest of the unmounted volume; mount it to remove it",
+			 (unsigned long long)cno);
+		return -EPERM;
+	}
+	rc = pending(v, &w);
 
 	if (!rc)
 		rc = nlfs_writer_delete_checkpoints(w, cno, cno + 1, &n, &ipriv(v)->err);
@@ -293,7 +307,9 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 	}
 	rc = cmd_io_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
 	if (rc) {
-		snprintf(msg, len, "%s", nlfs_strerror(rc));
+		char why[640];
+
+		snprintf(msg, len, "%s", dev_open_reason(v->dev, rc, why, sizeof(why)));
 		free(p);
 		return rc;
 	}

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "closestream.h"
 #include "cldconfig.h"
 #include "ctl.h"
 #include "mountinfo.h"
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
 	dev_t dev;
 	int c, fd, rc;
 
+	close_stdout_at_exit(argv[0], 1);
 	while ((c = getopt_long(argc, argv, "bc::hlm:p:qrsS:vV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o.cmd = CMD_STOP; break;

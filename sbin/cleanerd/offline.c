@@ -12,6 +12,7 @@
 
 #include "cldconfig.h"
 #include "io_open.h"
+#include "holder.h"
 #include "mountinfo.h"
 #include "offline.h"
 
@@ -47,7 +48,8 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	}
 	rc = cmd_io_open(device, NLFS_IO_RDWR, &io);
 	if (rc) {
-		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
+		fprintf(errf, "cannot open %s: %s\n", device,
+			dev_open_reason(device, rc, msg, sizeof(msg)));
 		return 1;
 	}
 	nlfs_err_clear(&err);

@@ -9,6 +9,8 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include "names.h"
+#include "closestream.h"
 #include "extract.h"
 #include "stats.h"
 #include "json.h"
@@ -95,9 +97,11 @@ static void print_sb(struct json *j, const struct nlfs_super_block *sb)
 			      sb_fields[i].kind == F_U64;
 
 		format_field(sb, &sb_fields[i], val, sizeof(val), &num);
-		if (!j)
-			printf("  %-24s %s\n", sb_fields[i].name, val);
-		else if (is_num)
+		if (!j) {
+			printf("  %-24s ", sb_fields[i].name);
+			fput_name(stdout, val, strlen(val));   /* a label is any bytes */
+			putchar('\n');
+		} else if (is_num)
 			json_u64(j, sb_fields[i].name, num);
 		else
 			json_str(j, sb_fields[i].name, val);
@@ -604,7 +608,9 @@ static int print_dirent(const char *name, unsigned len, uint64_t ino, unsigned t
 		json_u64(lp->j, "type", type);
 		json_close(lp->j, '}');
 	} else {
-		printf("%c %10" PRIu64 " %.*s\n", types[type & 7], ino, (int)len, name);
+		printf("%c %10" PRIu64 " ", types[type & 7], ino);
+		fput_name(stdout, name, len);
+		putchar('\n');
 	}
 	return 0;
 }
@@ -716,6 +722,7 @@ int main(int argc, char **argv)
 	char msg[320];
 	int c, rc;
 
+	close_stdout_at_exit(argv[0], 1);
 	while ((c = getopt_long(argc, argv, "c:jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;

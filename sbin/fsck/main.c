@@ -26,8 +26,10 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
+#include "closestream.h"
 #include "fsck.h"
 #include "io_open.h"
+#include "holder.h"
 #include "readahead.h"
 #include "repair.h"
 
@@ -321,8 +323,10 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 	int rc = cmd_io_open(c->o.device, NLFS_IO_RDWR, &io);
 
 	if (rc) {
+		char why[640];
+
 		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
-			nlfs_strerror(rc));
+			dev_open_reason(c->o.device, rc, why, sizeof(why)));
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	if (c->o.undo_file) {
@@ -377,6 +381,7 @@ int main(int argc, char **argv)
 	const char *status;
 	int ex;
 
+	close_stdout_at_exit(argv[0], FSCK_EXIT_OPERATIONAL);
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
 	if (ex || done)

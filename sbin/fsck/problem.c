@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * problem.c - the problem table and the one place problems are counted.
- *
- * Whether a problem could be fixed, and how, is decided here once the
- * repair backend exists; for now every problem is left as found.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +8,8 @@
 #include "fsck.h"
 
 const struct fsck_problem_def fsck_problems[PR_COUNT] = {
-#define FSCK_PR_DEF(code, sev, pass, desc) [code] = { #code, sev, pass, desc },
+#define FSCK_PR_DEF(code, sev, pass, fix, desc, action) \
+	[code] = { #code, sev, pass, fix, desc, action },
 	FSCK_PROBLEMS(FSCK_PR_DEF)
 #undef FSCK_PR_DEF
 };

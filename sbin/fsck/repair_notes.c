@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * repair_notes.c - the passes' notes for the repairs, and which problems
- * a repair exists for.
+ * a repair exists for (the fix column of problem.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,41 +9,12 @@
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 
-/* Problems a repair resolves; PREEN: safe without asking (fsck -p).
- * Not here on purpose: a segment whose logs break off before its usage
- * count (PR_SU_SHORT).  Cutting the count would let a cleaner free the
- * segment with whatever live blocks lie past the break. */
-static const struct {
-	enum fsck_pr code;
-	bool preen;
-} repairable_problems[] = {
-	/* the construction writes both superblock copies from the one the
-	 * kernel uses (which had to be good for the volume to open) */
-	{ PR_SB_READ, true }, { PR_SB_MAGIC, true }, { PR_SB_BYTES, true },
-	{ PR_SB_CRC, true }, { PR_SB_CURSOR, true }, { PR_SB_GEOMETRY, true },
-	{ PR_SB_REVISION, true },
-	/* the kernel would align the other copy at its next superblock write */
-	{ PR_SB_MISMATCH, false },
-	/* counters recomputed from what they count (repair.c) */
-	{ PR_SU_NCLEAN, true }, { PR_SU_NDIRTY, true }, { PR_SU_LAST_ALLOC, true },
-	{ PR_SU_CLEAN, true },
-	{ PR_CP_NCHECKPOINTS, true }, { PR_CP_NSNAPSHOTS, true }, { PR_CP_BLKCOUNT, true },
-	{ PR_CP_NINODES, true }, { PR_CP_NBLOCKS, true },
-	{ PR_DAT_DESC, true }, { PR_IFILE_DESC, true }, { PR_IFILE_RESERVED, true },
-	{ PR_INO_BLOCKS, true },
-	/* the kernel's roll-forward, done offline */
-	{ PR_RECOVERY, true },
-	/* these change what the user sees, so only -y */
-	{ PR_DAT_LEAK, false }, { PR_INO_LINKS, false }, { PR_INO_UNATTACHED, false },
-	{ PR_INO_ORPHAN, false }, { PR_DIR_FREE_INODE, false }, { PR_DIR_TYPE, false },
-};
-
+/* Can the problems found be repaired in this mode?  The table says. */
 bool fix_is_repairable(enum fsck_pr code, bool preen)
 {
-	for (size_t i = 0; i < sizeof(repairable_problems) / sizeof(repairable_problems[0]); i++)
-		if (repairable_problems[i].code == code)
-			return !preen || repairable_problems[i].preen;
-	return false;
+	enum fsck_fix fix = fsck_problems[code].fix;
+
+	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
 }
 
 static bool latest(const struct fsck *c, uint64_t cno)

@@ -20,7 +20,9 @@
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
 #include "io_open.h"
+#include "closestream.h"
 #include "populate.h"
+#include "holder.h"
 #include "mountinfo.h"
 
 #define PROG "mkfs.nilfs2"
@@ -242,6 +244,7 @@ int main(int argc, char **argv)
 	uint64_t size, min_bytes = 0;
 	int rc;
 
+	close_stdout_at_exit(argv[0], 1);
 	parse(argc, argv, &o);
 	if (o.source) {
 		struct stat st;
@@ -251,7 +254,7 @@ int main(int argc, char **argv)
 	}
 	rc = cmd_io_open(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc)
-		die("cannot open %s: %s", o.device, strerror(-rc));
+		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
 	rc = nlfs_io_size(io, &size);
 	if (rc)
 		die("%s: cannot get the device size: %s", o.device, strerror(-rc));

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <nlfs/undo.h>
+#include "closestream.h"
+#include "holder.h"
 
 #define PROG "nilfs-undo"
 
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	int ch, rc;
 
+	close_stdout_at_exit(argv[0], UNDO_FAIL);
 	while ((ch = getopt_long(argc, argv, "nfvhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n': flags |= NLFS_UNDO_DRY_RUN; break;
@@ -69,7 +72,10 @@ int main(int argc, char **argv)
 	rc = nlfs_io_open_unix(argv[optind + 1],
 			       flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1], nlfs_strerror(rc));
+		char why[640];
+
+		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1],
+			dev_open_reason(argv[optind + 1], rc, why, sizeof(why)));
 		return UNDO_FAIL;
 	}
 	memset(&err, 0, sizeof(err));

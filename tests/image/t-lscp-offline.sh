@@ -110,7 +110,12 @@ expect 0 "" "$top/chcp" cp "$w" 1
 expect 0 "" "$top/rmcp" "$w" 1
 "$top/lscp" -a "$w" | awk 'NR > 1 { print $1 }' | grep -qx 1 && bad "rmcp 1 offline: still listed"
 latest=$("$top/lscp" -a "$w" | awk 'END { print $1 }')
-"$top/rmcp" "$w" "$latest" >/dev/null 2>&1 && bad "rmcp removed the current checkpoint"
+expect 1 "rmcp: $latest: cannot remove checkpoint: checkpoint $latest is the latest of the unmounted volume; mount it to remove it" \
+	"$top/rmcp" "$w" "$latest"
+# a checkpoint that does not exist is named so, as nilfs-tools' rmcp says
+# on a mounted volume (it is not "a snapshot")
+expect 1 "rmcp: invalid checkpoint: 1000" "$top/rmcp" "$w" 1000
+expect 1 "rmcp: invalid checkpoint: 1" "$top/rmcp" "$w" 1
 "$top/mkcp" -s "$w" || bad "mkcp -s offline"
 "$top/lscp" -s "$w" | awk 'NR > 1 { print $1 }' | grep -qx "$latest" || bad "mkcp -s did not snapshot $latest"
 "$top/dump.nilfs2" "$w" logs | grep -q 'BAD-' && bad "offline changes wrote a bad log"

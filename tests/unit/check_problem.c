@@ -23,6 +23,9 @@ START_TEST(table_is_complete_and_unique)
 		ck_assert(d->severity == SEV_ERROR || d->severity == SEV_WARNING ||
 			  d->severity == SEV_INFO);
 		ck_assert(d->pass >= 0 && d->pass <= 6);
+		/* a repair says what it does; a problem left as found says nothing */
+		ck_assert_ptr_nonnull(d->action);
+		ck_assert_int_eq(d->fix == FIX_NONE, d->action[0] == '\0');
 		for (int j = 0; j < i; j++) {
 			ck_assert_str_ne(d->name, fsck_problems[j].name);
 			ck_assert_str_ne(d->desc, fsck_problems[j].desc);

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Names with control characters and bytes that are not UTF-8, copied into
+# an image by mkfs.nilfs2 -d: dump.nilfs2 ls escapes them for a terminal
+# and keeps them exact (recoverable) in --json.
+set -u
+top=$(cd "${top_builddir:-.}" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-names.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+mkdir -p "$tmp/src"
+esc=$(printf 'a\033[2Jb')
+nl=$(printf 'two\nlines')
+: >"$tmp/src/$esc"
+: >"$tmp/src/$nl"
+: >"$tmp/src/$(printf 'bad\377')"
+: >"$tmp/src/$(printf 'caf\303\251')"
+truncate -s 256M "$tmp/img"
+"$top/mkfs.nilfs2" -q -f -d "$tmp/src" "$tmp/img" || { echo "FAIL: mkfs -d"; exit 1; }
+"$top/dump.nilfs2" "$tmp/img" ls / >"$tmp/ls" || bad "dump ls"
+LC_ALL=C grep -q "$(printf '\033')" "$tmp/ls" && bad "a raw ESC byte reached the output"
+for want in 'a\\033\[2Jb' 'two\\nlines' 'bad\\377' "$(printf 'caf\303\251')"; do
+	grep -q " $want\$" "$tmp/ls" || bad "no escaped name '$want' in: $(cat "$tmp/ls")"
+done
+[ "$(wc -l <"$tmp/ls")" -eq 6 ] || bad "a name was split over lines: $(cat "$tmp/ls")"
+"$top/dump.nilfs2" --json "$tmp/img" ls / >"$tmp/json" || bad "dump --json ls"
+if command -v python3 >/dev/null; then
+	python3 - "$tmp/json" <<'PY' || bad "the JSON names do not give the bytes back"
+import json, sys
+names = {e["name"].encode("utf-8", "surrogateescape")
+         for e in json.load(open(sys.argv[1]))}
+want = {b"a\x1b[2Jb", b"two\nlines", b"bad\xff", "café".encode()}
+sys.exit(0 if want <= names else 1)
+PY
+fi
+exit $fail
