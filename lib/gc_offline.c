@@ -6,7 +6,10 @@
  * For each victim segment, every block its logs describe is classified:
  *  - a DAT data block is live if the DAT's map still points at it; it is
  *    then rewritten (the DAT is rewritten anyway, its nodes always are);
- *  - a cpfile or sufile block is live while current; it is rewritten too;
+ *  - a cpfile or sufile block is live while current; it is rewritten too,
+ *    unless the construction empties it (a cpfile block whose checkpoints
+ *    are all deleted is dropped from the map, as rmcp drops it); the old
+ *    version's DAT entry is freed by the writer with the victim;
  *  - any other block is live by nlfs_gc_block_live (latest checkpoint,
  *    protection period, snapshots).  Live blocks are copied into the new
  *    logs with the same vblocknr, only the DAT's address changes; dead
@@ -95,12 +98,21 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return rc;
 	}
 	if (root_file(w, fi->ino)) {
-		uint8_t *blk;
+		bool moved;
 
+		/* Nodes: their trees are rebuilt, the cpfile and sufile always
+		 * change.  Data: written again with a new vblocknr, unless this
+		 * construction emptied the block (a cpfile block whose checkpoints
+		 * are all deleted), before or after this.  Either way the old
+		 * version's entry is ended, and freed as it lies in a victim. */
 		if (!bi->is_data)
-			return 0;   /* their trees are rebuilt: the cpfile and sufile always change */
-		sw->st->blocks_moved++;
-		return nlfs_wfile_write(root_file(w, fi->ino), bi->blkoff, &blk, NULL, sw->err);
+			return 0;
+		rc = nlfs_wfile_rewrite(root_file(w, fi->ino), bi->blkoff, &moved, sw->err);
+		if (!rc && moved)
+			sw->st->blocks_moved++;
+		else if (!rc)
+			sw->st->blocks_freed++;
+		return rc;
 	}
 	{
 		uint8_t *entry;

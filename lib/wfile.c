@@ -211,6 +211,23 @@ int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, boo
 	return 0;
 }
 
+int nlfs_wfile_rewrite(struct nlfs_wfile *wf, uint64_t blkoff, bool *rewritten,
+		       struct nlfs_err *err)
+{
+	struct nlfs_wblk *b;
+	int rc = load(wf, blkoff, &b, err);
+
+	*rewritten = false;
+	if (rc || !b->data || b->deleted)
+		return rc;
+	if (!b->dirty) {
+		b->dirty = true;
+		wf->ndirty++;
+	}
+	*rewritten = true;
+	return 0;
+}
+
 int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err)
 {
 	struct nlfs_wblk *b;

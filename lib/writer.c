@@ -96,6 +96,16 @@ static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err
 	return nlfs_palloc_free(w->dat, w->dsz, vbn, err);
 }
 
+static bool in_victim(const struct nlfs_writer *w, uint64_t blocknr)
+{
+	uint64_t seg = blocknr / w->geo.blocks_per_segment;
+
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == seg)
+			return true;
+	return false;
+}
+
 /* the block version VBN stops being part of new checkpoints */
 static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
 {
@@ -104,7 +114,10 @@ static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_e
 
 	if (rc)
 		return rc;
-	if (!e->de_blocknr)
+	/* A dead version is left for a cleaner to free with its segment, as
+	 * the kernel does; one in a segment this construction cleans has no
+	 * later cleaner: its segment becomes clean now. */
+	if (!e->de_blocknr || (dead && in_victim(w, nlfs_le64(e->de_blocknr))))
 		return dat_release(w, vbn, err);
 	e->de_end = dead ? e->de_start : nlfs_cpu_to_le64(w->cno);
 	return 0;

@@ -60,6 +60,10 @@ int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
 /* the block for writing (a hole becomes a zeroed block); *CREATED tells */
 int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
 		     struct nlfs_err *err);
+/* write block BLKOFF again as it is (the cleaner moving it); a hole, or a
+ * block this construction punched, stays one: *REWRITTEN says which */
+int nlfs_wfile_rewrite(struct nlfs_wfile *wf, uint64_t blkoff, bool *rewritten,
+		       struct nlfs_err *err);
 /* drop block BLKOFF from the file (it becomes a hole) */
 int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err);
 int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
