@@ -19,10 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$here/..}
 export top_builddir
 DIR=${DIR:-${TMPDIR:-/tmp}/torture.$$}
-mkdir -p "$DIR/scripts" || exit 1
-# a private copy of the scripts: editing the tree must not change a run
+mkdir -p "$DIR/scripts" "$DIR/bin" || exit 1
+# a private copy of the scripts and programs: rebuilding or editing the
+# tree must not change a run
 cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
 	"$here/../tests/kernel/manifest.sh" "$DIR/scripts/" || exit 1
+for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean; do
+	cp "$top_builddir/$p" "$DIR/bin/" || exit 1
+done
+top_builddir=$DIR/bin
 t0=$(date +%s)
 
 one() {  # $1 seed
