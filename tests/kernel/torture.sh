@@ -548,7 +548,9 @@ host_step() {
 	"$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$W/detail" 2>&1 ||
 		{ fail "$s" "fsck.nilfs2 -fn --checkpoints=all (ours) is not clean after $kind" "$W/detail"; return 1; }
 	if [ "$kind" = mkcp-s ]; then
-		c=$("$top/lscp" -a "$img" | awk 'END { print $1 }')
+		# the snapshot is the latest checkpoint before the step (a new log
+		# then records the change, as the kernel writes one after chcp)
+		c=$("$top/lscp" -a "$W/keep/before$s.img" | awk 'END { print $1 }')
 		cp "$W/model" "$W/cps/$c"
 	fi
 	# the same step under a power cut at a random write
@@ -585,7 +587,6 @@ host_step() {
 		rnd 3
 		if [ $RV = 0 ]; then
 			cp --sparse=always "$f" "$img"
-			if [ "$kind" = mkcp-s ] && cmp -s "$W/sf.cps" "$W/sb.cps"; then rm -f "$W/cps/$c"; fi
 			say "  the seed goes on from the cut volume"
 		fi
 		rm -f "$f"
