@@ -313,7 +313,7 @@ check_verify() {
 		fail "$vs" "nilfs-tools on the mounted volume and ours offline differ: $(grep "^$v DIFF" "$OUT" | tr '\n' ' ')(< ours, > nilfs-tools)" "$W/detail"
 		return 1
 	fi
-	grep -q "^$v VERIFIED" "$OUT" || { tail -n 30 "$OUT" >"$W/detail"; fail "$vs" "the guest did not finish the checks" "$W/detail"; return 1; }
+	grep -q "^$v VERIFIED" "$OUT" || { { tail -n 30 "$OUT"; cat "$W/guest.err"; } >"$W/detail"; fail "$vs" "the guest did not finish the checks" "$W/detail"; return 1; }
 	vlines "$v" T >"$W/tree"
 	if [ -n "$crashlog" ]; then
 		last=$(sed -n 's/^D\([0-9]*\) sync$/\1/p' "$crashlog" | tail -n 1)
@@ -412,6 +412,8 @@ EOS
 			# the crash: before operation AT; if that is a sync, while it runs
 			sed -n "1,$((at - 1))p" "$W/cops"
 			line=$(sed -n "${at}p" "$W/cops")
+			# on the log disk: the guest got here (and did not hang before)
+			echo 'clog CRASHPOINT; cflush'
 			rnd 4
 			case $line in
 			pre*)
@@ -434,12 +436,6 @@ EOS
 		"$guest" run "$script" $disks >"$OUT" 2>"$W/guest.err"
 	grc=$?
 	BOOTS=$((BOOTS + 1))
-	if [ -n "$CSTEP" ]; then
-		[ $grc = 125 ] || { cat "$W/guest.err" >>"$OUT"; fail "$CSTEP" "the crash guest was to die; it exited $grc" "$OUT"; return 1; }
-	elif [ $grc != 0 ] || ! grep -q '^BOOT DONE' "$OUT"; then
-		# a check failing stops the script early; find which below
-		:
-	fi
 	[ -n "$PRE_V" ] && { check_verify "$PRE_V" "$PRE_CLOG" || return 1; }
 	for g in $GSTEPS; do
 		grep -q "^V$g CLEANERD FAILED" "$OUT" && { fail "$g" "our nilfs_cleanerd did not start online"; return 1; }
@@ -455,6 +451,14 @@ EOS
 		fi
 		check_verify "V$g" || return 1
 	done
+	if [ -n "$CSTEP" ]; then
+		[ $grc = 125 ] || { cat "$W/guest.err" >>"$OUT"; fail "$CSTEP" "the crash guest was to die; it exited $grc" "$OUT"; return 1; }
+		if grep -q 'timed out' "$W/guest.err" || ! tr -d '\000' <"$W/clog.disk" | grep -q '^CRASHPOINT$'; then
+			{ tail -n 20 "$OUT"; cat "$W/guest.err"; } >"$W/detail"
+			fail "$CSTEP" "the guest did not reach the crash point (hung or died before it)" "$W/detail"
+			return 1
+		fi
+	fi
 	if [ -n "$CSTEP" ]; then
 		tr -d '\000' <"$W/clog.disk" >"$W/clog"
 		# our fsck on what the crash left, before anything rolls it forward
