@@ -618,6 +618,8 @@ host_step() {
 # A verification boot on each volume a host step left, to find the first
 # of a batch of host steps that the kernel's checks reject.
 bisect_host() {
+	first=$FAILED
+	cp "$W/REPRO" "$W/REPRO.batch"
 	for h in $HBATCH; do
 		[ -f "$W/keep/after$h.img" ] || continue
 		cp --sparse=always "$W/keep/after$h.img" "$img"
@@ -627,6 +629,9 @@ bisect_host() {
 		[ -f "$W/keep/clog$h" ] && PRE_CLOG=$W/keep/clog$h
 		run_boot || return 0
 	done
+	# not reproduced one step at a time: the batch's failure stands
+	FAILED=$first
+	mv "$W/REPRO.batch" "$W/REPRO"
 }
 
 # --- the seed ---
