@@ -39,15 +39,19 @@ one() {  # $1 seed
 	return 0
 }
 
-seed=$FIRST last=$((FIRST + SEEDS - 1))
-while [ $seed -le $last ]; do
-	j=0
-	while [ $j -lt "$JOBS" ] && [ $seed -le $last ]; do
-		one $seed &
-		seed=$((seed + 1)) j=$((j + 1))
-	done
-	wait
+# JOBS workers, each on every JOBS-th seed, so a slow seed holds up only its own
+last=$((FIRST + SEEDS - 1)) j=0
+while [ $j -lt "$JOBS" ]; do
+	(
+		seed=$((FIRST + j))
+		while [ $seed -le $last ]; do
+			one $seed
+			seed=$((seed + JOBS))
+		done
+	) &
+	j=$((j + 1))
 done | tee "$DIR/summary"
+wait
 
 nrun=$(grep -c '^seed [0-9]*: [0-9]* steps' "$DIR/summary")
 nsteps=$(sed -n 's/^seed [0-9]*: \([0-9]*\) steps.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
