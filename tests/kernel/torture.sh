@@ -431,7 +431,7 @@ EOS
 		fi
 	} >"$script"
 	cp --sparse=always "$img" "$W/keep/boot.img"
-	REPLAY="cp --sparse=always $W/keep/boot.img $img && $guest run $script $disks"
+	REPLAY="cp --sparse=always $W/keep/boot.img $img && NILFS_KTEST_EXTRA='$OURS' $guest run $script $disks"
 	try=1
 	while :; do
 		# shellcheck disable=SC2086
