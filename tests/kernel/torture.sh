@@ -64,6 +64,8 @@ fail() {  # $1 step, $2 what; $3 optional file with details
 	{
 		echo "seed $SEED, step $1 of $STEPS: $2"
 		[ -n "${3:-}" ] && [ -f "$3" ] && head -n 60 "$3"
+		# what our online cleaner logged during the step, if it ran
+		[ -f "$W/out" ] && grep "^W$1 CLOG " "$W/out" | tail -n 30
 		echo "kept: $W (img: the volume after the step; keep/: before it)"
 		[ -n "${REPLAY:-}" ] && echo "replay the step: $REPLAY"
 		echo "replay the seed: top_builddir=$top $here/torture.sh $SEED $1 $W.replay"
@@ -385,6 +387,8 @@ selection_policy $pol
 min_reclaimable_blocks 1
 CONF
 mkdir -p /run
+# the daemon logs to syslog: keep what it says for a failing step's report
+pidof syslogd >/dev/null || { syslogd -O /tmp/messages; sleep 0.2; }
 \$O/nilfs_cleanerd -p $pp -c /tmp/cl.conf /dev/vda /mnt 2>/tmp/clerr || { echo "V$g CLEANERD FAILED"; cat /tmp/clerr; }
 EOS
 				say "step $g: G (our nilfs_cleanerd online, -p $pp, $pol, $nseg per clean)"
@@ -395,7 +399,10 @@ EOS
 			fi
 			rnd 30
 			gen_ops $((RV + 15)) normal "$g"
-			[ $cl = 1 ] && echo '$O/nilfs-clean -q /dev/vda 2>/dev/null; i=0; while [ -e /run/nilfs_cleanerd/254:0.sock ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done'
+			[ $cl = 1 ] && {
+				echo '$O/nilfs-clean -q /dev/vda 2>/dev/null; i=0; while [ -e /run/nilfs_cleanerd/254:0.sock ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done'
+				echo "grep nilfs_cleanerd /tmp/messages | sed 's/^/W$g CLOG /'; : >/tmp/messages"
+			}
 			echo "sync; known W$g; manifest /mnt | sed 's/^/W$g MODEL /'"
 			echo "umount /mnt || echo 'V$g MOUNTFAIL busy'"
 			if [ $cl = 1 ]; then echo "verify V$g || exit 0"; else echo "verify V$g new || exit 0"; fi
