@@ -49,12 +49,21 @@ mkdir -p "$W" && rm -rf "${W:?}"/* && mkdir -p "$W/cps" "$W/keep" || exit 1
 img=$W/img
 LOG=$W/log
 
-# --- the seeded generator: a 31-bit LCG; rnd N sets RV to 0..N-1 ---
+# --- the seeded generators: 31-bit LCGs; rnd N sets RV to 0..N-1 ---
+# The plan (which kind each step is) has a stream of its own, and each
+# step's contents one seeded by (SEED, step), so that a seed replayed with
+# fewer steps does the same steps.
 R=$((SEED % 2147483647 + 1))
+PR=$(( (SEED * 7 + 3) % 2147483647 + 1 ))
 rnd() {
 	R=$(( (R * 1103515245 + 12345) % 2147483648 ))
 	RV=$(( (R / 65536) % $1 ))
 }
+plan_rnd() {
+	PR=$(( (PR * 1103515245 + 12345) % 2147483648 ))
+	RV=$(( (PR / 65536) % $1 ))
+}
+step_seed() { R=$(( (SEED * 1000003 + $1 * 7919) % 2147483647 + 1 )); rnd 2; }
 say() { echo "$*" >>"$LOG"; [ "${TORTURE_VERBOSE:-0}" = 1 ] && echo "seed $SEED: $*" >&2; return 0; }
 
 # --- failure: the reproducer ---
@@ -371,6 +380,7 @@ run_boot() {
 				echo "mount -t nilfs2 /dev/vda /mnt || { echo 'V$g MOUNTFAIL first'; exit 0; }"
 			}
 			echo "mkdir -p /mnt/a /mnt/b"
+			step_seed "$g"
 			rnd 4
 			if [ $RV = 0 ]; then
 				rnd 3; pp=$((RV * 2))
@@ -413,6 +423,7 @@ EOS
 			echo "CLOGDEV=/dev/vdb"
 			[ -z "$PRE_V" ] && [ -z "$GSTEPS" ] && echo "mount -t nilfs2 /dev/vda /mnt || { echo 'MOUNTFAIL'; exit 0; }"
 			echo "mkdir -p /mnt/a /mnt/b"
+			step_seed "$CSTEP"
 			SP=0
 			rnd 40; nops=$((RV + 10))
 			rnd "$nops"; at=$((RV + 1))
@@ -509,6 +520,7 @@ state_of() {  # $1 image, $2 out prefix
 
 host_step() {
 	s=$1
+	step_seed "$s"
 	rnd 10
 	case $RV in
 	[0-3])
@@ -659,7 +671,7 @@ boot() {
 	return $r
 }
 while [ $s -le "$STEPS" ]; do
-	rnd 100
+	plan_rnd 100
 	if [ $RV -lt 50 ]; then
 		GSTEPS="${GSTEPS:+$GSTEPS }$s"
 		s=$((s + 1))
