@@ -448,6 +448,7 @@ EOS
 			echo "umount /mnt 2>/dev/null; echo BOOT DONE"
 		fi
 	} >"$script"
+	[ -f "$W/keep/boot.img" ] && mv -f "$W/keep/boot.img" "$W/keep/prevboot.img"
 	cp --sparse=always "$img" "$W/keep/boot.img"
 	REPLAY="cp --sparse=always $W/keep/boot.img $img && NILFS_KTEST_EXTRA='$OURS' $guest run $script $disks"
 	try=1
@@ -491,6 +492,8 @@ EOS
 	fi
 	if [ -n "$CSTEP" ]; then
 		tr -d '\000' <"$W/clog.disk" >"$W/clog"
+		# the volume as the crash left it, before anything rolls it forward
+		cp --sparse=always "$img" "$W/keep/crash$CSTEP.img"
 		# our fsck on what the crash left, before anything rolls it forward
 		"$top/fsck.nilfs2" -fn "$img" >"$W/detail" 2>&1 ||
 			{ fail "$CSTEP" "fsck.nilfs2 -fn (ours) on the crashed volume is not clean" "$W/detail"; return 1; }
