@@ -226,11 +226,13 @@ gen_ops() {
 		7[7-9])
 			rnd 2; if [ $RV = 0 ]; then echo "rmdir /mnt/a/c 2>/dev/null"; else echo "rmdir /mnt/b/d 2>/dev/null"; fi ;;
 		8[0-9]|9[0-3])
-			case $op in 8[0-3]) c="sync -d $P" ;; 8[4-7]) c="fsync $P" ;; *) c=sync ;; esac
+			# busybox: sync -d FILE is fdatasync, sync FILE fsync (no fsync applet)
+			case $op in 8[0-3]) c="sync -d $P" ;; 8[4-7]) c="sync $P" ;; *) c=sync ;; esac
 			if [ "$mode" = crash ]; then
 				SP=$((SP + 1))
 				case $c in sync) f=sync ;; *) f="file $P" ;; esac
-				echo "pre $SP; $c 2>/dev/null; done_ $SP $f"
+				# completed only if it succeeded (the file may not exist)
+				echo "pre $SP; $c 2>/dev/null && done_ $SP $f"
 			elif [ "$c" = sync ]; then
 				echo "sync; known W$3"
 			else
@@ -436,7 +438,7 @@ EOS
 			rnd 4
 			case $line in
 			pre*)
-				rest=${line#pre }; n=${rest%%;*}; c=${rest#*; }; c=${c%%; done_*}
+				rest=${line#pre }; n=${rest%%;*}; c=${rest#*; }; c=${c%% && done_*}
 				echo "pre $n; ($c) &"
 				echo "sleep 0.0$RV" ;;
 			*) [ $RV -gt 1 ] && { echo "($line) &"; echo "sleep 0.0$RV"; } ;;
