@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <nlfs/writer.h>
+#include "io_open.h"
 #include "holder.h"
 #include "vol.h"
 
@@ -304,7 +305,7 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = nlfs_io_open_unix(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
+	rc = cmd_io_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
 	if (rc) {
 		char why[640];
 

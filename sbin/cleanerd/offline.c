@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cldconfig.h"
+#include "io_open.h"
 #include "holder.h"
 #include "mountinfo.h"
 #include "offline.h"
@@ -45,7 +46,7 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 			device);
 		return 1;
 	}
-	rc = nlfs_io_open_unix(device, NLFS_IO_RDWR, &io);
+	rc = cmd_io_open(device, NLFS_IO_RDWR, &io);
 	if (rc) {
 		fprintf(errf, "cannot open %s: %s\n", device,
 			dev_open_reason(device, rc, msg, sizeof(msg)));

@@ -28,6 +28,7 @@
 #include <nlfs/undo.h>
 #include "closestream.h"
 #include "fsck.h"
+#include "io_open.h"
 #include "holder.h"
 #include "readahead.h"
 #include "repair.h"
@@ -325,7 +326,7 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 {
 	struct nlfs_io *io, *uio;
 	struct nlfs_err err;
-	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDWR, &io);
+	int rc = cmd_io_open(c->o.device, NLFS_IO_RDWR, &io);
 
 	if (rc) {
 		char why[640];

@@ -19,6 +19,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "io_open.h"
 #include "closestream.h"
 #include "populate.h"
 #include "holder.h"
@@ -264,7 +265,7 @@ int main(int argc, char **argv)
 		if (stat(o.source, &st) || !S_ISDIR(st.st_mode))
 			die("%s: not a directory", o.source);
 	}
-	rc = nlfs_io_open_unix(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	rc = cmd_io_open(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc)
 		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
 	rc = nlfs_io_size(io, &size);
