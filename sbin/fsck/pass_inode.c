@@ -485,6 +485,12 @@ static void cp_free(struct fsck_cp *cp)
 	free(cp->iblock);
 }
 
+/* a record never written: no type, no links, no size, no blocks */
+static bool inode_is_empty(const struct nlfs_inode *i)
+{
+	return !i->i_mode && !i->i_links_count && !i->i_size && !i->i_blocks;
+}
+
 int pass_checkpoint(struct fsck *c, uint64_t cno)
 {
 	uint32_t bs = c->g->blocksize;
@@ -495,7 +501,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	struct nlfs_err err;
 	struct nlfs_file root;
 	char what[64];
-	uint64_t ngroups, ninodes = 0;
+	uint64_t ngroups, ninodes = 0, nempty = 0;
 	int rc;
 
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
@@ -635,6 +641,17 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			continue;   /* not visited: reported as PR_DIR_ROOT */
 		/* in use but not visited */
 		fsck_bit_set(&cp.visited, ino);
+		if (inode_is_empty(&f.inode)) {
+			/* a writer set the bit but never wrote the inode: it is free */
+			fsck_problem(c, PR_IFILE_FREE_BIT,
+				     "checkpoint %" PRIu64 ": inode %" PRIu64 " is marked in use in the "
+				     "ifile bitmap, but its record is empty and no directory names it",
+				     cno, ino);
+			fsck_bit_set(&cp.cleared, ino);
+			fix_note_free_bit(c, cno, ino);
+			nempty++;
+			continue;
+		}
 		if (!nlfs_file_type_of_mode(nlfs_le16(f.inode.i_mode))) {
 			check_inode(c, &cp, &f, NULL);   /* cleared: no lost+found for it */
 			continue;
@@ -660,12 +677,14 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		}
 		check_inode(c, &cp, &f, NULL);
 	}
+	/* the repair's clearing counts each empty record out itself */
+	if (!c->maps_incomplete && !fsck_cancelled(c))
+		fix_note_cp_counts(c, cno, ninodes, cp.nblocks);
+	ninodes -= nempty;   /* free inodes: the checkpoint rightly leaves them out */
 	if (cno == c->latest_cno)
 		c->ninodes = ninodes;
 	if (fsck_cancelled(c))
 		goto out;
-	if (!c->maps_incomplete)
-		fix_note_cp_counts(c, cno, ninodes, cp.nblocks);
 	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
 		fsck_problem(c, PR_CP_NINODES,
 			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",

@@ -18,15 +18,24 @@
 int repair_clear_inodes(struct repair *r)
 {
 	const struct fsck *c = r->c;
+	bool preen = c->o.mode == MODE_PREEN;
 
 	for (size_t i = 0; i < c->fix.nclears; i++) {
 		const struct fsck_clear_fix *cf = &c->fix.clears[i];
-		int rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
+		int rc;
 
+		if (preen && !cf->empty)
+			continue;   /* what it held is dropped: only -y */
+		rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
 		if (rc)
 			return repair_lib_failed(r, rc, "clearing an inode");
-		repair_done(r, 1, "%s: inode cleared, the entries naming it removed (checkpoint %" PRIu64
-			    " and older keep it)", cf->what, c->latest_cno);
+		if (cf->empty)
+			repair_done(r, 1, "%s: empty record, its bit cleared in the ifile bitmap",
+				    cf->what);
+		else
+			repair_done(r, 1, "%s: inode cleared, the entries naming it removed "
+				    "(checkpoint %" PRIu64 " and older keep it)", cf->what,
+				    c->latest_cno);
 	}
 	return 0;
 }

@@ -673,6 +673,15 @@ static uint64_t free_ino(void)
 	return ino;
 }
 
+/* a bit set for a free inode whose record is empty: a lost free */
+static void c_ifile_rich_bit_set(void)
+{
+	uint64_t ino = free_ino();
+
+	while (inode_peek(ino, I_MODE, 2) || inode_peek(ino, I_LINKS, 2))
+		ino++;   /* past the records deleted files left */
+	ifile_bit_flip(ino, -1);
+}
 static void c_ino_orphan(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 0); }
 static void c_ino_unattached(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 1); }
 static void c_ino_mode(void) { inode_edit(path_ino("/.nilfs"), I_MODE, 2, 0170644); }
@@ -1274,6 +1283,7 @@ static const struct kase cases[] = {
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
+	K(ifile_rich_bit_set, "rich"),
 };
 
 int main(int argc, char **argv)
