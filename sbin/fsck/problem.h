@@ -105,9 +105,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the logs of a segment end before its usage count", \
 	  "cut to where the logs end if no block in use lies past that, else (-y) the segment given up, every block a checkpoint maps moved") \
-	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_YES, \
 	  "a segment summary header is invalid", \
-	  "") \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
 	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_PREEN, \
 	  "a log runs past its segment's usage count", \
 	  "su_nblocks grown to cover the log") \

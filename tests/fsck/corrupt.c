@@ -471,6 +471,8 @@ static void c_sb_cursor_cno(void)
 }
 
 static void c_log_magic(void) { edit(nth_log(0, 2), 8, 4, 0xdeadbeef, 0); }
+/* a header's ss_bytes too small for a header, both checksums resealed */
+static void c_log_rich_header(void) { edit(nth_log(3, 1), 12, 2, 16, 1); }
 static void c_log_sumsum(void) { uint64_t p = nth_log(0, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
 /* an old log's data checksum: only --check-data reads its data */
 static void c_log_datasum(void) { uint64_t p = nth_log(0, 1); edit(p, 0, 4, peek(p, 0, 4) ^ 0x10, 0); }
@@ -1283,7 +1285,7 @@ static const struct kase cases[] = {
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
-	K(ifile_rich_bit_set, "rich"),
+	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"),
 };
 
 int main(int argc, char **argv)
