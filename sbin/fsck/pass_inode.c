@@ -252,6 +252,22 @@ const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, ch
 	return buf;
 }
 
+/* an inode in use whose record went with a missing ifile block: it cannot
+ * be kept; the repair frees it and removes the entries naming it */
+static void lose_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t blkoff)
+{
+	char msg[128];
+
+	if (ino < nlfs_le32(c->sb->s_first_ino) || ino >= cp->max_ino ||
+	    fsck_bit_test(&cp->cleared, ino))
+		return;
+	fsck_bit_set(&cp->cleared, ino);
+	cp->blocks_uncounted = true;   /* its map is lost with it */
+	snprintf(msg, sizeof(msg), "checkpoint %" PRIu64 ": inode %" PRIu64
+		 ": its record is lost with ifile block %" PRIu64, cp->cno, ino, blkoff);
+	fix_note_clear(c, cp->cno, ino, msg);
+}
+
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out)
 {
 	uint32_t bs = c->g->blocksize;
@@ -280,8 +296,10 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 				     " is missing but holds inodes in use (first: %" PRIu64 ")",
 				     cp->cno, blkoff, ino);
 	}
-	if (cp->iblock_hole[slot])
+	if (cp->iblock_hole[slot]) {
+		lose_inode(c, cp, ino, blkoff);
 		return -1;
+	}
 	memset(out, 0, sizeof(*out));
 	out->ino = ino;
 	out->cno = cp->cno;

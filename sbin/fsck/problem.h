@@ -234,9 +234,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_IFILE_FREE_BIT, SEV_ERROR, 6, FIX_PREEN, \
 	  "an inode no directory names is marked in use, but its record is empty", \
 	  "its bit cleared in the ifile bitmap (the inode is free)") \
-	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_YES, \
 	  "inodes in use sit in a missing ifile block", \
-	  "") \
+	  "the inodes there freed (named, older checkpoints keep them), the entries naming them removed (paths named); the rest of the ifile kept") \
 	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_YES, \
 	  "a block map is malformed", \
 	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \

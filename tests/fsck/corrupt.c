@@ -912,6 +912,27 @@ static void c_dat_rich_hole(void)
  * the repairs reports that as PR_REPAIR_LIVE) */
 static void c_bmap_rich_hidden_leak(void) { inode_edit(path_ino("/src/lib/one-block"), I_BMAP + 8, 8, 900000); }
 
+/* the latest ifile's block 4 (inodes in use there) gone from its map */
+static void c_ifile_rich_hole(void)
+{
+	uint64_t cno = nlfs_fs_recovery(fs)->cno, key;
+	struct nlfs_file ifl;
+
+	ifile(&ifl);
+	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE)) {
+		cp_edit(cno, 64 + I_BMAP + 8 * (1 + 4), 8, 0);
+		return;
+	}
+	for (unsigned n = 0;; n++) {
+		uint64_t b = node_of(&ifl, 1, n, &key, NULL);
+
+		if (key <= 4 && 4 - key < peek(b, 2, 2)) {
+			edit(b, NODE_PTR(4 - key), 8, 0, 1);
+			return;
+		}
+	}
+}
+
 /* rich base: damaged logs in segments snapshots still use */
 /* the second log from segment 3's start: a block record names the next virtual block */
 static void c_log_rich_binfo_stale(void) { uint64_t p = nth_log(3, 1); edit(p, 64 + 24, 8, peek(p, 64 + 24, 8) + 1, 1); }
@@ -1286,6 +1307,7 @@ static const struct kase cases[] = {
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
 	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"),
+	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
 int main(int argc, char **argv)
