@@ -509,6 +509,42 @@ static bool inode_is_empty(const struct nlfs_inode *i)
 	return !i->i_mode && !i->i_links_count && !i->i_size && !i->i_blocks;
 }
 
+struct alive_find {
+	struct fsck *c;
+	uint64_t cno, nblocks;
+};
+
+static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct alive_find *a = arg;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
+
+	(void)key;
+	(void)level;
+	a->nblocks++;
+	if (nlfs_dat_lookup(a->c->fs, ptr, &de, &err))
+		return 1;   /* cannot tell: as if alive */
+	return nlfs_le64(de.de_start) <= a->cno && a->cno < nlfs_le64(de.de_end);
+}
+
+/* The record a deleted file leaves (the kernel only frees its bit): no
+ * links, and blocks mapped, none alive in this checkpoint.  An unlinked
+ * file still open keeps its blocks alive, and one with no blocks cannot be
+ * told from it: both are left to the orphan rules. */
+static bool inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f)
+{
+	struct alive_find a = { c, cno, 0 };
+	struct nlfs_err err;
+	uint16_t type = nlfs_le16(f->inode.i_mode) & S_IFMT_;
+
+	if (f->inode.i_links_count || !nlfs_file_type_of_mode(nlfs_le16(f->inode.i_mode)))
+		return false;
+	if (type != S_IFREG_ && type != S_IFDIR_ && type != S_IFLNK_)
+		return false;   /* i_bmap may hold a device number */
+	return nlfs_bmap_iterate(c->fs, f, block_alive, &a, &err) == 0 && a.nblocks;
+}
+
 int pass_checkpoint(struct fsck *c, uint64_t cno)
 {
 	uint32_t bs = c->g->blocksize;
@@ -659,12 +695,13 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			continue;   /* not visited: reported as PR_DIR_ROOT */
 		/* in use but not visited */
 		fsck_bit_set(&cp.visited, ino);
-		if (inode_is_empty(&f.inode)) {
-			/* a writer set the bit but never wrote the inode: it is free */
+		if (inode_is_empty(&f.inode) || inode_is_deleted(c, cno, &f)) {
+			/* a writer set the bit but never wrote the inode, or
+			 * set it again over a deleted file's record: it is free */
 			fsck_problem(c, PR_IFILE_FREE_BIT,
 				     "checkpoint %" PRIu64 ": inode %" PRIu64 " is marked in use in the "
-				     "ifile bitmap, but its record is empty and no directory names it",
-				     cno, ino);
+				     "ifile bitmap, but its record is %s and no directory names it",
+				     cno, ino, f.inode.i_mode ? "a deleted file's" : "empty");
 			fsck_bit_set(&cp.cleared, ino);
 			fix_note_free_bit(c, cno, ino);
 			nempty++;

@@ -232,7 +232,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "a reserved inode is not marked in use", \
 	  "the reserved inodes marked in use") \
 	X(PR_IFILE_FREE_BIT, SEV_ERROR, 6, FIX_PREEN, \
-	  "an inode no directory names is marked in use, but its record is empty", \
+	  "an inode no directory names is marked in use, but its record is empty or a deleted file's", \
 	  "its bit cleared in the ifile bitmap (the inode is free)") \
 	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_YES, \
 	  "inodes in use sit in a missing ifile block", \

@@ -30,7 +30,7 @@ int repair_clear_inodes(struct repair *r)
 		if (rc)
 			return repair_lib_failed(r, rc, "clearing an inode");
 		if (cf->empty)
-			repair_done(r, 1, "%s: empty record, its bit cleared in the ifile bitmap",
+			repair_done(r, 1, "%s: a free inode's record, its bit cleared in the ifile bitmap",
 				    cf->what);
 		else
 			repair_done(r, 1, "%s: inode cleared, the entries naming it removed "

@@ -684,6 +684,8 @@ static void c_ifile_rich_bit_set(void)
 		ino++;   /* past the records deleted files left */
 	ifile_bit_flip(ino, -1);
 }
+/* a bit set for the record a deleted file left (links 0, its old map) */
+static void c_ifile_rich_bit_stale(void) { ifile_bit_flip(free_ino(), -1); }
 static void c_ino_orphan(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 0); }
 static void c_ino_unattached(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 1); }
 static void c_ino_mode(void) { inode_edit(path_ino("/.nilfs"), I_MODE, 2, 0170644); }
@@ -1306,7 +1308,7 @@ static const struct kase cases[] = {
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
-	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"),
+	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"), K(ifile_rich_bit_stale, "rich"),
 	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
