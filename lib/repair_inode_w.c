@@ -11,6 +11,11 @@
 
 #include "writerP.h"
 
+int nlfs_writer_ifile_punch(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)
+{
+	return nlfs_wfile_punch(w->ifile, blkoff, err);
+}
+
 int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
 {
 	uint8_t *p;

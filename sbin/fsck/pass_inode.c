@@ -545,6 +545,24 @@ static bool inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_fil
 	return nlfs_bmap_iterate(c->fs, f, block_alive, &a, &err) == 0 && a.nblocks;
 }
 
+/* the ifile's blocks past the groups the check takes (PR_MDT_SIZE): -y
+ * drops them from the map */
+static void note_ifile_far(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)
+{
+	uint32_t bs = c->g->blocksize;
+	struct nlfs_err err;
+	uint64_t *keys = NULL;
+	size_t n = 0;
+
+	if (cp->cno != c->latest_cno)
+		return;
+	if (nlfs_bmap_keys(c->fs, &cp->ifile, &keys, &n, &err) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (nlfs_palloc_ngroups(bs, c->g->inode_size, keys[i]) > ngroups)
+				fix_note_ifile_far(c, cp->cno, keys[i]);
+	free(keys);
+}
+
 int pass_checkpoint(struct fsck *c, uint64_t cno)
 {
 	uint32_t bs = c->g->blocksize;
@@ -583,6 +601,9 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		return 0;
 	}
 	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	if (fc.last_data &&
+	    ngroups < nlfs_palloc_ngroups(bs, c->g->inode_size, fc.last_data - 1))
+		note_ifile_far(c, &cp, ngroups);
 	cp.max_ino = ngroups * (uint64_t)bs * 8;
 	cp.nblocks = fc.nblocks;
 	cp.iblock = malloc((size_t)FSCK_ICACHE * bs);

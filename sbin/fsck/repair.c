@@ -198,7 +198,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_SB_READ, PR_SB_MAGIC, PR_SB_BYTES, PR_SB_CRC, PR_SB_CURSOR, PR_SB_GEOMETRY,
 		PR_SB_REVISION, PR_SB_MISMATCH, PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
 		PR_CP_NCHECKPOINTS, PR_CP_NSNAPSHOTS, PR_CP_BLKCOUNT, PR_CP_NINODES,
-		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_IFILE_FREE_BIT, PR_IFILE_HOLE, PR_INO_BLOCKS,
+		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_IFILE_FREE_BIT, PR_IFILE_HOLE, PR_MDT_SIZE, PR_INO_BLOCKS,
 		PR_DAT_LEAK, PR_INO_LINKS, PR_INO_UNATTACHED, PR_INO_ORPHAN, PR_DIR_FREE_INODE,
 		PR_DIR_TYPE, PR_DIR_ROOT, PR_DIR_RECORD, PR_DIR_HOLE, PR_DIR_DOT, PR_DIR_DOTDOT,
 		PR_DIR_NAME, PR_DIR_DUP, PR_DIR_LINKED, PR_INO_MODE, PR_INO_SIZE,
@@ -303,6 +303,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = end_leaks(&r);
 	if (!rc && !remapped)
 		rc = repair_clear_inodes(&r);   /* under -p, only empty records */
+	if (!rc && !preen && !remapped)
+		rc = repair_ifile_far(&r);
 	if (!rc && !preen && !remapped)
 		rc = repair_plan_detached(&r);
 	if (!rc && !remapped)

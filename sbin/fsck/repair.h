@@ -105,6 +105,8 @@ struct fsck_fixes {
 	size_t nclears, capclears;
 	struct fsck_size_fix *sizes;
 	size_t nsizes, capsizes;
+	uint64_t *ifile_far;     /* ifile blocks past what the volume can hold */
+	size_t nifile_far, capifile_far;
 	bool root_lost;          /* the root directory is made anew */
 	uint64_t *detached;      /* in use, reached by no directory: to lost+found */
 	size_t ndetached, capdetached;
@@ -134,6 +136,7 @@ void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix 
 void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path);
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
 void fix_note_free_bit(struct fsck *c, uint64_t cno, uint64_t ino);
+void fix_note_ifile_far(struct fsck *c, uint64_t cno, uint64_t blkoff);
 void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size);
 void fix_note_root(struct fsck *c, uint64_t cno);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);

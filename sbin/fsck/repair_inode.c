@@ -40,6 +40,25 @@ int repair_clear_inodes(struct repair *r)
 	return 0;
 }
 
+/* ifile blocks mapped far past what the volume can hold: what they held
+ * was never checked (no directory can name an inode there that the check
+ * found in use) */
+int repair_ifile_far(struct repair *r)
+{
+	const struct fsck *c = r->c;
+
+	for (size_t i = 0; i < c->fix.nifile_far; i++) {
+		int rc = nlfs_writer_ifile_punch(r->w, c->fix.ifile_far[i], &r->err);
+
+		if (rc)
+			return repair_lib_failed(r, rc, "dropping an ifile block");
+		repair_done(r, 1, "ifile: block %" PRIu64 ", past what the volume can hold, dropped "
+			    "from its map (checkpoint %" PRIu64 " and older keep it)",
+			    c->fix.ifile_far[i], c->latest_cno);
+	}
+	return 0;
+}
+
 static int set_links(struct repair *r, uint64_t ino, uint32_t want)
 {
 	struct nlfs_inode inode;

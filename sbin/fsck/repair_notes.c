@@ -124,6 +124,12 @@ void fix_note_free_bit(struct fsck *c, uint64_t cno, uint64_t ino)
 		c->fix.clears[c->fix.nclears - 1].empty = true;
 }
 
+void fix_note_ifile_far(struct fsck *c, uint64_t cno, uint64_t blkoff)
+{
+	if (latest(c, cno))
+		NOTE(c, ifile_far, nifile_far, capifile_far, blkoff);
+}
+
 void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size)
 {
 	struct fsck_size_fix f = { ino, size };
@@ -229,6 +235,7 @@ void fix_free(struct fsck_fixes *f)
 		free(f->clears[i].what);
 	free(f->clears);
 	free(f->sizes);
+	free(f->ifile_far);
 	free(f->detached);
 	free(f->leaks);
 	for (size_t i = 0; i < f->nmaps; i++)

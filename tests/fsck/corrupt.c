@@ -935,6 +935,27 @@ static void c_ifile_rich_hole(void)
 	}
 }
 
+/* the latest ifile's last block keyed far past what the volume can hold */
+static void c_ifile_rich_far(void)
+{
+	struct nlfs_file ifl;
+	uint64_t b = 0, key;
+
+	ifile(&ifl);
+	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE))
+		die("the ifile is not a B-tree");
+	for (unsigned n = 0;; n++) {
+		struct node_find nf = { .level = 1, .n = n };
+		struct nlfs_err err;
+
+		nlfs_bmap_iterate(fs, &ifl, find_node, &nf, &err);
+		if (!nf.found)
+			break;
+		b = node_of(&ifl, 1, n, &key, NULL);
+	}
+	edit(b, 16 + 8 * (uint32_t)(peek(b, 2, 2) - 1), 8, 1ull << 40, 1);
+}
+
 /* rich base: damaged logs in segments snapshots still use */
 /* the second log from segment 3's start: a block record names the next virtual block */
 static void c_log_rich_binfo_stale(void) { uint64_t p = nth_log(3, 1); edit(p, 64 + 24, 8, peek(p, 64 + 24, 8) + 1, 1); }
@@ -1309,6 +1330,7 @@ static const struct kase cases[] = {
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
 	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"), K(ifile_rich_bit_stale, "rich"),
+	K(ifile_rich_far, "rich"),
 	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
