@@ -99,7 +99,9 @@ static bool maps_damaged(const struct fsck *c)
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (found(c, codes[i]))
 			return true;
-	return false;
+	/* inodes lost with an ifile block are freed by -y only: until then
+	 * what they map is theirs */
+	return found(c, PR_IFILE_HOLE) && c->o.mode == MODE_PREEN;
 }
 
 static int fix_counters(struct repair *r)
