@@ -11,18 +11,24 @@
 
 #include "writerP.h"
 
+int nlfs_writer_ifile_punch(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)
+{
+	return nlfs_wfile_punch(w->ifile, blkoff, err);
+}
+
 int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
 {
-	const uint8_t *e;
 	uint8_t *p;
+	bool inuse;
 	int rc;
 
 	if (ino < w->first_ino)
 		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is reserved",
 				    (unsigned long long)ino);
-	rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &e, err);
-	if (rc || !e)
+	rc = nlfs_palloc_test(w->ifile, w->isz, ino, &inuse, err);
+	if (rc || !inuse)
 		return rc;   /* not in use: nothing to clear */
+	/* in use in a missing ifile block too: the block comes back zeroed */
 	rc = nlfs_palloc_entry(w->ifile, w->isz, ino, &p, err);
 	if (rc)
 		return rc;

@@ -115,6 +115,9 @@ int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
  * ifile.  Its blocks stay as they are; the caller ends the DAT entries
  * no file uses any more. */
 int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
+/* Block BLKOFF dropped from the ifile's map (its DAT entry ends at the new
+ * checkpoint: older checkpoints keep it). */
+int nlfs_writer_ifile_punch(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err);
 /* The kernel's roll-forward, offline (a writer opened with
  * NLFS_WRITER_ROLLFORWARD): every file with blocks in complete data-sync
  * logical segments after the super root is written anew as the reader

@@ -276,7 +276,16 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		return;
 	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
-		count_ref(cp, rec->ino);
+		if (fsck_bit_test(&cp->cleared, rec->ino)) {
+			fsck_problem(c, PR_IFILE_HOLE, "%s: entry '%.*s' names inode %" PRIu64
+				     ", whose record is lost with its ifile block", WHAT,
+				     (int)rec->name_len, rec->name, rec->ino);
+			if (set_path(w, pathlen, rec->name, rec->name_len))
+				note_entry(w, rec, off, DIRENT_DROP, 0,
+					   "the inode it names is lost with its ifile block");
+		}
+		else
+			count_ref(cp, rec->ino);
 		return;
 	}
 	mode = nlfs_le16(f.inode.i_mode);

@@ -252,6 +252,22 @@ const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, ch
 	return buf;
 }
 
+/* an inode in use whose record went with a missing ifile block: it cannot
+ * be kept; the repair frees it and removes the entries naming it */
+static void lose_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t blkoff)
+{
+	char msg[128];
+
+	if (ino < nlfs_le32(c->sb->s_first_ino) || ino >= cp->max_ino ||
+	    fsck_bit_test(&cp->cleared, ino))
+		return;
+	fsck_bit_set(&cp->cleared, ino);
+	cp->blocks_uncounted = true;   /* its map is lost with it */
+	snprintf(msg, sizeof(msg), "checkpoint %" PRIu64 ": inode %" PRIu64
+		 ": its record is lost with ifile block %" PRIu64, cp->cno, ino, blkoff);
+	fix_note_clear(c, cp->cno, ino, msg);
+}
+
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out)
 {
 	uint32_t bs = c->g->blocksize;
@@ -280,8 +296,10 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 				     " is missing but holds inodes in use (first: %" PRIu64 ")",
 				     cp->cno, blkoff, ino);
 	}
-	if (cp->iblock_hole[slot])
+	if (cp->iblock_hole[slot]) {
+		lose_inode(c, cp, ino, blkoff);
 		return -1;
+	}
 	memset(out, 0, sizeof(*out));
 	out->ino = ino;
 	out->cno = cp->cno;
@@ -485,6 +503,66 @@ static void cp_free(struct fsck_cp *cp)
 	free(cp->iblock);
 }
 
+/* a record never written: no type, no links, no size, no blocks */
+static bool inode_is_empty(const struct nlfs_inode *i)
+{
+	return !i->i_mode && !i->i_links_count && !i->i_size && !i->i_blocks;
+}
+
+struct alive_find {
+	struct fsck *c;
+	uint64_t cno, nblocks;
+};
+
+static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct alive_find *a = arg;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
+
+	(void)key;
+	(void)level;
+	a->nblocks++;
+	if (nlfs_dat_lookup(a->c->fs, ptr, &de, &err))
+		return 1;   /* cannot tell: as if alive */
+	return nlfs_le64(de.de_start) <= a->cno && a->cno < nlfs_le64(de.de_end);
+}
+
+/* The record a deleted file leaves (the kernel only frees its bit): no
+ * links, and blocks mapped, none alive in this checkpoint.  An unlinked
+ * file still open keeps its blocks alive, and one with no blocks cannot be
+ * told from it: both are left to the orphan rules. */
+static bool inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f)
+{
+	struct alive_find a = { c, cno, 0 };
+	struct nlfs_err err;
+	uint16_t type = nlfs_le16(f->inode.i_mode) & S_IFMT_;
+
+	if (f->inode.i_links_count || !nlfs_file_type_of_mode(nlfs_le16(f->inode.i_mode)))
+		return false;
+	if (type != S_IFREG_ && type != S_IFDIR_ && type != S_IFLNK_)
+		return false;   /* i_bmap may hold a device number */
+	return nlfs_bmap_iterate(c->fs, f, block_alive, &a, &err) == 0 && a.nblocks;
+}
+
+/* the ifile's blocks past the groups the check takes (PR_MDT_SIZE): -y
+ * drops them from the map */
+static void note_ifile_far(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)
+{
+	uint32_t bs = c->g->blocksize;
+	struct nlfs_err err;
+	uint64_t *keys = NULL;
+	size_t n = 0;
+
+	if (cp->cno != c->latest_cno)
+		return;
+	if (nlfs_bmap_keys(c->fs, &cp->ifile, &keys, &n, &err) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (nlfs_palloc_ngroups(bs, c->g->inode_size, keys[i]) > ngroups)
+				fix_note_ifile_far(c, cp->cno, keys[i]);
+	free(keys);
+}
+
 int pass_checkpoint(struct fsck *c, uint64_t cno)
 {
 	uint32_t bs = c->g->blocksize;
@@ -495,7 +573,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	struct nlfs_err err;
 	struct nlfs_file root;
 	char what[64];
-	uint64_t ngroups, ninodes = 0;
+	uint64_t ngroups, ninodes = 0, nempty = 0;
 	int rc;
 
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
@@ -523,6 +601,9 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		return 0;
 	}
 	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	if (fc.last_data &&
+	    ngroups < nlfs_palloc_ngroups(bs, c->g->inode_size, fc.last_data - 1))
+		note_ifile_far(c, &cp, ngroups);
 	cp.max_ino = ngroups * (uint64_t)bs * 8;
 	cp.nblocks = fc.nblocks;
 	cp.iblock = malloc((size_t)FSCK_ICACHE * bs);
@@ -635,6 +716,18 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			continue;   /* not visited: reported as PR_DIR_ROOT */
 		/* in use but not visited */
 		fsck_bit_set(&cp.visited, ino);
+		if (inode_is_empty(&f.inode) || inode_is_deleted(c, cno, &f)) {
+			/* a writer set the bit but never wrote the inode, or
+			 * set it again over a deleted file's record: it is free */
+			fsck_problem(c, PR_IFILE_FREE_BIT,
+				     "checkpoint %" PRIu64 ": inode %" PRIu64 " is marked in use in the "
+				     "ifile bitmap, but its record is %s and no directory names it",
+				     cno, ino, f.inode.i_mode ? "a deleted file's" : "empty");
+			fsck_bit_set(&cp.cleared, ino);
+			fix_note_free_bit(c, cno, ino);
+			nempty++;
+			continue;
+		}
 		if (!nlfs_file_type_of_mode(nlfs_le16(f.inode.i_mode))) {
 			check_inode(c, &cp, &f, NULL);   /* cleared: no lost+found for it */
 			continue;
@@ -660,12 +753,14 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		}
 		check_inode(c, &cp, &f, NULL);
 	}
+	/* the repair's clearing counts each empty record out itself */
+	if (!c->maps_incomplete && !fsck_cancelled(c))
+		fix_note_cp_counts(c, cno, ninodes, cp.nblocks);
+	ninodes -= nempty;   /* free inodes: the checkpoint rightly leaves them out */
 	if (cno == c->latest_cno)
 		c->ninodes = ninodes;
 	if (fsck_cancelled(c))
 		goto out;
-	if (!c->maps_incomplete)
-		fix_note_cp_counts(c, cno, ninodes, cp.nblocks);
 	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
 		fsck_problem(c, PR_CP_NINODES,
 			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",

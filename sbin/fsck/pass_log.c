@@ -248,7 +248,16 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		int rc = read_log(c, p, &log, &summary, &err);
 
 		if (rc) {
-			if (fsck_is_format_error(rc)) {
+			if (fsck_is_format_error(rc) && rc != -NLFS_EBADMAGIC) {
+				char why[320];
+
+				/* a log was written here (its magic holds), but its
+				 * header does not: the log is damaged, what follows
+				 * in the segment cannot be found through it */
+				nlfs_err_format(&err, why, sizeof(why));
+				fsck_problem(c, PR_LOG_HEADER, "segment %" PRIu64 ": log at block %" PRIu64
+					     ": %s", seg, p, why);
+			} else if (fsck_is_format_error(rc)) {
 				char why[320];
 
 				nlfs_err_format(&err, why, sizeof(why));
@@ -425,7 +434,7 @@ static uint64_t log_damage(const struct fsck *c)
 {
 	static const enum fsck_pr codes[] = {
 		PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS,
-		PR_LOG_CNO, PR_LOG_SR, PR_LOG_FINFO, PR_LOG_BINFO,
+		PR_LOG_CNO, PR_LOG_SR, PR_LOG_FINFO, PR_LOG_BINFO, PR_LOG_HEADER,
 	};
 	uint64_t n = 0;
 

@@ -105,9 +105,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SU_SHORT, SEV_ERROR, 2, FIX_PREEN, \
 	  "the logs of a segment end before its usage count", \
 	  "cut to where the logs end if no block in use lies past that, else (-y) the segment given up, every block a checkpoint maps moved") \
-	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_NONE, \
+	X(PR_LOG_HEADER, SEV_ERROR, 3, FIX_YES, \
 	  "a segment summary header is invalid", \
-	  "") \
+	  "its segment given up: every block a checkpoint maps moved, virtual block and period kept") \
 	X(PR_LOG_OVERRUN, SEV_ERROR, 3, FIX_PREEN, \
 	  "a log runs past its segment's usage count", \
 	  "su_nblocks grown to cover the log") \
@@ -160,9 +160,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_MDT_INODE, SEV_ERROR, 2, FIX_PREEN, \
 	  "a metadata file's inode is invalid", \
 	  "made a regular file with a link in the super root") \
-	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_NONE, \
+	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_YES, \
 	  "a palloc file reaches far past what the volume can hold", \
-	  "") \
+	  "the ifile's blocks out there dropped from its map (named; older checkpoints keep them); the DAT's left as found") \
 	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block lies outside the segments in use", \
 	  "the DAT written anew in the repair checkpoint") \
@@ -231,9 +231,12 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_IFILE_RESERVED, SEV_ERROR, 6, FIX_PREEN, \
 	  "a reserved inode is not marked in use", \
 	  "the reserved inodes marked in use") \
-	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_NONE, \
+	X(PR_IFILE_FREE_BIT, SEV_ERROR, 6, FIX_PREEN, \
+	  "an inode no directory names is marked in use, but its record is empty or a deleted file's", \
+	  "its bit cleared in the ifile bitmap (the inode is free)") \
+	X(PR_IFILE_HOLE, SEV_ERROR, 6, FIX_YES, \
 	  "inodes in use sit in a missing ifile block", \
-	  "") \
+	  "the inodes there freed (named, older checkpoints keep them), the entries naming them removed (paths named); the rest of the ifile kept") \
 	X(PR_BMAP_STRUCT, SEV_ERROR, 6, FIX_YES, \
 	  "a block map is malformed", \
 	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named") \

@@ -93,13 +93,15 @@ static bool maps_damaged(const struct fsck *c)
 {
 	static const enum fsck_pr codes[] = {
 		PR_BMAP_STRUCT, PR_BMAP_ORDER, PR_BMAP_VBLOCK, PR_BMAP_PERIOD, PR_BMAP_SHARED,
-		PR_IFILE_HOLE, PR_CP_IFILE, PR_MDT_INODE,
+		PR_CP_IFILE, PR_MDT_INODE,
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (found(c, codes[i]))
 			return true;
-	return false;
+	/* inodes lost with an ifile block are freed by -y only: until then
+	 * what they map is theirs */
+	return found(c, PR_IFILE_HOLE) && c->o.mode == MODE_PREEN;
 }
 
 static int fix_counters(struct repair *r)
@@ -198,7 +200,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_SB_READ, PR_SB_MAGIC, PR_SB_BYTES, PR_SB_CRC, PR_SB_CURSOR, PR_SB_GEOMETRY,
 		PR_SB_REVISION, PR_SB_MISMATCH, PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
 		PR_CP_NCHECKPOINTS, PR_CP_NSNAPSHOTS, PR_CP_BLKCOUNT, PR_CP_NINODES,
-		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_INO_BLOCKS,
+		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_IFILE_FREE_BIT, PR_IFILE_HOLE, PR_MDT_SIZE, PR_INO_BLOCKS,
 		PR_DAT_LEAK, PR_INO_LINKS, PR_INO_UNATTACHED, PR_INO_ORPHAN, PR_DIR_FREE_INODE,
 		PR_DIR_TYPE, PR_DIR_ROOT, PR_DIR_RECORD, PR_DIR_HOLE, PR_DIR_DOT, PR_DIR_DOTDOT,
 		PR_DIR_NAME, PR_DIR_DUP, PR_DIR_LINKED, PR_INO_MODE, PR_INO_SIZE,
@@ -207,7 +209,7 @@ static bool needs_construction(const struct fsck *c)
 		PR_BMAP_SHARED, PR_DAT_PTR, PR_DAT_UNCLAIMED_BLOCK, PR_DAT_HOLE, PR_DAT_ENTRY0,
 		PR_DAT_RANGE, PR_DAT_NOADDR, PR_DAT_OUTSIDE, PR_DAT_UNCLAIMED, PR_DAT_SHARED,
 		PR_LOG_VFREE, PR_LOG_VSTALE, PR_LOG_FINFO, PR_LOG_BINFO,
-		PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS, PR_LOG_CNO,
+		PR_LOG_HEADER, PR_LOG_SUMSUM, PR_LOG_DATASUM, PR_LOG_SEQ, PR_LOG_NEXT, PR_LOG_FLAGS, PR_LOG_CNO,
 		PR_LOG_SR, PR_MDT_INODE,
 	};
 
@@ -301,8 +303,10 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = repair_plan_dirents(&r);
 	if (!rc && (!remapped || fsck_test_break("end-leaks")))
 		rc = end_leaks(&r);
+	if (!rc && !remapped)
+		rc = repair_clear_inodes(&r);   /* under -p, only empty records */
 	if (!rc && !preen && !remapped)
-		rc = repair_clear_inodes(&r);
+		rc = repair_ifile_far(&r);
 	if (!rc && !preen && !remapped)
 		rc = repair_plan_detached(&r);
 	if (!rc && !remapped)

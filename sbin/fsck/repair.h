@@ -68,6 +68,7 @@ struct fsck_dir_fix {
 struct fsck_clear_fix {
 	uint64_t ino;
 	char *what;              /* "inode N (PATH): why", for the message */
+	bool empty;              /* a free inode marked in use: only its bit goes */
 };
 
 struct fsck_size_fix {
@@ -104,6 +105,8 @@ struct fsck_fixes {
 	size_t nclears, capclears;
 	struct fsck_size_fix *sizes;
 	size_t nsizes, capsizes;
+	uint64_t *ifile_far;     /* ifile blocks past what the volume can hold */
+	size_t nifile_far, capifile_far;
 	bool root_lost;          /* the root directory is made anew */
 	uint64_t *detached;      /* in use, reached by no directory: to lost+found */
 	size_t ndetached, capdetached;
@@ -132,6 +135,8 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f);
 void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path);
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
+void fix_note_free_bit(struct fsck *c, uint64_t cno, uint64_t ino);
+void fix_note_ifile_far(struct fsck *c, uint64_t cno, uint64_t blkoff);
 void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size);
 void fix_note_root(struct fsck *c, uint64_t cno);
 void fix_note_detached(struct fsck *c, uint64_t cno, uint64_t ino);

@@ -66,6 +66,7 @@ bool repair_is_cleared(const struct fsck *c, uint64_t ino);
 
 /* repair_inode.c */
 int repair_clear_inodes(struct repair *r);
+int repair_ifile_far(struct repair *r);
 int repair_inodes(struct repair *r);
 
 #endif /* FSCK_REPAIRP_H */

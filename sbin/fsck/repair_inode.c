@@ -18,15 +18,43 @@
 int repair_clear_inodes(struct repair *r)
 {
 	const struct fsck *c = r->c;
+	bool preen = c->o.mode == MODE_PREEN;
 
 	for (size_t i = 0; i < c->fix.nclears; i++) {
 		const struct fsck_clear_fix *cf = &c->fix.clears[i];
-		int rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
+		int rc;
 
+		if (preen && !cf->empty)
+			continue;   /* what it held is dropped: only -y */
+		rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
 		if (rc)
 			return repair_lib_failed(r, rc, "clearing an inode");
-		repair_done(r, 1, "%s: inode cleared, the entries naming it removed (checkpoint %" PRIu64
-			    " and older keep it)", cf->what, c->latest_cno);
+		if (cf->empty)
+			repair_done(r, 1, "%s: a free inode's record, its bit cleared in the ifile bitmap",
+				    cf->what);
+		else
+			repair_done(r, 1, "%s: inode cleared, the entries naming it removed "
+				    "(checkpoint %" PRIu64 " and older keep it)", cf->what,
+				    c->latest_cno);
+	}
+	return 0;
+}
+
+/* ifile blocks mapped far past what the volume can hold: what they held
+ * was never checked (no directory can name an inode there that the check
+ * found in use) */
+int repair_ifile_far(struct repair *r)
+{
+	const struct fsck *c = r->c;
+
+	for (size_t i = 0; i < c->fix.nifile_far; i++) {
+		int rc = nlfs_writer_ifile_punch(r->w, c->fix.ifile_far[i], &r->err);
+
+		if (rc)
+			return repair_lib_failed(r, rc, "dropping an ifile block");
+		repair_done(r, 1, "ifile: block %" PRIu64 ", past what the volume can hold, dropped "
+			    "from its map (checkpoint %" PRIu64 " and older keep it)",
+			    c->fix.ifile_far[i], c->latest_cno);
 	}
 	return 0;
 }

@@ -4,6 +4,8 @@
  * a repair exists for (the fix column of problem.h).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +100,7 @@ void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, c
 
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
 {
-	struct fsck_clear_fix f = { ino, strdup(what) };
+	struct fsck_clear_fix f = { ino, strdup(what), false };
 
 	if (!latest(c, cno))
 		return;
@@ -109,6 +111,23 @@ void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what
 	NOTE(c, clears, nclears, capclears, f);
 	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
 		free(f.what);
+}
+
+/* an empty record whose bit is set: clearing it loses nothing (so -p may) */
+void fix_note_free_bit(struct fsck *c, uint64_t cno, uint64_t ino)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": inode %" PRIu64, cno, ino);
+	fix_note_clear(c, cno, ino, what);
+	if (latest(c, cno) && c->fix.nclears && c->fix.clears[c->fix.nclears - 1].ino == ino)
+		c->fix.clears[c->fix.nclears - 1].empty = true;
+}
+
+void fix_note_ifile_far(struct fsck *c, uint64_t cno, uint64_t blkoff)
+{
+	if (latest(c, cno))
+		NOTE(c, ifile_far, nifile_far, capifile_far, blkoff);
 }
 
 void fix_note_size(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t size)
@@ -216,6 +235,7 @@ void fix_free(struct fsck_fixes *f)
 		free(f->clears[i].what);
 	free(f->clears);
 	free(f->sizes);
+	free(f->ifile_far);
 	free(f->detached);
 	free(f->leaks);
 	for (size_t i = 0; i < f->nmaps; i++)

@@ -471,6 +471,8 @@ static void c_sb_cursor_cno(void)
 }
 
 static void c_log_magic(void) { edit(nth_log(0, 2), 8, 4, 0xdeadbeef, 0); }
+/* a header's ss_bytes too small for a header, both checksums resealed */
+static void c_log_rich_header(void) { edit(nth_log(3, 1), 12, 2, 16, 1); }
 static void c_log_sumsum(void) { uint64_t p = nth_log(0, 1); edit(p, 4, 4, peek(p, 4, 4) ^ 1, 0); reseal_data_only(p); }
 /* an old log's data checksum: only --check-data reads its data */
 static void c_log_datasum(void) { uint64_t p = nth_log(0, 1); edit(p, 0, 4, peek(p, 0, 4) ^ 0x10, 0); }
@@ -673,6 +675,17 @@ static uint64_t free_ino(void)
 	return ino;
 }
 
+/* a bit set for a free inode whose record is empty: a lost free */
+static void c_ifile_rich_bit_set(void)
+{
+	uint64_t ino = free_ino();
+
+	while (inode_peek(ino, I_MODE, 2) || inode_peek(ino, I_LINKS, 2))
+		ino++;   /* past the records deleted files left */
+	ifile_bit_flip(ino, -1);
+}
+/* a bit set for the record a deleted file left (links 0, its old map) */
+static void c_ifile_rich_bit_stale(void) { ifile_bit_flip(free_ino(), -1); }
 static void c_ino_orphan(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 0); }
 static void c_ino_unattached(void) { clone_inode(path_ino("/.nilfs"), free_ino(), 1); }
 static void c_ino_mode(void) { inode_edit(path_ino("/.nilfs"), I_MODE, 2, 0170644); }
@@ -900,6 +913,48 @@ static void c_dat_rich_hole(void)
  * ended it would end a block the rebuilt map takes back (the check after
  * the repairs reports that as PR_REPAIR_LIVE) */
 static void c_bmap_rich_hidden_leak(void) { inode_edit(path_ino("/src/lib/one-block"), I_BMAP + 8, 8, 900000); }
+
+/* the latest ifile's block 4 (inodes in use there) gone from its map */
+static void c_ifile_rich_hole(void)
+{
+	uint64_t cno = nlfs_fs_recovery(fs)->cno, key;
+	struct nlfs_file ifl;
+
+	ifile(&ifl);
+	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE)) {
+		cp_edit(cno, 64 + I_BMAP + 8 * (1 + 4), 8, 0);
+		return;
+	}
+	for (unsigned n = 0;; n++) {
+		uint64_t b = node_of(&ifl, 1, n, &key, NULL);
+
+		if (key <= 4 && 4 - key < peek(b, 2, 2)) {
+			edit(b, NODE_PTR(4 - key), 8, 0, 1);
+			return;
+		}
+	}
+}
+
+/* the latest ifile's last block keyed far past what the volume can hold */
+static void c_ifile_rich_far(void)
+{
+	struct nlfs_file ifl;
+	uint64_t b = 0, key;
+
+	ifile(&ifl);
+	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE))
+		die("the ifile is not a B-tree");
+	for (unsigned n = 0;; n++) {
+		struct node_find nf = { .level = 1, .n = n };
+		struct nlfs_err err;
+
+		nlfs_bmap_iterate(fs, &ifl, find_node, &nf, &err);
+		if (!nf.found)
+			break;
+		b = node_of(&ifl, 1, n, &key, NULL);
+	}
+	edit(b, 16 + 8 * (uint32_t)(peek(b, 2, 2) - 1), 8, 1ull << 40, 1);
+}
 
 /* rich base: damaged logs in segments snapshots still use */
 /* the second log from segment 3's start: a block record names the next virtual block */
@@ -1274,6 +1329,9 @@ static const struct kase cases[] = {
 	K(cp_snapflag_mid, "rich"), K(cp_snap_loop, "rich"), K(cp_ifile_links, "rich"),
 	K(cp_blkcount_rich, "rich"), K(su_clean_live, "rich"), K(su_error_dirty, "rich"),
 	K(su_nblocks_big, "rich"), K(su_flags_unknown, "mkfs"), K(su_current_clean, "mkfs"),
+	K(ifile_rich_bit_set, "rich"), K(log_rich_header, "rich"), K(ifile_rich_bit_stale, "rich"),
+	K(ifile_rich_far, "rich"),
+	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
 int main(int argc, char **argv)
