@@ -295,8 +295,7 @@ static bool repairable(const struct fsck *c, bool *all)
 
 	*all = true;
 	for (int i = 0; i < PR_COUNT; i++) {
-		/* marked clean after the rounds (main), never a round's reason */
-		if (!c->pr_count[i] || i == PR_SB_UNCLEAN)
+		if (!c->pr_count[i])
 			continue;
 		/* a warning a repair exists for is repaired along (a cursor the
 		 * kernel's fallback could not use, an error flag) */
@@ -381,42 +380,6 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 	return rc ? FSCK_EXIT_OPERATIONAL : 0;
 }
 
-static int set_valid_fs(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
-{
-	(void)arg;
-	(void)err;
-	sb->s_state = nlfs_cpu_to_le16(nlfs_le16(sb->s_state) | NLFS_STATE_VALID_FS);
-	return 0;
-}
-
-/* A volume the kernel did not unmount, with nothing to roll forward and
- * nothing wrong, is marked cleanly unmounted in both superblocks (as
- * e2fsck marks a checked ext4 clean): the offline writers refuse an
- * unclean volume, and the kernel's next mount has no log to recover. */
-static int mark_clean(struct fsck *c, struct nlfs_io *io)
-{
-	struct nlfs_sb_choice choice;
-	struct nlfs_err err;
-	int rc;
-
-	memset(&err, 0, sizeof(err));
-	rc = nlfs_sb_rewrite(io, set_valid_fs, NULL, &choice, &err);
-	if (!rc)
-		rc = nlfs_io_flush(io);
-	if (rc) {
-		char msg[512];
-
-		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "%s: %s: marking the volume cleanly unmounted: %s\n", FSCK_PROG,
-			c->o.device, err.code ? msg : nlfs_strerror(rc));
-		return FSCK_EXIT_OPERATIONAL;
-	}
-	c->changed = true;
-	fsck_info(c, "repair: nothing to roll forward and nothing wrong: the superblocks say "
-		  "cleanly unmounted");
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct fsck c;
@@ -485,13 +448,6 @@ int main(int argc, char **argv)
 			if (!ex)
 				ex = check_volume(&c, io);
 		}
-	}
-	if (!ex && c.o.mode != MODE_NO && !fsck_cancelled(&c) && !c.op_error && !c.aborted &&
-	    !c.nerrors && c.pr_count[PR_SB_UNCLEAN] && !c.pr_count[PR_RECOVERY] &&
-	    !repair_meta_refused(&c)) {
-		ex = rw ? 0 : open_for_repair(&c, &rw);
-		if (!ex)
-			ex = mark_clean(&c, rw);
 	}
 	nlfs_io_close(rw);
 	if (ex) {

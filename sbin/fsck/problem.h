@@ -66,9 +66,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
-	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_PREEN, \
+	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_NONE, \
 	  "the volume was not cleanly unmounted", \
-	  "marked cleanly unmounted once nothing is left to roll forward and the check is clean") \
+	  "") \
 	X(PR_FS_OPEN, SEV_ERROR, 1, FIX_NONE, \
 	  "the volume cannot be opened as the kernel would mount it", \
 	  "") \
