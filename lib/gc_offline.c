@@ -169,19 +169,17 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err)
 {
-	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
 	struct seg_walk sw = { .w = w, .prot = prot, .st = st, .err = err };
 	int rc;
 
 	if (!w->fs || w->sf_open)
 		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
-	if (segnum >= w->geo.nsegments || segnum == at.seg || segnum == at.nextseg)
+	if (segnum >= w->geo.nsegments || nlfs_writer_segment_busy(w, segnum))
 		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
 				    "segment %llu is in use by the log writer",
 				    (unsigned long long)segnum);
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (w->victims[i] == segnum)
-			return 0;
+	if (nlfs_writer_segment_released(w, segnum))
+		return 0;
 	if (!w->gc) {
 		w->gc = true;
 		nlfs_logw_set_gc(w->lw);

@@ -128,34 +128,16 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 
 int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err)
 {
-	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-
-	if (segnum >= w->geo.nsegments || segnum == at.seg || segnum == at.nextseg)
+	if (segnum >= w->geo.nsegments || nlfs_writer_segment_busy(w, segnum))
 		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
 				    "segment %llu is in use by the log writer",
 				    (unsigned long long)segnum);
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (w->victims[i] == segnum)
-			return 0;
+	if (nlfs_writer_segment_released(w, segnum))
+		return 0;
 	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
 		return -ENOMEM;
 	w->victims[w->nvictims++] = segnum;
 	return 0;
-}
-
-bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
-{
-	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-
-	return segnum == at.seg || segnum == at.nextseg;
-}
-
-bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
-{
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (w->victims[i] == segnum)
-			return true;
-	return false;
 }
 
 void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)

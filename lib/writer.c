@@ -1112,3 +1112,20 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 				    nlfs_io_name(w->io));
 	return write_superblocks(w, err);
 }
+
+/* the segments the construction writes into, and those it gives up
+ * (cleaned or released): the cleaner and the repairs ask the same */
+bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+
+	return segnum == at.seg || segnum == at.nextseg;
+}
+
+bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
+{
+	for (size_t i = 0; i < w->nvictims; i++)
+		if (w->victims[i] == segnum)
+			return true;
+	return false;
+}
