@@ -55,7 +55,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: " PROG " -l device\n"
 		   "       " PROG " [-f] [-i interval] [-m block_max] [-L volume_name]\n"
 		   "                  [-O [^]feature[,...]] [-U UUID|random|time|clear] device\n"
-		   "       " PROG " [-h|-V]\n");
+		   "       " PROG " [-h|--help] [-V|--version]\n");
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -97,9 +97,14 @@ static void parse_uuid(const char *s, uint8_t uuid[16])
 
 static void parse(int argc, char **argv, struct tune_opts *o)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int c;
 
-	while ((c = getopt(argc, argv, "fhi:lL:m:O:U:V")) != -1) {
+	while ((c = getopt_long(argc, argv, "fhi:lL:m:O:U:V", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->force = true; break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);

@@ -32,6 +32,10 @@ expect_fail() { # pattern, then the command; nothing may be written
 	grep -q "$pat" "$tmp/out" || { bad "no '$pat' in the message of: $*"; cat "$tmp/out"; }
 	cmp -s "$img" "$tmp/before" || bad "refused, yet wrote: $*"
 }
+
+# the long options every program has
+"$tune" --help | grep -q -- '--version' || bad "nilfs-tune --help does not list --version"
+"$tune" --version | grep -q 'nilfs-tune (nilfsprogs)' || bad "nilfs-tune --version"
 field() { # the value of "-l" field $1 of $img, as GParted cuts it
 	"$tune" -l "$img" 2>/dev/null | sed -n "s/^$1:[[:space:]]*//p"
 }
