@@ -140,10 +140,15 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint64_t size = nlfs_le64(dir->inode.i_size);
-	uint64_t nblocks = (size + bs - 1) / bs;
-	uint8_t *buf = malloc(bs);
-	int rc = 0;
+	uint64_t nblocks = size / bs + (size % bs != 0), end;
+	uint8_t *buf;
+	int rc = nlfs_file_mapped_end(fs, dir, &end, err);
 
+	if (rc)
+		return rc;
+	if (nblocks > end)
+		nblocks = end;   /* past the last mapped block lie only holes */
+	buf = malloc(bs);
 	if (!buf)
 		return -ENOMEM;
 	for (uint64_t b = 0; b < nblocks && !rc; b++) {

@@ -81,22 +81,12 @@ out:
 	return rc;
 }
 
-static int note_last_key(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
-{
-	uint64_t *last = arg;
-
-	(void)ptr;
-	if (level == 0 && blkoff > *last)
-		*last = blkoff;
-	return 0;
-}
-
 int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_inode_cb cb,
 		       void *arg, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t isz = fs->geo.inode_size;
-	uint64_t epg = (uint64_t)bs * 8, last_blkoff = 0;
+	uint64_t epg = (uint64_t)bs * 8, end = 0;
 	uint64_t first_ino = nlfs_le32(fs->sb[fs->choice.used].s_first_ino);
 	uint8_t *bitmap = malloc(bs), *blk = malloc(bs);
 	uint64_t loaded = UINT64_MAX;
@@ -107,12 +97,12 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 		goto out;
 	}
 	/* i_size is not kept for metadata files: the last mapped block bounds the walk */
-	rc = nlfs_bmap_iterate(fs, ifile, note_last_key, &last_blkoff, err);
+	rc = nlfs_file_mapped_end(fs, ifile, &end, err);
 	for (uint64_t group = 0; !rc; group++) {
 		uint64_t bblk = nlfs_palloc_bitmap_blkoff(bs, isz, group);
 		bool hole;
 
-		if (bblk > last_blkoff)
+		if (bblk >= end)
 			break;
 		rc = nlfs_file_read_block(fs, ifile, bblk, bitmap, &hole, err);
 		if (rc || hole)

@@ -258,6 +258,11 @@ int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 /* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed) */
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err);
+/* One past the last block the file maps (its map's, or one roll-forward
+ * puts back), 0 for none: a walk over a file's blocks stops there, not at
+ * i_size, which a damaged inode may set to anything */
+int nlfs_file_mapped_end(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t *end,
+			 struct nlfs_err *err);
 /* the block's physical address, translating through the DAT (0 for a hole) */
 int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
 			 uint64_t *blocknr, struct nlfs_err *err);

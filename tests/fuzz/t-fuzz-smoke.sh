@@ -43,7 +43,7 @@ fi
 for t in fuzz_open fuzz_writer fuzz_undo; do
 	mkdir -p "$tmp/corpus-$t"
 	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
-	"$tmp/$t" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=1100000 \
+	"$tmp/$t" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=30 -max_len=1100000 \
 		-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" 2>"$tmp/log"
 	rc=$?
 	tail -n 8 "$tmp/log"
@@ -62,7 +62,7 @@ if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_
 	exit 1
 fi
 rm -rf "$tmp/corpus.fsck" && cp -r "$tmp/corpus" "$tmp/corpus.fsck"
-ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" -max_total_time="${FUZZ_SECONDS:-60}" \
+ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=30 \
 	-max_len=1100000 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus.fsck" 2>"$tmp/log"
 rc=$?
 tail -n 15 "$tmp/log"

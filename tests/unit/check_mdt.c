@@ -158,6 +158,39 @@ START_TEST(palloc_groups_of_the_dat_and_ifile)
 }
 END_TEST
 
+static int count_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	(void)name, (void)len, (void)ino, (void)type;
+	++*(unsigned *)arg;
+	return 0;
+}
+
+/* a damaged i_size far past the map: the walk ends at the last mapped block
+ * (it used to visit 2^54 holes, a hang the fuzzer found) */
+START_TEST(huge_directory_size_ends_at_the_map)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file ifile, root;
+	struct nlfs_err err;
+	unsigned n = 0, n_huge = 0;
+	uint64_t end;
+
+	if (!have_image)
+		return;
+	fs = open_image();
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, &err), 0);
+	ck_assert_int_eq(nlfs_dir_iterate(fs, &root, count_entry, &n, &err), 0);
+	ck_assert_uint_ge(n, 2);   /* '.' and '..' at least */
+	ck_assert_int_eq(nlfs_file_mapped_end(fs, &root, &end, &err), 0);
+	ck_assert_uint_ge(end, 1);
+	root.inode.i_size = nlfs_cpu_to_le64(UINT64_MAX - 7);
+	ck_assert_int_eq(nlfs_dir_iterate(fs, &root, count_entry, &n_huge, &err), 0);
+	ck_assert_uint_eq(n_huge, n);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mdt");
@@ -168,6 +201,7 @@ int main(void)
 	tcase_add_test(tc, sufile_shows_the_two_segments_mkfs_allocates);
 	tcase_add_test(tc, ifile_iteration_and_checkpoint_one);
 	tcase_add_test(tc, palloc_groups_of_the_dat_and_ifile);
+	tcase_add_test(tc, huge_directory_size_ends_at_the_map);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	unlink(img);
