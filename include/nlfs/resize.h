@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Resizing a volume offline (lib/resize.c): what a new size means for the
+ * Resizing a volume offline (lib/gc/resize.c): what a new size means for the
  * volume, and the resize itself on an unmounted device or image.
  */
 #ifndef NLFS_RESIZE_H

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for undo files (lib/io_undo.c).  The input is used
+ * libFuzzer target for undo files (lib/repair/io_undo.c).  The input is used
  * twice: as a list of writes (offset, length) made through the undo layer
  * onto a patterned memory device, after which applying the undo file must
  * give back the device byte for byte; and as an undo file itself, applied

@@ -1,4 +1,4 @@
-/* Offline resize (lib/resize.c): a volume whose segments in use lie past
+/* Offline resize (lib/gc/resize.c): a volume whose segments in use lie past
  * the new end (older versions of a file kept by snapshots and plain
  * checkpoints, some segments freed by the cleaner in between) shrinks with
  * every checkpoint reading as before; a grow makes room the writer then
