@@ -79,6 +79,15 @@ struct nlfs_fs {
 int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, uint64_t slot,
 			void *out, size_t len, bool *hole, struct nlfs_err *err);
 
+/* format/palloc_layout.c: the geometry of a palloc file (DAT, ifile) whose
+ * blocks are BLOCKSIZE bytes and entries ENTRY_SIZE: entries per block and
+ * per group, blocks per group, groups per descriptor block, blocks per
+ * descriptor block and the groups it describes */
+struct nlfs_palloc_geo {
+	uint64_t epb, epg, bpg, gpd, bpd;
+};
+struct nlfs_palloc_geo nlfs_palloc_geo(uint32_t blocksize, uint32_t entry_size);
+
 /* array.c: make room for NEED elements of ELEM bytes in *ARR (capacity *CAP) */
 int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 #define NLFS_GROW(arr, cap, need) nlfs_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))

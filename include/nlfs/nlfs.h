@@ -269,7 +269,7 @@ int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 /* root metadata file (DAT, cpfile, sufile) from the super root */
 void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *f);
 
-/* palloc.c: where entry NR of a palloc file (DAT, ifile) lives */
+/* format/palloc_layout.c: where entry NR of a palloc file (DAT, ifile) lives */
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 			uint64_t *blkoff, uint32_t *byteoff);
 uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
@@ -279,7 +279,7 @@ uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t l
 /* One group's descriptor (pg_nfrees) and bitmap block.  DESC and BITMAP are
  * the caller's blocksize buffers; set DESC_BLKOFF to UINT64_MAX before the
  * first call (the descriptor block is then kept for the next groups).  A hole
- * reads as zeros and sets the matching *_hole flag. */
+ * reads as zeros and sets the matching *_hole flag (read/palloc_group.c). */
 struct nlfs_palloc_group {
 	uint8_t *desc, *bitmap;
 	uint32_t nfrees;

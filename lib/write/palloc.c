@@ -1,94 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The persistent allocator's layout, shared by the DAT and the ifile. */
+/*
+ * The persistent allocator of the DAT and the ifile, on a file being
+ * written: entries allocated, freed and reserved in their groups' bitmaps
+ * and free counts.  Where they lie is format/palloc_layout.c's.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-struct palloc_geo {
-	uint64_t epb, epg, bpg, gpd, bpd;
-};
-
-static struct palloc_geo palloc_geo(uint32_t blocksize, uint32_t entry_size)
-{
-	struct palloc_geo g;
-
-	g.epb = blocksize / entry_size;
-	g.epg = (uint64_t)blocksize * 8;
-	g.bpg = (g.epg + g.epb - 1) / g.epb + 1;
-	g.gpd = blocksize / 4;
-	g.bpd = g.gpd * g.bpg + 1;
-	return g;
-}
-
-uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group)
-{
-	struct palloc_geo g = palloc_geo(blocksize, entry_size);
-
-	return (group / g.gpd) * g.bpd + 1 + (group % g.gpd) * g.bpg;
-}
-
-uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group)
-{
-	struct palloc_geo g = palloc_geo(blocksize, entry_size);
-
-	return (group / g.gpd) * g.bpd;
-}
-
-uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff)
-{
-	struct palloc_geo g = palloc_geo(blocksize, entry_size);
-	uint64_t d = last_blkoff / g.bpd, r = last_blkoff % g.bpd;
-
-	/* a descriptor block alone covers no group yet */
-	if (r == 0)
-		return d * g.gpd;
-	return d * g.gpd + (r - 1) / g.bpg + 1;
-}
-
-void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
-			uint64_t *blkoff, uint32_t *byteoff)
-{
-	struct palloc_geo g = palloc_geo(blocksize, entry_size);
-	uint64_t group = nr / g.epg, r = nr % g.epg;
-
-	*blkoff = nlfs_palloc_bitmap_blkoff(blocksize, entry_size, group) + 1 + r / g.epb;
-	*byteoff = (uint32_t)((r % g.epb) * entry_size);
-}
-
-int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32_t entry_size,
-			   uint64_t group, struct nlfs_palloc_group *out, struct nlfs_err *err)
-{
-	uint32_t bs = fs->geo.blocksize;
-	uint64_t dblk = nlfs_palloc_desc_blkoff(bs, entry_size, group);
-	uint32_t nfrees;
-	int rc;
-
-	if (out->desc_blkoff != dblk) {
-		/* groups of one descriptor block share it: read it once */
-		out->desc_blkoff = UINT64_MAX;
-		rc = nlfs_file_read_block(fs, f, dblk, out->desc, &out->desc_hole, err);
-		if (rc)
-			return rc;
-		out->desc_blkoff = dblk;
-	}
-	memcpy(&nfrees, out->desc + (group % (bs / 4)) * 4, 4);
-	out->nfrees = nlfs_le32(nfrees);
-	return nlfs_file_read_block(fs, f, nlfs_palloc_bitmap_blkoff(bs, entry_size, group),
-				    out->bitmap, &out->bitmap_hole, err);
-}
-
-/* ---- allocation, on a file being written (writerP.h) ---- */
-
-
-static uint64_t desc_blkoff(const struct palloc_geo *g, uint64_t group)
+static uint64_t desc_blkoff(const struct nlfs_palloc_geo *g, uint64_t group)
 {
 	return (group / g->gpd) * g->bpd;   /* as nlfs_palloc_desc_blkoff */
 }
 
 /* the group's free count, creating its descriptor block if it is a hole */
-static int group_desc(struct nlfs_wfile *wf, const struct palloc_geo *g, uint64_t group,
+static int group_desc(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint64_t group,
 		      bool for_write, uint32_t **nfrees, struct nlfs_err *err)
 {
 	uint8_t *blk;
@@ -116,7 +44,7 @@ static int group_desc(struct nlfs_wfile *wf, const struct palloc_geo *g, uint64_
 	return 0;
 }
 
-static int set_bit(struct nlfs_wfile *wf, const struct palloc_geo *g, uint32_t entry_size,
+static int set_bit(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint32_t entry_size,
 		   uint64_t nr, bool value, struct nlfs_err *err)
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
@@ -147,7 +75,7 @@ static int set_bit(struct nlfs_wfile *wf, const struct palloc_geo *g, uint32_t e
 int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 			struct nlfs_err *err)
 {
-	struct palloc_geo g = palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
 
 	return set_bit(wf, &g, entry_size, nr, true, err);
 }
@@ -155,7 +83,7 @@ int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     struct nlfs_err *err)
 {
-	struct palloc_geo g = palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
 
 	return set_bit(wf, &g, entry_size, nr, false, err);
 }
@@ -164,7 +92,7 @@ int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bo
 		     struct nlfs_err *err)
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
-	struct palloc_geo g = palloc_geo(bs, entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t r = nr % g.epg;
 	uint8_t *bitmap;
 	int rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, nr / g.epg), &bitmap,
@@ -194,7 +122,7 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 		      uint64_t *nr, struct nlfs_err *err)
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
-	struct palloc_geo g = palloc_geo(bs, entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 
 	/* scan forward from the hint's group; a group past the end is always free */
 	for (uint64_t group = hint / g.epg;; group++) {
@@ -244,7 +172,7 @@ int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err)
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w), byteoff;
-	struct palloc_geo g = palloc_geo(bs, entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t blkoff, r = nr % g.epg;
 	uint8_t *bitmap, *blk;
 	int rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, nr / g.epg), &bitmap,
@@ -273,7 +201,7 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 			   struct nlfs_err *err)
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
-	struct palloc_geo g = palloc_geo(bs, entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t last = 0, ngroups;
 	int rc = nlfs_wfile_load_map(wf, err);
 
