@@ -204,7 +204,7 @@ int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_er
 		return -EINVAL;
 	rc = nlfs_writer_get_inode(w, ino, &f.inode, err);
 	if (!rc)
-		rc = nlfs_wfile_new(w, ino, &f.inode, &f, &old);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, ino, &f.inode, &f, &old);
 	if (rc)
 		return rc;
 	rc = nlfs_wfile_load_map(old, err);

@@ -47,7 +47,7 @@ static int group_desc(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, ui
 static int set_bit(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint32_t entry_size,
 		   uint64_t nr, bool value, struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	uint64_t group = nr / g->epg, r = nr % g->epg;
 	uint8_t *bitmap;
 	uint32_t *nfrees, v;
@@ -75,7 +75,7 @@ static int set_bit(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint3
 int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 			struct nlfs_err *err)
 {
-	struct nlfs_palloc_geo g = nlfs_palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(wf->blocksize, entry_size);
 
 	return set_bit(wf, &g, entry_size, nr, true, err);
 }
@@ -83,7 +83,7 @@ int nlfs_palloc_reserve(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     struct nlfs_err *err)
 {
-	struct nlfs_palloc_geo g = nlfs_palloc_geo((uint32_t)nlfs_writer_blocksize(wf->w), entry_size);
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(wf->blocksize, entry_size);
 
 	return set_bit(wf, &g, entry_size, nr, false, err);
 }
@@ -91,7 +91,7 @@ int nlfs_palloc_free(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bool *inuse,
 		     struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t r = nr % g.epg;
 	uint8_t *bitmap;
@@ -121,7 +121,7 @@ static int64_t find_clear(const uint8_t *bitmap, uint64_t from, uint64_t nbits)
 int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 		      uint64_t *nr, struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 
 	/* scan forward from the hint's group; a group past the end is always free */
@@ -155,7 +155,7 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		      uint8_t **entry, struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w), byteoff;
+	uint32_t bs = wf->blocksize, byteoff;
 	uint64_t blkoff;
 	uint8_t *blk;
 	int rc;
@@ -171,7 +171,7 @@ int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w), byteoff;
+	uint32_t bs = wf->blocksize, byteoff;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t blkoff, r = nr % g.epg;
 	uint8_t *bitmap, *blk;
@@ -200,7 +200,7 @@ static uint64_t count_bits(const uint8_t *bitmap, uint64_t nbits)
 int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t *nfixed,
 			   struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
 	uint64_t last = 0, ngroups;
 	int rc = nlfs_wfile_load_map(wf, err);

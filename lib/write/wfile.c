@@ -12,14 +12,16 @@
 #include "writerP.h"
 
 
-int nlfs_wfile_new(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
-		   const struct nlfs_file *on_disk, struct nlfs_wfile **out)
+int nlfs_wfile_new(struct nlfs_fs *fs, uint32_t blocksize, uint64_t ino,
+		   const struct nlfs_inode *inode, const struct nlfs_file *on_disk,
+		   struct nlfs_wfile **out)
 {
 	struct nlfs_wfile *wf = calloc(1, sizeof(*wf));
 
 	if (!wf)
 		return -ENOMEM;
-	wf->w = w;
+	wf->fs = fs;
+	wf->blocksize = blocksize;
 	wf->ino = ino;
 	if (inode)
 		wf->inode = *inode;
@@ -113,14 +115,14 @@ int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
 			*ptr = wf->old_ptrs[lo];
 		return 0;
 	}
-	return nlfs_bmap_lookup(nlfs_writer_reader(wf->w), &wf->rfile, blkoff, ptr, err);
+	return nlfs_bmap_lookup(wf->fs, &wf->rfile, blkoff, ptr, err);
 }
 
 /* Bring block BLKOFF into the cache (a hole stays without data). */
 static int load(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_wblk **out,
 		struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	struct nlfs_wblk *b = find(wf, blkoff);
 	uint64_t ptr, blocknr;
 	size_t h;
@@ -146,7 +148,7 @@ static int load(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_wblk **out,
 	b->blkoff = blkoff;
 	b->oldptr = ptr;
 	if (ptr) {
-		struct nlfs_fs *fs = nlfs_writer_reader(wf->w);
+		struct nlfs_fs *fs = wf->fs;
 
 		rc = nlfs_file_block_addr(fs, &wf->rfile, ptr, &blocknr, err);
 		if (rc)
@@ -184,7 +186,7 @@ int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
 int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
 		     struct nlfs_err *err)
 {
-	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
+	uint32_t bs = wf->blocksize;
 	struct nlfs_wblk *b;
 	int rc = load(wf, blkoff, &b, err);
 
@@ -276,7 +278,7 @@ int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err)
 
 	if (wf->map_loaded)
 		return 0;
-	rc = nlfs_bmap_iterate(nlfs_writer_reader(wf->w), &wf->rfile, collect, &mc, err);
+	rc = nlfs_bmap_iterate(wf->fs, &wf->rfile, collect, &mc, err);
 	if (rc)
 		return rc;
 	for (size_t i = 1; i < wf->nold; i++)

@@ -20,16 +20,6 @@
 #include "writerP.h"
 
 
-int nlfs_writer_blocksize(const struct nlfs_writer *w)
-{
-	return (int)w->geo.blocksize;
-}
-
-struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w)
-{
-	return w->fs;
-}
-
 uint64_t nlfs_writer_cno(const struct nlfs_writer *w)
 {
 	return w->cno;
@@ -333,13 +323,13 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 	rc = init_common(w, sb);
 	meta_inode(&mi, w->ctime);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &mi, NULL, &w->dat);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_DAT_INO, &mi, NULL, &w->dat);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_CPFILE_INO, &mi, NULL, &w->cpfile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_CPFILE_INO, &mi, NULL, &w->cpfile);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &mi, NULL, &w->sufile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_SUFILE_INO, &mi, NULL, &w->sufile);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &mi, NULL, &w->ifile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_IFILE_INO, &mi, NULL, &w->ifile);
 	/* vblocknr 0 and the inode numbers below s_first_ino are never handed out */
 	if (!rc)
 		rc = nlfs_palloc_reserve(w->dat, w->dsz, 0, err);
@@ -527,13 +517,13 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 		rc = nlfs_cpw_read_latest(w, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_DAT_INO, &f.inode, &f, &w->dat);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_DAT_INO, &f.inode, &f, &w->dat);
 	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &f);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_CPFILE_INO, &f.inode, &f, &w->cpfile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_CPFILE_INO, &f.inode, &f, &w->cpfile);
 	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_SUFILE_INO, &f.inode, &f, &w->sufile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_SUFILE_INO, &f.inode, &f, &w->sufile);
 	if (!rc && w->revive_latest)
 		rc = nlfs_cpw_revive_latest(w, err);
 	if (!rc) {
@@ -544,7 +534,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 		f.inode = w->prev.cp_ifile_inode;
 	}
 	if (!rc)
-		rc = nlfs_wfile_new(w, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
 	if (!rc)
 		rc = nlfs_log_read(fs, rec->sr_log, &log, NULL, err);
 	if (rc)

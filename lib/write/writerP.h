@@ -26,7 +26,8 @@ struct nlfs_wblk {
 };
 
 struct nlfs_wfile {
-	struct nlfs_writer *w;
+	struct nlfs_fs *fs;           /* the volume read (NULL for a new one) */
+	uint32_t blocksize;
 	uint64_t ino;
 	struct nlfs_inode inode;
 	struct nlfs_file rfile;      /* how to read its blocks as they are on disk */
@@ -51,8 +52,10 @@ struct nlfs_wfile {
 	uint64_t nblocks;            /* data + node blocks the file owns afterwards */
 };
 
-int nlfs_wfile_new(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
-		   const struct nlfs_file *on_disk, struct nlfs_wfile **out);
+/* FS reads the blocks it had (NULL: a new volume) */
+int nlfs_wfile_new(struct nlfs_fs *fs, uint32_t blocksize, uint64_t ino,
+		   const struct nlfs_inode *inode, const struct nlfs_file *on_disk,
+		   struct nlfs_wfile **out);
 void nlfs_wfile_free(struct nlfs_wfile *wf);
 /* the cached copy of block BLKOFF; *DATA is NULL for a hole */
 int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
@@ -222,8 +225,6 @@ int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *k
 			  const uint64_t *ptrs, size_t n, struct nlfs_inode *inode,
 			  struct nlfs_err *err);
 
-int nlfs_writer_blocksize(const struct nlfs_writer *w);
-struct nlfs_fs *nlfs_writer_reader(const struct nlfs_writer *w);
 /* the first entry slot after the header of the sufile and of the cpfile */
 static inline uint64_t su_first(const struct nlfs_writer *w)
 {
