@@ -108,6 +108,10 @@ struct nlfs_rf_tail {
 };
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 
+/* format/geometry.c: the geometry SB describes, on a device of DEVSIZE bytes */
+void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
+			   uint64_t devsize);
+
 /* fs.c: read the super root fs->rec names and what roll-forward adds to
  * it (again, after the search has found another) */
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);

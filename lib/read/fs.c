@@ -1,171 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The filesystem handle: geometry, log reading, open and close. */
+/*
+ * The filesystem handle: open (superblocks, then the kernel's super-root
+ * search, recovery.c, and roll-forward, rollforward.c), close, and what it
+ * holds.  Logs are read by log.c.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
 #include "nlfsP.h"
-
-uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum)
-{
-	return segnum == 0 ? g->first_data_block : segnum * g->blocks_per_segment;
-}
-
-uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum)
-{
-	return segnum * g->blocks_per_segment + g->blocks_per_segment - 1;
-}
-
-static void geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
-			     uint64_t devsize)
-{
-	g->blocksize = NLFS_MIN_BLOCK_SIZE << nlfs_le32(sb->s_log_block_size);
-	g->blocks_per_segment = nlfs_le32(sb->s_blocks_per_segment);
-	g->nsegments = nlfs_le64(sb->s_nsegments);
-	g->first_data_block = nlfs_le64(sb->s_first_data_block);
-	g->inode_size = nlfs_le16(sb->s_inode_size);
-	g->devsize = devsize;
-}
-
-/* bytes of a log read with one call: a log of small files' blocks is
- * read in a few large reads, not one per block (cold caches, syscalls) */
-#define LOG_READ_CHUNK (1u << 20)
-
-/* Blocks FIRST.. of the log at START, as many as fit in LEN bytes; on a
- * failure the blocks are read one by one, so the error names the block. */
-static int read_log_blocks(struct nlfs_fs *fs, uint64_t start, uint32_t first, uint32_t n,
-			   uint8_t *buf, struct nlfs_err *err)
-{
-	uint32_t bs = fs->geo.blocksize;
-	int rc = nlfs_io_read(fs->io, buf, (size_t)n * bs, (start + first) * bs);
-
-	if (!rc)
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		rc = nlfs_io_read(fs->io, buf + (size_t)i * bs, bs, (start + first + i) * bs);
-		if (rc)
-			return nlfs_err_set(err, rc, start + first + i, "%s: reading log block",
-					    nlfs_io_name(fs->io));
-	}
-	return 0;
-}
-
-int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-		  void **summary, struct nlfs_err *err)
-{
-	return nlfs_log_read_flags(fs, start, log, summary, 0, err);
-}
-
-int nlfs_log_read_flags(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-			void **summary, unsigned flags, struct nlfs_err *err)
-{
-	const struct nlfs_geometry *g = &fs->geo;
-	uint32_t bs = g->blocksize;
-	uint64_t seg = start / g->blocks_per_segment;
-	uint32_t chunk_blocks = LOG_READ_CHUNK / bs ? LOG_READ_CHUNK / bs : 1;
-	bool whole = !(flags & NLFS_LOG_READ_SUMMARY_ONLY);
-	uint8_t *buf, *big = NULL;
-	uint32_t crc = 0, sumcrc, nread;
-	size_t sumlen;
-	int rc;
-
-	if (seg >= g->nsegments || start < g->first_data_block)
-		return nlfs_err_set(err, NLFS_ECORRUPT, start, "log start outside the segments");
-	buf = malloc(bs);
-	if (!buf)
-		return -ENOMEM;
-	rc = nlfs_io_read(fs->io, buf, bs, start * bs);
-	if (rc) {
-		free(buf);
-		return nlfs_err_set(err, rc, start, "%s: reading segment summary",
-				    nlfs_io_name(fs->io));
-	}
-	rc = nlfs_summary_decode(buf, bs, start, log, err);
-	if (rc)
-		goto out;
-	if (log->nblocks > g->blocks_per_segment ||
-	    start + log->nblocks - 1 > nlfs_seg_end(g, seg)) {
-		rc = nlfs_err_set(err, NLFS_ECORRUPT, start,
-				  "log of %u blocks overruns segment %llu", log->nblocks,
-				  (unsigned long long)seg);
-		goto out;
-	}
-	/* one pass over the log: ss_datasum covers it all after its first 4
-	 * bytes, ss_sumsum the summary area [8, ss_sumbytes) */
-	sumlen = log->sumbytes;
-	if (whole)
-		crc = nlfs_crc32(fs->crc_seed, buf + 4, bs - 4);
-	sumcrc = nlfs_crc32(fs->crc_seed, buf + 8, (sumlen < bs ? sumlen : bs) - 8);
-	if (summary) {
-		uint8_t *s = malloc(nlfs_summary_blocks(log, bs) * (size_t)bs);
-
-		if (!s) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		memcpy(s, buf, bs);
-		*summary = s;
-	}
-	/* without the data checksum only the summary blocks are needed */
-	nread = whole ? log->nblocks : nlfs_summary_blocks(log, bs);
-	if (chunk_blocks > nread - 1)
-		chunk_blocks = nread - 1;
-	if (chunk_blocks > 1) {
-		big = malloc((size_t)chunk_blocks * bs);
-		if (!big)
-			chunk_blocks = 1;   /* one block at a time still works */
-	}
-	for (uint32_t i = 1; i < nread;) {
-		uint32_t n = nread - i < chunk_blocks ? nread - i : chunk_blocks;
-		uint8_t *p = big ? big : buf;
-
-		rc = read_log_blocks(fs, start, i, n, p, err);
-		if (rc)
-			goto out;
-		if (whole)
-			crc = nlfs_crc32(crc, p, (size_t)n * bs);
-		for (uint32_t j = 0; j < n; j++) {
-			size_t at = (size_t)(i + j) * bs;
-
-			if (at >= sumlen)
-				break;
-			sumcrc = nlfs_crc32(sumcrc, p + (size_t)j * bs,
-					    sumlen - at < bs ? sumlen - at : bs);
-			if (summary)
-				memcpy((uint8_t *)*summary + at, p + (size_t)j * bs, bs);
-		}
-		i += n;
-	}
-	log->datasum_checked = whole;
-	log->datasum_ok = whole && crc == log->datasum;
-	log->sumsum_ok = sumcrc == log->sumsum;
-	rc = 0;
-out:
-	if (rc && summary && *summary) {
-		free(*summary);
-		*summary = NULL;
-	}
-	free(big);
-	free(buf);
-	return rc;
-}
-
-int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
-			  uint32_t inode_size, uint64_t blocknr, struct nlfs_err *err)
-{
-	const uint8_t *p = block;
-	struct nlfs_super_root hdr;
-	uint16_t bytes;
-
-	memcpy(&hdr, p, sizeof(hdr));
-	bytes = nlfs_le16(hdr.sr_bytes);
-	if (bytes < NLFS_SR_BYTES(inode_size) || bytes > blocksize)
-		return nlfs_err_set(err, NLFS_ECORRUPT, blocknr, "super root: sr_bytes %u", bytes);
-	if (nlfs_crc32(seed, p + 4, bytes - 4u) != nlfs_le32(hdr.sr_sum))
-		return nlfs_err_set(err, NLFS_EBADCRC, blocknr, "super root");
-	return 0;
-}
 
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 {
@@ -214,7 +58,7 @@ static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *er
 		free(fs);
 		return rc;
 	}
-	geometry_from_sb(&fs->geo, &fs->sb[fs->choice.used], devsize);
+	nlfs_geometry_from_sb(&fs->geo, &fs->sb[fs->choice.used], devsize);
 	fs->crc_seed = nlfs_le32(fs->sb[fs->choice.used].s_crc_seed);
 	*out = fs;
 	return 0;

@@ -311,12 +311,7 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 		return -ENOMEM;
 	w->io = io;
 	w->mkfs = true;
-	w->geo.blocksize = 1024u << nlfs_le32(sb->s_log_block_size);
-	w->geo.blocks_per_segment = nlfs_le32(sb->s_blocks_per_segment);
-	w->geo.nsegments = nlfs_le64(sb->s_nsegments);
-	w->geo.first_data_block = nlfs_le64(sb->s_first_data_block);
-	w->geo.devsize = nlfs_le64(sb->s_dev_size);
-	w->geo.inode_size = nlfs_le16(sb->s_inode_size);
+	nlfs_geometry_from_sb(&w->geo, sb, nlfs_le64(sb->s_dev_size));
 	w->cno = 1;
 	w->ctime = nlfs_le64(sb->s_ctime);
 	w->user_inodes = 1;   /* the root directory, which the caller writes */
