@@ -89,7 +89,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		uint64_t n;
 
 		sw->st->blocks_freed++;
-		rc = nlfs_writer_dat_release(w, bi->vblocknr, sw->err);
+		rc = nlfs_datw_release(w, bi->vblocknr, sw->err);
 		if (!rc && fi->cno != 0 && start < end) {
 			/* the checkpoints of its period would lose it */
 			rc = nlfs_writer_delete_checkpoints(w, start, end, &n, sw->err);

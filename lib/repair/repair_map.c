@@ -58,7 +58,7 @@ int nlfs_writer_free_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err
 
 	if (rc || !inuse)
 		return rc;
-	return nlfs_writer_dat_release(w, vbn, err);
+	return nlfs_datw_release(w, vbn, err);
 }
 
 int nlfs_writer_dat_rewrite_block(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)

@@ -185,7 +185,7 @@ int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err 
 	memcpy(&e, p, sizeof(e));
 	if (nlfs_le64(e.de_end) != NLFS_CNO_MAX)
 		return 0;   /* already ended */
-	return nlfs_writer_dat_end(w, vbn, err);
+	return nlfs_datw_end(w, vbn, false, err);
 }
 
 void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks)
@@ -210,9 +210,9 @@ int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_er
 	rc = nlfs_wfile_load_map(old, err);
 	/* the old versions stay in the checkpoints that have them */
 	for (size_t i = 0; !rc && i < old->nold; i++)
-		rc = nlfs_writer_dat_end(w, old->old_ptrs[i], err);
+		rc = nlfs_datw_end(w, old->old_ptrs[i], false, err);
 	for (size_t i = 0; !rc && i < old->nold_nodes; i++)
-		rc = nlfs_writer_dat_end(w, old->old_nodes[i], err);
+		rc = nlfs_datw_end(w, old->old_nodes[i], false, err);
 	if (!rc)
 		w->user_blocks -= (int64_t)(old->nold + old->nold_nodes);
 	nlfs_wfile_free(old);

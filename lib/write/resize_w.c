@@ -89,7 +89,7 @@ int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err)
 					    "segment %llu, past the new end, is still in use",
 					    (unsigned long long)s);
 	}
-	rc = nlfs_writer_su_header(w, &h, err);
+	rc = nlfs_suw_header(w, &h, err);
 	if (rc)
 		return rc;
 	clean = nlfs_le64(h->sh_ncleansegs);

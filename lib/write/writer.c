@@ -10,7 +10,8 @@
  * virtual blocks, lay the blocks out without writing, reserve the segments
  * the layout ran into) until a round changes nothing; then it lays out for
  * real, fills in addresses and counters, writes the logs, flushes, and
- * writes the superblocks last.
+ * writes the superblocks last.  The changes of each metadata file are its
+ * own file's: dat_w.c, sufile_w.c, cpfile_w.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,172 +42,6 @@ static uint64_t fi_cno(const struct nlfs_writer *w, uint64_t ino)
 	return ino == NLFS_DAT_INO || ino == NLFS_CPFILE_INO || ino == NLFS_SUFILE_INO ? 0 : w->cno;
 }
 
-/* ---- DAT entries ---- */
-
-static int dat_entry(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry **e,
-		     struct nlfs_err *err)
-{
-	uint8_t *p;
-	int rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &p, err);
-
-	*e = (struct nlfs_dat_entry *)(void *)p;
-	return rc;
-}
-
-static int dat_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err)
-{
-	struct nlfs_dat_entry *e;
-	int rc = nlfs_palloc_alloc(w->dat, w->dsz, w->dat_hint, vbn, err);
-
-	if (!rc)
-		rc = dat_entry(w, *vbn, &e, err);
-	if (rc)
-		return rc;
-	w->dat_hint = *vbn + 1;
-	w->nallocs++;
-	e->de_blocknr = 0;
-	e->de_start = nlfs_cpu_to_le64(1);
-	e->de_end = nlfs_cpu_to_le64(NLFS_CNO_MAX);
-	e->de_rsv = 0;
-	return 0;
-}
-
-static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
-{
-	struct nlfs_dat_entry *e;
-	int rc = dat_entry(w, vbn, &e, err);
-
-	if (rc)
-		return rc;
-	e->de_blocknr = 0;
-	e->de_start = nlfs_cpu_to_le64(1);
-	e->de_end = nlfs_cpu_to_le64(1);
-	if (vbn < w->dat_hint)
-		w->dat_hint = vbn;
-	return nlfs_palloc_free(w->dat, w->dsz, vbn, err);
-}
-
-static bool in_victim(const struct nlfs_writer *w, uint64_t blocknr)
-{
-	uint64_t seg = blocknr / w->geo.blocks_per_segment;
-
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (w->victims[i] == seg)
-			return true;
-	return false;
-}
-
-/* the block version VBN stops being part of new checkpoints */
-static int dat_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err)
-{
-	struct nlfs_dat_entry *e;
-	int rc = dat_entry(w, vbn, &e, err);
-
-	if (rc)
-		return rc;
-	/* A dead version is left for a cleaner to free with its segment, as
-	 * the kernel does; one in a segment this construction cleans has no
-	 * later cleaner: its segment becomes clean now. */
-	if (!e->de_blocknr || (dead && in_victim(w, nlfs_le64(e->de_blocknr))))
-		return dat_release(w, vbn, err);
-	e->de_end = dead ? e->de_start : nlfs_cpu_to_le64(w->cno);
-	return 0;
-}
-
-/* ---- sufile ---- */
-
-static int su_entry(struct nlfs_writer *w, uint64_t segnum, struct nlfs_segment_usage **su,
-		    struct nlfs_err *err)
-{
-	uint64_t slot = segnum + su_first(w), epb = w->geo.blocksize / w->susz;
-	uint8_t *blk;
-	int rc = nlfs_wfile_write(w->sufile, slot / epb, &blk, NULL, err);
-
-	*su = (struct nlfs_segment_usage *)(void *)(blk + (slot % epb) * w->susz);
-	return rc;
-}
-
-static int su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h, struct nlfs_err *err)
-{
-	uint8_t *blk;
-	int rc = nlfs_wfile_write(w->sufile, 0, &blk, NULL, err);
-
-	*h = (struct nlfs_sufile_header *)(void *)blk;
-	return rc;
-}
-
-int nlfs_writer_su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h,
-			  struct nlfs_err *err)
-{
-	return su_header(w, h, err);
-}
-
-static int su_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct nlfs_err *err)
-{
-	struct nlfs_sufile_header *h;
-	struct nlfs_segment_usage *su;
-	int rc = su_entry(w, segnum, &su, err);
-	uint32_t old;
-
-	if (!rc)
-		rc = su_header(w, &h, err);
-	if (rc)
-		return rc;
-	old = nlfs_le32(su->su_flags);
-	if ((old == 0) != (flags == 0))
-		nlfs_le64_add(&h->sh_ncleansegs, flags ? -1 : 1);
-	if (!!(old & NLFS_SEGMENT_USAGE_DIRTY) != !!(flags & NLFS_SEGMENT_USAGE_DIRTY))
-		nlfs_le64_add(&h->sh_ndirtysegs, flags & NLFS_SEGMENT_USAGE_DIRTY ? 1 : -1);
-	su->su_flags = nlfs_cpu_to_le32(flags);
-	if (!flags) {
-		su->su_lastmod = 0;
-		su->su_nblocks = 0;
-	}
-	return 0;
-}
-
-/* Allocate a clean segment as the kernel does: search from last_alloc + 1. */
-static int seg_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
-		     struct nlfs_err *err)
-{
-	struct nlfs_sufile_header *h;
-	uint64_t n = w->alloc_limit, last;   /* a shrink keeps new logs out of the cut */
-	int rc = su_header(w, &h, err);
-
-	if (rc)
-		return rc;
-	if (!use_reserve && nlfs_le64(h->sh_ncleansegs) <= w->nrsvsegs)
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
-				    "%s: no space left: %llu clean segments, %llu of them reserved",
-				    nlfs_io_name(w->io),
-				    (unsigned long long)nlfs_le64(h->sh_ncleansegs),
-				    (unsigned long long)w->nrsvsegs);
-	last = nlfs_le64(h->sh_last_alloc);
-	for (uint64_t i = 1; i <= n; i++) {
-		uint64_t s = (last + i) % n;
-		struct nlfs_segment_usage *su;
-		uint64_t slot = s + su_first(w), epb = w->geo.blocksize / w->susz;
-		uint8_t *blk;
-
-		rc = nlfs_wfile_read(w->sufile, slot / epb, &blk, err);
-		if (rc)
-			return rc;
-		su = blk ? (struct nlfs_segment_usage *)(void *)(blk + (slot % epb) * w->susz) : NULL;
-		if (su && su->su_flags)
-			continue;
-		rc = su_set(w, s, NLFS_SEGMENT_USAGE_DIRTY, err);
-		if (!rc)
-			rc = su_header(w, &h, err);
-		if (rc)
-			return rc;
-		h->sh_last_alloc = nlfs_cpu_to_le64(s);
-		*segnum = s;
-		return 0;
-	}
-	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "%s: no clean segment left",
-			    nlfs_io_name(w->io));
-}
-
 /* ---- logw callbacks ---- */
 
 static int lw_next_segment(void *arg, uint64_t *segnum, struct nlfs_err *err)
@@ -225,7 +60,7 @@ static int lw_next_segment(void *arg, uint64_t *segnum, struct nlfs_err *err)
 	}
 	if (w->final)
 		return nlfs_err_set(err, -EIO, NLFS_NOWHERE, "internal: metadata layout changed");
-	return seg_alloc(w, false, segnum, err);
+	return nlfs_suw_alloc(w, false, segnum, err);
 }
 
 static int lw_assigned(void *arg, const struct nlfs_litem *it, struct nlfs_err *err)
@@ -241,7 +76,7 @@ static int lw_assigned(void *arg, const struct nlfs_litem *it, struct nlfs_err *
 			w->dat->dirty_sorted[it->aux]->newptr = it->addr;
 		return 0;
 	}
-	rc = dat_entry(w, it->vblocknr, &e, err);
+	rc = nlfs_datw_entry(w, it->vblocknr, &e, err);
 	if (rc)
 		return rc;
 	e->de_blocknr = nlfs_cpu_to_le64(it->addr);
@@ -336,16 +171,16 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 		if (i == 1 || i > NLFS_IFILE_INO)
 			rc = nlfs_writer_put_inode(w, i, &mi, err);
 	if (!rc)
-		rc = su_header(w, &h, err);
+		rc = nlfs_suw_header(w, &h, err);
 	if (!rc) {
 		h->sh_ncleansegs = nlfs_cpu_to_le64(w->geo.nsegments);
 		h->sh_ndirtysegs = 0;
 		h->sh_last_alloc = nlfs_cpu_to_le64(w->geo.nsegments - 1);
 		/* segment 0 takes the first log, segment 1 is its successor */
-		rc = su_set(w, 0, NLFS_SEGMENT_USAGE_DIRTY, err);
+		rc = nlfs_suw_set(w, 0, NLFS_SEGMENT_USAGE_DIRTY, err);
 	}
 	if (!rc)
-		rc = su_set(w, 1, NLFS_SEGMENT_USAGE_DIRTY, err);
+		rc = nlfs_suw_set(w, 1, NLFS_SEGMENT_USAGE_DIRTY, err);
 	pos.seg = 0;
 	pos.pos = w->geo.first_data_block;
 	pos.seq = 0;
@@ -385,26 +220,26 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		 * them), and are freed with it, as a cleaner's victims are:
 		 * nothing the new state holds lies in them. */
 		for (size_t i = 0; i < t.nsegs; i++) {
-			rc = su_entry(w, t.segs[i], &su, err);
+			rc = nlfs_suw_entry(w, t.segs[i], &su, err);
 			if (!rc && !su->su_flags)
-				rc = su_set(w, t.segs[i], NLFS_SEGMENT_USAGE_DIRTY, err);
+				rc = nlfs_suw_set(w, t.segs[i], NLFS_SEGMENT_USAGE_DIRTY, err);
 			if (!rc && NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
 				rc = -ENOMEM;
 			if (rc)
 				return rc;
 			w->victims[w->nvictims++] = t.segs[i];
 		}
-		rc = su_entry(w, t.nextseg, &su, err);
+		rc = nlfs_suw_entry(w, t.nextseg, &su, err);
 		if (!rc && !su->su_flags)
-			rc = su_set(w, t.nextseg, NLFS_SEGMENT_USAGE_DIRTY, err);
+			rc = nlfs_suw_set(w, t.nextseg, NLFS_SEGMENT_USAGE_DIRTY, err);
 		if (!rc && NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
 			rc = -ENOMEM;
 		if (rc)
 			return rc;
 		w->victims[w->nvictims++] = t.nextseg;
-		rc = seg_alloc(w, true, &pos->seg, err);
+		rc = nlfs_suw_alloc(w, true, &pos->seg, err);
 		if (!rc)
-			rc = seg_alloc(w, true, &pos->nextseg, err);
+			rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
 		pos->seq = t.seq + 1;
 		return rc;
@@ -412,11 +247,11 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 	pos->seg = srlog->next / w->geo.blocks_per_segment;
 	pos->pos = nlfs_seg_start(&w->geo, pos->seg);
 	pos->seq = w->fs->rec.sr_seq + 1;
-	rc = su_entry(w, pos->seg, &su, err);
+	rc = nlfs_suw_entry(w, pos->seg, &su, err);
 	if (!rc && !su->su_flags)
-		rc = su_set(w, pos->seg, NLFS_SEGMENT_USAGE_DIRTY, err);
+		rc = nlfs_suw_set(w, pos->seg, NLFS_SEGMENT_USAGE_DIRTY, err);
 	if (!rc)
-		rc = seg_alloc(w, true, &pos->nextseg, err);
+		rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 	return rc;
 }
 
@@ -442,16 +277,16 @@ static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_po
 		if (pos->nextseg < limit) {
 			pos->seg = pos->nextseg;
 		} else {
-			rc = seg_alloc(w, true, &pos->seg, err);
+			rc = nlfs_suw_alloc(w, true, &pos->seg, err);
 		}
 		/* a new segment continues the sequence after the one left */
 		if (!fresh)
 			pos->seq++;
 		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
 		if (!rc)
-			rc = seg_alloc(w, true, &pos->nextseg, err);
+			rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 	} else if (pos->nextseg >= limit) {
-		rc = seg_alloc(w, true, &pos->nextseg, err);
+		rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 	}
 	return rc;
 }
@@ -545,7 +380,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 		pos.nextseg = log.next / w->geo.blocks_per_segment;
 	} else {
 		/* the last log filled its segment: the kernel would allocate a successor */
-		rc = seg_alloc(w, true, &pos.nextseg, err);
+		rc = nlfs_suw_alloc(w, true, &pos.nextseg, err);
 		if (rc)
 			goto fail;
 	}
@@ -562,16 +397,6 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 fail:
 	nlfs_writer_free(w);
 	return rc;
-}
-
-int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
-{
-	return dat_release(w, vbn, err);
-}
-
-int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
-{
-	return dat_end(w, vbn, false, err);
 }
 
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
@@ -672,7 +497,7 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 		    NLFS_GROW(w->sf_ptrs, w->sf_cap, w->sf_n + 1))
 			return -ENOMEM;
 	}
-	rc = dat_alloc(w, &it.vblocknr, err);
+	rc = nlfs_datw_alloc(w, &it.vblocknr, err);
 	if (rc)
 		return rc;
 	it.buf = malloc(bs);
@@ -709,7 +534,7 @@ int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *k
 			return -ENOMEM;
 	}
 	for (size_t j = 0; !rc && j < p.total; j++)
-		rc = dat_alloc(w, &nodes[j], err);
+		rc = nlfs_datw_alloc(w, &nodes[j], err);
 	for (size_t j = 0; !rc && j < p.total; j++) {
 		struct nlfs_litem it = { .ino = ino, .cno = w->cno, .vblocknr = nodes[j],
 					 .owned = true };
@@ -754,26 +579,6 @@ int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct
 
 /* ---- commit ---- */
 
-static int mark_segments(struct nlfs_writer *w, struct nlfs_err *err)
-{
-	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-	struct nlfs_segment_usage *su;
-	const struct nlfs_lseg *segs;
-	size_t n;
-	int rc = su_entry(w, at.seg, &su, err);
-
-	if (!rc)
-		rc = su_entry(w, at.nextseg, &su, err);
-	segs = nlfs_logw_segments(w->lw, &n);
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = su_entry(w, segs[i].segnum, &su, err);
-	for (size_t i = 0; !rc && i < w->nresv; i++)
-		rc = su_entry(w, w->resv[i], &su, err);
-	for (size_t i = 0; !rc && i < w->nvictims; i++)
-		rc = su_entry(w, w->victims[i], &su, err);
-	return rc;
-}
-
 static struct nlfs_btb *plan_of(struct nlfs_writer *w, const struct nlfs_wfile *wf)
 {
 	return &w->plan[wf->ino];
@@ -793,14 +598,14 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 		struct nlfs_wblk *b = wf->dirty_sorted[i];
 
 		if (!b->newptr && !b->deleted)
-			rc = dat_alloc(w, &b->newptr, err);
+			rc = nlfs_datw_alloc(w, &b->newptr, err);
 		if (!rc && b->oldptr && !b->ended) {
-			rc = dat_end(w, b->oldptr, dead, err);
+			rc = nlfs_datw_end(w, b->oldptr, dead, err);
 			b->ended = true;
 		}
 	}
 	for (size_t i = 0; !rc && !wf->old_nodes_ended && i < wf->nold_nodes; i++)
-		rc = dat_end(w, wf->old_nodes[i], dead, err);
+		rc = nlfs_datw_end(w, wf->old_nodes[i], dead, err);
 	wf->old_nodes_ended = true;
 	if (!rc)
 		rc = nlfs_wfile_merge_map(wf);
@@ -810,10 +615,10 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 		if (NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->total))
 			return -ENOMEM;
 		while (!rc && wf->nnode_ptrs < p->total)
-			rc = dat_alloc(w, &wf->node_ptrs[wf->nnode_ptrs++], err);
+			rc = nlfs_datw_alloc(w, &wf->node_ptrs[wf->nnode_ptrs++], err);
 	}
 	while (!rc && wf->nnode_ptrs > p->total)
-		rc = dat_release(w, wf->node_ptrs[--wf->nnode_ptrs], err);
+		rc = nlfs_datw_release(w, wf->node_ptrs[--wf->nnode_ptrs], err);
 	wf->nblocks = wf->nkeys + p->total;
 	return rc;
 }
@@ -900,7 +705,7 @@ static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
 	uint64_t before = dirty_total(w);
 	struct nlfs_logw_mark *mark;
 	size_t resv_pos = w->resv_pos, fake;
-	int rc = mark_segments(w, err);
+	int rc = nlfs_suw_mark_segments(w, err);
 
 	if (!rc && nlfs_wfile_has_work(w->ifile))
 		rc = plan_vfile(w, w->ifile, err);
@@ -926,7 +731,7 @@ static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
 	for (size_t i = 0; !rc && i < fake; i++) {
 		if (NLFS_GROW(w->resv, w->capresv, w->nresv + 1))
 			return -ENOMEM;
-		rc = seg_alloc(w, true, &w->resv[w->nresv], err);
+		rc = nlfs_suw_alloc(w, true, &w->resv[w->nresv], err);
 		if (!rc)
 			w->nresv++;
 	}
@@ -953,34 +758,6 @@ static void fill_nodes(struct nlfs_writer *w, struct nlfs_wfile *wf)
 	for (size_t j = 0; j < p->total; j++)
 		nlfs_btb_fill_node(p, j, wf->keys, wf->ptrs, wf->node_ptrs,
 				   wf->node_bufs + j * (size_t)w->geo.blocksize);
-}
-
-static int finalize_sufile(struct nlfs_writer *w, struct nlfs_err *err)
-{
-	const struct nlfs_lseg *segs;
-	size_t n;
-	int rc = 0;
-
-	segs = nlfs_logw_segments(w->lw, &n);
-	for (size_t i = 0; !rc && i < n; i++) {
-		struct nlfs_segment_usage *su;
-
-		rc = su_entry(w, segs[i].segnum, &su, err);
-		if (rc)
-			break;
-		su->su_lastmod = nlfs_cpu_to_le64(w->ctime);
-		su->su_nblocks = nlfs_cpu_to_le32(
-			(uint32_t)(segs[i].end - nlfs_seg_start(&w->geo, segs[i].segnum)));
-		su->su_flags = nlfs_cpu_to_le32(nlfs_le32(su->su_flags) | NLFS_SEGMENT_USAGE_DIRTY);
-	}
-	/* reservations the final layout did not need go back to clean, and so
-	 * do the cleaned segments: only now, so that no log of this
-	 * construction can have been placed in them */
-	for (size_t i = w->resv_pos; !rc && i < w->nresv; i++)
-		rc = su_set(w, w->resv[i], 0, err);
-	for (size_t i = 0; !rc && i < w->nvictims; i++)
-		rc = su_set(w, w->victims[i], 0, err);
-	return rc;
 }
 
 static void build_super_root(struct nlfs_writer *w)
@@ -1012,7 +789,7 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	/* a resized volume's secondary goes to its new end, and to the device's
 	 * end as well, where the kernel and blkid look for it */
 	uint64_t sb2_new = w->resize ? nlfs_sb2_offset(w->new_devsize) : sb2;
-	int rc = su_header(w, &h, err);
+	int rc = nlfs_suw_header(w, &h, err);
 
 	if (rc)
 		return rc;
@@ -1068,7 +845,7 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	w->final = true;
 	rc = emit_all(w, true, err);
 	if (!rc)
-		rc = finalize_sufile(w, err);
+		rc = nlfs_suw_finalize(w, err);
 	if (!rc && w->resize)
 		rc = nlfs_resize_finalize(w, err);
 	if (rc)
@@ -1096,21 +873,4 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the logs",
 				    nlfs_io_name(w->io));
 	return write_superblocks(w, err);
-}
-
-/* the segments the construction writes into, and those it gives up
- * (cleaned or released): the cleaner and the repairs ask the same */
-bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum)
-{
-	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-
-	return segnum == at.seg || segnum == at.nextseg;
-}
-
-bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
-{
-	for (size_t i = 0; i < w->nvictims; i++)
-		if (w->victims[i] == segnum)
-			return true;
-	return false;
 }

@@ -5,7 +5,11 @@
  *   palloc.c      entry allocation in the DAT and the ifile
  *   btree_build.c block maps built bottom-up from a sorted key list
  *   logw.c        laying blocks out into logs and writing them
- *   writer.c      the construction: DAT, cpfile, sufile, super root, superblocks
+ *   dat_w.c       the DAT's entries in a construction
+ *   sufile_w.c    the sufile's segments in a construction
+ *   cpfile_w.c    the cpfile's entries in a construction
+ *   writer.c      the construction: its files, planning rounds, super root,
+ *                 superblocks
  */
 #ifndef NLFS_WRITERP_H
 #define NLFS_WRITERP_H
@@ -210,11 +214,7 @@ struct nlfs_writer {
 	uint64_t new_nsegments, new_devsize;
 };
 
-/* writer.c, for the cleaner */
-int nlfs_writer_dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
-/* the block version VBN is not part of the checkpoint being built */
-int nlfs_writer_dat_end(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
-/* add a block to the construction; an owned buffer is the writer's from now on */
+/* writer.c: add a block to the construction; an owned buffer is the writer's from now on */
 int nlfs_writer_add_item(struct nlfs_writer *w, const struct nlfs_litem *it,
 			 struct nlfs_err *err);
 /* The block map of file INO from N (offset, vblocknr) pairs in ascending
@@ -241,9 +241,37 @@ static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 	return wf->ndirty != 0;
 }
 
-/* writer.c, for resize_w.c: the sufile header and one entry, dirtied */
-int nlfs_writer_su_header(struct nlfs_writer *w, struct nlfs_sufile_header **h,
-			  struct nlfs_err *err);
+/* ---- dat_w.c: the DAT in a construction ---- */
+/* entry VBN, for writing */
+int nlfs_datw_entry(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry **e,
+		    struct nlfs_err *err);
+/* a new virtual block, valid from now on */
+int nlfs_datw_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err);
+/* VBN freed: no checkpoint reads it any more */
+int nlfs_datw_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err);
+/* the block version VBN is not part of the checkpoint being built; a DEAD
+ * one (a cpfile or sufile block, which no checkpoint keeps) ends where it
+ * started, or is freed at once when its segment is being cleaned */
+int nlfs_datw_end(struct nlfs_writer *w, uint64_t vbn, bool dead, struct nlfs_err *err);
+
+/* ---- sufile_w.c: the sufile in a construction ---- */
+/* the header and the usage of SEGNUM, for writing */
+int nlfs_suw_header(struct nlfs_writer *w, struct nlfs_sufile_header **h, struct nlfs_err *err);
+int nlfs_suw_entry(struct nlfs_writer *w, uint64_t segnum, struct nlfs_segment_usage **su,
+		   struct nlfs_err *err);
+/* SEGNUM's flags set to FLAGS (0: clean), the header's counts kept right */
+int nlfs_suw_set(struct nlfs_writer *w, uint64_t segnum, uint32_t flags, struct nlfs_err *err);
+/* a clean segment, taken as the kernel does: the search starts after
+ * sh_last_alloc; the reserved segments only with USE_RESERVE */
+int nlfs_suw_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
+		   struct nlfs_err *err);
+/* the usage of every segment the construction writes, reserves or cleans
+ * made part of it (before a planning round) */
+int nlfs_suw_mark_segments(struct nlfs_writer *w, struct nlfs_err *err);
+/* after the final layout: usage of the segments written, reservations
+ * not needed and cleaned segments made clean */
+int nlfs_suw_finalize(struct nlfs_writer *w, struct nlfs_err *err);
+
 /* resize_w.c: at commit, after the sufile is final: the header's counts for
  * the new size, every cut segment checked clean */
 int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err);
