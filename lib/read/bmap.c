@@ -2,7 +2,9 @@
 /*
  * Block maps: the direct form (six pointers in i_bmap) and the B-tree
  * (a 3-slot root in i_bmap, node blocks below).  Every node read from disk
- * is checked as the kernel checks it before it is trusted.
+ * is checked as the kernel checks it before it is trusted.  Node pointers
+ * are translated by the DAT (dat.c), as the kernel's btree.c does: part of
+ * the block-resolution loop named in mdt.c.
  */
 #include <errno.h>
 #include <stdlib.h>

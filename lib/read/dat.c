@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* DAT: virtual block number to physical block. */
+/*
+ * DAT: virtual block number to physical block, and a file's pointer to a
+ * disk address.  Its blocks are read as a file's (mdt.c): the one loop of
+ * the reader, mdt.c -> bmap.c -> dat.c -> mdt.c, named in mdt.c.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,5 +63,35 @@ int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 				    "virtual block %llu has no disk address in the DAT",
 				    (unsigned long long)vblocknr);
 	*blocknr = de.de_blocknr;
+	return 0;
+}
+
+int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
+			 uint64_t *blocknr, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	int rc;
+
+	*blocknr = 0;
+	if (ptr == 0)
+		return 0;
+	if (f->ino == NLFS_DAT_INO) {
+		*blocknr = ptr;   /* the DAT maps itself physically */
+	} else {
+		rc = nlfs_dat_translate(fs, ptr, blocknr, err);
+		if (rc) {
+			if (err && err->ino == NLFS_NOWHERE)
+				err->ino = f->ino;
+			return rc;
+		}
+	}
+	if (*blocknr < g->first_data_block || *blocknr / g->blocks_per_segment >= g->nsegments) {
+		rc = nlfs_err_set(err, NLFS_ECORRUPT, *blocknr,
+				  "block address outside the segments (pointer %llu)",
+				  (unsigned long long)ptr);
+		if (err)
+			err->ino = f->ino;
+		return rc;
+	}
 	return 0;
 }

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Reading any file's blocks: bmap lookup, DAT translation, bounds checks. */
+/*
+ * Reading any file's blocks: the block map's pointer (bmap.c), turned into
+ * a disk address (dat.c), or the block roll-forward puts back.
+ *
+ * The block-resolution loop, inherent to the format as in the kernel:
+ * reading a block of a file walks its map (mdt.c -> bmap.c), whose node
+ * pointers are virtual blocks translated through the DAT (bmap.c ->
+ * dat.c), whose own blocks are read as a file's again (dat.c -> mdt.c).
+ * It ends because the DAT maps itself physically (nlfs_file_block_addr).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,36 +24,6 @@ void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *
 	f->ino = ino;
 	if (in)   /* no super root (nlfs_fs_open_sb): an empty file */
 		memcpy(&f->inode, in, sizeof(f->inode));
-}
-
-int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
-			 uint64_t *blocknr, struct nlfs_err *err)
-{
-	const struct nlfs_geometry *g = &fs->geo;
-	int rc;
-
-	*blocknr = 0;
-	if (ptr == 0)
-		return 0;
-	if (f->ino == NLFS_DAT_INO) {
-		*blocknr = ptr;   /* the DAT maps itself physically */
-	} else {
-		rc = nlfs_dat_translate(fs, ptr, blocknr, err);
-		if (rc) {
-			if (err && err->ino == NLFS_NOWHERE)
-				err->ino = f->ino;
-			return rc;
-		}
-	}
-	if (*blocknr < g->first_data_block || *blocknr / g->blocks_per_segment >= g->nsegments) {
-		rc = nlfs_err_set(err, NLFS_ECORRUPT, *blocknr,
-				  "block address outside the segments (pointer %llu)",
-				  (unsigned long long)ptr);
-		if (err)
-			err->ino = f->ino;
-		return rc;
-	}
-	return 0;
 }
 
 static int note_end(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
