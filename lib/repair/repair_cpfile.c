@@ -64,10 +64,6 @@ static void fixed(struct mend *m, enum nlfs_cp_fix what, uint64_t cno, uint64_t 
 		m->cb(m->arg, what, cno, value);
 }
 
-static bool ifile_inode_ok(const struct nlfs_inode *in)
-{
-	return (nlfs_le16(in->i_mode) & 0170000) == 0100000 && nlfs_le16(in->i_links_count) != 0;
-}
 
 static void ifile_inode_mend(struct nlfs_inode *in)
 {
@@ -98,7 +94,7 @@ static int mend_entry(struct mend *m, uint64_t cno)
 		return rc;
 	fl = nlfs_le32(cp->cp_flags);
 	if (cno <= m->latest && nlfs_le64(cp->cp_cno) == cno && !(fl & ~CP_KNOWN) &&
-	    ifile_inode_ok(&cp->cp_ifile_inode)) {
+	    nlfs_cp_ifile_inode_ok(&cp->cp_ifile_inode)) {
 		if (fl & NLFS_CHECKPOINT_SNAPSHOT)
 			return add_snapshot(m, cno);
 		return 0;
@@ -121,7 +117,7 @@ static int mend_entry(struct mend *m, uint64_t cno)
 		fixed(m, NLFS_CP_FIX_FLAGS, cno, fl & ~CP_KNOWN);
 		cp->cp_flags = nlfs_cpu_to_le32(fl & CP_KNOWN);
 	}
-	if (!ifile_inode_ok(&cp->cp_ifile_inode)) {
+	if (!nlfs_cp_ifile_inode_ok(&cp->cp_ifile_inode)) {
 		fixed(m, NLFS_CP_FIX_IFILE, cno,
 		      (uint64_t)nlfs_le16(cp->cp_ifile_inode.i_links_count) << 16 |
 		      nlfs_le16(cp->cp_ifile_inode.i_mode));
@@ -276,38 +272,5 @@ int nlfs_writer_mend_cpfile(struct nlfs_writer *w, nlfs_cp_fix_cb cb, void *arg,
 		rc = drop_empty(&m, blocks[k]);
 	free(blocks);
 	free(m.snaps);
-	return rc;
-}
-
-int nlfs_cpw_read_latest(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint *cp,
-			 struct nlfs_err *err)
-{
-	bool hole;
-	int rc = nlfs_mdt_read_entry(w->fs, NLFS_CPFILE_INO, w->cpsz, cno - 1 + cp_first(w), cp,
-				     sizeof(*cp), &hole, err);
-
-	if (rc)
-		return rc;
-	/* only an entry that is whole but for its INVALID flag is taken back */
-	if (hole || nlfs_le64(cp->cp_cno) != cno || !ifile_inode_ok(&cp->cp_ifile_inode))
-		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE,
-				    "checkpoint %llu is not in the cpfile", (unsigned long long)cno);
-	w->revive_latest = true;
-	cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);
-	return 0;
-}
-
-int nlfs_cpw_revive_latest(struct nlfs_writer *w, struct nlfs_err *err)
-{
-	struct mend m = { .w = w, .epb = w->geo.blocksize / w->cpsz, .latest = w->cno - 1,
-			  .err = err };
-	struct nlfs_checkpoint *cp;
-	int rc;
-
-	if (!w->revive_latest)
-		return 0;
-	rc = entry(&m, m.latest, true, &cp);
-	if (!rc && cp)
-		cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);
 	return rc;
 }

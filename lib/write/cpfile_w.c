@@ -2,7 +2,9 @@
 /*
  * The cpfile in a construction: the entry of the checkpoint being built,
  * and the changes chcp and rmcp make (snapshot list, invalidation, block
- * counts, empty blocks dropped), with the kernel's rules.
+ * counts, empty blocks dropped), with the kernel's rules; and, for a
+ * repair's construction, the latest entry taken back when nothing but a
+ * stray INVALID flag is wrong with it.
  */
 #include <errno.h>
 #include <string.h>
@@ -265,4 +267,36 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 uint64_t nlfs_writer_cp_changes(const struct nlfs_writer *w)
 {
 	return w->cp_changes;
+}
+
+int nlfs_cpw_read_latest(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint *cp,
+			 struct nlfs_err *err)
+{
+	bool hole;
+	int rc = nlfs_mdt_read_entry(w->fs, NLFS_CPFILE_INO, w->cpsz, cno - 1 + cp_first(w), cp,
+				     sizeof(*cp), &hole, err);
+
+	if (rc)
+		return rc;
+	/* only an entry that is whole but for its INVALID flag is taken back */
+	if (hole || nlfs_le64(cp->cp_cno) != cno || !nlfs_cp_ifile_inode_ok(&cp->cp_ifile_inode))
+		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE,
+				    "checkpoint %llu is not in the cpfile", (unsigned long long)cno);
+	w->revive_latest = true;
+	cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);
+	return 0;
+}
+
+int nlfs_cpw_revive_latest(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_checkpoint *cp;
+	bool created;
+	int rc;
+
+	if (!w->revive_latest)
+		return 0;
+	rc = cp_entry(w, w->cno - 1, &cp, &created, err);
+	if (!rc)
+		cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);
+	return rc;
 }

@@ -14,6 +14,7 @@
 #ifndef NLFS_WRITERP_H
 #define NLFS_WRITERP_H
 
+#include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/writer.h>
 #include "nlfsP.h"
@@ -236,6 +237,12 @@ static inline uint64_t cp_first(const struct nlfs_writer *w)
 	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
 }
 
+/* a checkpoint's ifile inode as the kernel can use it: a regular file, linked */
+static inline bool nlfs_cp_ifile_inode_ok(const struct nlfs_inode *in)
+{
+	return (nlfs_le16(in->i_mode) & 0170000) == 0100000 && nlfs_le16(in->i_links_count) != 0;
+}
+
 static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 {
 	return wf->ndirty != 0;
@@ -280,8 +287,8 @@ int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err);
 int nlfs_cpw_prepare(struct nlfs_writer *w, struct nlfs_err *err);
 int nlfs_cpw_finalize(struct nlfs_writer *w, struct nlfs_err *err);
 
-/* ---- repair_cpfile.c: a repair's opening of a volume whose latest
- * checkpoint entry is whole but marked INVALID (a writer's stray bit) ---- */
+/* A repair's opening of a volume whose latest checkpoint entry is whole
+ * but marked INVALID (a writer's stray bit): */
 /* the raw entry of checkpoint CNO, if nothing but its flag is wrong */
 int nlfs_cpw_read_latest(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint *cp,
 			 struct nlfs_err *err);
