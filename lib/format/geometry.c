@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A volume's geometry from its superblock, and where a segment's blocks lie. */
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
 			   uint64_t devsize)

@@ -5,7 +5,7 @@
  * reader looks entries up with it (read/palloc_group.c, dat.c, ifile.c);
  * the writer's allocator (write/palloc.c) changes them.
  */
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct nlfs_palloc_geo nlfs_palloc_geo(uint32_t blocksize, uint32_t entry_size)
 {

@@ -25,7 +25,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
-#include "writerP.h"
+#include "../write/writerP.h"
 
 struct seg_walk {
 	struct nlfs_writer *w;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct node_view {
 	unsigned level, nchildren, ncmax;

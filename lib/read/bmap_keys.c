@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct keys {
 	uint64_t *v;

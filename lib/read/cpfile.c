@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 static int read_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len, bool *hole,
 		     struct nlfs_err *err)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err)

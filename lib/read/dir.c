@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 static unsigned rec_len_of(uint16_t raw)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 {

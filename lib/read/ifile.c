@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
 		    uint64_t off, size_t *done, struct nlfs_err *err)

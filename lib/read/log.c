@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 /* bytes of a log read with one call: a log of small files' blocks is
  * read in a few large reads, not one per block (cold caches, syscalls) */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *f)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32_t entry_size,
 			   uint64_t group, struct nlfs_palloc_group *out, struct nlfs_err *err)

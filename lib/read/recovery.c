@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
 			   nlfs_log_cb cb, void *arg, struct nlfs_err *err)

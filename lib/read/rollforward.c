@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct rf_scan {
 	struct nlfs_rf_block *pending;

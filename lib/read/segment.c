@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 /* STRICT: a log that does not check out inside NBLOCKS is an error, not the end */
 static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,

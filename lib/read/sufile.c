@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 /* a hole in the sufile reads as clean segments */
 static int read_sufile_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len,

@@ -23,7 +23,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 #define UNDO_MAGIC     "NLFSUNDO"
 #define UNDO_VERSION   1u

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "writerP.h"
+#include "../write/writerP.h"
 
 #define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \
 		  NLFS_CHECKPOINT_MINOR)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "writerP.h"
+#include "../write/writerP.h"
 
 int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
 			    bool *allocated, struct nlfs_err *err)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct rb_log {
 	uint64_t start, seq, cno;

@@ -17,7 +17,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/writer.h>
-#include "nlfsP.h"
+#include "../nlfsP.h"
 
 struct nlfs_writer;
 

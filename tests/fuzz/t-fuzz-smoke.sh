@@ -11,19 +11,17 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libsrc=$(find "$src/lib" -name '*.c' | sort)
-# the library's private headers, as lib/Makemodule.am finds them
-libinc="-I$src/lib -I$src/lib/write"
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 for t in fuzz_open fuzz_writer fuzz_undo; do
 	# shellcheck disable=SC2086
-	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" $libinc \
+	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
 		-o "$tmp/$t" "$src/tests/fuzz/$t.c" $libsrc -lz; then
 		echo "FAIL: cannot build the fuzz target $t"
 		exit 1
 	fi
 done
 # shellcheck disable=SC2086
-"$CLANG" -std=c11 -D_DEFAULT_SOURCE -I"$src/include" $libinc -o "$tmp/mkseed" \
+"$CLANG" -std=c11 -D_DEFAULT_SOURCE -I"$src/include" -o "$tmp/mkseed" \
 	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" $libsrc -lz || exit 1
 mkdir -p "$tmp/corpus"
 "$tmp/mkseed" "$tmp/corpus/minimal.img" || exit 1
@@ -58,7 +56,7 @@ done
 fsrc="$(ls "$src"/sbin/fsck/*.c "$src"/common/*.c)"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
-	-I"$src/include" $libinc -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
+	-I"$src/include" -I"$src/lib" -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
 	"$src/tests/fuzz/fuzz_fsck.c" $fsrc $libsrc -lz; then
 	echo "FAIL: cannot build the fsck fuzz target"
 	exit 1
