@@ -1,0 +1,77 @@
+#!/bin/sh
+# The library's layers (README, Layout): each folder of lib/ uses only
+# itself and the folders below it,
+#     lib/ (root: errors, arrays, nlfsP.h) < io < format < read < write < gc < repair
+# so that no file of the reading layers (io, format, read) includes the
+# writer's private header (write/writerP.h) or anything else above it.
+#  1. every quoted #include of a file under lib/ names a file of its own
+#     layer or a lower one (public headers, <nlfs/...>, go everywhere);
+#  2. where the objects are built, no object calls a function or uses data
+#     that only a higher layer's object defines (nm).
+set -u
+src=${top_srcdir:-.}
+build=$(cd "${top_builddir:-.}" && pwd) || exit 1
+fail=0
+
+rank() { # a folder under lib/ -> its layer's rank; empty if it is none
+	case $1 in
+	lib) echo 0 ;;
+	lib/io) echo 1 ;;
+	lib/format) echo 2 ;;
+	lib/read) echo 3 ;;
+	lib/write) echo 4 ;;
+	lib/gc) echo 5 ;;
+	lib/repair) echo 6 ;;
+	esac
+}
+
+cd "$src" || exit 1
+files=$(find lib -name '*.[ch]' | sort)
+[ -n "$files" ] || { echo "FAIL: no sources under $src/lib"; exit 1; }
+for f in $files; do
+	dir=$(dirname "$f")
+	r=$(rank "$dir")
+	if [ -z "$r" ]; then
+		echo "FAIL: $f: $dir is no layer (add it to README's Layout and to this test)"
+		fail=1
+		continue
+	fi
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		target=$(realpath -m --relative-to=. "$dir/$inc")
+		tr=$(rank "$(dirname "$target")")
+		if [ ! -e "$target" ]; then
+			echo "FAIL: $f includes \"$inc\", which is not $target"
+			fail=1
+		elif [ -z "$tr" ]; then
+			echo "FAIL: $f includes $target, which is in no layer of lib/"
+			fail=1
+		elif [ "$tr" -gt "$r" ]; then
+			echo "FAIL: $f includes $target, a file of a higher layer"
+			fail=1
+		fi
+	done
+done
+[ $fail -eq 0 ] && echo "ok: every include under lib/ stays in its layer or below"
+
+# the calls, from the built objects (libtool's non-PIC ones beside the sources)
+objs=$(find "$build/lib" -name 'libnlfs_la-*.o' -not -path '*/.libs/*' 2>/dev/null | sort)
+if [ -z "$objs" ] || ! command -v nm >/dev/null; then
+	echo "note: no objects or no nm under $build/lib: calls not checked"
+	exit $fail
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for o in $objs; do
+	d=$(dirname "$o")
+	r=$(rank "lib${d#"$build"/lib}")
+	o=${o#"$build"/}
+	[ -n "$r" ] || { echo "FAIL: object $o is in no layer"; fail=1; continue; }
+	nm -g --defined-only "$o" | awk -v r="$r" -v o="$o" 'NF == 3 { print $3, r, o }' >>"$tmp/defs"
+	nm -u "$o" | awk -v r="$r" -v o="$o" '{ print $NF, r, o }' >>"$tmp/uses"
+done
+awk 'NR == FNR { rank[$1] = $2; at[$1] = $3; next }
+     ($1 in rank) && rank[$1] > $2 {
+	printf "FAIL: %s uses %s of %s, a higher layer\n", $3, $1, at[$1]; bad = 1 }
+     END { exit bad }' "$tmp/defs" "$tmp/uses" || fail=1
+[ $fail -eq 0 ] && echo "ok: no object under lib/ uses a higher layer's function ($(echo "$objs" | wc -l) objects)"
+exit $fail
