@@ -112,6 +112,11 @@ int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlf
 void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
 			   uint64_t devsize);
 
+/* format/dir_record.c: NULL if the directory record at OFF of BUF is
+ * sound (lengths, reserved inodes), else why not; *REC is filled */
+const char *nlfs_dir_record_why(const uint8_t *buf, uint32_t blocksize, unsigned off,
+				struct nlfs_dir_rec *rec);
+
 /* fs.c: read the super root fs->rec names and what roll-forward adds to
  * it (again, after the search has found another) */
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);
