@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The library's layers (README, Layout): each folder of lib/ uses only
 # itself and the folders below it,
 #     lib/ (root: errors, arrays, nlfsP.h) < io < format < read < write < gc < repair
