@@ -87,6 +87,11 @@ struct nlfs_palloc_geo {
 	uint64_t epb, epg, bpg, gpd, bpd;
 };
 struct nlfs_palloc_geo nlfs_palloc_geo(uint32_t blocksize, uint32_t entry_size);
+/* the descriptor block of GROUP (nlfs_palloc_desc_blkoff) */
+static inline uint64_t nlfs_palloc_geo_desc(const struct nlfs_palloc_geo *g, uint64_t group)
+{
+	return (group / g->gpd) * g->bpd;
+}
 
 /* array.c: make room for NEED elements of ELEM bytes in *ARR (capacity *CAP) */
 int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);

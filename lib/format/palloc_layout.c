@@ -30,7 +30,7 @@ uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64
 {
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(blocksize, entry_size);
 
-	return (group / g.gpd) * g.bpd;
+	return nlfs_palloc_geo_desc(&g, group);
 }
 
 uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff)

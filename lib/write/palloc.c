@@ -10,11 +10,6 @@
 #include <nlfs/endian.h>
 #include "writerP.h"
 
-static uint64_t desc_blkoff(const struct nlfs_palloc_geo *g, uint64_t group)
-{
-	return (group / g->gpd) * g->bpd;   /* as nlfs_palloc_desc_blkoff */
-}
-
 /* the group's free count, creating its descriptor block if it is a hole */
 static int group_desc(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint64_t group,
 		      bool for_write, uint32_t **nfrees, struct nlfs_err *err)
@@ -24,9 +19,9 @@ static int group_desc(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, ui
 	int rc;
 
 	if (for_write) {
-		rc = nlfs_wfile_write(wf, desc_blkoff(g, group), &blk, &created, err);
+		rc = nlfs_wfile_write(wf, nlfs_palloc_geo_desc(g, group), &blk, &created, err);
 	} else {
-		rc = nlfs_wfile_read(wf, desc_blkoff(g, group), &blk, err);
+		rc = nlfs_wfile_read(wf, nlfs_palloc_geo_desc(g, group), &blk, err);
 		if (!rc && !blk) {
 			*nfrees = NULL;   /* a hole: every group in it is empty */
 			return 0;
