@@ -199,6 +199,14 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
+/* The kernel's recovery at mount on a volume not cleanly unmounted with no
+ * log after its latest super root: both superblocks point at the super root
+ * nlfs_fs_recovery names (past a stale cursor) and say cleanly unmounted,
+ * the copy not in use written first.  FS's io must be open for writing;
+ * -EBUSY if logs follow the super root (a roll-forward construction takes
+ * those up, see nlfs_writer_roll_forward). */
+int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *err);
+
 /* rollback.c: the newest super root that holds up, for pointing both
  * superblocks back at it when the latest logs are damaged.  FS comes from
  * nlfs_fs_open_sb (its io open for writing, for nlfs_rollback_write). */

@@ -88,9 +88,11 @@ struct fsck {
 	bool op_error;                         /* could not finish: I/O or memory */
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
+	uint64_t nopen_unlinked;               /* latest checkpoint's in-use inodes with no links */
 	struct fsck_report *report;
 	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
 	bool changed;                          /* a repair wrote to the device */
+	bool corrected;                        /* ... and more than the kernel's recovery */
 	uint64_t repair_cno;                   /* the first checkpoint a repair wrote (0: none) */
 
 	/* statistics for the summary line */

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nlfs/endian.h>
@@ -239,7 +240,7 @@ static void run_checks(struct fsck *c)
 static void reset_results(struct fsck *c)
 {
 	struct fsck_opts o = c->o;
-	bool changed = c->changed;
+	bool changed = c->changed, corrected = c->corrected;
 	uint64_t repair_cno = c->repair_cno;
 
 	free_all(c);
@@ -248,6 +249,7 @@ static void reset_results(struct fsck *c)
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->changed = changed;
+	c->corrected = corrected;
 	c->repair_cno = repair_cno;
 	if (fsck_report_init(c))
 		c->op_error = true;
@@ -295,7 +297,8 @@ static bool repairable(const struct fsck *c, bool *all)
 
 	*all = true;
 	for (int i = 0; i < PR_COUNT; i++) {
-		if (!c->pr_count[i])
+		/* an unclean volume is marked clean after the rounds (main) */
+		if (!c->pr_count[i] || i == PR_SB_UNCLEAN)
 			continue;
 		/* a warning a repair exists for is repaired along (a cursor the
 		 * kernel's fallback could not use, an error flag) */
@@ -363,6 +366,8 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 		 c->pr_count[PR_SB_CURSOR] || c->pr_count[PR_SB_NEWER_LOGS] ?
 		 repair_cursor(c, io, &changed) : 0;
 
+	if (changed)
+		c->corrected = true;
 	/* after a rollback the check's notes describe discarded logs: the
 	 * check runs again first; a rollback that found nothing to give up
 	 * leaves a volume the other repairs cannot open */
@@ -377,6 +382,73 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 			fprintf(stderr, "%s: %s: flushing the repairs: %s\n", FSCK_PROG,
 				c->o.device, nlfs_strerror(rc));
 	}
+	return rc ? FSCK_EXIT_OPERATIONAL : 0;
+}
+
+/* The kernel's recovery, offline, on a volume that was not cleanly
+ * unmounted.  Logs after the latest super root were rolled forward by a
+ * construction (repair.c), whose superblocks say clean; this is the rest:
+ * nothing follows the latest super root, but the superblocks still name an
+ * older one (the kernel writes them lazily) and say unclean.  Marking them
+ * clean alone would make the kernel stop at that older super root and lose
+ * what came after it: they are pointed at the latest one first, as the
+ * kernel's mount does. */
+static bool recovery_left(struct fsck *c)
+{
+	return c->o.mode != MODE_NO && c->fs && !fsck_cancelled(c) && !c->op_error &&
+	       !c->aborted && !c->nerrors && c->pr_count[PR_SB_UNCLEAN] &&
+	       !c->pr_count[PR_RECOVERY] && !repair_meta_refused(c);
+}
+
+/* Files unlinked while still open are kept on an unclean volume; on a
+ * clean one they are orphans (PR_INO_ORPHAN).  Marking the volume clean
+ * would turn them into errors: it is left as the kernel will find it. */
+static bool open_unlinked_left(struct fsck *c)
+{
+	if (!c->nopen_unlinked)
+		return false;
+	fsck_info(c, "left not cleanly unmounted: %llu inode(s) of checkpoint %llu were unlinked "
+		  "while still open (-v names them); a clean volume must not hold such inodes",
+		  (unsigned long long)c->nopen_unlinked, (unsigned long long)c->latest_cno);
+	return true;
+}
+
+static int mark_clean(struct fsck *c, struct nlfs_io *io)
+{
+	const struct nlfs_super_block *sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
+	uint64_t from = nlfs_le64(sb->s_last_cno);
+	struct nlfs_fs *fs = NULL;
+	struct nlfs_err err;
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	rc = nlfs_fs_open(io, &fs, &err);
+	if (!rc)
+		rc = nlfs_recovery_mark_clean(fs, (uint64_t)time(NULL), &err);
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc) {
+		char msg[512];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "%s: %s: marking the volume cleanly unmounted: %s\n", FSCK_PROG,
+			c->o.device, err.code ? msg : nlfs_strerror(rc));
+	} else {
+		const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+
+		c->changed = true;
+		if (rec->cno != from)
+			fsck_info(c, "recovery: the superblocks moved from checkpoint %llu to the latest "
+				  "super root the kernel's mount finds (block %llu, checkpoint %llu) "
+				  "and marked cleanly unmounted",
+				  (unsigned long long)from, (unsigned long long)rec->sr_log,
+				  (unsigned long long)rec->cno);
+		else
+			fsck_info(c, "recovery: nothing to roll forward after checkpoint %llu; the "
+				  "superblocks marked cleanly unmounted", (unsigned long long)rec->cno);
+	}
+	if (fs)
+		nlfs_fs_release(fs);
 	return rc ? FSCK_EXIT_OPERATIONAL : 0;
 }
 
@@ -449,6 +521,17 @@ int main(int argc, char **argv)
 				ex = check_volume(&c, io);
 		}
 	}
+	if (!ex && recovery_left(&c) && !open_unlinked_left(&c)) {
+		ex = rw ? 0 : open_for_repair(&c, &rw);
+		if (!ex)
+			ex = mark_clean(&c, rw);
+	} else if (!ex && c.o.mode == MODE_NO && c.pr_count[PR_SB_UNCLEAN] && !c.nerrors &&
+		   c.fs && !c.aborted) {
+		fsck_info(&c, "not cleanly unmounted: -p or -y would %s and mark the volume clean, "
+			  "as the kernel's mount does (nothing changed, -n)",
+			  c.pr_count[PR_RECOVERY] ? "replay the logs after the latest super root "
+			  "as a new checkpoint" : "point the superblocks at the latest super root");
+	}
 	nlfs_io_close(rw);
 	if (ex) {
 		fsck_report_finish(&c, ex, "not checked");
@@ -458,7 +541,9 @@ int main(int argc, char **argv)
 	}
 	if (c.nerrors)
 		ex |= FSCK_EXIT_UNCORRECTED;
-	if (c.changed)
+	/* the kernel's recovery alone corrects nothing (e2fsck exits 0 after
+	 * replaying a journal) */
+	if (c.corrected)
 		ex |= FSCK_EXIT_CORRECTED;
 	if (c.op_error)
 		ex |= FSCK_EXIT_OPERATIONAL;
@@ -477,7 +562,7 @@ int main(int argc, char **argv)
 	} else if (c.nerrors) {
 		status = "errors";
 	} else {
-		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
+		status = c.op_error ? "incomplete" : c.corrected ? "repaired" : "clean";
 	}
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
@@ -485,7 +570,7 @@ int main(int argc, char **argv)
 			  (unsigned long long)c.nlogs, (unsigned long long)c.nsegs_used,
 			  (unsigned long long)c.ncheckpoints, (unsigned long long)c.nsnapshots,
 			  (unsigned long long)c.ncps_checked);
-	if (c.changed)
+	if (c.corrected)
 		fsck_info(&c, "***** the volume was modified *****");
 	if (c.nerrors) {
 		if (c.o.mode == MODE_PREEN)

@@ -742,6 +742,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
 			fix_note_detached(c, cno, ino);
 		} else if (links == 0) {
+			if (cno == c->latest_cno)
+				c->nopen_unlinked++;
 			fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
 				     " is unlinked but was still open", cno, ino);
 		} else {

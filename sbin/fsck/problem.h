@@ -66,9 +66,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
-	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_NONE, \
+	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_PREEN, \
 	  "the volume was not cleanly unmounted", \
-	  "") \
+	  "the kernel's recovery done offline, then marked clean: logs after the latest super root replayed as a new checkpoint, else the cursor set to the latest super root; left unclean if errors remain or files unlinked while open are in use") \
 	X(PR_FS_OPEN, SEV_ERROR, 1, FIX_NONE, \
 	  "the volume cannot be opened as the kernel would mount it", \
 	  "") \
