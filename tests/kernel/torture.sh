@@ -685,9 +685,9 @@ while [ $s -le "$STEPS" ]; do
 		CSTEP=$s
 		s=$((s + 1))
 	else
-		# fsck.nilfs2 -y's roll-forward leaves the superblock's state unclean
-		# (writers then refuse the volume; see tests/kernel/README.md): the
-		# kernel mounts such a volume before a host step writes to it
+		# a crashed volume fsck.nilfs2 -y recovered is mounted by the kernel
+		# before a host step writes to it: that boot checks the recovered
+		# tree against the states the crash log recorded
 		if [ -n "$GSTEPS" ] || [ "$PRE_V" = V0 ] || [ "$CRASH_FSCKED" = 1 ]; then
 			boot || break
 			CRASH_FSCKED=0
