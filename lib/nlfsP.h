@@ -96,6 +96,7 @@ struct nlfs_rf_tail {
 	uint64_t end, seq, seg, nextseg;    /* block after the last log; its segment's */
 	uint64_t segs[NLFS_RF_TAIL_SEGS];
 	size_t nsegs;
+	bool open_dsync;   /* the last log begins or continues a data-sync series it does not end */
 };
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 

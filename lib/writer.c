@@ -384,7 +384,11 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
  * usage count of the super root's segment: until the new super root is
  * written they are there for the kernel's roll-forward, and afterwards
  * nothing refers to them.  When they spill into further segments, the
- * construction starts in a new clean segment instead. */
+ * construction starts in a new clean segment instead; so it does when the
+ * last of them leaves a data-sync series open: the kernel's roll-forward
+ * would run on from it into the logs of a cut construction in the
+ * successor segment, which are not data-sync (its code takes that for an
+ * error, and so does the check). */
 static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		      struct nlfs_logw_pos *pos, struct nlfs_err *err)
 {
@@ -394,7 +398,7 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 
 	if (rc)
 		return rc;
-	if (t.nsegs) {
+	if (t.nsegs || t.open_dsync) {
 		/* They spill into further segments: those stay as they are until
 		 * the new super root is written (in use, so nothing is placed in
 		 * them), and are freed with it, as a cleaner's victims are:
@@ -421,7 +425,11 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		if (!rc)
 			rc = seg_alloc(w, true, &pos->nextseg, err);
 		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
-		pos->seq = t.seq + 1;
+		/* not t.seq + 1, which the logs' successor segment would carry:
+		 * a segment of the construction must not look like the next
+		 * link of their chain, to the kernel's search or to a check (the
+		 * kernel's recovery skips one number too) */
+		pos->seq = t.seq + 2;
 		return rc;
 	}
 	pos->seg = srlog->next / w->geo.blocks_per_segment;

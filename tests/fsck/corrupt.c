@@ -1334,6 +1334,37 @@ static const struct kase cases[] = {
 	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
+/* Not a case (no base has logs after its super root), for
+ * t-fsck-recovery-fault: the last log after the latest super root, a
+ * data-sync one, loses LOGEND, as if the machine had died before the
+ * series it ends was written whole. */
+static void open_dsync_series(void)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+	uint64_t p = rec->next_pseg, last = 0, seg = p / g->blocks_per_segment;
+
+	while (p + 1 <= nlfs_seg_end(g, seg) && peek(p, 8, 4) == NLFS_SEGSUM_MAGIC &&
+	       peek(p, SS_SEQ, 8) == rec->next_seq) {
+		last = p;
+		p += peek(p, SS_NBLK, 4);
+	}
+	if (!last || !(peek(last, SS_FLAGS, 2) & NLFS_SS_SYNDT))
+		die("no data-sync log after the super root");
+	edit(last, SS_FLAGS, 2, peek(last, SS_FLAGS, 2) & ~NLFS_SS_LOGEND, 1);
+}
+
+static int run_on(const char *path, void (*fn)(void))
+{
+	img = path;
+	fd = open(img, O_RDWR);
+	if (fd < 0)
+		die("cannot open %s: %s", img, strerror(errno));
+	open_fs();
+	fn();
+	nlfs_fs_close(fs);
+	return close(fd) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = sizeof(cases) / sizeof(cases[0]);
@@ -1345,21 +1376,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE\n");
+		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n");
 		return 2;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cases[i].name, argv[1]))
-			continue;
-		img = argv[2];
-		fd = open(img, O_RDWR);
-		if (fd < 0)
-			die("cannot open %s: %s", img, strerror(errno));
-		open_fs();
-		cases[i].fn();
-		nlfs_fs_close(fs);
-		return close(fd) ? 2 : 0;
-	}
+	if (!strcmp(argv[1], "--open-dsync"))
+		return run_on(argv[2], open_dsync_series);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cases[i].name, argv[1]))
+			return run_on(argv[2], cases[i].fn);
 	die("no case named %s", argv[1]);
 	return 2;
 }

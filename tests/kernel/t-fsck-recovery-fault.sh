@@ -5,7 +5,10 @@
 # the machine died: "replay", with checkpoints newer than the superblocks'
 # cursor and data-sync logs after the last super root (recovered by one
 # construction), and "cursor", with newer checkpoints only (recovered by
-# pointing both superblocks at the latest super root).  For every cut:
+# pointing both superblocks at the latest super root); and "open", the
+# replay volume with its last data-sync series left unended (as a crash
+# in the middle of one leaves it: the kernel's roll-forward must not run
+# on from it into a cut construction's logs).  For every cut:
 #   - our check is clean (an unfinished recovery is a note) and our reader
 #     shows the tree it showed of the crashed volume;
 #   - a second fsck.nilfs2 -y finishes it: clean, marked cleanly unmounted,
@@ -24,11 +27,12 @@ top=$(cd "${top_builddir:-$here/../..}" && pwd)
 mkfs=$top/mkfs.nilfs2
 fsck=$top/fsck.nilfs2
 dump=$top/dump.nilfs2
+corrupt=$top/tests/fsck/corrupt
 
 "$guest" require || exit
-for p in "$mkfs" "$fsck" "$dump"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
+for p in "$mkfs" "$fsck" "$dump" "$corrupt"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-recovery-fault.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 fail=0
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 . "$here/manifest.sh"
@@ -73,13 +77,18 @@ GUEST
 	[ $rc -eq 125 ] || { tail -n 20 "$tmp/out"; echo "FAIL: $kind: the guest was to die, it exited $rc"; exit 1; }
 done
 
+cp --sparse=always "$tmp/replay.img" "$tmp/open.img"
+"$corrupt" --open-dsync "$tmp/open.img" || exit 1
+
 # what the crashes left: unclean, and what our reader shows
-for kind in replay cursor; do
+for kind in replay cursor open; do
 	img=$tmp/$kind.img
 	"$fsck" -fn "$img" >"$tmp/n" 2>&1 || { cat "$tmp/n"; bad "$kind: fsck -fn on the crashed volume exits $?"; }
 	grep -q 'not cleanly unmounted' "$tmp/n" || { cat "$tmp/n"; bad "$kind: the crashed volume is not unclean"; }
 	if [ $kind = replay ]; then
 		grep -q 'roll-forward: at mount the kernel replays' "$tmp/n" || { cat "$tmp/n"; bad "replay: no data-sync log to replay"; }
+	elif [ $kind = open ]; then
+		grep -q 'roll-forward: .* not complete data-sync logs' "$tmp/n" || { cat "$tmp/n"; bad "open: no unended data-sync log"; }
 	else
 		grep -q 'roll-forward' "$tmp/n" && { cat "$tmp/n"; bad "cursor: logs after the super root"; }
 	fi
@@ -100,7 +109,7 @@ done
 
 # every cut: ours now, the kernel's in the guests below
 imgs=
-for kind in replay cursor; do
+for kind in replay cursor open; do
 	img=$tmp/$kind.img
 	cp --sparse=always "$img" "$tmp/count"
 	NILFS_TEST_FAULT=count "$fsck" -y "$tmp/count" >"$tmp/run" 2>&1
@@ -131,7 +140,8 @@ done
 
 # the kernel: each crashed volume and every cut one, 20 disks a boot
 # shellcheck disable=SC2086
-set -- $tmp/replay.img $tmp/cursor.img $tmp/replay-whole.img $tmp/cursor-whole.img $imgs
+set -- $tmp/replay.img $tmp/cursor.img $tmp/open.img $tmp/replay-whole.img $tmp/cursor-whole.img \
+	$tmp/open-whole.img $imgs
 nboot=0
 while [ $# -gt 0 ]; do
 	batch=
@@ -164,13 +174,13 @@ GUEST
 		[ -s "$f.kernel" ] || bad "$(basename "$f"): no tree from the kernel"
 		case $f in
 		*-whole.img) grep -q "^UNCHECKED $dev\$" "$tmp/out" && bad "$(basename "$f"): the kernel still recovers it" ;;
-		*/replay.img | */cursor.img) grep -q "^UNCHECKED $dev\$" "$tmp/out" ||
+		*/replay.img | */cursor.img | */open.img) grep -q "^UNCHECKED $dev\$" "$tmp/out" ||
 			bad "$(basename "$f"): the kernel did not say it mounts it unchecked" ;;
 		*) grep -q "^UNCHECKED $dev\$" "$tmp/out" || echo "note: $(basename "$f"): the kernel mounted it as clean" ;;
 		esac
 	done
 done
-for kind in replay cursor; do
+for kind in replay cursor open; do
 	# our reader's tree of the crashed volume is the kernel's after its recovery
 	(cd "$tmp" && LC_ALL=C sort "$kind.ours") >"$tmp/a"
 	LC_ALL=C sort "$tmp/$kind.img.kernel" >"$tmp/b"
