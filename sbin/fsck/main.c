@@ -407,7 +407,7 @@ static bool open_unlinked_left(struct fsck *c)
 {
 	if (!c->nopen_unlinked)
 		return false;
-	fsck_info(c, "left not cleanly unmounted: %llu inode(s) of checkpoint %llu were unlinked "
+	fsck_info(c, "not marked cleanly unmounted: %llu inode(s) of checkpoint %llu were unlinked "
 		  "while still open (-v names them); a clean volume must not hold such inodes",
 		  (unsigned long long)c->nopen_unlinked, (unsigned long long)c->latest_cno);
 	return true;
@@ -527,10 +527,14 @@ int main(int argc, char **argv)
 			ex = mark_clean(&c, rw);
 	} else if (!ex && c.o.mode == MODE_NO && c.pr_count[PR_SB_UNCLEAN] && !c.nerrors &&
 		   c.fs && !c.aborted) {
-		fsck_info(&c, "not cleanly unmounted: -p or -y would %s and mark the volume clean, "
-			  "as the kernel's mount does (nothing changed, -n)",
-			  c.pr_count[PR_RECOVERY] ? "replay the logs after the latest super root "
-			  "as a new checkpoint" : "point the superblocks at the latest super root");
+		if (c.pr_count[PR_RECOVERY])
+			fsck_info(&c, "not cleanly unmounted: -p or -y would replay the logs after the "
+				  "latest super root as a new checkpoint, as the kernel's mount does "
+				  "(nothing changed, -n)");
+		else if (!open_unlinked_left(&c))
+			fsck_info(&c, "not cleanly unmounted: -p or -y would point the superblocks at the "
+				  "latest super root and mark the volume clean, as the kernel's mount "
+				  "does (nothing changed, -n)");
 	}
 	nlfs_io_close(rw);
 	if (ex) {
