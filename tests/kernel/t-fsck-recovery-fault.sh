@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-recovery-fault.sh - fsck.nilfs2 -y doing the kernel's recovery on
 # a crashed volume, cut by power loss at every write (NILFS_TEST_FAULT,
 # see README.md), torn and lost.  Two volumes the real kernel left when
