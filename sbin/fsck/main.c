@@ -191,11 +191,13 @@ static int allocate_maps(struct fsck *c)
 
 static void free_all(struct fsck *c)
 {
-	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified, &c->valloc,
-				       &c->vconfirmed, &c->vref };
+	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified };
+	struct fsck_vbitmap *vmaps[] = { &c->valloc, &c->vconfirmed, &c->vref };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		fsck_bitmap_free(maps[i]);
+	for (size_t i = 0; i < sizeof(vmaps) / sizeof(vmaps[0]); i++)
+		fsck_vbitmap_free(vmaps[i]);
 	free(c->segs);
 	if (c->fs)
 		nlfs_fs_close(c->fs);
@@ -220,12 +222,12 @@ static void run_checks(struct fsck *c)
 	if (fsck_cancelled(c))
 		return;
 	/* the latest checkpoint's map: its files, plus the cpfile and sufile */
-	fsck_bitmap_clear_all(&c->vref);
+	fsck_vbitmap_clear_all(&c->vref);
 	if (pass_cpfile(c, &cnos, &ncnos))
 		return;
 	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
 		if (i > 0) {
-			fsck_bitmap_clear_all(&c->vref);
+			fsck_vbitmap_clear_all(&c->vref);
 			c->maps_incomplete = false;
 		}
 		pass_checkpoint(c, cnos[i]);
@@ -233,6 +235,8 @@ static void run_checks(struct fsck *c)
 			pass_dat_leaks(c);
 	}
 	free(cnos);
+	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
+		fsck_problem(c, PR_IO, "out of memory for the sets of virtual blocks: the check is incomplete");
 }
 
 /* Forget what a check found, to check again after a repair. */
