@@ -79,9 +79,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return 0;   /* a stale copy: the block lives elsewhere */
 	start = nlfs_le64(e.de_start);
 	end = nlfs_le64(e.de_end);
-	/* the cpfile and sufile are rewritten below, never moved: not pinned */
-	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end) ||
-	       (!root_file(w, fi->ino) && nlfs_gc_vblock_pinned(bi->vblocknr, fi->cno, end));
+	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
 	sw->live += live;
 	if (sw->count_only)
 		return 0;
