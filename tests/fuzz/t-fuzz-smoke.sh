@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bounded fuzz smoke run of every on-disk parser under ASan and UBSan.
 # FUZZ_SECONDS (default 60) sets the time per target.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest.sh - run a shell script inside a throw-away qemu guest that runs
 # a real Linux kernel with the nilfs2 module loaded.
 #

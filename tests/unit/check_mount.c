@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mount.nilfs2's pieces that need no mount: the userspace options taken out
  * of -o and the utab attributes (nilfs-tools' names and forms), and the
  * command line walked with options after the positional arguments. */
