@@ -7,12 +7,7 @@
 # tarball, under make distcheck) it skips.
 set -u
 top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-src=$(cd "$top_srcdir" && pwd -P) || exit 99
-command -v git >/dev/null 2>&1 || { echo "SKIP: no git"; exit 77; }
-toplevel=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null) || toplevel=
-[ -n "$toplevel" ] && [ "$(cd "$toplevel" && pwd -P)" = "$src" ] ||
-	{ echo "SKIP: $src is not a git checkout"; exit 77; }
+. "$(dirname "$0")/checkout.sh"
 
 # files of the checkout a tarball needs not have: git and CI plumbing
 not_shipped='^(\.gitignore|.*/\.gitignore|\.ci/.*|m4/\.keep)$'

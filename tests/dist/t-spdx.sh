@@ -6,12 +6,7 @@
 # Data (images, expected outputs, manifests) and git plumbing need none.
 # Outside a git checkout it skips.
 set -u
-top_srcdir=${top_srcdir:-.}
-src=$(cd "$top_srcdir" && pwd -P) || exit 99
-command -v git >/dev/null 2>&1 || { echo "SKIP: no git"; exit 77; }
-toplevel=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null) || toplevel=
-[ -n "$toplevel" ] && [ "$(cd "$toplevel" && pwd -P)" = "$src" ] ||
-	{ echo "SKIP: $src is not a git checkout"; exit 77; }
+. "$(dirname "$0")/checkout.sh"
 
 fail=0 n=0
 for f in $(git -C "$src" ls-files); do
