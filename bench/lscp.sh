@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/lscp.sh: lscp on a volume with NCP (default 100000) checkpoints.
 #
 # The real kernel makes them in the qemu guest (tests/kernel), as fast as it

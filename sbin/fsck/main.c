@@ -479,6 +479,7 @@ int main(int argc, char **argv)
 	} else {
 		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
 	}
+	fsck_progress_done(&c);
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
 			  (unsigned long long)c.ninodes, (unsigned long long)c.ndirs,

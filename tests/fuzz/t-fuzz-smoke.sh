@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bounded fuzz smoke run of every on-disk parser under ASan and UBSan.
 # Deterministic: a fixed seed and a fixed number of inputs per target, so
 # that a slower machine runs a prefix of the same inputs and a pass here

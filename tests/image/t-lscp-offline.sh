@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-lscp-offline.sh - lscp and lssu on images made by nilfs-tools'
 # mkfs.nilfs2 (no kernel needed): the one checkpoint and the two segments mkfs
 # writes, in nilfs-tools' columns and as JSON, with the kernel's ACTIVE flag;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-lscp.sh - lscp, lssu, mkcp, chcp and rmcp against nilfs-tools 2.2.9 under
 # a real kernel (qemu guest, see guest.sh).
 #
