@@ -299,8 +299,8 @@ else
 fi
 $O/lssu -l -a $dev >/tmp/off-l.txt
 $O/lssu -l -p 1h $dev >>/tmp/off-l.txt
-$O/lscp --json -a $dev | head -n 3 | sed 's/^/JSON /'
-$O/lssu --json -l -n 3 $dev | sed 's/^/JSON /'
+echo "JSON $($O/lscp -J -a -n 2 $dev | tr -d ' \n')"
+echo "JSON $($O/lssu -J -l -n 3 $dev | tr -d ' \n')"
 mount -t nilfs2 -o ro $dev /mnt || { echo "RO MOUNT FAILED"; exit 1; }
 lssu -l -a $dev >/tmp/ro-l.txt
 lssu -l -p 1h $dev >>/tmp/ro-l.txt
