@@ -19,6 +19,7 @@
 #include <nlfs/io.h>
 #include <nlfs/nlfs.h>
 #include <nlfs/resize.h>
+#include "devtag.h"
 #include "holder.h"
 #include "mountinfo.h"
 #include "progress.h"
@@ -151,7 +152,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_FAILURE;
 	}
-	o.device = argv[optind++];
+	o.device = dev_resolve(PROG, argv[optind++]);
+	if (!o.device)
+		return EXIT_FAILURE;
 	if (stat(o.device, &st) < 0) {
 		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
 		return EXIT_FAILURE;
