@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-devtag.sh - UUID= and LABEL= name a device wherever a command takes one
 # (common/devtag.c, libblkid's tag evaluation): lscp, lssu, mkcp, chcp,
 # rmcp, dump.nilfs2, fsck.nilfs2, nilfs-tune, nilfs-resize, nilfs-clean and

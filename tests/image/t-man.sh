@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-man.sh - the manual pages against the programs:
 #  - every page dated YYYY-MM-DD, in the section its directory and name say;
 #    lscp and lssu (no privilege needed) in section 1, as nilfs-tools has
