@@ -345,6 +345,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	}
 	if (!rc)
 		nlfs_gc_rank(p->policy, c, ncand, p->now, bps);
+	if (!rc && !st->passes)
+		st->segments_planned = ncand;
 	/* blocks the new logs may fill: clean segments outside the reserve,
 	 * less the two the log writer holds and two for the metadata */
 	if (!rc && *clean > w->nrsvsegs + 4)
@@ -387,6 +389,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
 		if (p->manual)
 			(*start)[c[j].segnum] = 0;
+		if (!rc && p->progress)
+			p->progress(p->progress_arg, st->segments, st->segments_planned);
 	}
 	if (!rc && chosen) {
 		rc = nlfs_writer_commit(w, err);

@@ -60,6 +60,7 @@ struct nlfs_err;
 
 struct nlfs_gc_stats {
 	uint64_t passes, segments, blocks_moved, blocks_freed, checkpoints_deleted;
+	uint64_t segments_planned;     /* reclaimable when the run began */
 };
 
 struct nlfs_gc_params {
@@ -72,6 +73,9 @@ struct nlfs_gc_params {
 					* steps worth it that fit (gc_offline.c) */
 	uint32_t min_reclaimable;      /* skip a segment that frees fewer blocks (0: a tenth) */
 	uint64_t max_passes;
+	/* if set, told after each victim: segments cleaned of those planned */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 /* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,

@@ -116,6 +116,8 @@ bool fsck_is_format_error(int rc);
 /* report.c */
 void fsck_pass_begin(struct fsck *c, int pass, const char *what);
 void fsck_progress(struct fsck *c, int pass, uint64_t cur, uint64_t max);
+/* erase -C 0's bar before the closing lines */
+void fsck_progress_done(struct fsck *c);
 void fsck_info(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fsck_verbose(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int fsck_report_init(struct fsck *c);

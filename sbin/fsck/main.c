@@ -29,6 +29,7 @@
 #include "closestream.h"
 #include "fsck.h"
 #include "io_open.h"
+#include "devtag.h"
 #include "holder.h"
 #include "readahead.h"
 #include "repair.h"
@@ -168,7 +169,9 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	}
 	if (optind != argc - 1)
 		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
-	o->device = argv[optind];
+	o->device = dev_resolve(FSCK_PROG, argv[optind]);
+	if (!o->device)
+		return FSCK_EXIT_OPERATIONAL;
 	if (o->undo_file && o->mode == MODE_NO)
 		return bad_usage("-z saves what a repair overwrites: it needs -y or -p%s", "");
 	if (o->rollback && o->mode != MODE_YES)
@@ -483,6 +486,7 @@ int main(int argc, char **argv)
 	} else {
 		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
 	}
+	fsck_progress_done(&c);
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
 			  (unsigned long long)c.ninodes, (unsigned long long)c.ndirs,

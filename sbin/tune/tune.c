@@ -26,6 +26,7 @@
 #include <uuid.h>
 
 #include <nlfs/endian.h>
+#include "devtag.h"
 #include "holder.h"
 #include "mountinfo.h"
 #include "tune.h"
@@ -142,7 +143,9 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		usage(stderr);
 		exit(EXIT_FAILURE);
 	}
-	o->device = argv[optind];
+	o->device = dev_resolve(PROG, argv[optind]);
+	if (!o->device)
+		exit(EXIT_FAILURE);
 }
 
 static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)

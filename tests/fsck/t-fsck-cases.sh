@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-cases.sh - e2fsprogs-style golden tests for fsck.nilfs2.
 #
 # Three good images (nilfs-tools' mkfs.nilfs2; kernel-1k.img.xz that the

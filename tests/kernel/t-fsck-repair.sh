@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-repair.sh - what "fsck.nilfs2 -y" repairs, the real kernel must
 # take, with every file the damage did not touch intact.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nilfs_cleanerd's pure parts: the segment walk on an image, block
  * classification, the CLEAN_SEGMENTS arrays, the control messages and the
  * mountinfo lookup. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cleaner decisions: policy ranking and the kernel's liveness rule. */
 #include <errno.h>
 

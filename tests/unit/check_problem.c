@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fsck.nilfs2's problem table: every code has a unique name that matches
  * it, a description, a severity and a pass (e2fsck's tst_problem). */
 #include <string.h>

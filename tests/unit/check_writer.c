@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The log writer: volumes made in memory are read back through the reader;
  * B-tree maps of one to four levels; a second construction on an existing
  * volume; and a crash at every write of both jobs leaves the old state or
