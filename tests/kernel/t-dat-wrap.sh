@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-dat-wrap.sh - the real kernel hands out a virtual block number near
 # 2^64, and our tools take the volume (torture seed 2006, issue 18).
 #
