@@ -368,6 +368,10 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
+/* cp_count.c: the block count checkpoint CNO (0 = latest) should keep in
+ * cp_blocks_count, counted from its ifile and files (data and B-tree nodes) */
+int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
+			 struct nlfs_err *err);
 
 /* inode.c: file contents */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
