@@ -189,6 +189,17 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 		if (rc)
 			return rc;
 		total = ri.inuse_in_cut;
+		/* A grow on a device that already ends past the volume: until the
+		 * last construction writes the new secondary there, a copy of the
+		 * one at the volume's end sits where the kernel looks for it, so a
+		 * run cut short leaves the old volume with both copies found. */
+		if (new_devsize > ri.old_devsize && size > ri.old_devsize) {
+			rc = nlfs_sb_mirror_secondary(io, ri.old_devsize, err);
+			if (rc == -NLFS_EBADMAGIC || rc == -NLFS_EBADCRC || rc == -NLFS_ECORRUPT)
+				rc = 0;   /* no good copy at the old end to carry over */
+			if (rc)
+				return rc;
+		}
 	}
 	/* every pass but the last empties PER_PASS segments of the cut (none
 	 * is refilled: the new logs stay below the end) */
