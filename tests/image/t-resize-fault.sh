@@ -14,9 +14,10 @@
 # extract), every checkpoint it had, and the old size or the new one in a
 # file that holds it; fsck.nilfs2 -fn --checkpoints=all finds it clean.
 # The one exception is a cut between the two superblock writes of a
-# resize: the copy the kernel uses (the primary, the newer) has the new
-# size and the other the old one, as after a crash in the kernel's own
-# resize; fsck names the difference and -y mends it, which is checked.
+# resize or tune: the copy the kernel uses has the values it mounts, the
+# other copy the other ones, as after a crash in the kernel's own resize;
+# fsck names the difference and -y mends it, which is checked here
+# (tests/kernel/t-tune-offline.sh mounts such volumes).
 set -u
 top=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
