@@ -88,6 +88,15 @@ static uint32_t parse_u32(const char *s, const char *what)
 
 static void parse_uuid(const char *s, uint8_t uuid[16])
 {
+	char bare[37];
+
+	/* KDE Partition Manager passes QUuid::toString(): "{8-4-4-4-12}" */
+	if (strlen(s) == 38 && s[0] == '{' && s[37] == '}') {
+		memcpy(bare, s + 1, 36);
+		bare[36] = '\0';
+		if (!uuid_parse(bare, uuid))
+			return;
+	}
 	if (!strcasecmp(s, "clear"))
 		memset(uuid, 0, 16);
 	else if (!strcasecmp(s, "random"))

@@ -62,6 +62,9 @@ truncate -s 300M "$img"
 [ "$(field 'Filesystem features')" = block_count ] || bad "-O block_count: $(field 'Filesystem features')"
 "$tune" -O ^block_count "$img" >/dev/null 2>&1 || bad "-O ^block_count"
 [ "$(field 'Filesystem features')" = "(none)" ] || bad "-O ^block_count: $(field 'Filesystem features')"
+# KDE Partition Manager's form (QUuid::toString), braces around it
+"$tune" -U '{0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c}' "$img" >/dev/null 2>&1 || bad "-U {UUID}"
+[ "$(field 'Filesystem UUID')" = 0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c ] || bad "-U {UUID}: $(field 'Filesystem UUID')"
 "$tune" -U clear "$img" >/dev/null 2>&1 || bad "-U clear"
 [ "$(field 'Filesystem UUID')" = 00000000-0000-0000-0000-000000000000 ] || bad "-U clear"
 "$tune" -U random "$img" >/dev/null 2>&1 || bad "-U random"
@@ -106,6 +109,9 @@ fi
 # refused, nothing written
 expect_fail "too long" "$tune" -L "${label80}y" "$img"
 expect_fail "Invalid UUID" "$tune" -U 1234 "$img"
+expect_fail "Invalid UUID" "$tune" -U '{0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c' "$img"
+# KDE Partition Manager's label command ("-l LABEL DEV") fails as with nilfs-tools
+expect_fail "Usage" "$tune" -l newlabel "$img"
 expect_fail "not allowed to be set" "$tune" -O FEATURE_I3 "$img"
 expect_fail "unknown feature" "$tune" -O bogus "$img"
 expect_fail "invalid commit interval" "$tune" -i -5 "$img"
