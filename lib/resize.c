@@ -189,14 +189,15 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 		if (rc)
 			return rc;
 		total = ri.inuse_in_cut;
-		/* A grow on a device that already ends past the volume: until the
-		 * last construction writes the new secondary there, a copy of the
-		 * one at the volume's end sits where the kernel looks for it, so a
-		 * run cut short leaves the old volume with both copies found. */
+		/* A grow on a device that already ends past the volume, with no
+		 * valid secondary at its end (an image just extended, a partition
+		 * just grown): until the last construction writes the new one
+		 * there, a copy of the superblock in use sits where the kernel
+		 * looks, so a run cut short leaves the old volume with both
+		 * copies.  (Not the copy at the volume's end: a kernel that
+		 * mounted the volume since keeps its newer one at the device's.) */
 		if (new_devsize > ri.old_devsize && size > ri.old_devsize) {
-			rc = nlfs_sb_mirror_secondary(io, ri.old_devsize, err);
-			if (rc == -NLFS_EBADMAGIC || rc == -NLFS_EBADCRC || rc == -NLFS_ECORRUPT)
-				rc = 0;   /* no good copy at the old end to carry over */
+			rc = nlfs_sb_fill_secondary(io, err);
 			if (rc)
 				return rc;
 		}

@@ -86,3 +86,20 @@ int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_e
 				    nlfs_io_name(io));
 	return 0;
 }
+
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err)
+{
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice c;
+	int rc = nlfs_sb_read_both(io, sb, &c, err);
+
+	if (rc || c.status[NLFS_SB_SECONDARY].valid || !c.status[NLFS_SB_SECONDARY].offset)
+		return rc;
+	rc = nlfs_io_write(io, &sb[c.used], sizeof(sb[0]), c.status[NLFS_SB_SECONDARY].offset);
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the secondary superblock",
+				    nlfs_io_name(io));
+	return 0;
+}

@@ -91,6 +91,9 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
  * at FS_SIZE's end is copied to the device's end, where the kernel's next
  * mount looks for it (nothing to do if the two places are one). */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the superblock in use is written there. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
