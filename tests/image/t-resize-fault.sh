@@ -5,6 +5,8 @@
 # power cut at every one of them, torn and lost:
 #   shrink   nilfs-resize of an image whose segments in use lie past the
 #            new end (moved by the writer, then the size set)
+#   shrink-at-cursor  the same with the new end right after the segment
+#            the log writer is in (its logs name a cut segment as the next)
 #   grow     nilfs-resize of an image to a larger size (the file extended
 #            first, given back if the volume keeps its old size)
 #   label    nilfs-tune -L -U (both superblock copies rewritten)
@@ -61,8 +63,14 @@ errors() {  # fsck's problems on stdin, of image $1: no passes, summaries or war
 	sed "s|$1|IMG|" | grep -v '^Pass\|inodes, .* directories\|error(s) found\|: warning: \|: clean' | sort
 }
 
+# a shrink whose new end is right after the segment the log writer is in:
+# that segment's logs name a cut segment as the next one
+cur=$(( $(field "$base" 'Last block address') / 16 ))
+edge=$(( (cur + 1) * 16384 + 4096 ))
+
 # name:image:command (IMG is the volume)
 for job in "shrink:$base:$top/nilfs-resize -y IMG 983040" \
+	"shrink-at-cursor:$base:$top/nilfs-resize -y IMG $edge" \
 	"grow:$base:$top/nilfs-resize -y IMG 12M" \
 	"label:$base:$top/nilfs-tune -L cut -U 11111111-2222-3333-4444-555555555555 IMG" \
 	"count:$kbase:$top/nilfs-tune -O block_count IMG"; do
@@ -77,7 +85,7 @@ for job in "shrink:$base:$top/nilfs-resize -y IMG 983040" \
 	[ "$old_key" != "$new_key" ] || bad "$name: the superblock did not change"
 	old_size=$(stat -c %s "$img")
 	case $name in
-	shrink) [ "$new_segs" -lt "$old_segs" ] || bad "shrink: $old_segs -> $new_segs segments" ;;
+	shrink*) [ "$new_segs" -lt "$old_segs" ] || bad "$name: $old_segs -> $new_segs segments" ;;
 	grow) [ "$new_segs" -gt "$old_segs" ] || bad "grow: $old_segs -> $new_segs segments" ;;
 	esac
 	echo "$name: $n writes; before: $old_key"
