@@ -13,6 +13,9 @@
 #   vdd  a shrink cut the same way (the secondary at the device's end keeps
 #        the old size): the kernel mounts the new size with every file, and
 #        its unmount writes both copies, after which fsck.nilfs2 is clean
+#   vdf  an offline shrink whose new end is right after the log writer's
+#        segment (its logs name a cut segment as the next): the kernel
+#        mounts it and writes, and fsck is clean after
 #   vde  nilfs-tune -L cut between its two superblock writes: the kernel,
 #        blkid and nilfs-tools' nilfs-tune -l see the old label (the copy
 #        in use is written last)
@@ -122,6 +125,11 @@ cp "$tmp/base" "$tmp/e"
 "$top/nilfs-tune" -L before "$tmp/e" >/dev/null 2>&1 || fail "-L before"
 cut_in_window "$tmp/e" 'Filesystem volume name' before "$top/nilfs-tune" -L after IMG
 "$top/dump.nilfs2" "$tmp/e" super | grep -q 's_volume_name *after' || fail "vde: no copy has the new label"
+# vdf: a whole shrink whose new end is right after the log writer's segment
+cp "$tmp/base" "$tmp/f"
+cur=$(( $(field "$tmp/f" 'Last block address') / 16 ))
+"$top/nilfs-resize" -y "$tmp/f" $(( (cur + 1) * 16384 + 4096 )) >"$tmp/o" 2>&1 || { cat "$tmp/o"; fail "shrink at the cursor"; }
+truncate -s 8M "$tmp/f"   # the disk as long as the others; the volume ends before it
 
 {
 	cat <<GUEST
@@ -183,6 +191,13 @@ for d in vdc vdd; do
 	[ "$(nilfs-tune -l /dev/$d 2>/dev/null | sed -n 's/^Device size:[[:space:]]*//p')" = "$size" ] ||
 		bad "$d: the size listed after the unmount"
 done
+echo "== vdf: shrunk offline right after the log writer's segment"
+mount -t nilfs2 /dev/vdf /mnt || bad "vdf: mount"
+files | cmp -s - /tmp/base.files || bad "vdf: the files differ"
+dd if=/dev/urandom of=/mnt/more bs=1024 count=100 2>/dev/null; sync
+umount /mnt
+fsck.nilfs2 -fn --checkpoints=all /dev/vdf >/tmp/fsck 2>&1 || { bad "vdf: fsck after the kernel wrote"; grep -v '^Pass' /tmp/fsck; }
+
 echo "== vde: a label change cut between its superblock writes"
 [ "$(blkid -p -o value -s LABEL /dev/vde)" = before ] || bad "vde: blkid: $(blkid -p -o value -s LABEL /dev/vde)"
 theirs -l /dev/vde | grep -q '^Filesystem volume name:.*before$' || bad "vde: nilfs-tools' -l label"
@@ -196,7 +211,7 @@ GUEST
 } >"$tmp/guest-script"
 
 NILFS_KTEST_EXTRA="$top/nilfs-tune $top/fsck.nilfs2 $blkid" \
-	"$guest" run "$tmp/guest-script" "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d" "$tmp/e" >"$tmp/out" 2>&1
+	"$guest" run "$tmp/guest-script" "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d" "$tmp/e" "$tmp/f" >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 77 ] && { echo "SKIP: guest"; exit 77; }
 grep -qx "GUEST DONE" "$tmp/out" || fail "the guest did not finish (rc $rc)"
