@@ -116,16 +116,18 @@ expect_fail "not allowed to be set" "$tune" -O FEATURE_I3 "$img"
 expect_fail "unknown feature" "$tune" -O bogus "$img"
 expect_fail "invalid commit interval" "$tune" -i -5 "$img"
 expect_fail "Usage" "$tune" "$img"
-# a block size beyond the format with a good CRC in both copies (the CVE)
+# a field beyond the format, both copies signed again with a good CRC:
+# the block size (the CVE), the revision, the magic number
 cp "$img" "$tmp/good"
-if command -v python3 >/dev/null; then
-	python3 - "$img" <<'PY'
+resign() { # offset, struct format, value
+	python3 - "$img" "$1" "$2" "$3" <<'PY'
 import struct, sys, zlib
-with open(sys.argv[1], "r+b") as f:
+img, at, fmt, val = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4], 0)
+with open(img, "r+b") as f:
     for off in (1024, 314572800 - 4096):
         f.seek(off)
         sb = bytearray(f.read(1024))
-        struct.pack_into("<I", sb, 20, 40)          # s_log_block_size
+        struct.pack_into(fmt, sb, at, val)
         seed, = struct.unpack_from("<I", sb, 12)
         nbytes, = struct.unpack_from("<H", sb, 8)
         struct.pack_into("<I", sb, 16, 0)
@@ -134,8 +136,19 @@ with open(sys.argv[1], "r+b") as f:
         f.seek(off)
         f.write(sb)
 PY
+}
+if command -v python3 >/dev/null; then
+	resign 20 "<I" 40                               # s_log_block_size
 	expect_fail "s_log_block_size 40 out of range" "$tune" -L x "$img"
 	expect_fail "s_log_block_size 40 out of range" "$tune" -l "$img"
+	cp "$tmp/good" "$img"
+	resign 0 "<I" 1                                 # s_rev_level
+	expect_fail "revision 1.0" "$tune" -L x "$img"
+	expect_fail "revision 1.0" "$tune" -l "$img"
+	cp "$tmp/good" "$img"
+	resign 6 "<H" 0x3435                            # s_magic
+	expect_fail "no valid NILFS2 superblock" "$tune" -U random "$img"
+	expect_fail "no valid NILFS2 superblock" "$tune" -l "$img"
 fi
 cp "$tmp/good" "$img"
 # a bad primary: named, the secondary used and listed, the primary left alone
