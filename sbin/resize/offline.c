@@ -86,8 +86,10 @@ int resize_offline(const struct resize_opts *o)
 	say("Partition size = %" PRIu64 " bytes.\n%s the filesystem size from %" PRIu64
 	    " bytes to %" PRIu64 " bytes.\n", o->devsize, shrink ? "Shrink" : "Extend",
 	    ri.old_devsize, o->size);
-	if (shrink && report_shrink(o, &ri, rc == -ENOSPC))
+	if (shrink && report_shrink(o, &ri, rc == -ENOSPC)) {
+		say("Aborted.\n");
 		return EXIT_FAILURE;
+	}
 	if (!confirm(o)) {
 		say("Aborted.\n");
 		return EXIT_FAILURE;

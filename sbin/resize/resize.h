@@ -23,7 +23,7 @@ void progress_show(void *arg, uint64_t done, uint64_t total);
 
 struct nlfs_resize_info;
 /* what a shrink will do, in nilfs-utils' words; with NOSPACE the error
- * (and the smallest size that would do) and -1 */
+ * (and the smallest size that would do) and -1, the caller says "Aborted." */
 int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace);
 
 /* offline.c: an unmounted device or image; EXIT_SUCCESS or EXIT_FAILURE */

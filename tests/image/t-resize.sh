@@ -84,6 +84,7 @@ same_tree shrink
 refused "does not have enough free space" "$resize" -y "$img" 12M
 min=$(sed -n 's/.*smallest size it can be shrunk to now is \([0-9]*\) bytes.*/\1/p' "$tmp/out")
 [ -n "$min" ] || bad "no smallest size named"
+[ "$(grep -c '^Aborted.$' "$tmp/out")" = 1 ] || bad "'Aborted.' not said once"
 if [ -n "$min" ]; then
 	"$resize" -y "$img" "$min" >"$tmp/out" 2>&1 || { bad "shrink to the size named ($min)"; cat "$tmp/out"; }
 	fsck_ok "$img" "the smallest shrink"

@@ -5,7 +5,8 @@
 #        block count is wrong, after our nilfs-tune -O block_count: the
 #        kernel mounts it, carries the right count on (our fsck, which
 #        checks every checkpoint's count, is clean after it wrote), and so
-#        after -O ^block_count and -O block_count again in the guest
+#        after -O ^block_count and -O block_count again in the guest; an
+#        online shrink that does not fit is refused, the size it names works
 #   vdb  the same damaged volume with the bit set as nilfs-tools sets it
 #        (no recount): the kernel carries the wrong count on, which our
 #        fsck names; this is what the recount is for
@@ -171,6 +172,21 @@ grep -q "Block counts" /tmp/o && bad "vda: counts the kernel kept were rewritten
 write_some vda three && counts_ok vda "after block_count again"
 mount -t nilfs2 /dev/vda /mnt && { lscp /dev/vda | tail -n 4 | sed 's/^/VDA /'; umount /mnt; }
 
+echo "== vda: an online shrink that does not fit"
+mount -t nilfs2 /dev/vda /mnt || bad "vda: mount"
+size=$(sysfs vda device_size)
+nilfs-resize -y /dev/vda 1M >/tmp/o 2>&1 && bad "vda: a shrink to 1M succeeded"
+sed 's/^/NOSPACE /' /tmp/o
+grep -q "^Error: the filesystem does not have enough free space.$" /tmp/o || bad "vda: no free-space error"
+[ "$(grep -c '^Aborted.$' /tmp/o)" = 1 ] || bad "vda: 'Aborted.' not said once"
+min=$(sed -n 's/.*smallest size it can be shrunk to now is \([0-9]*\) bytes.*/\1/p' /tmp/o)
+[ "$(sysfs vda device_size)" = "$size" ] || bad "vda: the refused shrink changed the size"
+# the size named works
+nilfs-resize -y /dev/vda "$min" >/tmp/o 2>&1 || { bad "vda: the shrink to the size named ($min)"; cat /tmp/o; }
+[ "$(sysfs vda device_size)" = "$min" ] || bad "vda: device_size $(sysfs vda device_size) after the shrink to $min"
+umount /mnt
+counts_ok vda "after the online shrink"
+
 echo "== vdb: the bit without a recount"
 write_some vdb one
 fsck.nilfs2 -fn --checkpoints=all /dev/vdb >/tmp/fsck 2>&1
@@ -210,7 +226,7 @@ echo "GUEST DONE"
 GUEST
 } >"$tmp/guest-script"
 
-NILFS_KTEST_EXTRA="$top/nilfs-tune $top/fsck.nilfs2 $blkid" \
+NILFS_KTEST_EXTRA="$top/nilfs-tune $top/nilfs-resize $top/fsck.nilfs2 $blkid" \
 	"$guest" run "$tmp/guest-script" "$tmp/a" "$tmp/b" "$tmp/c" "$tmp/d" "$tmp/e" "$tmp/f" >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 77 ] && { echo "SKIP: guest"; exit 77; }
