@@ -28,6 +28,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "devtag.h"
 #include "holder.h"
 #include "io_open.h"
 #include "mountinfo.h"
@@ -154,7 +155,9 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		usage(stderr);
 		exit(EXIT_FAILURE);
 	}
-	o->device = argv[optind];
+	o->device = dev_resolve(PROG, argv[optind]);
+	if (!o->device)
+		exit(EXIT_FAILURE);
 }
 
 static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fault.sh - sourced by the tests that cut a command's writes with
 # NILFS_TEST_FAULT (t-fault-cmd.sh, t-resize-fault.sh).  They set $top,
 # $tmp, bad() and, per job, $name and $cmd (IMG stands for the volume).

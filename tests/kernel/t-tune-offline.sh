@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-tune-offline.sh - what the offline nilfs-tune and nilfs-resize leave,
 # mounted by the real kernel:
 #   vda  the kernel's volume (tests/fsck/images/kernel-1k) whose latest
