@@ -56,3 +56,8 @@ whole_run() {
 	state "$tmp/after" "$tmp/a"
 	cmp -s "$tmp/a.tree" "$tmp/b.tree" || bad "$name: the tree changed"
 }
+
+# the line that ends a job: its name, writes and the states seen ($seen)
+summary() {
+	echo "ok: $name: cut at each of $n writes, torn and lost: ${1:-}$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"
+}

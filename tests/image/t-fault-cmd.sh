@@ -62,7 +62,7 @@ for job in "clean:$top/nilfs_cleanerd --offline -c $tmp/conf" "mkcp:$top/mkcp -s
 			k=$((k + 1))
 		done
 	done
-	echo "ok: $name: cut at each of $n writes, torn and lost: states$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"
+	summary states
 done
 [ $fail = 0 ] && echo "PASS: $0"
 [ $fail = 0 ]

@@ -139,7 +139,7 @@ for job in "shrink:$base:$top/nilfs-resize -y IMG 983040" \
 			k=$((k + 1))
 		done
 	done
-	echo "ok: $name: cut at each of $n writes, torn and lost:$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"
+	summary
 done
 [ $fail = 0 ] && echo "PASS: $0"
 [ $fail = 0 ]
