@@ -91,6 +91,9 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
  * at FS_SIZE's end is copied to the device's end, where the kernel's next
  * mount looks for it (nothing to do if the two places are one). */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the superblock in use is written there. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
@@ -379,6 +382,10 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
+/* cp_count.c: the block count checkpoint CNO (0 = latest) should keep in
+ * cp_blocks_count, counted from its ifile and files (data and B-tree nodes) */
+int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
+			 struct nlfs_err *err);
 
 /* inode.c: file contents */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,

@@ -296,8 +296,15 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				     seg, p, log.next, s->next);
 		}
 		nextseg = log.next / g->blocks_per_segment;
-		if (first && (nextseg >= g->nsegments || log.next != nlfs_seg_start(g, nextseg) ||
-			      nextseg == seg))
+		if (first && nextseg >= g->nsegments && log.next == nlfs_seg_start(g, nextseg) &&
+		    seg != nlfs_fs_recovery(c->fs)->sr_log / g->blocks_per_segment)
+			/* a shrink (the kernel's or nilfs-resize's) keeps old logs
+			 * whose next segment was cut; only the latest log's is followed */
+			fsck_verbose(c, "segment %" PRIu64 ": log at block %" PRIu64 ": ss_next %"
+				     PRIu64 " lies past the last segment (the volume was shrunk)",
+				     seg, p, log.next);
+		else if (first && (nextseg >= g->nsegments ||
+				   log.next != nlfs_seg_start(g, nextseg) || nextseg == seg))
 			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": ss_next %" PRIu64 " is not the start of another segment",
 				     seg, p, log.next);

@@ -71,7 +71,6 @@ int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri
 		    "       The smallest size it can be shrunk to now is %" PRIu64 " bytes.\n",
 		    ri->short_segments, ri->short_segments * ri->segment_bytes,
 		    nlfs_resize_min_size(ri));
-		say("Aborted.\n");
 		return -1;
 	}
 	if (o->verbose)

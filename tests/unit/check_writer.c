@@ -811,6 +811,91 @@ START_TEST(test_checkpoint_ops)
 }
 END_TEST
 
+/* every checkpoint's cp_blocks_count equals what its files hold */
+static void check_counts(struct nlfs_io *io, uint64_t ncps)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_checkpoint cp;
+	uint64_t n;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->cno, ncps);
+	for (uint64_t c = 1; c <= ncps; c++) {
+		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+		ck_assert_msg(nlfs_cp_count_blocks(fs, c, &n, &err) == 0, "%s", err.what);
+		ck_assert_msg(nlfs_le64(cp.cp_blocks_count) == n, "checkpoint %llu: %llu, files %llu",
+			      (unsigned long long)c, (unsigned long long)nlfs_le64(cp.cp_blocks_count),
+			      (unsigned long long)n);
+	}
+	nlfs_fs_release(fs);
+}
+
+static struct nlfs_recount recount(struct nlfs_io *io)
+{
+	struct nlfs_recount rs;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_msg(nlfs_recount_blocks(fs, 1700000300, &rs, &err) == 0, "%s", err.what);
+	nlfs_fs_release(fs);
+	return rs;
+}
+
+/* nilfs-tune -O block_count: wrong block counts of old checkpoints and of
+ * the latest (which the next checkpoint carries on) are set right in one
+ * construction; a volume whose counts are right is not written */
+START_TEST(test_recount_blocks)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	struct nlfs_checkpoint cp;
+	struct nlfs_recount rs;
+	struct nlfs_err err;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	/* the writer's counts are the files' */
+	check_counts(io, 6);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.ncheckpoints, 6);
+	ck_assert_uint_eq(rs.nwrong, 0);
+	ck_assert_uint_eq(rs.written_cno, 0);
+	/* checkpoints 2 and 4 and the new latest, 7, counted wrong */
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 0, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_writer_open(fs, 1700000250, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 2, 1, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 4, 100000, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 99, 1, &err), -ENOENT);
+	nlfs_writer_set_counts(w, nlfs_le64(cp.cp_inodes_count), nlfs_le64(cp.cp_blocks_count) + 7);
+	ck_assert_msg(nlfs_writer_commit(w, &err) == 0, "%s", err.what);
+	nlfs_writer_free(w);
+	nlfs_fs_release(fs);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 4, &cp, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(cp.cp_blocks_count), 100000);
+	nlfs_fs_release(fs);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.ncheckpoints, 7);
+	ck_assert_uint_eq(rs.nwrong, 3);
+	ck_assert_uint_eq(rs.latest_was, rs.latest_counted + 7);
+	ck_assert_uint_eq(rs.written_cno, 8);
+	check_counts(io, 8);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.nwrong, 0);
+	ck_assert_uint_eq(rs.written_cno, 0);
+	ck_assert_uint_eq(verify(io, 1024, NULL), 8);
+	nlfs_io_close(io);
+}
+END_TEST
+
 static uint64_t clean_segments(struct nlfs_io *io)
 {
 	struct nlfs_fs *fs;
@@ -1062,6 +1147,7 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_mkfs_roundtrip, 0, 3);
 	tcase_add_test(tc, test_second_checkpoint);
 	tcase_add_test(tc, test_checkpoint_ops);
+	tcase_add_test(tc, test_recount_blocks);
 	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
 	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_crash_mkfs);
