@@ -81,6 +81,11 @@ static int dat_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err)
 	return 0;
 }
 
+void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn)
+{
+	w->dat_hint = vbn;
+}
+
 static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
 {
 	struct nlfs_dat_entry *e;
@@ -453,7 +458,12 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
  * log (or the segment reserved after it) lies in the cut, a clean segment
  * below takes its place.  The old reservation stays in use until the cut
  * is cleaned with the rest, so until the superblocks move nothing the old
- * state knows is written over. */
+ * state knows is written over.  A segment that already holds logs keeps
+ * the next segment they name (the kernel never changes a segment's
+ * ss_next): if that one is cut, the construction starts a new segment.
+ * Where the chain of segments then leaves the segment it named, the
+ * sequence number that one would have had is skipped, as if it had been
+ * written and cleaned: the chain check (fsck) sees a gap, not a break. */
 static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_pos *pos,
 		      struct nlfs_err *err)
 {
@@ -461,21 +471,24 @@ static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_po
 	int rc = 0;
 
 	w->alloc_limit = limit;
-	if (pos->seg >= limit) {
-		if (pos->nextseg < limit) {
-			pos->seg = pos->nextseg;
-		} else {
-			rc = seg_alloc(w, true, &pos->seg, err);
-		}
-		/* a new segment continues the sequence after the one left */
-		if (!fresh)
-			pos->seq++;
-		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
-		if (!rc)
+	if (pos->seg < limit && (fresh || pos->nextseg < limit)) {
+		/* nothing written in a fresh segment yet: its next may change */
+		if (pos->nextseg >= limit)
 			rc = seg_alloc(w, true, &pos->nextseg, err);
-	} else if (pos->nextseg >= limit) {
-		rc = seg_alloc(w, true, &pos->nextseg, err);
+		return rc;
 	}
+	if (pos->nextseg < limit) {
+		/* where the chain goes on anyway, or (fresh) the writer's own
+		 * reservation, no log names it */
+		pos->seg = pos->nextseg;
+		pos->seq++;
+	} else {
+		rc = seg_alloc(w, true, &pos->seg, err);
+		pos->seq += fresh ? 1 : 2;
+	}
+	pos->pos = nlfs_seg_start(&w->geo, pos->seg);
+	if (!rc)
+		rc = seg_alloc(w, true, &pos->nextseg, err);
 	return rc;
 }
 

@@ -78,11 +78,21 @@ void cli_print_version(void)
 	printf("%s (nilfsprogs) %s\n", cli_progname, PACKAGE_VERSION);
 }
 
+void cli_usage_help(FILE *out)
+{
+	fputs("  -h, --help               display this help and exit\n"
+	      "  -V, --version            display the version and exit\n", out);
+}
+
+void cli_usage_man(FILE *out, int section)
+{
+	fprintf(out, "\nFor more details see %s(%d).\n", cli_progname, section);
+}
+
 void cli_usage_tail(FILE *out)
 {
-	fprintf(out, "  -h, --help               display this help and exit\n"
-		     "  -V, --version            display the version and exit\n"
-		     "\nFor more details see %s(8).\n", cli_progname);
+	cli_usage_help(out);
+	cli_usage_man(out, 8);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v)

@@ -29,8 +29,11 @@ _Noreturn void cli_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2
 _Noreturn void cli_bad_option(int optopt, const char *arg);
 
 void cli_print_version(void);
-/* the common tail of every --help */
+/* the common tail of every --help: the -h and -V lines, then the manual
+ * page (section 8; lscp and lssu, which need no privilege, are in 1) */
 void cli_usage_tail(FILE *out);
+void cli_usage_help(FILE *out);
+void cli_usage_man(FILE *out, int section);
 
 /* A plain decimal number, all of S; false if it is not one */
 bool cli_parse_u64(const char *s, uint64_t *v);

@@ -3,7 +3,8 @@
  * vol.c - find the volume a command names: the mounted NILFS2 file systems
  * come from /proc/self/mountinfo and are matched by device number, so a
  * device, its mount point, a directory inside it, or a loop-mounted image
- * all lead to the same mount.  What is not mounted is read offline.
+ * all lead to the same mount.  What is not mounted is read offline.  A
+ * device may be named by a tag (UUID=, LABEL=; common/devtag.h).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "devtag.h"
 #include "vol.h"
 
 struct mnt {
@@ -242,6 +244,11 @@ int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 	read_mounts(&l);
 	if (!arg) {
 		rc = open_default(v, &l, mode, msg, len);
+		goto done;
+	}
+	rc = dev_lookup(arg, &arg);     /* UUID=, LABEL=: the device */
+	if (rc) {
+		snprintf(msg, len, "%s", dev_lookup_reason(arg, rc));
 		goto done;
 	}
 	if (stat(arg, &st) < 0) {

@@ -91,6 +91,9 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
  * at FS_SIZE's end is copied to the device's end, where the kernel's next
  * mount looks for it (nothing to do if the two places are one). */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the superblock in use is written there. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
@@ -284,6 +287,17 @@ uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint
 uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
 /* groups a palloc file reaches when its last mapped block is LAST_BLKOFF */
 uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff);
+/*
+ * The groups that the mapped blocks KEYS (any order) of a palloc file fall
+ * in, ascending and each once, in a new array *GROUPS (to free): a
+ * descriptor block counts for every group it describes, a bitmap or entry
+ * block for its own.  The groups cover the whole 64-bit entry space (the
+ * kernel's DAT allocates anywhere in it), so a file is walked by its blocks,
+ * never by a count of groups.  Keys past the last group are left out and
+ * counted in *NBEYOND.  0 or -ENOMEM.
+ */
+int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
+			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond);
 /* One group's descriptor (pg_nfrees) and bitmap block.  DESC and BITMAP are
  * the caller's blocksize buffers; set DESC_BLKOFF to UINT64_MAX before the
  * first call (the descriptor block is then kept for the next groups).  A hole
@@ -376,6 +390,10 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
+/* cp_count.c: the block count checkpoint CNO (0 = latest) should keep in
+ * cp_blocks_count, counted from its ifile and files (data and B-tree nodes) */
+int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
+			 struct nlfs_err *err);
 
 /* inode.c: file contents */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,

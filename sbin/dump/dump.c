@@ -13,6 +13,7 @@
 #include "closestream.h"
 #include "extract.h"
 #include "stats.h"
+#include "devtag.h"
 #include "json.h"
 
 #define EXIT_USAGE 2
@@ -741,7 +742,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	o.device = argv[optind];
+	o.device = dev_resolve("dump.nilfs2", argv[optind]);
+	if (!o.device)
+		return 1;
 	view = argv[optind + 1];
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&

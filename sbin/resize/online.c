@@ -24,8 +24,7 @@ static void resize_error(int e, bool shrink)
 		say("       This kernel does not support the resize API.\n");
 }
 
-/* s_dev_size of the volume as the kernel last wrote it */
-static int fs_size(const char *device, uint64_t *size)
+int resize_fs_size(const char *device, uint64_t *size)
 {
 	struct nlfs_super_block sb[2];
 	struct nlfs_sb_choice c;
@@ -73,7 +72,7 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 	bool shrink;
 	int fd, rc;
 
-	rc = fs_size(o->device, &cur);
+	rc = resize_fs_size(o->device, &cur);
 	if (rc) {
 		say("Error: cannot open NILFS on %s.\n", o->device);
 		return EXIT_FAILURE;

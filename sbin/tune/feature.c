@@ -2,9 +2,10 @@
 /*
  * Feature names for -O and the listing.  The names and the FEATURE_<C|R|I><bit>
  * spelling of a bit without one are nilfs-utils'.  Of the features the
- * format knows, only compat_ro block_count may be set or cleared: the
+ * format knows, only compat_ro block_count may be set or cleared (the
  * checkpoints' block counts are kept by the kernel and by this suite's
- * writer whether the bit is set or not.
+ * writer whether the bit is set or not; tune.c recounts them before
+ * setting it).
  */
 #include <ctype.h>
 #include <stdlib.h>

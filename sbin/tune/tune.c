@@ -21,12 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uuid.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
+#include "devtag.h"
 #include "holder.h"
+#include "io_open.h"
 #include "mountinfo.h"
 #include "tune.h"
 
@@ -85,6 +89,15 @@ static uint32_t parse_u32(const char *s, const char *what)
 
 static void parse_uuid(const char *s, uint8_t uuid[16])
 {
+	char bare[37];
+
+	/* KDE Partition Manager passes QUuid::toString(): "{8-4-4-4-12}" */
+	if (strlen(s) == 38 && s[0] == '{' && s[37] == '}') {
+		memcpy(bare, s + 1, 36);
+		bare[36] = '\0';
+		if (!uuid_parse(bare, uuid))
+			return;
+	}
 	if (!strcasecmp(s, "clear"))
 		memset(uuid, 0, 16);
 	else if (!strcasecmp(s, "random"))
@@ -142,7 +155,9 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		usage(stderr);
 		exit(EXIT_FAILURE);
 	}
-	o->device = argv[optind];
+	o->device = dev_resolve(PROG, argv[optind]);
+	if (!o->device)
+		exit(EXIT_FAILURE);
 }
 
 static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
@@ -245,12 +260,57 @@ static int list_volume(const struct tune_opts *o)
 	return EXIT_SUCCESS;
 }
 
+/* the volume opened for the recount closes its io with it */
+static void close_volume(struct nlfs_fs *fs, struct nlfs_io *io)
+{
+	if (fs)
+		nlfs_fs_close(fs);
+	else
+		nlfs_io_close(io);
+}
+
+/* -O turns block_count on (whatever the volume has now) */
+static bool sets_block_count(const struct tune_opts *o)
+{
+	uint64_t f[3] = { 0, 0, 0 };
+	char why[128];
+
+	return (o->set & SET_FEATURES) && !tune_edit_features(o->features, f, why, sizeof(why)) &&
+	       (f[TUNE_COMPAT_RO] & NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT);
+}
+
+/* What block_count promises, made true before the bit is set: each
+ * checkpoint's block count as its files hold it.  Wrong counts (a volume
+ * written by a kernel older than the count, or damaged) are set right in
+ * one new checkpoint. */
+static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct nlfs_fs **fs)
+{
+	struct nlfs_recount rs;
+	struct nlfs_err err;
+	char msg[1024];
+	int rc = nlfs_fs_open(io, fs, &err);
+
+	if (!rc)
+		rc = nlfs_recount_blocks(*fs, (uint64_t)time(NULL), &rs, &err);
+	if (rc) {
+		close_volume(*fs, io);
+		die("cannot count the blocks of the checkpoints for block_count: %s",
+		    why(&err, o->device, msg, sizeof(msg)));
+	}
+	if (rs.nwrong)
+		printf("Block counts of %" PRIu64 " of %" PRIu64 " checkpoints set to what their "
+		       "files hold (the latest: %" PRIu64 " -> %" PRIu64 "), written as "
+		       "checkpoint %" PRIu64 "\n", rs.nwrong, rs.ncheckpoints, rs.latest_was,
+		       rs.latest_counted, rs.written_cno);
+}
+
 int main(int argc, char **argv)
 {
 	struct tune_opts o = { 0 };
 	struct nlfs_sb_choice c;
 	struct nlfs_err err;
 	struct nlfs_io *io;
+	struct nlfs_fs *fs = NULL;
 	bool mounted = false, ro = false;
 	char where[PATH_MAX], msg[1024];
 	int rc, mode = NLFS_IO_RDWR;
@@ -286,15 +346,20 @@ int main(int argc, char **argv)
 			"leave them older than the logs\n", o.device, where);
 		mode = NLFS_IO_RDWR_SHARED;
 	}
-	rc = nlfs_io_open_unix(o.device, mode, &io);
+	rc = cmd_io_open(o.device, mode, &io);
 	if (rc)
 		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+	if (sets_block_count(&o) && mounted)
+		fprintf(stderr, PROG ": %s: block counts not checked under the mounted kernel "
+			"(it keeps them)\n", o.device);
+	else if (sets_block_count(&o))
+		recount_blocks(&o, io, &fs);
 	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);
 	if (rc) {
-		nlfs_io_close(io);
+		close_volume(fs, io);
 		die("%s", why(&err, o.device, msg, sizeof(msg)));
 	}
 	report_choice(o.device, &c, true);
-	nlfs_io_close(io);
+	close_volume(fs, io);
 	return o.list ? list_volume(&o) : EXIT_SUCCESS;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command-line parsing of the checkpoint tools (bin/lscp/cli.c):
  * checkpoint numbers and ranges read as nilfs-utils reads them. */
 #include <stdint.h>
