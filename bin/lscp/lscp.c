@@ -32,18 +32,19 @@ enum { OPT_JSON = CHAR_MAX + 1 };
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint|image]\n"
-	       "List the checkpoints of a NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -a, --all                show minor checkpoints too\n"
-	       "  -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
-	       "  -g, --show-increment     show the blocks each checkpoint added\n"
-	       "  -r, --reverse            newest first\n"
-	       "  -s, --snapshot           list only snapshots\n"
-	       "  -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
-	       "  -n, --lines <n>          list at most <n> checkpoints\n"
-	       "      --json               print JSON\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nList the checkpoints of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -a, --all                show minor checkpoints too\n"
+	       " -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
+	       " -g, --show-increment     show the blocks each checkpoint added\n"
+	       " -r, --reverse            newest first\n"
+	       " -s, --snapshot           list only snapshots\n"
+	       " -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
+	       " -n, --lines <n>          list at most <n> checkpoints\n"
+	       "     --json               print JSON\n", cli_progname);
+	cli_usage_tail(stdout, 26);
 }
 
 static bool shown(const struct lscp *c, const struct nilfs_cpinfo *ci)
@@ -251,14 +252,6 @@ static int backward_snapshots(struct lscp *c)
 	return rc;
 }
 
-static bool parse_count(const char *what, const char *arg, uint64_t *v)
-{
-	if (cli_parse_u64(arg, v))
-		return true;
-	cli_warnx("invalid %s: %s", what, arg);
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -280,7 +273,6 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "abgrsi:n:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.all = true; break;
@@ -289,21 +281,19 @@ int main(int argc, char **argv)
 		case 'r': c.reverse = true; break;
 		case 's': c.snapshots = true; break;
 		case 'i':
-			if (!parse_count("index", optarg, &c.index))
-				return CLI_EXIT_FAILURE;
+			c.index = cli_strtou64_or_err(optarg, UINT64_MAX, "index");
 			break;
 		case 'n':
-			if (!parse_count("number of lines", optarg, &c.lines))
-				return CLI_EXIT_FAILURE;
+			c.lines = cli_strtou64_or_err(optarg, UINT64_MAX, "number of lines");
 			break;
 		case OPT_JSON: c.json = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default: cli_usage_error(NULL);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
 

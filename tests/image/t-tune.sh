@@ -35,7 +35,7 @@ expect_fail() { # pattern, then the command; nothing may be written
 
 # the long options every program has
 "$tune" --help | grep -q -- '--version' || bad "nilfs-tune --help does not list --version"
-"$tune" --version | grep -q 'nilfs-tune (nilfsprogs)' || bad "nilfs-tune --version"
+"$tune" --version | grep -q 'nilfs-tune from nilfsprogs' || bad "nilfs-tune --version"
 field() { # the value of "-l" field $1 of $img, as GParted cuts it
 	"$tune" -l "$img" 2>/dev/null | sed -n "s/^$1:[[:space:]]*//p"
 }
@@ -82,7 +82,8 @@ expect_fail "Invalid UUID" "$tune" -U 1234 "$img"
 expect_fail "not allowed to be set" "$tune" -O FEATURE_I3 "$img"
 expect_fail "unknown feature" "$tune" -O bogus "$img"
 expect_fail "invalid commit interval" "$tune" -i -5 "$img"
-expect_fail "Usage" "$tune" "$img"
+expect_fail "Try 'nilfs-tune --help'" "$tune" "$img"
+expect_fail "invalid commit interval" "$tune" -i 0x10 "$img"
 # a block size beyond the format with a good CRC in both copies (the CVE)
 cp "$img" "$tmp/good"
 if command -v python3 >/dev/null; then
