@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "json.h"
 #include "vol.h"
+#include "array.h"
 
 #define NCPINFO 512     /* entries per request */
 
@@ -220,18 +221,10 @@ static bool push_below(struct lscp *c, const struct nilfs_cpinfo *ci)
 	(void)c;
 	if (ci->ci_cno >= stack.below)
 		return false;   /* the list ascends: the rest is above too */
-	if (stack.n == stack.cap) {
-		size_t cap = stack.cap ? 2 * stack.cap : 256;
-		struct nilfs_cpinfo *v = realloc(stack.v, cap * sizeof(*v));
-
-		if (!v) {
-			stack.nomem = true;
-			return false;
-		}
-		stack.v = v;
-		stack.cap = cap;
+	if (CLI_PUSH(stack.v, stack.n, stack.cap, *ci)) {
+		stack.nomem = true;
+		return false;
 	}
-	stack.v[stack.n++] = *ci;
 	return true;
 }
 

@@ -35,6 +35,10 @@ struct nlfs_err {
 };
 
 const char *nlfs_strerror(int code);
+
+/* array.c: make room for NEED elements of ELEM bytes in *ARR (room for
+ * *CAP), doubling from 8.  0, or -ENOMEM with *ARR and *CAP unchanged. */
+int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 void nlfs_err_clear(struct nlfs_err *e);
 int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

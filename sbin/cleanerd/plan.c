@@ -27,33 +27,9 @@
 #include <nlfs/nlfs.h>
 #include "ioc.h"
 #include "plan.h"
+#include "array.h"
 
 #define ALIGN 4096
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-/* append VAL to ARR[N] (capacity CAP): 0 or -ENOMEM */
-#define PUSH(arr, n, cap, val)                                                    \
-	(grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? -ENOMEM            \
-								 : ((arr)[(n)++] = (val), 0))
 
 /* ---- the device ---- */
 
@@ -221,7 +197,7 @@ static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 			.bd_level = bi->is_data ? 0 : bi->level,
 		};
 
-		w->rc = PUSH(d->bd, d->nbd, d->capbd, b);
+		w->rc = CLI_PUSH(d->bd, d->nbd, d->capbd, b);
 	} else {
 		struct nilfs_vdesc v = {
 			.vd_ino = fi->ino,
@@ -236,7 +212,7 @@ static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 			w->rc = -EBADMSG;
 			return 1;
 		}
-		w->rc = PUSH(d->vd, d->nvd, d->capvd, v);
+		w->rc = CLI_PUSH(d->vd, d->nvd, d->capvd, v);
 	}
 	return w->rc ? 1 : 0;
 }
@@ -402,18 +378,18 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 		v.vd_period.p_end = vi[i].vi_end;
 		switch (cld_vblock_fate(prot, &v, &vi[i])) {
 		case CLD_LIVE:
-			rc = PUSH(p->live, p->nlive, p->caplive, v);
+			rc = CLI_PUSH(p->live, p->nlive, p->caplive, v);
 			break;
 		case CLD_DEAD:
 			if (nlfs_gc_vblock_pinned(v.vd_vblocknr, v.vd_cno, v.vd_period.p_end)) {
-				rc = PUSH(p->pinned, p->npinned, p->cappinned, v);
+				rc = CLI_PUSH(p->pinned, p->npinned, p->cappinned, v);
 				break;
 			}
-			rc = PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
+			rc = CLI_PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
 			/* the checkpoints that alone saw this block go with it;
 			 * cpfile and sufile blocks (cno 0) belong to none */
 			if (!rc && v.vd_cno != 0 && v.vd_period.p_start < v.vd_period.p_end)
-				rc = PUSH(p->periods, p->nperiods, p->capperiods, v.vd_period);
+				rc = CLI_PUSH(p->periods, p->nperiods, p->capperiods, v.vd_period);
 			break;
 		case CLD_STALE:
 			p->nstale++;
@@ -426,7 +402,7 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 		int rc = 0;
 
 		if (d->bd[i].bd_blocknr == d->bd[i].bd_oblocknr)
-			rc = PUSH(p->bd, p->nbd, p->capbd, d->bd[i]);
+			rc = CLI_PUSH(p->bd, p->nbd, p->capbd, d->bd[i]);
 		else
 			p->nbd_dead++;
 		if (rc)
@@ -437,13 +413,13 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 
 int cld_plan_add_segment(struct cld_plan *p, uint64_t segnum)
 {
-	return PUSH(p->segnums, p->nsegs, p->capsegs, segnum);
+	return CLI_PUSH(p->segnums, p->nsegs, p->capsegs, segnum);
 }
 
 #define APPEND(dst, src, arr, n, cap)                                                        \
 	do {                                                                                 \
-		int _rc = grow((void **)&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n,       \
-			       sizeof(*(dst)->arr));                                         \
+		int _rc = nlfs_grow((void **)&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n,   \
+				   sizeof(*(dst)->arr));                                     \
 		if (_rc)                                                                     \
 			return _rc;                                                          \
 		if ((src)->n)                                                                \
@@ -483,11 +459,11 @@ static int settle_pinned(struct cld_plan *p)
 		for (size_t j = 0; j < p->nlive && !clash; j++)
 			clash = same_data_block(v, &p->live[j]);
 		if (!clash) {
-			rc = PUSH(p->live, p->nlive, p->caplive, *v);
+			rc = CLI_PUSH(p->live, p->nlive, p->caplive, *v);
 		} else {
-			rc = PUSH(p->dead, p->ndead, p->capdead, v->vd_vblocknr);
+			rc = CLI_PUSH(p->dead, p->ndead, p->capdead, v->vd_vblocknr);
 			if (!rc && v->vd_cno != 0 && v->vd_period.p_start < v->vd_period.p_end)
-				rc = PUSH(p->periods, p->nperiods, p->capperiods, v->vd_period);
+				rc = CLI_PUSH(p->periods, p->nperiods, p->capperiods, v->vd_period);
 		}
 		if (rc) {
 			p->nlive = nlive0;
@@ -551,14 +527,8 @@ int cld_segment_plan(int iocfd, struct cld_reader *r, uint64_t segnum, uint32_t 
 	if (rc)
 		return rc;
 	cld_descs_sort(descs);
-	if (descs->nvd > vb->cap) {
-		struct nilfs_vinfo *v = realloc(vb->vi, descs->nvd * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		vb->vi = v;
-		vb->cap = descs->nvd;
-	}
+	if (CLI_GROW(vb->vi, vb->cap, descs->nvd))
+		return -ENOMEM;
 	for (size_t i = 0; i < descs->nvd; i++)
 		vb->vi[i] = (struct nilfs_vinfo){ .vi_vblocknr = descs->vd[i].vd_vblocknr };
 	for (size_t i = 0; i < descs->nvd; ) {

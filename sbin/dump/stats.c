@@ -13,6 +13,7 @@
 #include <nlfs/endian.h>
 #include "json.h"
 #include "stats.h"
+#include "array.h"
 
 #define DEPTHS 15
 #define LIVE_BUCKETS 10
@@ -23,7 +24,7 @@ struct stats {
 	uint64_t dir_blocks_hist[8];      /* 1, 2, 3-4, 5-8, ... blocks */
 	uint64_t ndirs, nfiles;
 	uint64_t *snapshots;
-	size_t nsnapshots;
+	size_t nsnapshots, capsnapshots;
 	uint64_t latest;
 	/* per segment being scanned */
 	uint64_t live, total;
@@ -120,12 +121,8 @@ static int load_snapshots(struct stats *st, struct nlfs_err *err)
 		if (rc)
 			return rc;
 		if (nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT) {
-			uint64_t *n = realloc(st->snapshots, (st->nsnapshots + 1) * sizeof(*n));
-
-			if (!n)
+			if (CLI_PUSH(st->snapshots, st->nsnapshots, st->capsnapshots, cno))
 				return -ENOMEM;
-			st->snapshots = n;
-			st->snapshots[st->nsnapshots++] = cno;
 		}
 	}
 	return 0;

@@ -19,6 +19,7 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "array.h"
 
 #define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \
 		  NLFS_CHECKPOINT_MINOR)
@@ -30,17 +31,7 @@ struct u64s {
 
 static int push(struct u64s *a, uint64_t x)
 {
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 64;
-		uint64_t *v = realloc(a->v, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = nc;
-	}
-	a->v[a->n++] = x;
-	return 0;
+	return CLI_PUSH(a->v, a->n, a->cap, x);
 }
 
 static int collect_keys(uint64_t key, uint64_t ptr, unsigned level, void *arg)

@@ -26,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "array.h"
 #include "fsck.h"
 
 struct owner {
@@ -260,8 +261,8 @@ static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 	if (level)
 		return 0;
-	if (fix_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
-	    fix_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
+	if (nlfs_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
+	    nlfs_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
 		return -ENOMEM;
 	ib->off[ib->n] = key;
 	ib->vbn[ib->n++] = ptr;

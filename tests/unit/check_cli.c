@@ -3,10 +3,12 @@
  * util-linux's strtou64_or_err rule in every program. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "check_main.h"
 #include <nlfs/nlfs.h>
 #include "strutils.h"
+#include "array.h"
 
 static bool range(const char *s, uint64_t a, uint64_t b)
 {
@@ -136,6 +138,27 @@ START_TEST(sizes)
 }
 END_TEST
 
+START_TEST(arrays)
+{
+	uint64_t *a = NULL;
+	size_t n = 0, cap = 0;
+
+	for (uint64_t i = 0; i < 1000; i++)
+		ck_assert_int_eq(CLI_PUSH(a, n, cap, i), 0);
+	ck_assert_uint_eq(n, 1000);
+	ck_assert_uint_eq(cap, 1024);                 /* doubling */
+	for (uint64_t i = 0; i < 1000; i++)
+		ck_assert_uint_eq(a[i], i);
+	ck_assert_int_eq(CLI_GROW(a, cap, 10), 0);    /* room enough: unchanged */
+	ck_assert_uint_eq(cap, 1024);
+	/* a size that overflows is refused, the array left as it was */
+	ck_assert_int_eq(CLI_GROW(a, cap, SIZE_MAX / 4), -ENOMEM);
+	ck_assert_uint_eq(cap, 1024);
+	ck_assert_uint_eq(a[999], 999);
+	free(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -145,6 +168,7 @@ int main(void)
 	tcase_add_test(tc, numbers);
 	tcase_add_test(tc, periods);
 	tcase_add_test(tc, sizes);
+	tcase_add_test(tc, arrays);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
