@@ -219,6 +219,16 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, struct nlfs_err *err);
 
 /* Files: any file of a checkpoint is read through its inode's bmap. */
+/* Whether an inode of MODE keeps a block map in i_bmap (regular files,
+ * directories and symbolic links); the other types keep a device number
+ * or nothing there. */
+static inline bool nlfs_mode_has_map(uint16_t mode)
+{
+	uint16_t t = mode & NLFS_S_IFMT;
+
+	return t == NLFS_S_IFREG || t == NLFS_S_IFDIR || t == NLFS_S_IFLNK;
+}
+
 struct nlfs_file {
 	uint64_t ino;
 	uint64_t cno;              /* checkpoint it was read from (0: metadata file) */

@@ -619,7 +619,7 @@ static int print_dir(struct nlfs_fs *fs, const struct nlfs_file *f, const struct
 	struct ls_print lp = { o->json ? &j : NULL };
 	int rc;
 
-	if ((nlfs_le16(f->inode.i_mode) & 0170000) != 0040000)
+	if ((nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR)
 		return nlfs_err_set(err, ENOTDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
 	if (o->json) {
 		json_init(&j, stdout);
@@ -636,7 +636,7 @@ static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, struct 
 	static uint8_t buf[1 << 16];
 	uint64_t off = 0;
 
-	if ((nlfs_le16(f->inode.i_mode) & 0170000) == 0040000)
+	if ((nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR)
 		return nlfs_err_set(err, EISDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
 	for (;;) {
 		size_t n;

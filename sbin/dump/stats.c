@@ -56,10 +56,9 @@ static int count_inode(const struct nlfs_file *f, void *arg)
 	uint32_t bs = nlfs_fs_geometry(st->fs)->blocksize;
 
 	st->nfiles++;
-	if ((mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ||
-	    (mode & 0170000) == 0120000)
+	if (nlfs_mode_has_map(mode))
 		st->depth_hist[bmap_depth(f)]++;
-	if ((mode & 0170000) == 0040000) {
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
 		st->ndirs++;
 		st->dir_blocks_hist[log2_bucket((nlfs_le64(f->inode.i_size) + bs - 1) / bs)]++;
 	}

@@ -61,7 +61,7 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 			     nlfs_le64(cp->cp_cno));
 	if (fl & ~CP_KNOWN)
 		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": unknown flags 0x%x", cno, fl);
-	if ((nlfs_le16(in->i_mode) & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+	if ((nlfs_le16(in->i_mode) & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
 		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": ifile inode has mode 0%o and %u links",
 			     cno, nlfs_le16(in->i_mode), nlfs_le16(in->i_links_count));
 }

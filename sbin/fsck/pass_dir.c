@@ -286,7 +286,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		}
 		check_type(w, rec, off, mode);
 		count_ref(cp, rec->ino);
-		if (usable && (mode & 0170000) == 0040000) {
+		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
 			if (push(w, &f, fr->ino, strlen(w->path)))
 				fsck_problem(c, PR_IO, "%s: out of memory",
 					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));

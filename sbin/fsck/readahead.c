@@ -116,7 +116,7 @@ static int note_dir(const struct nlfs_file *f, void *arg)
 	struct fsck_readahead *ra = arg;
 	uint16_t mode = nlfs_le16(f->inode.i_mode);
 
-	if (S_ISDIR(mode) || S_ISLNK(mode))
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR || (mode & NLFS_S_IFMT) == NLFS_S_IFLNK)
 		fsck_bit_set(&ra->dirs, f->ino);
 	return atomic_load(&ra->stop) ? 1 : 0;
 }

@@ -495,7 +495,7 @@ static struct dir_edit *fresh_dir(struct repair *r, uint64_t ino, uint64_t paren
 	e->parent = parent;
 	e->fresh = true;
 	memset(&e->fresh_inode, 0, sizeof(e->fresh_inode));
-	e->fresh_inode.i_mode = nlfs_cpu_to_le16(S_IFDIR | perm);
+	e->fresh_inode.i_mode = nlfs_cpu_to_le16(NLFS_S_IFDIR | perm);
 	e->fresh_inode.i_ctime = e->fresh_inode.i_mtime = nlfs_cpu_to_le64(r->now);
 	return e;
 }

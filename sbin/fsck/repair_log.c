@@ -240,13 +240,8 @@ static void owners_from_summaries(struct evac *e)
 
 static void walk_inode(struct evac *e, const struct nlfs_file *f)
 {
-	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
-	case 0100000: case 0040000: case 0120000:
-		walk_map(e, f);
-		break;
-	default:
-		break;   /* devices keep a number in i_bmap, not a map */
-	}
+	if (nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
+		walk_map(e, f);   /* devices keep a number in i_bmap, not a map */
 }
 
 /* the ifile's data blocks of one checkpoint, in offset order */
