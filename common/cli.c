@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.c - the program's name, messages, exits, usage errors and --version. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ void cli_init_codes(const char *argv0, int failure, int usage)
 	cli_progname = slash ? slash + 1 : argv0;
 	exit_failure = failure;
 	exit_usage = usage;
+	opterr = 0;   /* cli_bad_option() words it, with the program's short name */
 	close_stdout_at_exit(cli_progname, failure);
 }
 
@@ -120,6 +122,16 @@ uint64_t cli_strtou64_or_err(const char *s, uint64_t max, const char *what)
 	if (rc)
 		exit(exit_usage);
 	return v;
+}
+
+void cli_bad_option(char *const argv[])
+{
+	if (optopt)
+		cli_warnx("invalid option -- %c", optopt);
+	else
+		cli_warnx("unrecognized option '%s'", optind > 0 ? argv[optind - 1] : "");
+	cli_usage_hint();
+	exit(exit_usage);
 }
 
 void cli_print_version(void)

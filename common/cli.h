@@ -63,6 +63,10 @@ _Noreturn void cli_errc(int code, const char *fmt, ...) __attribute__((format(pr
 /* A usage error: "prog: message" (none if FMT is NULL), then "Try 'prog
  * --help' for more information.", and exit with the usage code. */
 _Noreturn void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* getopt's '?' (cli_init turns getopt's own message off): "prog: invalid
+ * option -- x" (a missing argument too, as nilfs-utils words it) or
+ * "prog: unrecognized option '--xxx'", then as cli_usage_error. */
+_Noreturn void cli_bad_option(char *const argv[]);
 /* Only the "Try 'prog --help'" line, for callers that exit themselves. */
 void cli_usage_hint(void);
 

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind > argc - 2)

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		case 'p': print = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)

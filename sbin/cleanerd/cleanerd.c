@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 		case OPT_OFFLINE: offline = true; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (argc - optind < 1)

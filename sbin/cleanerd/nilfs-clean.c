@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		case OPT_OFFLINE: o.offline = true; break;
 		case 'v': o.verbose = true; break;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (argc - optind > 1)

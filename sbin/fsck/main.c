@@ -149,7 +149,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			*done = true;
 			return FSCK_EXIT_OK;
 		default:
-			cli_usage_error(NULL);
+			cli_bad_option(argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -130,7 +130,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'v': o->verbose++; break;
 		case 'V': cli_print_version(); exit(0);
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind == argc)

@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'y': o.assume_yes = true; break;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind == argc)

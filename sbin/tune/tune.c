@@ -121,7 +121,7 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 			o->set |= SET_UUID;
 			break;
 		case 'V': cli_print_version(); exit(EXIT_SUCCESS);
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind == argc)

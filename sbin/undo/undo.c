@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return UNDO_OK;
 		case 'V': cli_print_version(); return UNDO_OK;
-		default: cli_usage_error(NULL);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (argc - optind < 2)

@@ -89,7 +89,7 @@ expect 1 "lscp: cannot open NILFS on $tmp/empty: not a NILFS2 volume" "$top/lscp
 expect 1 "lscp: cannot open NILFS on $tmp: no NILFS2 file system is mounted there" "$top/lscp" "$tmp"
 expect 1 "lscp: too many arguments" "$top/lscp" "$img" "$img"
 expect 1 "lssu: too many arguments" "$top/lssu" "$img" "$img"
-expect 1 "$top/lscp: invalid option -- 'x'" "$top/lscp" -x "$img"   # getopt's message
+expect 1 "lscp: invalid option -- x" "$top/lscp" -x "$img"
 grep -qx "Try 'lscp --help' for more information." "$tmp/stderr" || bad "lscp -x: no 'Try' line"
 expect 1 "lscp: invalid index: 0x10" "$top/lscp" -i 0x10 "$img"
 expect 1 "lscp: invalid index: 1x" "$top/lscp" -i 1x "$img"
