@@ -394,6 +394,30 @@ START_TEST(test_mountinfo)
 	ck_assert_uint_eq(m.dev, makedev(254, 0));
 	mnt_free(&m);
 	ck_assert_int_eq(mnt_find("/nonexistent", 0, NULL, &m), -ENOENT);
+	{
+		/* the whole list, as the checkpoint tools read it */
+		struct mnt_entry *l;
+		size_t n;
+
+		ck_assert_int_eq(mnt_list(path, "nilfs2", &l, &n), 0);
+		ck_assert_uint_eq(n, 4);
+		ck_assert_str_eq(l[0].mountpoint, "/mnt");
+		ck_assert_str_eq(l[1].mountpoint, "/snap");
+		ck_assert(!l[1].rw);
+		ck_assert_str_eq(l[2].mountpoint, "/with space");
+		ck_assert_uint_eq(l[3].dev, makedev(254, 32));
+		mnt_list_free(l, n);
+		ck_assert_int_eq(mnt_list(path, NULL, &l, &n), 0);
+		ck_assert_uint_eq(n, 6);
+		mnt_list_free(l, n);
+		ck_assert_int_eq(mnt_list("/nonexistent", NULL, &l, &n), -ENOENT);
+		ck_assert_uint_eq(n, 0);
+	}
+	{
+		dev_t loops[2];
+
+		ck_assert_uint_eq(mnt_loops_of(path, loops, 2), 0);   /* no loop device has it */
+	}
 	unlink(path);
 }
 END_TEST
