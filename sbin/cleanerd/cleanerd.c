@@ -56,25 +56,12 @@
 #include "mountinfo.h"
 #include "cli.h"
 
-struct cleanerd *the_daemon;
-
 uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-void say(int prio, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	syslog(prio, "%s: %s", the_daemon && the_daemon->device ? the_daemon->device : "-", msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -182,13 +169,6 @@ static void close_volume(struct cleanerd *d)
 /* ------------------------------------------------------------------ */
 /* the state machine around the passes */
 
-void cld_manual_end(struct cleanerd *d, const char *how)
-{
-	d->mm.active = false;
-	d->jobdone = d->mm.job;
-	say(LOG_INFO, "manual run %" PRIu64 " %s", d->mm.job, how);
-}
-
 static void iteration(struct cleanerd *d)
 {
 	struct nilfs_sustat sus;
@@ -248,28 +228,9 @@ static void iteration(struct cleanerd *d)
 		    (unsigned long long)rsv, (unsigned long long)lim.min_clean_segments);
 		d->level = lvl;
 	}
-	if (d->mm.active && !d->mm.counted) {
-		d->mm.remaining = cld_count_reclaimable(d, sus.ss_nsegs);
-		d->mm.counted = true;
-	}
-	if (d->mm.active) {
-		p = (struct params){
-			.protection_period = d->mm.protection_period,
-			.nsegments = d->mm.nsegments,
-			.interval = d->mm.interval,
-			.policy = d->cfg.selection_policy,
-		};
-		if (d->mm.have_minrec) {
-			bool clamped;
-
-			p.min_reclaimable = cld_size_to_blocks(&d->mm.minrec,
-							       d->rd.blocks_per_segment,
-							       d->rd.blocksize, &clamped);
-		} else {
-			p.min_reclaimable = lvl == LVL_NORMAL ? lim.min_reclaimable_blocks
-							      : lim.mc_min_reclaimable_blocks;
-		}
-	} else {
+	/* a manual run has its own parameters (manual.c) */
+	if (!cld_manual_params(d, sus.ss_nsegs, lvl == LVL_NORMAL ? lim.min_reclaimable_blocks
+								  : lim.mc_min_reclaimable_blocks, &p)) {
 		if (d->suspended) {
 			if (lvl == LVL_EMERGENCY && !d->emerg_suspended_warned) {
 				say(LOG_WARNING, "volume nearly full but cleaning is suspended "
@@ -335,13 +296,7 @@ static void iteration(struct cleanerd *d)
 	d->last_busy = res.cleaned + res.deferred > 0;
 	retry = !d->last_busy && !res.error && res.protected_seq &&
 		(d->last_sb_write == 0 || t0 - d->last_sb_write > d->cfg.retry_interval);
-	if (d->mm.active) {
-		uint64_t done = res.cleaned + res.deferred;
-
-		d->mm.remaining = d->mm.remaining > done ? d->mm.remaining - done : 0;
-		if (d->mm.remaining == 0 || (!d->last_busy && !res.error && !retry))
-			cld_manual_end(d, "completed");
-	}
+	cld_manual_account(d, &res, retry);
 	if (res.error == -ENOMEM || res.error == -ENOSPC) {
 		/* fewer segments at a time, soon; the same again only later */
 		if (p.nsegments > 1) {
@@ -564,7 +519,7 @@ int main(int argc, char **argv)
 	if (!S_ISBLK(st.st_mode))
 		cli_errx("%s: not a block device", d.device);
 	d.rdev = st.st_rdev;
-	the_daemon = &d;
+	cld_log_device(d.device);
 
 	openlog(PROG, LOG_PID | (d.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
 	{
