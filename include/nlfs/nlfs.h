@@ -441,6 +441,16 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
 int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
 
+/* The same as the online cleaner reads a segment it will have the kernel
+ * free: besides, every log carries the first log's sequence number (in
+ * *SEQ, if not NULL) and the logs cover NBLOCKS exactly (NLFS_ECORRUPT
+ * otherwise, the reason in ERR). */
+int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+/* The sequence number of the log at the start of segment SEGNUM, whose
+ * summary must decode (magic, sizes; NLFS_ECORRUPT or NLFS_EBADMAGIC). */
+int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err);
+
 /* How far the logs of segment SEGNUM reach from its start (*NBLOCKS):
  * consecutive logs with a good summary and the first one's sequence, read
  * to the end of the segment whatever su_nblocks says. */
