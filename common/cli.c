@@ -139,11 +139,21 @@ void cli_print_version(void)
 	printf("%s from nilfsprogs %s\n", cli_progname, PACKAGE_VERSION);
 }
 
-void cli_usage_tail(FILE *out, int margin)
+void cli_usage_help(FILE *out, int margin)
 {
 	fprintf(out, " %-*s%s\n", margin - 1, "-h, --help", "display this help");
 	fprintf(out, " %-*s%s\n", margin - 1, "-V, --version", "display version");
-	fprintf(out, "\nFor more details see %s(8).\n", cli_progname);
+}
+
+void cli_usage_man(FILE *out, int section)
+{
+	fprintf(out, "\nFor more details see %s(%d).\n", cli_progname, section);
+}
+
+void cli_usage_tail(FILE *out, int margin)
+{
+	cli_usage_help(out, margin);
+	cli_usage_man(out, 8);
 }
 
 void cli_format_time(uint64_t t, char *buf, size_t len)

@@ -19,8 +19,8 @@
  *
  *   For more details see prog(8).
  *
- * of which CLI_USAGE_HEADER, CLI_USAGE_OPTIONS and cli_usage_tail() are the
- * fixed parts.
+ * of which CLI_USAGE_HEADER, CLI_USAGE_OPTIONS and cli_usage_tail() (or
+ * cli_usage_help() and cli_usage_man()) are the fixed parts.
  */
 #ifndef NLFS_COMMON_CLI_H
 #define NLFS_COMMON_CLI_H
@@ -76,8 +76,12 @@ uint64_t cli_strtou64_or_err(const char *s, uint64_t max, const char *what);
 
 /* "prog from nilfsprogs X.Y.Z" on standard output */
 void cli_print_version(void);
-/* The -h and -V lines, their descriptions at column MARGIN, a blank line and
- * "For more details see prog(8)." */
+/* The -h and -V lines, their descriptions at column MARGIN */
+void cli_usage_help(FILE *out, int margin);
+/* A blank line and "For more details see prog(SECTION)." (8 for most of the
+ * suite; lscp and lssu, which need no privilege, are in section 1) */
+void cli_usage_man(FILE *out, int section);
+/* cli_usage_help, then cli_usage_man in section 8 */
 void cli_usage_tail(FILE *out, int margin);
 
 /* "YYYY-MM-DD HH:MM:SS" in local time */

@@ -33,11 +33,6 @@ bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64
 	return lo < p->nsnapshots && p->snapshots[lo] < end;
 }
 
-bool nlfs_gc_vblock_pinned(uint64_t vblocknr, uint64_t fi_cno, uint64_t end)
-{
-	return vblocknr != 0 && vblocknr <= NLFS_GC_PINNED_VBLOCKS && end != fi_cno;
-}
-
 uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit)
 {
 	for (size_t i = 0; i < n; i++)

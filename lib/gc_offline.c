@@ -79,9 +79,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return 0;   /* a stale copy: the block lives elsewhere */
 	start = nlfs_le64(e.de_start);
 	end = nlfs_le64(e.de_end);
-	/* the cpfile and sufile are rewritten below, never moved: not pinned */
-	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end) ||
-	       (!root_file(w, fi->ino) && nlfs_gc_vblock_pinned(bi->vblocknr, fi->cno, end));
+	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
 	sw->live += live;
 	if (sw->count_only)
 		return 0;
@@ -346,6 +344,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	}
 	if (!rc)
 		nlfs_gc_rank(p->policy, c, ncand, p->now, bps);
+	if (!rc && !st->passes)
+		st->segments_planned = ncand;
 	/* blocks the new logs may fill: clean segments outside the reserve,
 	 * less the two the log writer holds and two for the metadata */
 	if (!rc && *clean > w->nrsvsegs + 4)
@@ -388,6 +388,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
 		if (p->manual)
 			(*start)[c[j].segnum] = 0;
+		if (!rc && p->progress)
+			p->progress(p->progress_arg, st->segments, st->segments_planned);
 	}
 	if (!rc && chosen) {
 		rc = nlfs_writer_commit(w, err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The persistent allocator's layout, shared by the DAT and the ifile. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -45,6 +46,57 @@ uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t l
 	if (r == 0)
 		return d * g.gpd;
 	return d * g.gpd + (r - 1) / g.bpg + 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
+			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond)
+{
+	struct palloc_geo g = palloc_geo(blocksize, entry_size);
+	uint64_t last = UINT64_MAX / g.epg;   /* the group of entry 2^64 - 1 */
+	size_t n = 0, cap = nkeys + 1;
+	uint64_t *out = malloc(cap * sizeof(*out));
+
+	*nbeyond = 0;
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < nkeys; i++) {
+		uint64_t d = keys[i] / g.bpd, r = keys[i] % g.bpd;
+		uint64_t first = d * g.gpd, count = r == 0 ? g.gpd : 1;
+
+		if (d > last / g.gpd || (r && first + (r - 1) / g.bpg > last)) {
+			(*nbeyond)++;
+			continue;
+		}
+		if (r)
+			first += (r - 1) / g.bpg;
+		if (n + count > cap) {
+			uint64_t *p;
+
+			cap = (n + count) * 2;
+			p = realloc(out, cap * sizeof(*out));
+			if (!p) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = p;
+		}
+		for (uint64_t j = 0; j < count; j++)
+			out[n++] = first + j;
+	}
+	qsort(out, n, sizeof(*out), cmp_u64);
+	*ngroups = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!*ngroups || out[*ngroups - 1] != out[i])
+			out[(*ngroups)++] = out[i];
+	*groups = out;
+	return 0;
 }
 
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
@@ -195,10 +247,13 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
 	struct palloc_geo g = palloc_geo(bs, entry_size);
+	uint64_t last = UINT64_MAX / g.epg, first = hint / g.epg;
 
-	/* scan forward from the hint's group; a group past the end is always free */
-	for (uint64_t group = hint / g.epg;; group++) {
-		uint64_t from = group == hint / g.epg ? hint % g.epg : 0;
+	/* scan forward from the hint's group; a group past the file's end is
+	 * free.  The groups cover the 64-bit space: after the last one, the
+	 * scan goes on from group 0 (as the kernel's does) */
+	for (uint64_t group = first, n = 0; n <= last; group = group == last ? 0 : group + 1, n++) {
+		uint64_t from = n == 0 ? hint % g.epg : 0;
 		uint32_t *nfrees, v = (uint32_t)g.epg;
 		uint8_t *bitmap;
 		int64_t r;
@@ -222,6 +277,8 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 		*nr = group * g.epg + (uint64_t)r;
 		return set_bit(wf, &g, entry_size, *nr, true, err);
 	}
+	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "inode %llu: every entry is in use",
+			    (unsigned long long)wf->ino);
 }
 
 int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
@@ -274,19 +331,26 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 {
 	uint32_t bs = (uint32_t)nlfs_writer_blocksize(wf->w);
 	struct palloc_geo g = palloc_geo(bs, entry_size);
-	uint64_t last = 0, ngroups;
+	uint64_t *keys, *groups = NULL, nbeyond;
+	size_t nkeys = 0, ngroups = 0;
 	int rc = nlfs_wfile_load_map(wf, err);
 
 	if (rc)
 		return rc;
-	/* the groups the file reaches, before this construction or in it */
-	if (wf->nold)
-		last = wf->old_keys[wf->nold - 1];
+	/* the groups of the blocks the file has, before this construction or
+	 * in it: they may lie anywhere in the 64-bit space */
+	keys = malloc((wf->nold + wf->cap + 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < wf->nold; i++)
+		keys[nkeys++] = wf->old_keys[i];
 	for (size_t i = 0; i < wf->cap; i++)
-		if (wf->slots[i].used && wf->slots[i].blkoff > last)
-			last = wf->slots[i].blkoff;
-	ngroups = nlfs_palloc_ngroups(bs, entry_size, last);
-	for (uint64_t group = 0; group < ngroups; group++) {
+		if (wf->slots[i].used)
+			keys[nkeys++] = wf->slots[i].blkoff;
+	rc = nlfs_palloc_groups_of(bs, entry_size, keys, nkeys, &groups, &ngroups, &nbeyond);
+	free(keys);
+	for (size_t i = 0; !rc && i < ngroups; i++) {
+		uint64_t group = groups[i];
 		uint8_t *bitmap;
 		uint32_t *nfrees, have = (uint32_t)g.epg, want;
 
@@ -295,7 +359,7 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 		if (!rc)
 			rc = group_desc(wf, &g, group, false, &nfrees, err);
 		if (rc)
-			return rc;
+			break;
 		want = (uint32_t)(g.epg - count_bits(bitmap, g.epg));
 		if (nfrees) {
 			memcpy(&have, nfrees, 4);
@@ -305,10 +369,11 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 			continue;
 		rc = group_desc(wf, &g, group, true, &nfrees, err);
 		if (rc)
-			return rc;
+			break;
 		want = nlfs_cpu_to_le32(want);
 		memcpy(nfrees, &want, 4);
 		(*nfixed)++;
 	}
-	return 0;
+	free(groups);
+	return rc;
 }

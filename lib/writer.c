@@ -81,6 +81,11 @@ static int dat_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err)
 	return 0;
 }
 
+void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn)
+{
+	w->dat_hint = vbn;
+}
+
 static int dat_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
 {
 	struct nlfs_dat_entry *e;

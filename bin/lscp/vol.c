@@ -3,7 +3,8 @@
  * vol.c - find the volume a command names: the mounted NILFS2 file systems
  * come from /proc/self/mountinfo and are matched by device number, so a
  * device, its mount point, a directory inside it, or a loop-mounted image
- * all lead to the same mount.  What is not mounted is read offline.
+ * all lead to the same mount.  What is not mounted is read offline.  A
+ * device may be named by a tag (UUID=, LABEL=; common/devtag.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "devtag.h"
 #include "vol.h"
 #include "mountinfo.h"
 
@@ -112,6 +114,11 @@ int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 	}
 	if (!arg) {
 		rc = open_default(v, &l, mode, msg, len);
+		goto done;
+	}
+	rc = dev_lookup(arg, &arg);     /* UUID=, LABEL=: the device */
+	if (rc) {
+		snprintf(msg, len, "%s", dev_lookup_reason(arg, rc));
 		goto done;
 	}
 	if (stat(arg, &st) < 0) {

@@ -290,6 +290,17 @@ uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint
 uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
 /* groups a palloc file reaches when its last mapped block is LAST_BLKOFF */
 uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff);
+/*
+ * The groups that the mapped blocks KEYS (any order) of a palloc file fall
+ * in, ascending and each once, in a new array *GROUPS (to free): a
+ * descriptor block counts for every group it describes, a bitmap or entry
+ * block for its own.  The groups cover the whole 64-bit entry space (the
+ * kernel's DAT allocates anywhere in it), so a file is walked by its blocks,
+ * never by a count of groups.  Keys past the last group are left out and
+ * counted in *NBEYOND.  0 or -ENOMEM.
+ */
+int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
+			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond);
 /* One group's descriptor (pg_nfrees) and bitmap block.  DESC and BITMAP are
  * the caller's blocksize buffers; set DESC_BLKOFF to UINT64_MAX before the
  * first call (the descriptor block is then kept for the next groups).  A hole

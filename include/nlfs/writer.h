@@ -61,6 +61,12 @@ const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w);
 /* blocks of logs laid out so far in this construction */
 uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w);
 
+/* The next virtual block numbers are looked for from VBN on, wrapping past
+ * 2^64 - 1 to the start.  The kernel's allocator may start anywhere in the
+ * 64-bit space (its hint follows a file's last block and can wrap); tests
+ * use this to make volumes the way it can. */
+void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn);
+
 /* Inodes of the checkpoint being built */
 int nlfs_writer_new_ino(struct nlfs_writer *w, uint64_t *ino, struct nlfs_err *err);
 int nlfs_writer_put_inode(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,

@@ -52,6 +52,7 @@
 #include "cleanerd.h"
 #include "offline.h"
 #include "ctl.h"
+#include "devtag.h"
 #include "ioc.h"
 #include "mountinfo.h"
 #include "cli.h"
@@ -465,6 +466,7 @@ int main(int argc, char **argv)
 	struct cleanerd d = { .iocfd = -1, .lockfd = -1, .sockfd = -1, .sigfd = -1,
 			      .startup = true, .step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX };
 	bool foreground = false, offline = false;
+	const char *dev;
 	struct stat st;
 	sigset_t mask;
 	uint64_t secs;
@@ -500,9 +502,12 @@ int main(int argc, char **argv)
 		cli_usage_error("too many arguments");
 	if (!d.conffile)
 		d.conffile = strdup(DEFAULT_CONF);
-	d.device = realpath(argv[optind], NULL);
+	dev = dev_resolve(PROG, argv[optind]);
+	if (!dev)
+		return EXIT_FAILURE;
+	d.device = realpath(dev, NULL);
 	if (!d.device)
-		cli_errx("%s: %s", argv[optind], strerror(errno));
+		cli_errx("%s: %s", dev, strerror(errno));
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;

@@ -21,6 +21,7 @@
 #include "closestream.h"
 #include "cldconfig.h"
 #include "ctl.h"
+#include "devtag.h"
 #include "mountinfo.h"
 #include "offline.h"
 #include "cli.h"
@@ -269,7 +270,9 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		cli_usage_error("too many arguments");
-	o.target = optind < argc ? argv[optind] : NULL;
+	o.target = optind < argc ? dev_resolve(PROG, argv[optind]) : NULL;
+	if (optind < argc && !o.target)
+		return EXIT_FAILURE;
 	if (o.offline)
 		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));

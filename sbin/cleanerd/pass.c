@@ -440,12 +440,10 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		d->st.deferred += ndeferred;
 	}
 	if (d->plan.nsegs && !res->error) {
-		rc = cld_plan_finish(&d->plan);
-		if (!rc)
-			rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive,
-						d->plan.periods, d->plan.nperiods, d->plan.dead,
-						d->plan.ndead, d->plan.bd, d->plan.nbd,
-						d->plan.segnums, d->plan.nsegs);
+		cld_plan_finish(&d->plan);
+		rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive, d->plan.periods,
+					d->plan.nperiods, d->plan.dead, d->plan.ndead, d->plan.bd,
+					d->plan.nbd, d->plan.segnums, d->plan.nsegs);
 		if (rc) {
 			say(rc == -EBUSY ? LOG_NOTICE : LOG_ERR, "cleaning %zu segments failed "
 			    "(CLEAN_SEGMENTS): %s", d->plan.nsegs, strerror(-rc));

@@ -12,8 +12,7 @@
  * longer points at the copy found in the segment (vi_blocknr differs) is
  * neither moved nor freed.  In a consistent volume this never happens;
  * if it does, the copy here is stale and the block's real copy, and the
- * entry, must be left alone.  Another: dead versions of virtual blocks
- * 1..5 are moved, not freed (nlfs_gc_vblock_pinned).
+ * entry, must be left alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +84,7 @@ void cld_descs_free(struct cld_descs *d)
 void cld_plan_reset(struct cld_plan *p)
 {
 	p->nlive = p->nperiods = p->ndead = p->nbd = p->nsegs = 0;
-	p->nstale = p->nbd_dead = p->npinned = 0;
+	p->nstale = p->nbd_dead = 0;
 }
 
 void cld_plan_free(struct cld_plan *p)
@@ -95,7 +94,6 @@ void cld_plan_free(struct cld_plan *p)
 	free(p->dead);
 	free(p->bd);
 	free(p->segnums);
-	free(p->pinned);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -263,10 +261,6 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 			rc = CLI_PUSH(p->live, p->nlive, p->caplive, v);
 			break;
 		case CLD_DEAD:
-			if (nlfs_gc_vblock_pinned(v.vd_vblocknr, v.vd_cno, v.vd_period.p_end)) {
-				rc = CLI_PUSH(p->pinned, p->npinned, p->cappinned, v);
-				break;
-			}
 			rc = CLI_PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
 			/* the checkpoints that alone saw this block go with it;
 			 * cpfile and sufile blocks (cno 0) belong to none */
@@ -316,53 +310,14 @@ int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src)
 	APPEND(dst, src, dead, ndead, capdead);
 	APPEND(dst, src, bd, nbd, capbd);
 	APPEND(dst, src, segnums, nsegs, capsegs);
-	APPEND(dst, src, pinned, npinned, cappinned);
 	dst->nstale += src->nstale;
 	dst->nbd_dead += src->nbd_dead;
 	return 0;
 }
 
-static bool same_data_block(const struct nilfs_vdesc *a, const struct nilfs_vdesc *b)
-{
-	return a->vd_flags == 0 && b->vd_flags == 0 && a->vd_ino == b->vd_ino &&
-	       a->vd_cno == b->vd_cno && a->vd_offset == b->vd_offset;
-}
-
-/* pinned versions become live unless one would clash with a moved block */
-static int settle_pinned(struct cld_plan *p)
-{
-	size_t nlive0 = p->nlive;
-
-	for (size_t i = 0; i < p->npinned; i++) {
-		const struct nilfs_vdesc *v = &p->pinned[i];
-		bool clash = false;
-		int rc;
-
-		for (size_t j = 0; j < p->nlive && !clash; j++)
-			clash = same_data_block(v, &p->live[j]);
-		if (!clash) {
-			rc = CLI_PUSH(p->live, p->nlive, p->caplive, *v);
-		} else {
-			rc = CLI_PUSH(p->dead, p->ndead, p->capdead, v->vd_vblocknr);
-			if (!rc && v->vd_cno != 0 && v->vd_period.p_start < v->vd_period.p_end)
-				rc = CLI_PUSH(p->periods, p->nperiods, p->capperiods, v->vd_period);
-		}
-		if (rc) {
-			p->nlive = nlive0;
-			return rc;
-		}
-	}
-	p->npinned = 0;
-	return 0;
-}
-
-int cld_plan_finish(struct cld_plan *p)
+void cld_plan_finish(struct cld_plan *p)
 {
 	size_t n = 0;
-	int rc = settle_pinned(p);
-
-	if (rc)
-		return rc;
 
 	qsort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
 	qsort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
@@ -385,7 +340,6 @@ int cld_plan_finish(struct cld_plan *p)
 			p->dead[n++] = p->dead[i];
 	p->ndead = n;
 	qsort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
-	return 0;
 }
 
 /* GET_VINFO and GET_BDESCS in batches of this many */

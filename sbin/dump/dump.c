@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "extract.h"
 #include "stats.h"
+#include "devtag.h"
 #include "json.h"
 
 struct opts {
@@ -726,7 +727,9 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		cli_usage_error(argc == optind ? "no device given" : "no view given");
-	o.device = argv[optind];
+	o.device = dev_resolve("dump.nilfs2", argv[optind]);
+	if (!o.device)
+		return CLI_EXIT_FAILURE;
 	view = argv[optind + 1];
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&

@@ -17,6 +17,7 @@
 #include <nlfs/nlfs.h>
 #include "extract.h"
 #include "array.h"
+#include "progress.h"
 
 #define MAX_DEPTH 256
 #define MAX_SYMLINK 4096
@@ -35,6 +36,8 @@ struct ctx {
 	uint8_t *block;
 	struct seen *tab;
 	size_t tab_size, tab_used;  /* size is a power of two */
+	struct progress bar;        /* blocks restored of the checkpoint's */
+	uint64_t blocks_done, blocks_total;
 };
 
 static struct seen *seen_find(struct ctx *c, uint64_t ino)
@@ -185,6 +188,7 @@ static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *p
 			rc = ino_err(c, rc, f->ino);
 			goto out;
 		}
+		progress_update(&c->bar, ++c->blocks_done, c->blocks_total);
 		if (hole)
 			continue;
 		for (size_t done = 0; done < len;) {
@@ -454,6 +458,15 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 	rc = make_dest(&c, dest);
 	if (rc)
 		goto out;
+	{
+		struct nlfs_checkpoint cp;
+
+		/* the bar's total: all the checkpoint's blocks, an upper bound */
+		if (nlfs_cpfile_get(fs, cno, &cp, err) == 0)
+			c.blocks_total = nlfs_le64(cp.cp_blocks_count);
+		nlfs_err_clear(err);
+		progress_init(&c.bar, stderr, "extracting");
+	}
 	if ((nlfs_le16(f.inode.i_mode) & S_IFMT) == S_IFDIR) {
 		rc = extract_node(&c, &f, dest, 0);
 	} else {
@@ -475,6 +488,7 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 		rc = extract_node(&c, &f, target, 0);
 	}
 out:
+	progress_clear(&c.bar);
 	free(target);
 	for (size_t i = 0; i < c.tab_size; i++)
 		free(c.tab[i].path);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dump.nilfs2 stats: DAT blocks as a share of the blocks in use, the B-tree
  * depth histogram of the latest checkpoint's files, directory sizes in

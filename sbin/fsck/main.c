@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "fsck.h"
 #include "io_open.h"
+#include "devtag.h"
 #include "holder.h"
 #include "readahead.h"
 #include "repair.h"
@@ -154,7 +155,9 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	}
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind >= argc ? "no device given" : "more than one device given");
-	o->device = argv[optind];
+	o->device = dev_resolve(FSCK_PROG, argv[optind]);
+	if (!o->device)
+		return FSCK_EXIT_OPERATIONAL;
 	if (o->undo_file && o->mode == MODE_NO)
 		cli_usage_error("-z saves what a repair overwrites: it needs -y or -p");
 	if (o->rollback && o->mode != MODE_YES)
@@ -177,11 +180,13 @@ static int allocate_maps(struct fsck *c)
 
 static void free_all(struct fsck *c)
 {
-	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified, &c->valloc,
-				       &c->vconfirmed, &c->vref };
+	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified };
+	struct fsck_vbitmap *vmaps[] = { &c->valloc, &c->vconfirmed, &c->vref };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		fsck_bitmap_free(maps[i]);
+	for (size_t i = 0; i < sizeof(vmaps) / sizeof(vmaps[0]); i++)
+		fsck_vbitmap_free(vmaps[i]);
 	free(c->segs);
 	if (c->fs)
 		nlfs_fs_close(c->fs);
@@ -206,12 +211,12 @@ static void run_checks(struct fsck *c)
 	if (fsck_cancelled(c))
 		return;
 	/* the latest checkpoint's map: its files, plus the cpfile and sufile */
-	fsck_bitmap_clear_all(&c->vref);
+	fsck_vbitmap_clear_all(&c->vref);
 	if (pass_cpfile(c, &cnos, &ncnos))
 		return;
 	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
 		if (i > 0) {
-			fsck_bitmap_clear_all(&c->vref);
+			fsck_vbitmap_clear_all(&c->vref);
 			c->maps_incomplete = false;
 		}
 		pass_checkpoint(c, cnos[i]);
@@ -219,6 +224,8 @@ static void run_checks(struct fsck *c)
 			pass_dat_leaks(c);
 	}
 	free(cnos);
+	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
+		fsck_problem(c, PR_IO, "out of memory for the sets of virtual blocks: the check is incomplete");
 }
 
 /* Forget what a check found, to check again after a repair. */
@@ -465,6 +472,7 @@ int main(int argc, char **argv)
 	} else {
 		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
 	}
+	fsck_progress_done(&c);
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
 			  (unsigned long long)c.ninodes, (unsigned long long)c.ndirs,

@@ -95,10 +95,9 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 			fsck_problem(c, PR_DAT_SHARED, "DAT: block %" PRIu64 " is mapped twice", ptr);
 		return 0;
 	}
-	if (ptr >= c->nvblocks || !fsck_bit_test(&c->valloc, ptr)) {
+	if (!fsck_vbit_test(&c->valloc, ptr)) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
-		if (ptr < c->nvblocks)
-			fix_note_vblock(c, ptr);
+		fix_note_vblock(c, ptr);
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
@@ -106,7 +105,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     fc->what, level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
 	}
-	if (fsck_bit_test_set(&c->vref, ptr) && map_note(w))
+	if (fsck_vbit_test_set(&c->vref, ptr) && map_note(w))
 		fsck_problem(c, PR_BMAP_SHARED,
 			     "%s: block map: virtual block %" PRIu64 " (%s %" PRIu64
 			     ") is also used by another block of this checkpoint",
@@ -316,7 +315,7 @@ static int forget_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	(void)key;
 	(void)level;
-	fsck_bit_clear(arg, ptr);
+	fsck_vbit_clear(arg, ptr);
 	return 0;
 }
 

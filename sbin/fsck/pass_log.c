@@ -94,15 +94,14 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 				     w->seg, log->start, bi->block, fi->ino);
 		return 0;
 	}
-	if (bi->vblocknr >= c->nvblocks || !fsck_bit_test(&c->valloc, bi->vblocknr)) {
+	if (!fsck_vbit_test(&c->valloc, bi->vblocknr)) {
 		if (note(w))
 			fsck_problem(c, PR_LOG_VFREE, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": block %" PRIu64 " (inode %" PRIu64 ", %s) claims virtual block %" PRIu64
 				     ", which the DAT does not allocate",
 				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
 				     bi->vblocknr);
-		if (bi->vblocknr < c->nvblocks)
-			fix_note_vblock(c, bi->vblocknr);
+		fix_note_vblock(c, bi->vblocknr);
 		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
@@ -113,7 +112,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		return 0;
 	}
 	if (de.de_blocknr == bi->block) {
-		fsck_bit_set(&c->vconfirmed, bi->vblocknr);
+		fsck_vbit_set(&c->vconfirmed, bi->vblocknr);
 		return 0;
 	}
 	fix_note_vblock(c, bi->vblocknr);

@@ -161,7 +161,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "a metadata file's inode is invalid", \
 	  "made a regular file with a link in the super root") \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_YES, \
-	  "a palloc file reaches far past what the volume can hold", \
+	  "a palloc file reaches far past what the volume can hold (the ifile), or past its 64-bit entry space (the DAT, whose entries may lie anywhere in it)", \
 	  "the ifile's blocks out there dropped from its map (named; older checkpoints keep them); the DAT's left as found") \
 	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block lies outside the segments in use", \

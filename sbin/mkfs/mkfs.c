@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 	if (rc)
 		cli_errx("%s", err.what);
 	if (o.source)
-		rc = populate_tree(w, o.source, &stats, msg, sizeof(msg));
+		rc = populate_tree(w, o.source, &stats, !o.quiet, msg, sizeof(msg));
 	else
 		rc = populate_empty_root(w, o.p.ctime, msg, sizeof(msg));
 	if (rc)

@@ -25,6 +25,7 @@
 #include <nlfs/endian.h>
 #include "populate.h"
 #include "array.h"
+#include "progress.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -50,6 +51,8 @@ struct pop {
 	size_t errlen;
 	uint64_t *files;           /* regular files' inode numbers, walk order */
 	size_t nfiles, capfiles, next_file;
+	struct progress bar;       /* the second walk's bytes, on a terminal */
+	uint64_t bytes_total, bytes_done;
 };
 
 struct child {
@@ -263,11 +266,13 @@ static int copy_data(struct pop *p, int fd, uint64_t size, uint64_t ino)
 			}
 			off += ((size_t)got + bs - 1) / bs * bs;
 			next = off;
+			progress_update(&p->bar, p->bytes_done + off, p->bytes_total);
 		}
 		if (off < (uint64_t)hole)
 			off = (uint64_t)hole;
 	}
 	p->stats->data_blocks += blocks;
+	p->bytes_done += size;
 	return 0;
 }
 
@@ -422,6 +427,7 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 				close(fd);
 			} else if (S_ISREG(c[i].st.st_mode)) {
 				rc = remember_file(p, c[i].ino);
+				p->bytes_total += (uint64_t)c[i].st.st_size;
 			} else {
 				rc = copy_nondir(p, dfd, &c[i]);
 			}
@@ -504,7 +510,7 @@ static int fix_link_counts(struct pop *p)
 }
 
 int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats *stats,
-		  char *errbuf, size_t errlen)
+		  bool progress, char *errbuf, size_t errlen)
 {
 	struct pop p = { .w = w, .stats = stats, .errbuf = errbuf, .errlen = errlen };
 	struct stat st;
@@ -528,8 +534,10 @@ int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats 
 
 		rc = copy_dir(&p, fd, &st, NLFS_ROOT_INO, NLFS_ROOT_INO);
 		p.path[rootlen] = '\0';
+		progress_init_unless(&p.bar, stderr, "copying", !progress);
 		if (!rc)
 			rc = copy_files(&p, fd);
+		progress_clear(&p.bar);
 		if (!rc && p.next_file != p.nfiles)
 			rc = fail(&p, EAGAIN, "the tree changed while it was copied");
 		if (!rc)

@@ -19,24 +19,25 @@
 #include <nlfs/io.h>
 #include <nlfs/nlfs.h>
 #include <nlfs/resize.h>
+#include "devtag.h"
 #include "holder.h"
 #include "mountinfo.h"
+#include "progress.h"
 #include "resize.h"
 #include "cli.h"
 
 #define PROG "nilfs-resize"
 #define SECTOR_SIZE 512u
 
-static bool bar_drawn;
+static struct progress bar;
+static bool bar_ready;
 
 void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (bar_drawn) {
-		fputc('\n', stderr);
-		bar_drawn = false;
-	}
+	if (bar_ready)
+		progress_clear(&bar);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -55,21 +56,12 @@ bool confirm(const struct resize_opts *o)
 
 void progress_show(void *arg, uint64_t done, uint64_t total)
 {
-	const int width = 50;
-	int filled;
-
 	(void)arg;
-	if (!total || !isatty(STDERR_FILENO))
-		return;
-	if (done > total)
-		done = total;
-	filled = (int)(done * width / total);
-	fprintf(stderr, "\rprogress |%.*s%*s| %3d%%", filled,
-		"##################################################", width - filled, "",
-		(int)(done * 100 / total));
-	bar_drawn = done < total;
-	if (!bar_drawn)
-		fputc('\n', stderr);
+	if (!bar_ready) {
+		progress_init(&bar, stderr, "progress");
+		bar_ready = true;
+	}
+	progress_update(&bar, done, total);
 }
 
 int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace)
@@ -157,7 +149,9 @@ int main(int argc, char **argv)
 		cli_usage_error("no device given");
 	if (argc - optind > 2)
 		cli_usage_error("too many arguments");
-	o.device = argv[optind++];
+	o.device = dev_resolve(PROG, argv[optind++]);
+	if (!o.device)
+		return EXIT_FAILURE;
 	if (stat(o.device, &st) < 0) {
 		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
 		return EXIT_FAILURE;

@@ -74,11 +74,10 @@ static int move(struct mover *m, const uint64_t *segs, size_t n, const struct ni
 		say("Error: segment cannot be moved: %s\n", why[0] ? why : strerror(-rc));
 		return rc;
 	}
-	rc = cld_plan_finish(&m->all);
-	if (!rc)
-		rc = ioc_clean_segments(m->fd, m->all.live, m->all.nlive, m->all.periods,
-					m->all.nperiods, m->all.dead, m->all.ndead, m->all.bd,
-					m->all.nbd, m->all.segnums, m->all.nsegs);
+	cld_plan_finish(&m->all);
+	rc = ioc_clean_segments(m->fd, m->all.live, m->all.nlive, m->all.periods, m->all.nperiods,
+				m->all.dead, m->all.ndead, m->all.bd, m->all.nbd, m->all.segnums,
+				m->all.nsegs);
 	if (rc)
 		say("Error: operation failed during moving segments: %s\n", strerror(-rc));
 	return rc;

@@ -26,6 +26,7 @@
 #include <uuid.h>
 
 #include <nlfs/endian.h>
+#include "devtag.h"
 #include "holder.h"
 #include "mountinfo.h"
 #include "tune.h"
@@ -130,7 +131,9 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		cli_usage_error("too many arguments");
 	if (!o->set && !o->list)
 		cli_usage_error("nothing to do: -l lists the superblock, the other options change it");
-	o->device = argv[optind];
+	o->device = dev_resolve(PROG, argv[optind]);
+	if (!o->device)
+		exit(EXIT_FAILURE);
 }
 
 static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)

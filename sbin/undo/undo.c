@@ -10,6 +10,7 @@
 
 #include <nlfs/undo.h>
 #include "cli.h"
+#include "devtag.h"
 #include "holder.h"
 
 #define PROG "nilfs-undo"
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 	struct nlfs_undo_stats st;
 	struct nlfs_err err;
 	struct nlfs_io *io;
+	const char *device;
 	int ch, rc;
 
 	cli_init(argv[0]);
@@ -62,13 +64,16 @@ int main(int argc, char **argv)
 		cli_usage_error("an undo file and a device are needed");
 	if (argc - optind > 2)
 		cli_usage_error("too many arguments");
-	rc = nlfs_io_open_unix(argv[optind + 1],
-			       flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	device = dev_resolve(PROG, argv[optind + 1]);
+	if (!device)
+		return UNDO_FAIL;
+	rc = nlfs_io_open_unix(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR,
+			       &io);
 	if (rc) {
 		char why[640];
 
-		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1],
-			dev_open_reason(argv[optind + 1], rc, why, sizeof(why)));
+		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, device,
+			dev_open_reason(device, rc, why, sizeof(why)));
 		return UNDO_FAIL;
 	}
 	memset(&err, 0, sizeof(err));

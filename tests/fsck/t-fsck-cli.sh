@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-cli.sh - fsck.nilfs2's interface: options, fsck(8) exit codes,
 # preen and yes repairs, the undo file (-z) and nilfs-undo, --json, -C
 # progress lines.

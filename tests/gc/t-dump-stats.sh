@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-dump-stats.sh - dump.nilfs2 stats counts live blocks by the cleaner's
 # rule (nlfs_gc_segment_live: the library's segment walk and
 # nlfs_gc_block_live) and takes the snapshots from the cpfile's snapshot

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every program of the suite has the same command-line conventions
 # (util-linux's): --help prints the usage layout below on standard output
 # and exits 0, --version prints "PROG from nilfsprogs VERSION", an unknown
@@ -16,7 +17,10 @@
 #    -h, --help     display this help
 #    -V, --version  display version
 #
-#   For more details see PROG(8).
+#   Available output columns:    (lscp, lssu: util-linux's column list)
+#    ...
+#
+#   For more details see PROG(8).    (lscp, lssu: section 1)
 set -u
 top="${top_builddir:-.}"
 src="${top_srcdir:-.}"
@@ -37,7 +41,9 @@ for prog in $programs; do
 	rc=$?
 	[ $rc = 0 ] || bad "$prog --help: exit $rc"
 	[ -s "$tmp/err" ] && bad "$prog --help wrote to standard error: $(cat "$tmp/err")"
-	awk -v prog="$prog" '
+	section=8
+	[ -f "$src/man1/$prog.1" ] && section=1
+	awk -v prog="$prog" -v section="$section" '
 		function no(why) { print prog " --help: " why; exit 1 }
 		{ line[NR] = $0 }
 		END {
@@ -49,15 +55,27 @@ for prog in $programs; do
 			for (o = i; o <= NR && line[o] != "Options:"; o++) ;
 			if (o > NR) no("no \"Options:\" line")
 			if (line[o - 1] != "") no("no blank line before \"Options:\"")
-			if (line[NR] != "For more details see " prog "(8).") no("the last line is not \"For more details see " prog "(8).\"")
+			man = "For more details see " prog "(" section ")."
+			if (line[NR] != man) no("the last line is not \"" man "\"")
 			if (line[NR - 1] != "") no("no blank line before the man page line")
-			if (line[NR - 2] !~ /^ -V, --version +display version$/) no("-V, --version is not the last option")
-			if (line[NR - 3] !~ /^ -h, --help +display this help$/) no("-h, --help is not before -V, --version")
-			if (index(line[NR - 2], "display") != index(line[NR - 3], "display")) no("-h and -V are not aligned")
-			for (k = o + 1; k < NR - 1; k++)
+			# the options end before the column list, if there is one
+			end = NR - 1
+			for (c = o + 1; c < NR; c++)
+				if (line[c] == "Available output columns:") {
+					end = c - 1
+					if (line[end] != "") no("no blank line before the column list")
+					for (k = c + 1; k < NR - 1; k++)
+						if (line[k] !~ /^ +[A-Z%]+  [^ ]/) no("column line " k " is not \"  NAME  what\": " line[k])
+					if (c + 1 >= NR - 1) no("an empty column list")
+				}
+			if (line[end - 1] !~ /^ -V, --version +display version$/) no("-V, --version is not the last option")
+			if (line[end - 2] !~ /^ -h, --help +display this help$/) no("-h, --help is not before -V, --version")
+			if (index(line[end - 1], "display") != index(line[end - 2], "display")) no("-h and -V are not aligned")
+			for (k = o + 1; k < end; k++)
 				if (line[k] !~ /^ /) no("option line " k " is not indented by a space: " line[k])
 		}' "$tmp/out" || fail=1
-	[ -f "$src/man8/$prog.8" ] || bad "$prog --help names $prog(8), which is not in man8/"
+	[ -f "$src/man$section/$prog.$section" ] ||
+		bad "$prog --help names $prog($section), which is not in man$section/"
 
 	"$exe" --version >"$tmp/out" 2>"$tmp/err"
 	rc=$?

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fault-cmd.sh - the commands under NILFS_TEST_FAULT (common/io_open.c),
 # no kernel needed.  A volume made by our mkfs.nilfs2 -d gets 60 checkpoints
 # from offline chcp (every construction is one), a few snapshots, and an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nilfs-resize on image files (offline): nilfs-utils' size syntax and
 # messages, the prompt, the image extended for a grow and cut after a
 # shrink, contents and fsck intact, a shrink that does not fit refused

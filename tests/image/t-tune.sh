@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nilfs-tune: "-l" prints what nilfs-tools' nilfs-tune -l prints, byte for
 # byte (but the version line), on volumes from nilfs-tools' mkfs and ours,
 # before and after our changes; -L, -U, -i, -m, -O change both superblock

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-crash-fsck-offline.sh - found by the torture test (seed 1): the kernel
 # dies right after a sync, so the volume has nothing to roll forward but its
 # superblock still says "not cleanly unmounted".  Our offline writers refuse

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-crash.sh - volumes the real kernel left behind when the machine
 # died in the middle of heavy writing.  For each of several crash points
 # the guest runs a mixed workload (creates, appends, overwrites made

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-rollforward.sh - data made durable by fdatasync after the last
 # checkpoint.  The guest writes a file, syncs (a checkpoint), rewrites two
 # blocks in place, fdatasyncs them (a data-sync log, no super root) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-tune-resize.sh - nilfs-tune and nilfs-resize under the real kernel, with
 # the command lines partition editors run:
 #   GParted:    nilfs-tune -l (parsed for "Block size:", "Device size:",

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # torture.sh - one seed of the randomized torture run: a seeded sequence of
 # steps on one volume, every step followed by the invariant checks; the
 # first check that fails stops the seed and leaves a reproducer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nilfs_cleanerd.conf parser: every key, units, comments, and the messages
  * for invalid lines (file and line number, key left unchanged). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nilfs_cleanerd's pure parts: the segment walk on an image, block
  * classification, the CLEAN_SEGMENTS arrays, the control messages and the
  * mountinfo lookup. */
@@ -286,42 +287,6 @@ START_TEST(test_plan)
 }
 END_TEST
 
-START_TEST(test_plan_pinned)
-{
-	struct nlfs_gc_protect p = { .protcno = 100 };
-	struct cld_plan a = { 0 };
-	/* dead versions of mkfs's virtual blocks 1..5 are moved, not freed:
-	 * freed, the kernel gave 1, 3, 4, 5 to a file and then a block near
-	 * 2^64 (seed 2006); one whose data block clashes with a moved one
-	 * (cpfile block 0, written by mkfs and again later) is freed */
-	struct nilfs_vdesc v[4] = {
-		{ .vd_ino = 2, .vd_cno = 1, .vd_vblocknr = 1, .vd_blocknr = 3286 },
-		{ .vd_ino = 4, .vd_cno = 0, .vd_vblocknr = 5, .vd_blocknr = 3290 },
-		{ .vd_ino = 4, .vd_cno = 0, .vd_vblocknr = 90, .vd_blocknr = 3291 },
-		{ .vd_ino = 13, .vd_cno = 1, .vd_vblocknr = 7, .vd_blocknr = 3284 },
-	};
-	struct nilfs_vinfo vi[4] = {
-		{ 1, 1, 30, 3286 }, { 5, 1, 2, 3290 }, { 90, 2, UINT64_MAX, 3291 }, { 7, 1, 30, 3284 },
-	};
-	struct cld_descs d = { .vd = v, .nvd = 4 };
-
-	ck_assert_int_eq(cld_plan_add(&a, &p, &d, vi), 0);
-	ck_assert_uint_eq(a.npinned, 2);
-	ck_assert_uint_eq(cld_plan_live(&a), 3);
-	ck_assert_int_eq(cld_plan_finish(&a), 0);
-	ck_assert_uint_eq(a.npinned, 0);
-	ck_assert_uint_eq(a.nlive, 2);
-	ck_assert_uint_eq(a.live[0].vd_vblocknr, 1);
-	ck_assert_uint_eq(a.live[0].vd_period.p_end, 30);
-	ck_assert_uint_eq(a.live[1].vd_vblocknr, 90);
-	ck_assert_uint_eq(a.ndead, 2);
-	ck_assert_uint_eq(a.dead[0], 5);
-	ck_assert_uint_eq(a.dead[1], 7);
-	ck_assert_uint_eq(a.nperiods, 1);   /* [1,30) of vblock 7; none for the cpfile's */
-	cld_plan_free(&a);
-}
-END_TEST
-
 START_TEST(test_messages)
 {
 	char buf[CLD_MSG_MAX] = "run", v[128];
@@ -483,7 +448,6 @@ int main(void)
 	tcase_add_test(tc, test_scan);
 	tcase_add_test(tc, test_fate);
 	tcase_add_test(tc, test_plan);
-	tcase_add_test(tc, test_plan_pinned);
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_mountinfo);
 	tcase_add_test(tc, test_manual_run);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command line's one reading of numbers (common/strutils.c): plain
  * numbers, checkpoint numbers and ranges, periods and sizes, by
  * util-linux's strtou64_or_err rule in every program. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cross-check our on-disk structs against the kernel's uapi header. */
 #include "check_main.h"
 #include <stddef.h>

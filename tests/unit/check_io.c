@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* I/O backends: memory bounds, fault injection (fail, tear, crash), the
  * undo file (save before overwrite, put back, torn tail, wrong device). */
 #include <errno.h>
