@@ -28,6 +28,7 @@ programs="${nlfs_programs:?the Makefile passes the list of programs}"
 version="${PACKAGE_VERSION:?the Makefile passes the version}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/layout"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -43,6 +44,9 @@ for prog in $programs; do
 	[ -s "$tmp/err" ] && bad "$prog --help wrote to standard error: $(cat "$tmp/err")"
 	section=8
 	[ -f "$src/man1/$prog.1" ] && section=1
+	# a failed layout check is a line in $tmp/layout, read after the loop
+	# (a failure recorded only in a variable here is lost if the loop ever
+	# runs in a subshell)
 	awk -v prog="$prog" -v section="$section" '
 		function no(why) { print prog " --help: " why; exit 1 }
 		{ line[NR] = $0 }
@@ -73,7 +77,7 @@ for prog in $programs; do
 			if (index(line[end - 1], "display") != index(line[end - 2], "display")) no("-h and -V are not aligned")
 			for (k = o + 1; k < end; k++)
 				if (line[k] !~ /^ /) no("option line " k " is not indented by a space: " line[k])
-		}' "$tmp/out" || fail=1
+		}' "$tmp/out" >>"$tmp/layout"
 	[ -f "$src/man$section/$prog.$section" ] ||
 		bad "$prog --help names $prog($section), which is not in man$section/"
 
@@ -92,6 +96,10 @@ for prog in $programs; do
 	grep -qx "Try '$prog --help' for more information." "$tmp/err" ||
 		{ bad "$prog --no-such-option: no \"Try '$prog --help'\" line"; cat "$tmp/err"; }
 done
+if [ -s "$tmp/layout" ]; then
+	sed 's/^/FAIL: /' "$tmp/layout"
+	fail=1
+fi
 
 # one reading of numbers: decimal only, everywhere (dump's -c and lscp's -i)
 truncate -s 256M "$tmp/img"
