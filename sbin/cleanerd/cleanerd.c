@@ -502,7 +502,7 @@ int main(int argc, char **argv)
 		cli_usage_error("too many arguments");
 	if (!d.conffile)
 		d.conffile = strdup(DEFAULT_CONF);
-	dev = dev_resolve(PROG, argv[optind]);
+	dev = dev_resolve(argv[optind]);
 	if (!dev)
 		return EXIT_FAILURE;
 	d.device = realpath(dev, NULL);

@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		cli_usage_error("too many arguments");
-	o.target = optind < argc ? dev_resolve(PROG, argv[optind]) : NULL;
+	o.target = optind < argc ? dev_resolve(argv[optind]) : NULL;
 	if (optind < argc && !o.target)
 		return EXIT_FAILURE;
 	if (o.offline)

@@ -727,7 +727,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		cli_usage_error(argc == optind ? "no device given" : "no view given");
-	o.device = dev_resolve("dump.nilfs2", argv[optind]);
+	o.device = dev_resolve(argv[optind]);
 	if (!o.device)
 		return CLI_EXIT_FAILURE;
 	view = argv[optind + 1];

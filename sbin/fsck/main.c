@@ -155,7 +155,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 	}
 	if (optind != argc - 1)
 		cli_usage_error("%s", optind >= argc ? "no device given" : "more than one device given");
-	o->device = dev_resolve(FSCK_PROG, argv[optind]);
+	o->device = dev_resolve(argv[optind]);
 	if (!o->device)
 		return FSCK_EXIT_OPERATIONAL;
 	if (o->undo_file && o->mode == MODE_NO)

@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 		cli_usage_error("no device given");
 	if (argc - optind > 2)
 		cli_usage_error("too many arguments");
-	o.device = dev_resolve(PROG, argv[optind++]);
+	o.device = dev_resolve(argv[optind++]);
 	if (!o.device)
 		return EXIT_FAILURE;
 	if (stat(o.device, &st) < 0) {

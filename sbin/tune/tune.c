@@ -131,7 +131,7 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		cli_usage_error("too many arguments");
 	if (!o->set && !o->list)
 		cli_usage_error("nothing to do: -l lists the superblock, the other options change it");
-	o->device = dev_resolve(PROG, argv[optind]);
+	o->device = dev_resolve(argv[optind]);
 	if (!o->device)
 		exit(EXIT_FAILURE);
 }

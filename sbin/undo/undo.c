@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		cli_usage_error("an undo file and a device are needed");
 	if (argc - optind > 2)
 		cli_usage_error("too many arguments");
-	device = dev_resolve(PROG, argv[optind + 1]);
+	device = dev_resolve(argv[optind + 1]);
 	if (!device)
 		return UNDO_FAIL;
 	rc = nlfs_io_open_unix(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR,
