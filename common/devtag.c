@@ -7,12 +7,12 @@
  * argument is a path, even with '=' in it.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <blkid.h>
 
+#include "cli.h"
 #include "devtag.h"
 
 static const struct {
@@ -65,13 +65,13 @@ const char *dev_lookup_reason(const char *arg, int rc)
 	return rc == -ENODEV && t >= 0 ? tags[t].unmatched : strerror(-rc);
 }
 
-const char *dev_resolve(const char *prog, const char *arg)
+const char *dev_resolve(const char *arg)
 {
 	const char *dev;
 	int rc = dev_lookup(arg, &dev);
 
 	if (rc) {
-		fprintf(stderr, "%s: %s: %s\n", prog, arg, dev_lookup_reason(arg, rc));
+		cli_warnx("%s: %s", arg, dev_lookup_reason(arg, rc));
 		return NULL;
 	}
 	return dev;

@@ -16,8 +16,8 @@ int dev_lookup(const char *arg, const char **dev);
 /* why dev_lookup(ARG) failed with RC, in words ("no device has this label") */
 const char *dev_lookup_reason(const char *arg, int rc);
 
-/* dev_lookup for a command's device argument: NULL after "PROG: ARG: why"
- * on standard error */
-const char *dev_resolve(const char *prog, const char *arg);
+/* dev_lookup for a command's device argument: NULL after "prog: ARG: why"
+ * (cli_warnx) on standard error */
+const char *dev_resolve(const char *arg);
 
 #endif

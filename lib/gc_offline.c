@@ -203,9 +203,8 @@ int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
 	return rc;
 }
 
-/* the snapshot list and the protected checkpoint number of a volume */
-static int protection(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
-		      uint64_t **snaps, struct nlfs_err *err)
+int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
+			 uint64_t **snaps, struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
 	struct nlfs_checkpoint cp;
@@ -307,7 +306,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
 		rc = -ENOMEM;
 	if (!rc)
-		rc = protection(fs, limit, &prot, &snaps, err);
+		rc = nlfs_gc_protect_load(fs, limit, &prot, &snaps, err);
 	if (!rc)
 		rc = nlfs_writer_open(fs, p->now, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
@@ -410,7 +409,7 @@ out:
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
 		    struct nlfs_err *err)
 {
-	uint64_t clean, last = 0;
+	uint64_t clean = 0, last = 0;
 	uint8_t *start = NULL;
 	bool done = false;
 	int rc = 0;

@@ -79,8 +79,7 @@ struct nlfs_fs {
 int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, uint64_t slot,
 			void *out, size_t len, bool *hole, struct nlfs_err *err);
 
-/* array.c: make room for NEED elements of ELEM bytes in *ARR (capacity *CAP) */
-int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* array.c: nlfs_grow (nlfs.h) for a typed array */
 #define NLFS_GROW(arr, cap, need) nlfs_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* rollforward.c */

@@ -293,7 +293,7 @@ static int init_common(struct nlfs_writer *w, const struct nlfs_super_block *sb)
 static void meta_inode(struct nlfs_inode *ino, uint64_t ctime)
 {
 	memset(ino, 0, sizeof(*ino));
-	ino->i_mode = nlfs_cpu_to_le16(0100000);
+	ino->i_mode = nlfs_cpu_to_le16(NLFS_S_IFREG);
 	ino->i_links_count = nlfs_cpu_to_le16(1);
 	ino->i_ctime = ino->i_mtime = nlfs_cpu_to_le64(ctime);
 }

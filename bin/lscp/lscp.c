@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "table.h"
 #include "vol.h"
+#include "array.h"
 
 #define NCPINFO 512     /* entries per request */
 
@@ -47,18 +48,19 @@ struct lscp {
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint|image]\n"
-	       "List the checkpoints of a NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -a, --all                show minor checkpoints too\n"
-	       "  -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
-	       "  -g, --show-increment     show the blocks each checkpoint added\n"
-	       "  -r, --reverse            newest first\n"
-	       "  -s, --snapshot           list only snapshots\n"
-	       "  -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
-	       "  -n, --lines <n>          list at most <n> checkpoints\n", cli_progname);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nList the checkpoints of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -a, --all                show minor checkpoints too\n"
+	       " -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
+	       " -g, --show-increment     show the blocks each checkpoint added\n"
+	       " -r, --reverse            newest first\n"
+	       " -s, --snapshot           list only snapshots\n"
+	       " -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
+	       " -n, --lines <n>          list at most <n> checkpoints\n", cli_progname);
 	table_usage_options(stdout);
-	cli_usage_help(stdout);
+	cli_usage_help(stdout, 26);
 	table_usage(stdout, columns, NCOLS);
 	cli_usage_man(stdout, 1);
 }
@@ -246,18 +248,10 @@ static bool push_below(struct lscp *c, const struct nilfs_cpinfo *ci)
 	(void)c;
 	if (ci->ci_cno >= stack.below)
 		return false;   /* the list ascends: the rest is above too */
-	if (stack.n == stack.cap) {
-		size_t cap = stack.cap ? 2 * stack.cap : 256;
-		struct nilfs_cpinfo *v = realloc(stack.v, cap * sizeof(*v));
-
-		if (!v) {
-			stack.nomem = true;
-			return false;
-		}
-		stack.v = v;
-		stack.cap = cap;
+	if (CLI_PUSH(stack.v, stack.n, stack.cap, *ci)) {
+		stack.nomem = true;
+		return false;
 	}
-	stack.v[stack.n++] = *ci;
 	return true;
 }
 
@@ -276,14 +270,6 @@ static int backward_snapshots(struct lscp *c)
 		print_cp(c, &stack.v[i - 1]);
 	free(stack.v);
 	return rc;
-}
-
-static bool parse_count(const char *what, const char *arg, uint64_t *v)
-{
-	if (cli_parse_u64(arg, v))
-		return true;
-	cli_warnx("invalid %s: %s", what, arg);
-	return false;
 }
 
 int main(int argc, char **argv)
@@ -307,7 +293,6 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "abgrsi:n:hV" TABLE_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.all = true; break;
@@ -316,22 +301,20 @@ int main(int argc, char **argv)
 		case 'r': c.reverse = true; break;
 		case 's': c.snapshots = true; break;
 		case 'i':
-			if (!parse_count("index", optarg, &c.index))
-				return CLI_EXIT_FAILURE;
+			c.index = cli_strtou64_or_err(optarg, UINT64_MAX, "index");
 			break;
 		case 'n':
-			if (!parse_count("number of lines", optarg, &c.lines))
-				return CLI_EXIT_FAILURE;
+			c.lines = cli_strtou64_or_err(optarg, UINT64_MAX, "number of lines");
 			break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
 		default:
 			if (!table_option(&c.t, opt, optarg))
-				cli_bad_option(optopt, argv[optind - 1]);
+				cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
 	int def[] = { COL_CNO, COL_DATE, COL_TIME, COL_MODE, COL_FLG,

@@ -60,18 +60,19 @@ struct lssu {
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint|image]\n"
-	       "List the segment usage of a NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -a, --all                show clean segments too\n"
-	       "  -i, --index <segnum>     start at segment <segnum>\n"
-	       "  -l, --latest-usage       count the blocks still in use (live)\n"
-	       "  -n, --lines <n>          list at most <n> segments\n"
-	       "  -p, --protection-period <period>\n"
-	       "                           with -l, keep what checkpoints of the last\n"
-	       "                           <period> need (seconds, or with s, m, h, d, w, M, Y)\n", cli_progname);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nList the segment usage of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -a, --all                show clean segments too\n"
+	       " -i, --index <segnum>     start at segment <segnum>\n"
+	       " -l, --latest-usage       count the blocks still in use (live)\n"
+	       " -n, --lines <n>          list at most <n> segments\n"
+	       " -p, --protection-period <period>\n"
+	       "                          with -l, keep what checkpoints of the last\n"
+	       "                          <period> need (seconds, or with s, m, h, d, w, M, Y)\n", cli_progname);
 	table_usage_options(stdout);
-	cli_usage_help(stdout);
+	cli_usage_help(stdout, 26);
 	table_usage(stdout, columns, NCOLS);
 	cli_usage_man(stdout, 1);
 }
@@ -219,39 +220,6 @@ static int list(struct lssu *u)
 	return rc;
 }
 
-/* a number of seconds, or with one suffix s, m, h, d, w, M (31 days), Y (365 days) */
-static int parse_period(const char *s, uint64_t *v)
-{
-	static const struct { char c; uint64_t mul; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
-		{ 'M', 2678400 }, { 'Y', 31536000 },
-	};
-	uint64_t mul = 0;
-	size_t n = strlen(s);
-	char num[32];
-
-	if (n == 0 || n >= sizeof(num))
-		return n >= sizeof(num) ? -ERANGE : -EINVAL;
-	memcpy(num, s, n + 1);
-	if (num[n - 1] < '0' || num[n - 1] > '9') {
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (units[i].c == num[n - 1])
-				mul = units[i].mul;
-		if (!mul)
-			return -EINVAL;
-		num[n - 1] = 0;
-	} else {
-		mul = 1;
-	}
-	errno = 0;
-	if (!cli_parse_u64(num, v))
-		return errno == ERANGE ? -ERANGE : -EINVAL;
-	if (*v >= (ULONG_MAX - 1) / mul)
-		return -ERANGE;
-	*v *= mul;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -271,21 +239,17 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "ai:ln:hp:V" TABLE_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': u.all = true; break;
 		case 'l': u.latest = true; break;
 		case 'i':
 		case 'n':
-			if (!cli_parse_u64(optarg, opt == 'i' ? &u.index : &u.lines)) {
-				cli_warnx("invalid %s: %s", opt == 'i' ? "index" : "number of lines",
-					  optarg);
-				return CLI_EXIT_FAILURE;
-			}
+			*(opt == 'i' ? &u.index : &u.lines) = cli_strtou64_or_err(
+				optarg, UINT64_MAX, opt == 'i' ? "index" : "number of lines");
 			break;
 		case 'p':
-			rc = parse_period(optarg, &u.period);
+			rc = cli_strtoperiod(optarg, &u.period);
 			if (rc == -ERANGE)
 				cli_errx("too large period: %s", optarg);
 			if (rc)
@@ -296,11 +260,11 @@ int main(int argc, char **argv)
 		case 'V': cli_print_version(); return 0;
 		default:
 			if (!table_option(&u.t, opt, optarg))
-				cli_bad_option(optopt, argv[optind - 1]);
+				cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
 	static const int def[] = { COL_SEGNUM, COL_DATE, COL_TIME, COL_STAT, COL_NBLOCKS,

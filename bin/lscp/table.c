@@ -22,10 +22,10 @@ bool table_option(struct table *t, int opt, const char *arg)
 
 void table_usage_options(FILE *out)
 {
-	fputs("  -o, --output <list>      the columns to show (+list: after the default)\n"
-	      "      --raw                a table in raw form\n"
-	      "      --noheadings         no header line\n"
-	      "  -J, --json               a table in JSON\n", out);
+	fputs(" -o, --output <list>      the columns to show (+list: after the default)\n"
+	      "     --raw                a table in raw form\n"
+	      "     --noheadings         no header line\n"
+	      " -J, --json               a table in JSON\n", out);
 }
 
 static int column_id(const struct table *t, const char *name, size_t len)

@@ -49,6 +49,22 @@ struct nlfs_gc_protect {
 /* FI_CNO from the block's finfo; [START, END) from its DAT entry */
 bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64_t start,
 			uint64_t end);
+struct nlfs_fs;
+struct nlfs_err;
+/* A volume's protection (gc_offline.c): its snapshots, from the cpfile's
+ * snapshot list (*SNAPS, which the caller frees, holds them), and the
+ * oldest checkpoint created at or after LIMIT seconds (none: UINT64_MAX,
+ * as with LIMIT UINT64_MAX). */
+int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
+			 uint64_t **snaps, struct nlfs_err *err);
+/* The blocks the logs of segment SEGNUM describe within its first NBLOCKS
+ * (*TOTAL) and those of them that are live (*LIVE), read through the
+ * reader (nlfs_segment_walk): a DAT data block while the DAT maps it there,
+ * any other block by nlfs_gc_block_live when its DAT entry still points at
+ * this copy (gc_live.c). */
+int nlfs_gc_segment_live(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			 const struct nlfs_gc_protect *p, uint64_t *live, uint64_t *total,
+			 struct nlfs_err *err);
 /* the smallest checkpoint created at or after LIMIT, given checkpoints in
  * ascending cno order with their creation times; UINT64_MAX if none */
 uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit);

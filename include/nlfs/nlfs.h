@@ -35,6 +35,10 @@ struct nlfs_err {
 };
 
 const char *nlfs_strerror(int code);
+
+/* array.c: make room for NEED elements of ELEM bytes in *ARR (room for
+ * *CAP), doubling from 8.  0, or -ENOMEM with *ARR and *CAP unchanged. */
+int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 void nlfs_err_clear(struct nlfs_err *e);
 int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -226,6 +230,16 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, struct nlfs_err *err);
 
 /* Files: any file of a checkpoint is read through its inode's bmap. */
+/* Whether an inode of MODE keeps a block map in i_bmap (regular files,
+ * directories and symbolic links); the other types keep a device number
+ * or nothing there. */
+static inline bool nlfs_mode_has_map(uint16_t mode)
+{
+	uint16_t t = mode & NLFS_S_IFMT;
+
+	return t == NLFS_S_IFREG || t == NLFS_S_IFDIR || t == NLFS_S_IFLNK;
+}
+
 struct nlfs_file {
 	uint64_t ino;
 	uint64_t cno;              /* checkpoint it was read from (0: metadata file) */
@@ -452,6 +466,16 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
  * a log inside NBLOCKS that does not check out is an error. */
 int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+
+/* The same as the online cleaner reads a segment it will have the kernel
+ * free: besides, every log carries the first log's sequence number (in
+ * *SEQ, if not NULL) and the logs cover NBLOCKS exactly (NLFS_ECORRUPT
+ * otherwise, the reason in ERR). */
+int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+/* The sequence number of the log at the start of segment SEGNUM, whose
+ * summary must decode (magic, sizes; NLFS_ECORRUPT or NLFS_EBADMAGIC). */
+int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err);
 
 /* How far the logs of segment SEGNUM reach from its start (*NBLOCKS):
  * consecutive logs with a good summary and the first one's sequence, read

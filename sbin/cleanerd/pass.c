@@ -32,6 +32,7 @@
 
 #include "cleanerd.h"
 #include "ioc.h"
+#include "array.h"
 
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 {
@@ -42,16 +43,12 @@ uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 
 static int ensure_seginfo(struct cleanerd *d, uint64_t nsegs)
 {
-	if (nsegs > d->nseg_alloc) {
-		struct seginfo *s = realloc(d->seg, nsegs * sizeof(*s));
+	size_t old = d->nseg_alloc;
 
-		if (!s)
-			return -ENOMEM;
-		for (size_t i = d->nseg_alloc; i < nsegs; i++)
-			s[i] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
-		d->seg = s;
-		d->nseg_alloc = nsegs;
-	}
+	if (CLI_GROW(d->seg, d->nseg_alloc, nsegs))
+		return -ENOMEM;
+	for (size_t i = old; i < d->nseg_alloc; i++)
+		d->seg[i] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
 	return 0;
 }
 

@@ -19,22 +19,22 @@
 #include <linux/nilfs2_api.h>
 
 #include <nlfs/gc.h>
+#include <nlfs/io.h>
+#include <nlfs/nlfs.h>
 
-/* the raw device and the geometry needed to walk its segments */
+/* the device (superblocks only: the kernel writes the volume) and the
+ * geometry needed to walk its segments */
 struct cld_reader {
-	int fd;
-	bool direct;              /* opened O_DIRECT */
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
 	uint32_t blocksize;
 	uint32_t blocks_per_segment;
 	uint64_t first_data_block;
-	uint32_t crc_seed;
 	uint32_t r_segments_percentage;
-	void *buf;
-	size_t bufsize;
 };
 
-/* Open DEVICE for reading segments (O_DIRECT when the device allows it, so
- * that no stale page-cache copy of a reused segment is read). */
+/* Open DEVICE for reading segments, uncached (NLFS_IO_UNCACHED: no stale
+ * page-cache copy of a reused segment is read). */
 int cld_reader_open(struct cld_reader *r, const char *device);
 void cld_reader_close(struct cld_reader *r);
 

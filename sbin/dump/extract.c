@@ -16,6 +16,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "extract.h"
+#include "array.h"
 #include "progress.h"
 
 #define MAX_DEPTH 256
@@ -148,17 +149,7 @@ static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *ar
 	(void)ptr;
 	if (level != 0)
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		uint64_t *p = realloc(b->off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		b->off = p;
-		b->cap = cap;
-	}
-	b->off[b->n++] = blkoff;
-	return 0;
+	return CLI_PUSH(b->off, b->n, b->cap, blkoff);
 }
 
 static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *path)
@@ -300,16 +291,9 @@ static int collect_entry(const char *name, unsigned name_len, uint64_t ino,
 		es->bad = NLFS_ECORRUPT;
 		return 1;
 	}
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? es->cap * 2 : 64;
-		struct entry *p = realloc(es->e, cap * sizeof(*p));
-
-		if (!p) {
-			es->bad = ENOMEM;
-			return 1;
-		}
-		es->e = p;
-		es->cap = cap;
+	if (CLI_GROW(es->e, es->cap, es->n + 1)) {
+		es->bad = ENOMEM;
+		return 1;
 	}
 	s = malloc(name_len + 1);
 	if (!s) {

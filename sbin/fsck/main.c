@@ -27,7 +27,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
-#include "closestream.h"
+#include "cli.h"
 #include "fsck.h"
 #include "io_open.h"
 #include "devtag.h"
@@ -51,18 +51,19 @@ static void on_usr(int sig)
 
 static void usage(FILE *out)
 {
-	fputs("Usage:\n"
+	fputs(CLI_USAGE_HEADER
 	      " " FSCK_PROG " [options] <device>\n"
 	      "\nCheck a NILFS2 volume for consistency.\n"
-	      "\nOptions:\n"
+	      CLI_USAGE_OPTIONS
 	      " -n, --no                 open read-only and answer no to every repair\n"
 	      " -y, --yes                answer yes to every repair\n"
 	      " -p, -a, --preen          repair what is safe without asking\n"
 	      " -f, --force              check even if the volume looks clean (always done)\n"
 	      " -v, --verbose            say more\n"
 	      " -C, --progress <fd>      write progress lines to file descriptor fd\n"
-	      "     --checkpoints <which>  check the latest checkpoint, every snapshot\n"
-	      "                          too, or every checkpoint: latest|snapshots|all\n"
+	      "     --checkpoints <which>\n"
+	      "                          check the latest checkpoint, every snapshot too,\n"
+	      "                          or every checkpoint: latest|snapshots|all\n"
 	      "     --check-data         verify the data checksum of every log, which\n"
 	      "                          reads every block in use (by default only the\n"
 	      "                          logs the kernel's recovery reads are verified)\n"
@@ -70,19 +71,8 @@ static void usage(FILE *out)
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
 	      "     --rollback           point the superblocks back at the newest super\n"
-	      "                          root that holds up (with -y)\n"
-
-	      " -h, --help               display this help\n"
-	      " -V, --version            display version\n"
-	      "\nFor more details see " FSCK_PROG "(8).\n", out);
-}
-
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", FSCK_PROG);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", FSCK_PROG);
-	return FSCK_EXIT_USAGE;
+	      "                          root that holds up (with -y)\n", out);
+	cli_usage_tail(out, 26);
 }
 
 static int set_mode(struct fsck_opts *o, enum fsck_mode m)
@@ -124,19 +114,16 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		case 'p':
 		case 'a':
 			if (set_mode(o, ch == 'n' ? MODE_NO : ch == 'y' ? MODE_YES : MODE_PREEN))
-				return bad_usage("only one of the options -n, -y and -p/-a may be given%s", "");
+				cli_usage_error("only one of the options -n, -y and -p/-a may be given");
 			break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
 		case 'C': {
-			char *end;
-			long fd;
+			int fd;
 
-			errno = 0;
-			fd = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || fd > INT_MAX || fd < -INT_MAX)
-				return bad_usage("invalid progress file descriptor '%s'", optarg);
-			o->progress_fd = (int)fd;
+			if (cli_strtoint(optarg, &fd))
+				cli_usage_error("invalid progress file descriptor '%s'", optarg);
+			o->progress_fd = fd;
 			o->progress_on = fd >= 0;
 			o->progress_set = true;
 			break;
@@ -149,7 +136,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			else if (!strcmp(optarg, "all"))
 				o->cps = CPS_ALL;
 			else
-				return bad_usage("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
+				cli_usage_error("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
 			break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_CHECK_DATA: o->check_data = true; break;
@@ -160,23 +147,22 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			*done = true;
 			return FSCK_EXIT_OK;
 		case 'V':
-			printf("%s from nilfsprogs %s\n", FSCK_PROG, PACKAGE_VERSION);
+			cli_print_version();
 			*done = true;
 			return FSCK_EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", FSCK_PROG);
-			return FSCK_EXIT_USAGE;
+			cli_bad_option(argv);
 		}
 	}
 	if (optind != argc - 1)
-		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
-	o->device = dev_resolve(FSCK_PROG, argv[optind]);
+		cli_usage_error("%s", optind >= argc ? "no device given" : "more than one device given");
+	o->device = dev_resolve(argv[optind]);
 	if (!o->device)
 		return FSCK_EXIT_OPERATIONAL;
 	if (o->undo_file && o->mode == MODE_NO)
-		return bad_usage("-z saves what a repair overwrites: it needs -y or -p%s", "");
+		cli_usage_error("-z saves what a repair overwrites: it needs -y or -p");
 	if (o->rollback && o->mode != MODE_YES)
-		return bad_usage("--rollback discards the newest logs: it needs -y%s", "");
+		cli_usage_error("--rollback discards the newest logs: it needs -y");
 	return 0;
 }
 
@@ -469,7 +455,7 @@ int main(int argc, char **argv)
 	const char *status;
 	int ex;
 
-	close_stdout_at_exit(argv[0], FSCK_EXIT_OPERATIONAL);
+	cli_init_codes(FSCK_PROG, FSCK_EXIT_OPERATIONAL, FSCK_EXIT_USAGE);
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
 	if (ex || done)

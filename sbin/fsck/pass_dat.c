@@ -41,7 +41,7 @@ static void check_mdt_inodes(struct fsck *c)
 		uint16_t mode = nlfs_le16(in->i_mode);
 
 		/* the kernel refuses to load them otherwise */
-		if ((mode & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+		if ((mode & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
 			fsck_problem(c, PR_MDT_INODE,
 				     "super root: %s inode (%u) has mode 0%o and %u links",
 				     mdt_names[ino - NLFS_DAT_INO], ino, mode,

@@ -26,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "array.h"
 #include "fsck.h"
 
 struct owner {
@@ -262,13 +263,8 @@ static void owners_from_summaries(struct evac *e)
 
 static void walk_inode(struct evac *e, const struct nlfs_file *f)
 {
-	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
-	case 0100000: case 0040000: case 0120000:
-		walk_map(e, f);
-		break;
-	default:
-		break;   /* devices keep a number in i_bmap, not a map */
-	}
+	if (nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
+		walk_map(e, f);   /* devices keep a number in i_bmap, not a map */
 }
 
 /* the ifile's data blocks of one checkpoint, in offset order */
@@ -283,8 +279,8 @@ static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 	if (level)
 		return 0;
-	if (fix_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
-	    fix_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
+	if (nlfs_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
+	    nlfs_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
 		return -ENOMEM;
 	ib->off[ib->n] = key;
 	ib->vbn[ib->n++] = ptr;

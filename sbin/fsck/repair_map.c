@@ -30,6 +30,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
 #include "fsck.h"
+#include "array.h"
 
 /* one block as a summary describes it */
 struct srec {
@@ -105,7 +106,7 @@ static int keep_rec(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 		return 0;   /* a summary the check could not trust */
 	if (!rebuilding(m, fi->ino) && !fsck_vbit_test(&m->suspect, bi->vblocknr))
 		return 0;
-	if (fix_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(*m->recs)))
+	if (nlfs_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(*m->recs)))
 		return -ENOMEM;
 	m->recs[m->nrecs++] = (struct srec){
 		.ino = fi->ino, .cno = fi->cno, .blkoff = bi->blkoff, .vbn = bi->vblocknr,
@@ -403,13 +404,13 @@ static int salvage_cb(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	struct salvaged *s = arg;
 
 	if (level) {
-		if (fix_grow((void **)&s->nodes, &s->capn, s->nnodes + 1, sizeof(*s->nodes)))
+		if (nlfs_grow((void **)&s->nodes, &s->capn, s->nnodes + 1, sizeof(*s->nodes)))
 			return -ENOMEM;
 		s->nodes[s->nnodes++] = ptr;
 		return 0;
 	}
-	if (fix_grow((void **)&s->keys, &s->capk, s->n + 1, sizeof(*s->keys)) ||
-	    fix_grow((void **)&s->ptrs, &s->capp, s->n + 1, sizeof(*s->ptrs)))
+	if (nlfs_grow((void **)&s->keys, &s->capk, s->n + 1, sizeof(*s->keys)) ||
+	    nlfs_grow((void **)&s->ptrs, &s->capp, s->n + 1, sizeof(*s->ptrs)))
 		return -ENOMEM;
 	s->keys[s->n] = key;
 	s->ptrs[s->n++] = ptr;
@@ -473,8 +474,8 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 
 static int push_entry(struct mapfix *m, uint64_t key, uint64_t ptr)
 {
-	if (fix_grow((void **)&m->keys, &m->capkeys, m->nkeys + 1, sizeof(*m->keys)) ||
-	    fix_grow((void **)&m->ptrs, &m->capptrs, m->nkeys + 1, sizeof(*m->ptrs)))
+	if (nlfs_grow((void **)&m->keys, &m->capkeys, m->nkeys + 1, sizeof(*m->keys)) ||
+	    nlfs_grow((void **)&m->ptrs, &m->capptrs, m->nkeys + 1, sizeof(*m->ptrs)))
 		return -ENOMEM;
 	m->keys[m->nkeys] = key;
 	m->ptrs[m->nkeys++] = ptr;

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "progress.h"
 #include "fsck.h"
+#include "array.h"
 
 struct report_item {
 	enum fsck_pr code;
@@ -76,15 +77,8 @@ void fsck_report_add(struct fsck *c, enum fsck_pr code, const char *msg)
 	line(c, tags[fsck_problems[code].severity], msg);
 	if (!c->o.json || !r)
 		return;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct report_item *it = realloc(r->items, cap * sizeof(*it));
-
-		if (!it)
-			return;
-		r->items = it;
-		r->cap = cap;
-	}
+	if (CLI_GROW(r->items, r->cap, r->n + 1))
+		return;
 	r->items[r->n].code = code;
 	r->items[r->n].msg = strdup(msg);
 	if (r->items[r->n].msg)

@@ -24,6 +24,7 @@
 
 #include <nlfs/endian.h>
 #include "populate.h"
+#include "array.h"
 #include "progress.h"
 
 #define READ_CHUNK (1u << 20)
@@ -71,14 +72,8 @@ static int path_push(struct pop *p, const char *name, size_t *saved)
 {
 	size_t len = strlen(p->path), need = len + strlen(name) + 2;
 
-	if (need > p->pathcap) {
-		char *n = realloc(p->path, need * 2);
-
-		if (!n)
-			return -ENOMEM;
-		p->path = n;
-		p->pathcap = need * 2;
-	}
+	if (CLI_GROW(p->path, p->pathcap, need))
+		return -ENOMEM;
 	*saved = len;
 	snprintf(p->path + len, p->pathcap - len, "%s%s", len && p->path[len - 1] == '/' ? "" : "/",
 		 name);
@@ -185,14 +180,9 @@ static int list_dir(struct pop *p, int dfd, struct child **out, size_t *count)
 			rc = fail(p, ENAMETOOLONG, de->d_name);
 			break;
 		}
-		if (n == cap) {
-			struct child *m = realloc(c, (cap = cap ? cap * 2 : 16) * sizeof(*m));
-
-			if (!m) {
-				rc = -ENOMEM;
-				break;
-			}
-			c = m;
+		if (CLI_GROW(c, cap, n + 1)) {
+			rc = -ENOMEM;
+			break;
 		}
 		memset(&c[n], 0, sizeof(c[n]));
 		c[n].name = strdup(de->d_name);
@@ -354,17 +344,7 @@ static int copy_nondir(struct pop *p, int dfd, const struct child *c)
 
 static int remember_file(struct pop *p, uint64_t ino)
 {
-	if (p->nfiles == p->capfiles) {
-		size_t cap = p->capfiles ? p->capfiles * 2 : 1024;
-		uint64_t *f = realloc(p->files, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		p->files = f;
-		p->capfiles = cap;
-	}
-	p->files[p->nfiles++] = ino;
-	return 0;
+	return CLI_PUSH(p->files, p->nfiles, p->capfiles, ino);
 }
 
 /* a subdirectory to descend into: its fd, or -1 with *RC set */

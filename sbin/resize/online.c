@@ -9,13 +9,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/nilfs2_api.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/resize.h>
 #include "resize.h"
+#include "ioc.h"
 
 static void resize_error(int e, bool shrink)
 {
@@ -96,11 +96,9 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 	} else if (!confirm(o)) {
 		rc = -1;
 	} else {
-		__u64 arg = newsize;
-
-		rc = ioctl(fd, NILFS_IOCTL_RESIZE, &arg);
+		rc = ioc_resize(fd, newsize);
 		if (rc < 0)
-			resize_error(errno, false);
+			resize_error(-rc, false);
 	}
 	close(fd);
 	if (rc) {

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "tune.h"
+#include "strutils.h"
 
 static const struct {
 	int type;
@@ -42,8 +43,7 @@ const char *tune_feature_name(int type, uint64_t mask, char *buf, size_t len)
 static int feature_of_name(const char *s, int *type, uint64_t *mask)
 {
 	const char *tchars = "CRI", *t;
-	char *end;
-	unsigned long bit;
+	uint64_t bit;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcasecmp(s, known[i].name)) {
@@ -55,8 +55,7 @@ static int feature_of_name(const char *s, int *type, uint64_t *mask)
 		return -1;
 	if (!isdigit((unsigned char)s[9]))
 		return -1;
-	bit = strtoul(s + 9, &end, 10);
-	if (bit >= 64 || *end)
+	if (cli_strtou64_max(s + 9, 63, &bit))
 		return -1;
 	*type = (int)(t - tchars);
 	*mask = 1ull << bit;

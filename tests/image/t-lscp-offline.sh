@@ -110,6 +110,8 @@ expect 1 "lscp: cannot open NILFS on $tmp: no NILFS2 file system is mounted ther
 expect 1 "lscp: too many arguments" "$top/lscp" "$img" "$img"
 expect 1 "lssu: too many arguments" "$top/lssu" "$img" "$img"
 expect 1 "lscp: invalid option -- x" "$top/lscp" -x "$img"
+grep -qx "Try 'lscp --help' for more information." "$tmp/stderr" || bad "lscp -x: no 'Try' line"
+expect 1 "lscp: invalid index: 0x10" "$top/lscp" -i 0x10 "$img"
 expect 1 "lscp: invalid index: 1x" "$top/lscp" -i 1x "$img"
 expect 1 "lssu: invalid protection period: 5q" "$top/lssu" -p 5q "$img"
 expect 1 "lscp: unknown column: FOO" "$top/lscp" -o CNO,FOO "$img"

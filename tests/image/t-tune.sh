@@ -36,7 +36,7 @@ expect_fail() { # pattern, then the command; nothing may be written
 
 # the long options every program has
 "$tune" --help | grep -q -- '--version' || bad "nilfs-tune --help does not list --version"
-"$tune" --version | grep -q 'nilfs-tune (nilfsprogs)' || bad "nilfs-tune --version"
+"$tune" --version | grep -q 'nilfs-tune from nilfsprogs' || bad "nilfs-tune --version"
 field() { # the value of "-l" field $1 of $img, as GParted cuts it
 	"$tune" -l "$img" 2>/dev/null | sed -n "s/^$1:[[:space:]]*//p"
 }
@@ -112,11 +112,12 @@ expect_fail "too long" "$tune" -L "${label80}y" "$img"
 expect_fail "Invalid UUID" "$tune" -U 1234 "$img"
 expect_fail "Invalid UUID" "$tune" -U '{0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c' "$img"
 # KDE Partition Manager's label command ("-l LABEL DEV") fails as with nilfs-tools
-expect_fail "Usage" "$tune" -l newlabel "$img"
+expect_fail "Try 'nilfs-tune --help'" "$tune" -l newlabel "$img"
 expect_fail "not allowed to be set" "$tune" -O FEATURE_I3 "$img"
 expect_fail "unknown feature" "$tune" -O bogus "$img"
 expect_fail "invalid commit interval" "$tune" -i -5 "$img"
-expect_fail "Usage" "$tune" "$img"
+expect_fail "Try 'nilfs-tune --help'" "$tune" "$img"
+expect_fail "invalid commit interval" "$tune" -i 0x10 "$img"
 # a field beyond the format, both copies signed again with a good CRC:
 # the block size (the CVE), the revision, the magic number
 cp "$img" "$tmp/good"
