@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/clean-offline.sh: offline cleaning throughput.  The real kernel (in
 # the qemu guest) fills a volume with a hot/cold overwrite workload and a
 # snapshot; then the offline cleaner runs on the image, and its time is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/clean.sh: write amplification of the cleaner, per selection policy,
 # under the real kernel (qemu TCG guest, see tests/kernel/README.md).
 #

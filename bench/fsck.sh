@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/fsck.sh: fsck.nilfs2 against e2fsck on the same tree, in one run.
 #  1. bench/fsck-tree.c writes a deterministic tree of NFILES (default
 #     1000000) names: directories 0 to 5 levels deep, mostly files of at

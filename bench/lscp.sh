@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/lscp.sh: lscp on a volume with NCP (default 100000) checkpoints.
 #
 # The real kernel makes them in the qemu guest (tests/kernel), as fast as it
@@ -8,7 +9,8 @@
 # best of REPS runs, the cpfile in the kernel's cache), our lscp offline on
 # the unmounted device (cold: the kernel drops a block device's cache at its
 # last close; then warm, the device held open), and on the host our lscp on
-# the image file.  Prints the times and the ratios to nilfs-tools.
+# the image file; our lscp -J and --raw (libsmartcols) on the mounted volume.
+# Prints the times and the ratios to nilfs-tools.
 #
 # Not part of make check: making the checkpoints takes about 10 minutes under
 # TCG.  KEEP_IMAGE=path keeps the image; IMAGE=path measures an image kept
@@ -85,6 +87,10 @@ for o in "" -r -s; do
 	best ours$tag /ours/bin/lscp $o /dev/vda
 	cmp -s /tmp/theirs$tag /tmp/ours$tag && echo "SAME lscp $o" || echo "DIFFERENT lscp $o"
 done
+# util-linux's tables (libsmartcols), against nilfs-tools' plain lscp
+best ours_json /ours/bin/lscp -J /dev/vda
+best ours_raw /ours/bin/lscp --raw /dev/vda
+[ "$(wc -l </tmp/ours_raw)" = "$(wc -l </tmp/theirsx)" ] && echo "SAME lines lscp --raw" || echo "DIFFERENT lines lscp --raw"
 umount /mnt || exit 1
 run offline_cold /ours/bin/lscp /dev/vda
 echo "TIME offline_cold $t"
@@ -112,6 +118,7 @@ awk -v host="$h" '
 		printf "guest, mounted, lscp:    nilfs-tools %.2f s, ours %.2f s: ratio %s\n", t["theirsx"], t["oursx"], ratio("oursx", "theirsx")
 		printf "guest, mounted, lscp -r: nilfs-tools %.2f s, ours %.2f s: ratio %s\n", t["theirsxr"], t["oursxr"], ratio("oursxr", "theirsxr")
 		printf "guest, mounted, lscp -s: nilfs-tools %.2f s, ours %.2f s: ratio %s\n", t["theirsxs"], t["oursxs"], ratio("oursxs", "theirsxs")
+		printf "guest, mounted, our lscp -J: %.2f s, --raw: %.2f s: ratios %s, %s to nilfs-tools plain lscp\n", t["ours_json"], t["ours_raw"], ratio("ours_json", "theirsx"), ratio("ours_raw", "theirsx")
 		printf "guest, offline on the unmounted device: cold %.2f s (ratio %s), warm %.2f s (ratio %s) to mounted nilfs-tools\n", t["offline_cold"], ratio("offline_cold", "theirsx"), t["offline_warm"], ratio("offline_warm", "theirsx")
 		printf "host, offline on the image file: %.3f s (native CPU: not comparable to the guest)\n", host
 	}' "$work/out"

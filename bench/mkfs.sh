@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/mkfs.sh: our mkfs.nilfs2 against the reference tools, in one run.
 #  1. mkfs of a 1 TiB sparse image file: bytes written and time, against
 #     nilfs-tools' mkfs.nilfs2.

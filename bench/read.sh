@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/read.sh: time of `dump.nilfs2 extract /` of a kernel-written tree of
 # at least 1 GiB, against reading the image file sequentially once (the
 # physical floor), in the same run.  Prints the ratio.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/torture.sh - the randomized torture test, long: seeds FIRST ..
 # FIRST+SEEDS-1, STEPS steps each (tests/kernel/torture.sh).  Prints a line
 # per seed, then seeds run, steps, failures and every failure's reproducer.

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "io_open.h"
+#include "strutils.h"
 
 enum fault_kind { FAULT_COUNT, FAULT_CRASH, FAULT_TEAR };
 
@@ -85,7 +86,6 @@ static const struct nlfs_io_ops hook_ops = {
 static int parse_fault(const char *spec, enum fault_kind *kind, uint64_t *at)
 {
 	const char *num;
-	char *end;
 
 	if (!strcmp(spec, "count")) {
 		*kind = FAULT_COUNT;
@@ -103,9 +103,7 @@ static int parse_fault(const char *spec, enum fault_kind *kind, uint64_t *at)
 	}
 	if (*num < '0' || *num > '9')
 		return -EINVAL;
-	errno = 0;
-	*at = strtoull(num, &end, 10);
-	return errno || *end ? -EINVAL : 0;
+	return cli_strtou64(num, at) ? -EINVAL : 0;
 }
 
 static int open_hooked(struct nlfs_io *dev, const char *spec, struct nlfs_io **out)

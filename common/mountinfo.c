@@ -14,6 +14,10 @@
 #include <sys/sysmacros.h>
 
 #include "mountinfo.h"
+#include "array.h"
+
+/* loop devices of one image file looked at, at most */
+#define MNT_LOOPS_MAX 16
 
 static void unescape(char *s)
 {
@@ -88,6 +92,47 @@ static int fill(struct mnt_entry *out, const struct mi_line *m)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int mnt_list(const char *path, const char *fstype, struct mnt_entry **out, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	struct mnt_entry *v = NULL;
+	size_t cap = 0, len = 0, lcap = 0;
+	char *line = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return -errno;
+	while (!rc && getline(&line, &lcap, f) >= 0) {
+		struct mi_line m;
+
+		if (!parse_line(line, &m) || (fstype && strcmp(m.fstype, fstype)))
+			continue;
+		rc = CLI_GROW(v, cap, len + 1);
+		if (!rc)
+			rc = fill(&v[len], &m);
+		if (!rc)
+			len++;
+	}
+	free(line);
+	fclose(f);
+	if (rc) {
+		mnt_list_free(v, len);
+		return rc;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+void mnt_list_free(struct mnt_entry *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mnt_free(&m[i]);
+	free(m);
 }
 
 static int find(const char *path, const char *fstype, bool any, dev_t dev, const char *dir,
@@ -168,19 +213,19 @@ static bool dev_mounted(dev_t dev, bool *ro, char *where, size_t len)
 	return true;
 }
 
-static bool loop_backed_by(const char *file, bool *ro, char *where, size_t len)
+size_t mnt_loops_of(const char *file, dev_t *devs, size_t max)
 {
 	char real[PATH_MAX];
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
-	bool found = false;
+	size_t n = 0;
 
 	if (!d || !realpath(file, real)) {
 		if (d)
 			closedir(d);
-		return false;
+		return 0;
 	}
-	while (!found && (e = readdir(d))) {
+	while (n < max && (e = readdir(d))) {
 		char path[PATH_MAX], back[PATH_MAX];
 		unsigned maj, min;
 		FILE *f;
@@ -188,7 +233,7 @@ static bool loop_backed_by(const char *file, bool *ro, char *where, size_t len)
 		if (strncmp(e->d_name, "loop", 4))
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", e->d_name);
-		f = fopen(path, "r");
+		f = fopen(path, "re");
 		if (!f)
 			continue;
 		if (!fgets(back, sizeof(back), f)) {
@@ -200,15 +245,27 @@ static bool loop_backed_by(const char *file, bool *ro, char *where, size_t len)
 		if (strcmp(back, real))
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/dev", e->d_name);
-		f = fopen(path, "r");
+		f = fopen(path, "re");
 		if (!f)
 			continue;
 		if (fscanf(f, "%u:%u", &maj, &min) == 2)
-			found = dev_mounted(makedev(maj, min), ro, where, len);
+			devs[n++] = makedev(maj, min);
 		fclose(f);
 	}
 	closedir(d);
-	return found;
+	return n;
+}
+
+/* is a loop device backed by FILE mounted? */
+static bool loop_backed_by(const char *file, bool *ro, char *where, size_t len)
+{
+	dev_t devs[MNT_LOOPS_MAX];
+	size_t n = mnt_loops_of(file, devs, MNT_LOOPS_MAX);
+
+	for (size_t i = 0; i < n; i++)
+		if (dev_mounted(devs[i], ro, where, len))
+			return true;
+	return false;
 }
 
 int mnt_in_use(const char *path, bool *mounted, bool *ro, char *where, size_t len)

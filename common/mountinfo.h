@@ -27,6 +27,14 @@ int mnt_find(const char *path, dev_t dev, const char *dir, struct mnt_entry *out
 /* the first read-write nilfs2 mount, for "nilfs-clean" without a device */
 int mnt_find_any(const char *path, struct mnt_entry *out);
 void mnt_free(struct mnt_entry *m);
+/* Every mount of FSTYPE (NULL: any) in the mountinfo file at PATH, in its
+ * order: 0 (*N may be 0), or -errno if PATH cannot be read or on ENOMEM.
+ * mnt_list_free() frees them. */
+int mnt_list(const char *path, const char *fstype, struct mnt_entry **out, size_t *n);
+void mnt_list_free(struct mnt_entry *m, size_t n);
+/* The device numbers of the loop devices whose backing file is FILE (up to
+ * MAX of them): how many there are. */
+size_t mnt_loops_of(const char *file, dev_t *devs, size_t max);
 /* Is PATH in use by a mount: a block device mounted (any file system), or
  * an image file backing a mounted loop device?  0 or -errno from stat. */
 int mnt_in_use(const char *path, bool *mounted, bool *ro, char *where, size_t len);

@@ -13,8 +13,11 @@ int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
 		n *= 2;
+	}
 	if (n > SIZE_MAX / elem)
 		return -ENOMEM;
 	p = realloc(*arr, n * elem);

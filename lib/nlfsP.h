@@ -93,8 +93,7 @@ static inline uint64_t nlfs_palloc_geo_desc(const struct nlfs_palloc_geo *g, uin
 	return (group / g->gpd) * g->bpd;
 }
 
-/* array.c: make room for NEED elements of ELEM bytes in *ARR (capacity *CAP) */
-int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* array.c: nlfs_grow (nlfs.h) for a typed array */
 #define NLFS_GROW(arr, cap, need) nlfs_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* rollforward.c */
@@ -110,6 +109,7 @@ struct nlfs_rf_tail {
 	uint64_t end, seq, seg, nextseg;    /* block after the last log; its segment's */
 	uint64_t segs[NLFS_RF_TAIL_SEGS];
 	size_t nsegs;
+	bool open_dsync;   /* the last log begins or continues a data-sync series it does not end */
 };
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 

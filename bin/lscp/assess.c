@@ -12,6 +12,7 @@
 
 #include <nlfs/gc.h>
 #include "assess.h"
+#include "array.h"
 
 #define BATCH 512
 
@@ -26,20 +27,6 @@ struct collect {
 	size_t nb, capb;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	q = realloc(*p, (*cap ? 2 * *cap : 1024) * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = *cap ? 2 * *cap : 1024;
-	return 0;
-}
-
 static int collect_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
 			 void *arg)
 {
@@ -50,7 +37,7 @@ static int collect_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binf
 	if (fi->ino == NLFS_DAT_INO) {
 		struct nilfs_bdesc *d;
 
-		if (grow((void **)&c->b, &c->capb, c->nb, sizeof(*c->b)))
+		if (CLI_GROW(c->b, c->capb, c->nb + 1))
 			return -ENOMEM;
 		d = &c->b[c->nb++];
 		memset(d, 0, sizeof(*d));
@@ -60,7 +47,7 @@ static int collect_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binf
 		d->bd_level = bi->is_data ? 0 : bi->level;
 		return 0;
 	}
-	if (grow((void **)&c->v, &c->capv, c->nv, sizeof(*c->v)))
+	if (CLI_GROW(c->v, c->capv, c->nv + 1))
 		return -ENOMEM;
 	c->v[c->nv].vblocknr = bi->vblocknr;
 	c->v[c->nv].cno = fi->cno;
@@ -88,7 +75,7 @@ static int load_snapshots(struct assess *a)
 		if (n < 0)
 			return (int)n;
 		for (long i = 0; i < n; i++) {
-			if (grow((void **)&a->ss, &cap, a->nss, sizeof(*a->ss)))
+			if (CLI_GROW(a->ss, cap, a->nss + 1))
 				return -ENOMEM;
 			a->ss[a->nss++] = ci[i].ci_cno;
 		}

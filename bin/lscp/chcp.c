@@ -17,11 +17,11 @@
 
 static void usage(void)
 {
-	printf("Usage: %s [options] cp|ss [device|mountpoint] cno...\n"
-	       "Make checkpoints of a mounted NILFS2 volume plain checkpoints (cp)\n"
-	       "or snapshots (ss).\n"
-	       "\nOptions:\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] cp|ss [device|mountpoint|image] cno...\n"
+	       "\nMake checkpoints of a NILFS2 volume plain checkpoints (cp) or snapshots (ss).\n"
+	       CLI_USAGE_OPTIONS, cli_progname);
+	cli_usage_tail(stdout, 26);
 }
 
 int main(int argc, char **argv)
@@ -31,28 +31,28 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dev = NULL, *modestr, *end;
+	const char *dev = NULL, *modestr;
 	struct vol *v;
 	sigset_t block, old;
 	char msg[512];
 	int opt, mode, rc, status = 0;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind > argc - 2)
-		cli_errx("too few arguments");
+		cli_usage_error("too few arguments");
 	modestr = argv[optind++];
 	if (optind < argc - 1) {
 		/* a device comes first unless that argument is a number */
-		cli_parse_cno(argv[optind], &end);
-		if (*end != '\0')
+		uint64_t cno;
+
+		if (cli_strtocno(argv[optind], &cno))
 			dev = argv[optind++];
 	}
 	if (!strcmp(modestr, "cp"))
@@ -92,8 +92,7 @@ int main(int argc, char **argv)
 			status = CLI_EXIT_FAILURE;
 			break;
 		}
-		cno = cli_parse_cno(argv[optind], &end);
-		if (cno == NLFS_CNO_MAX || *end != '\0') {
+		if (cli_strtocno(argv[optind], &cno)) {
 			cli_warnx("%s: invalid checkpoint number", argv[optind]);
 			status = CLI_EXIT_FAILURE;
 			continue;

@@ -13,37 +13,56 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
+#include "table.h"
 #include "vol.h"
+#include "array.h"
 
 #define NCPINFO 512     /* entries per request */
 
+/* the columns of -o, by id */
+enum { COL_CNO, COL_DATE, COL_TIME, COL_CREATE, COL_MODE, COL_FLG, COL_BLKCNT, COL_NBLKINC,
+       COL_ICNT, NCOLS };
+
+static const struct table_column columns[NCOLS] = {
+	[COL_CNO] = { "CNO", "checkpoint number", true },
+	[COL_DATE] = { "DATE", "date made, local time", false },
+	[COL_TIME] = { "TIME", "time made, local time", false },
+	[COL_CREATE] = { "CREATE", "time made, seconds since the epoch", true },
+	[COL_MODE] = { "MODE", "ss (snapshot) or cp (checkpoint)", false },
+	[COL_FLG] = { "FLG", "i (minor checkpoint) or -", false },
+	[COL_BLKCNT] = { "BLKCNT", "blocks its files use", true },
+	[COL_NBLKINC] = { "NBLKINC", "blocks written to make it", true },
+	[COL_ICNT] = { "ICNT", "inodes in use", true },
+};
+
 struct lscp {
-	bool all, reverse, snapshots, show_inc, json;
+	bool all, reverse, snapshots, show_inc;
 	uint64_t index, lines;
 	struct vol *vol;
 	struct nilfs_cpstat st;
-	struct json_list j;
+	struct table t;
+	int rc;                 /* of the table, once it failed */
 	uint64_t rest;          /* lines still to print */
 	struct nilfs_cpinfo buf[NCPINFO];
 };
 
-enum { OPT_JSON = CHAR_MAX + 1 };
-
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint|image]\n"
-	       "List the checkpoints of a NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -a, --all                show minor checkpoints too\n"
-	       "  -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
-	       "  -g, --show-increment     show the blocks each checkpoint added\n"
-	       "  -r, --reverse            newest first\n"
-	       "  -s, --snapshot           list only snapshots\n"
-	       "  -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
-	       "  -n, --lines <n>          list at most <n> checkpoints\n"
-	       "      --json               print JSON\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nList the checkpoints of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -a, --all                show minor checkpoints too\n"
+	       " -b, --show-block-count   show the blocks each checkpoint uses (default)\n"
+	       " -g, --show-increment     show the blocks each checkpoint added\n"
+	       " -r, --reverse            newest first\n"
+	       " -s, --snapshot           list only snapshots\n"
+	       " -i, --index <cno>        start at checkpoint <cno> (with -r: end there)\n"
+	       " -n, --lines <n>          list at most <n> checkpoints\n", cli_progname);
+	table_usage_options(stdout);
+	cli_usage_help(stdout, 26);
+	table_usage(stdout, columns, NCOLS);
+	cli_usage_man(stdout, 1);
 }
 
 static bool shown(const struct lscp *c, const struct nilfs_cpinfo *ci)
@@ -53,42 +72,52 @@ static bool shown(const struct lscp *c, const struct nilfs_cpinfo *ci)
 
 static void print_header(const struct lscp *c)
 {
-	if (c->json)
+	if (c->t.on || c->t.noheadings)
 		return;
 	printf("                 CNO        DATE     TIME  MODE  FLG     %s       ICNT\n",
 	       c->show_inc ? "NBLKINC" : " BLKCNT");
+}
+
+/* one cell of the table (table_cell_fn) */
+static const char *cp_cell(const void *row, int col, char *buf, size_t len)
+{
+	const struct nilfs_cpinfo *ci = row;
+	unsigned long long v;
+
+	switch (col) {
+	case COL_DATE:
+	case COL_TIME:
+		return table_date_cell(ci->ci_create, col == COL_DATE, false, buf, len);
+	case COL_MODE: return nilfs_cpinfo_snapshot(ci) ? "ss" : "cp";
+	case COL_FLG: return nilfs_cpinfo_minor(ci) ? "i" : "-";
+	case COL_CNO: v = ci->ci_cno; break;
+	case COL_CREATE: v = ci->ci_create; break;
+	case COL_BLKCNT: v = ci->ci_blocks_count; break;
+	case COL_NBLKINC: v = ci->ci_nblk_inc; break;
+	default: v = ci->ci_inodes_count; break;
+	}
+	snprintf(buf, len, "%llu", v);
+	return buf;
 }
 
 static void print_cp(struct lscp *c, const struct nilfs_cpinfo *ci)
 {
 	char when[64];
 
-	cli_format_time(ci->ci_create, when, sizeof(when));
 	if (c->rest)
 		c->rest--;
-	if (!c->json) {
-		printf("%20llu  %s   %s    %s %12llu %10llu\n",
-		       (unsigned long long)ci->ci_cno, when,
-		       nilfs_cpinfo_snapshot(ci) ? "ss" : "cp",
-		       nilfs_cpinfo_minor(ci) ? "i" : "-",
-		       (unsigned long long)(c->show_inc ? ci->ci_nblk_inc : ci->ci_blocks_count),
-		       (unsigned long long)ci->ci_inodes_count);
+	if (c->t.on) {
+		if (!c->rc)
+			c->rc = table_add(&c->t, ci);
 		return;
 	}
-	json_record_begin(&c->j);
-	json_field_u64(&c->j, "cno", ci->ci_cno);
-	if (strlen(when) == 19) {   /* date and time apart, as the columns are */
-		when[10] = 0;
-		json_field_str(&c->j, "date", when);
-		json_field_str(&c->j, "time", when + 11);
-	}
-	json_field_u64(&c->j, "create", ci->ci_create);
-	json_field_str(&c->j, "mode", nilfs_cpinfo_snapshot(ci) ? "ss" : "cp");
-	json_field_bool(&c->j, "minor", nilfs_cpinfo_minor(ci));
-	json_field_u64(&c->j, "blkcnt", ci->ci_blocks_count);
-	json_field_u64(&c->j, "nblkinc", ci->ci_nblk_inc);
-	json_field_u64(&c->j, "icnt", ci->ci_inodes_count);
-	json_record_end(&c->j);
+	cli_format_time(ci->ci_create, when, sizeof(when));
+	printf("%20llu  %s   %s    %s %12llu %10llu\n",
+	       (unsigned long long)ci->ci_cno, when,
+	       nilfs_cpinfo_snapshot(ci) ? "ss" : "cp",
+	       nilfs_cpinfo_minor(ci) ? "i" : "-",
+	       (unsigned long long)(c->show_inc ? ci->ci_nblk_inc : ci->ci_blocks_count),
+	       (unsigned long long)ci->ci_inodes_count);
 }
 
 static long get(struct lscp *c, uint64_t cno, int mode, size_t n)
@@ -219,18 +248,10 @@ static bool push_below(struct lscp *c, const struct nilfs_cpinfo *ci)
 	(void)c;
 	if (ci->ci_cno >= stack.below)
 		return false;   /* the list ascends: the rest is above too */
-	if (stack.n == stack.cap) {
-		size_t cap = stack.cap ? 2 * stack.cap : 256;
-		struct nilfs_cpinfo *v = realloc(stack.v, cap * sizeof(*v));
-
-		if (!v) {
-			stack.nomem = true;
-			return false;
-		}
-		stack.v = v;
-		stack.cap = cap;
+	if (CLI_PUSH(stack.v, stack.n, stack.cap, *ci)) {
+		stack.nomem = true;
+		return false;
 	}
-	stack.v[stack.n++] = *ci;
 	return true;
 }
 
@@ -251,14 +272,6 @@ static int backward_snapshots(struct lscp *c)
 	return rc;
 }
 
-static bool parse_count(const char *what, const char *arg, uint64_t *v)
-{
-	if (cli_parse_u64(arg, v))
-		return true;
-	cli_warnx("invalid %s: %s", what, arg);
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -269,19 +282,18 @@ int main(int argc, char **argv)
 		{ "snapshot", no_argument, NULL, 's' },
 		{ "index", required_argument, NULL, 'i' },
 		{ "lines", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, OPT_JSON },
+		TABLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lscp c;
+	static struct lscp c = { .t = { .cols = columns, .ncols = NCOLS, .cell = cp_cell } };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;
 
 	cli_init(argv[0]);
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "abgrsi:n:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "abgrsi:n:hV" TABLE_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.all = true; break;
 		case 'b': c.show_inc = false; break;
@@ -289,23 +301,27 @@ int main(int argc, char **argv)
 		case 'r': c.reverse = true; break;
 		case 's': c.snapshots = true; break;
 		case 'i':
-			if (!parse_count("index", optarg, &c.index))
-				return CLI_EXIT_FAILURE;
+			c.index = cli_strtou64_or_err(optarg, UINT64_MAX, "index");
 			break;
 		case 'n':
-			if (!parse_count("number of lines", optarg, &c.lines))
-				return CLI_EXIT_FAILURE;
+			c.lines = cli_strtou64_or_err(optarg, UINT64_MAX, "number of lines");
 			break;
-		case OPT_JSON: c.json = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default:
+			if (!table_option(&c.t, opt, optarg))
+				cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
+	int def[] = { COL_CNO, COL_DATE, COL_TIME, COL_MODE, COL_FLG,
+		      c.show_inc ? COL_NBLKINC : COL_BLKCNT, COL_ICNT };
+
+	if (!table_setup(&c.t, def, sizeof(def) / sizeof(def[0])))
+		return CLI_EXIT_FAILURE;
 
 	rc = vol_open(dev, VOL_RDONLY, &c.vol, msg, sizeof(msg));
 	if (rc)
@@ -313,14 +329,16 @@ int main(int argc, char **argv)
 	rc = c.vol->ops->cpstat(c.vol, &c.st);
 	if (!rc) {
 		print_header(&c);
-		if (c.json)
-			json_list_begin(&c.j, stdout, c.snapshots ? "snapshots" : "checkpoints");
-		if (!c.snapshots)
+		if (c.t.on)
+			rc = table_begin(&c.t, "checkpoints");
+		if (!rc && !c.snapshots)
 			rc = c.reverse ? backward_checkpoints(&c) : forward_checkpoints(&c);
-		else
+		else if (!rc)
 			rc = c.reverse ? backward_snapshots(&c) : forward_snapshots(&c);
-		if (c.json)
-			json_list_end(&c.j);
+		if (!rc)
+			rc = c.rc;
+		if (!rc && c.t.on)
+			rc = table_end(&c.t);
 	}
 	if (rc)
 		cli_warnx("%s", vol_strerror(c.vol, rc));

@@ -16,16 +16,40 @@
 
 #include "assess.h"
 #include "cli.h"
-#include "json.h"
+#include "table.h"
 #include "vol.h"
 
 #define NSEGS 512       /* entries per request */
 
+/* the columns of -o, by id */
+enum { COL_SEGNUM, COL_DATE, COL_TIME, COL_LASTMOD, COL_STAT, COL_NBLOCKS, COL_NLIVEBLOCKS,
+       COL_LIVE, NCOLS };
+
+static const struct table_column columns[NCOLS] = {
+	[COL_SEGNUM] = { "SEGNUM", "segment number", true },
+	[COL_DATE] = { "DATE", "date last written, local time", false },
+	[COL_TIME] = { "TIME", "time last written, local time", false },
+	[COL_LASTMOD] = { "LASTMOD", "time last written, seconds since the epoch", true },
+	[COL_STAT] = { "STAT", "flags: active, dirty, error (with -l: protected)", false },
+	[COL_NBLOCKS] = { "NBLOCKS", "blocks written", true },
+	[COL_NLIVEBLOCKS] = { "NLIVEBLOCKS", "blocks still in use (implies -l)", true },
+	[COL_LIVE] = { "LIVE%", "NLIVEBLOCKS per segment size, percent (implies -l)", true },
+};
+
+/* one row of the table */
+struct su_row {
+	uint64_t segnum;
+	const struct nilfs_suinfo *si;
+	bool latest, prot;
+	uint64_t live;
+	unsigned ratio;
+};
+
 struct lssu {
-	bool all, latest, json, have_period;
+	bool all, latest, have_period;
 	uint64_t index, lines, period;
 	struct vol *vol;
-	struct json_list j;
+	struct table t;
 	struct assess a;
 	uint64_t now;
 	int64_t prottime;
@@ -33,72 +57,86 @@ struct lssu {
 	struct nilfs_suinfo buf[NSEGS];
 };
 
-enum { OPT_JSON = CHAR_MAX + 1 };
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint|image]\n"
-	       "List the segment usage of a NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -a, --all                show clean segments too\n"
-	       "  -i, --index <segnum>     start at segment <segnum>\n"
-	       "  -l, --latest-usage       count the blocks still in use (live)\n"
-	       "  -n, --lines <n>          list at most <n> segments\n"
-	       "  -p, --protection-period <period>\n"
-	       "                           with -l, keep what checkpoints of the last\n"
-	       "                           <period> need (seconds, or with s, m, h, d, w, M, Y)\n"
-	       "      --json               print JSON\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nList the segment usage of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -a, --all                show clean segments too\n"
+	       " -i, --index <segnum>     start at segment <segnum>\n"
+	       " -l, --latest-usage       count the blocks still in use (live)\n"
+	       " -n, --lines <n>          list at most <n> segments\n"
+	       " -p, --protection-period <period>\n"
+	       "                          with -l, keep what checkpoints of the last\n"
+	       "                          <period> need (seconds, or with s, m, h, d, w, M, Y)\n", cli_progname);
+	table_usage_options(stdout);
+	cli_usage_help(stdout, 26);
+	table_usage(stdout, columns, NCOLS);
+	cli_usage_man(stdout, 1);
 }
 
 static void print_header(const struct lssu *u)
 {
-	if (u->json)
+	if (u->t.on || u->t.noheadings)
 		return;
 	puts(u->latest ?
 	     "           SEGNUM        DATE     TIME STAT     NBLOCKS       NLIVEBLOCKS" :
 	     "              SEGNUM        DATE     TIME STAT     NBLOCKS");
 }
 
-static void print_su(struct lssu *u, uint64_t segnum, const struct nilfs_suinfo *si,
-		     bool prot, uint64_t live, unsigned ratio)
+/* one cell of the table (table_cell_fn); a segment never written has no
+ * date or time (JSON null) */
+static const char *su_cell(const void *p, int col, char *buf, size_t len)
+{
+	const struct su_row *r = p;
+	unsigned long long v;
+
+	switch (col) {
+	case COL_DATE:
+	case COL_TIME:
+		return table_date_cell(r->si->sui_lastmod, col == COL_DATE, true, buf, len);
+	case COL_STAT:
+		snprintf(buf, len, "%c%c%c%s", nilfs_suinfo_active(r->si) ? 'a' : '-',
+			 nilfs_suinfo_dirty(r->si) ? 'd' : '-', nilfs_suinfo_error(r->si) ? 'e' : '-',
+			 !r->latest ? "" : r->prot ? "p" : "-");
+		return buf;
+	case COL_SEGNUM: v = r->segnum; break;
+	case COL_LASTMOD: v = r->si->sui_lastmod; break;
+	case COL_NBLOCKS: v = r->si->sui_nblocks; break;
+	case COL_NLIVEBLOCKS: v = r->live; break;
+	default: v = r->ratio; break;
+	}
+	snprintf(buf, len, "%llu", v);
+	return buf;
+}
+
+/* 0, or -ENOMEM from the table */
+static int print_su(struct lssu *u, uint64_t segnum, const struct nilfs_suinfo *si,
+		    bool prot, uint64_t live, unsigned ratio)
 {
 	char when[64];
 	char a = nilfs_suinfo_active(si) ? 'a' : '-';
 	char d = nilfs_suinfo_dirty(si) ? 'd' : '-';
 	char e = nilfs_suinfo_error(si) ? 'e' : '-';
 
+	if (u->t.on) {
+		struct su_row r = { segnum, si, u->latest, prot, live, ratio };
+
+		return table_add(&u->t, &r);
+	}
 	if (si->sui_lastmod)
 		cli_format_time(si->sui_lastmod, when, sizeof(when));
 	else
 		snprintf(when, sizeof(when), "---------- --:--:--");
-	if (!u->json) {
-		if (!u->latest)
-			printf("%20llu  %s  %c%c%c  %10u\n", (unsigned long long)segnum, when, a, d, e,
-			       si->sui_nblocks);
-		else
-			printf("%17llu  %s %c%c%c%c  %10u %10u (%3u%%)\n", (unsigned long long)segnum,
-			       when, a, d, e, prot ? 'p' : '-', si->sui_nblocks, (unsigned)live, ratio);
-		return;
-	}
-	json_record_begin(&u->j);
-	json_field_u64(&u->j, "segnum", segnum);
-	if (si->sui_lastmod && strlen(when) == 19) {
-		when[10] = 0;
-		json_field_str(&u->j, "date", when);
-		json_field_str(&u->j, "time", when + 11);
-	}
-	json_field_u64(&u->j, "lastmod", si->sui_lastmod);
-	json_field_bool(&u->j, "active", nilfs_suinfo_active(si));
-	json_field_bool(&u->j, "dirty", nilfs_suinfo_dirty(si));
-	json_field_bool(&u->j, "error", nilfs_suinfo_error(si));
-	json_field_u64(&u->j, "nblocks", si->sui_nblocks);
-	if (u->latest) {
-		json_field_bool(&u->j, "protected", prot);
-		json_field_u64(&u->j, "nliveblocks", live);
-		json_field_u64(&u->j, "liveratio", ratio);
-	}
-	json_record_end(&u->j);
+	if (!u->latest)
+		printf("%20llu  %s  %c%c%c  %10u\n", (unsigned long long)segnum, when, a, d, e,
+		       si->sui_nblocks);
+	else
+		printf("%17llu  %s %c%c%c%c  %10u %10u (%3u%%)\n", (unsigned long long)segnum,
+		       when, a, d, e, prot ? 'p' : '-', si->sui_nblocks, (unsigned)live, ratio);
+	return 0;
 }
 
 /* one batch; returns how many were printed, or a negative error */
@@ -111,6 +149,7 @@ static long print_batch(struct lssu *u, uint64_t segnum, long nsi)
 		uint64_t live = 0;
 		unsigned ratio = 0;
 		bool prot = false;
+		int rc;
 
 		if (!u->all && nilfs_suinfo_clean(si))
 			continue;
@@ -120,7 +159,8 @@ static long print_batch(struct lssu *u, uint64_t segnum, long nsi)
 			prot = t >= u->prottime && t <= (int64_t)u->now;
 			if (nilfs_suinfo_dirty(si) && !nilfs_suinfo_error(si)) {
 				bool cleaner_keeps;
-				int rc = assess_segment(&u->a, segnum, &live, &cleaner_keeps);
+
+				rc = assess_segment(&u->a, segnum, &live, &cleaner_keeps);
 
 				if (rc) {
 					cli_warnx("failed to get usage: %s", vol_strerror(u->vol, rc));
@@ -135,7 +175,9 @@ static long print_batch(struct lssu *u, uint64_t segnum, long nsi)
 				}
 			}
 		}
-		print_su(u, segnum, si, prot, live, ratio);
+		rc = print_su(u, segnum, si, prot, live, ratio);
+		if (rc)
+			return rc;
 		printed++;
 	}
 	return printed;
@@ -154,8 +196,6 @@ static int list(struct lssu *u)
 		return rc;
 	}
 	u->a.protseq = st.ss_prot_seq;
-	if (u->json)
-		json_list_begin(&u->j, stdout, "segments");
 	rest = u->lines && u->lines < st.ss_nsegs ? u->lines : st.ss_nsegs;
 	while (rest > 0 && segnum < st.ss_nsegs) {
 		long nsi = u->vol->ops->suinfo(u->vol, segnum, u->buf, rest < NSEGS ? rest : NSEGS);
@@ -169,48 +209,15 @@ static int list(struct lssu *u)
 		}
 		n = print_batch(u, segnum, nsi);
 		if (n < 0) {
+			if (n == -ENOMEM)
+				cli_warnx("%s", strerror(ENOMEM));
 			rc = (int)n;
 			break;
 		}
 		rest -= (uint64_t)n;
 		segnum += (uint64_t)nsi;
 	}
-	if (u->json)
-		json_list_end(&u->j);
 	return rc;
-}
-
-/* a number of seconds, or with one suffix s, m, h, d, w, M (31 days), Y (365 days) */
-static int parse_period(const char *s, uint64_t *v)
-{
-	static const struct { char c; uint64_t mul; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
-		{ 'M', 2678400 }, { 'Y', 31536000 },
-	};
-	uint64_t mul = 0;
-	size_t n = strlen(s);
-	char num[32];
-
-	if (n == 0 || n >= sizeof(num))
-		return n >= sizeof(num) ? -ERANGE : -EINVAL;
-	memcpy(num, s, n + 1);
-	if (num[n - 1] < '0' || num[n - 1] > '9') {
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (units[i].c == num[n - 1])
-				mul = units[i].mul;
-		if (!mul)
-			return -EINVAL;
-		num[n - 1] = 0;
-	} else {
-		mul = 1;
-	}
-	errno = 0;
-	if (!cli_parse_u64(num, v))
-		return errno == ERANGE ? -ERANGE : -EINVAL;
-	if (*v >= (ULONG_MAX - 1) / mul)
-		return -ERANGE;
-	*v *= mul;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -221,48 +228,52 @@ int main(int argc, char **argv)
 		{ "latest-usage", no_argument, NULL, 'l' },
 		{ "lines", required_argument, NULL, 'n' },
 		{ "protection-period", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, OPT_JSON },
+		TABLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lssu u;
+	static struct lssu u = { .t = { .cols = columns, .ncols = NCOLS, .cell = su_cell } };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;
 
 	cli_init(argv[0]);
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "ai:ln:hp:V", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ai:ln:hp:V" TABLE_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': u.all = true; break;
 		case 'l': u.latest = true; break;
 		case 'i':
 		case 'n':
-			if (!cli_parse_u64(optarg, opt == 'i' ? &u.index : &u.lines)) {
-				cli_warnx("invalid %s: %s", opt == 'i' ? "index" : "number of lines",
-					  optarg);
-				return CLI_EXIT_FAILURE;
-			}
+			*(opt == 'i' ? &u.index : &u.lines) = cli_strtou64_or_err(
+				optarg, UINT64_MAX, opt == 'i' ? "index" : "number of lines");
 			break;
 		case 'p':
-			rc = parse_period(optarg, &u.period);
+			rc = cli_strtoperiod(optarg, &u.period);
 			if (rc == -ERANGE)
 				cli_errx("too large period: %s", optarg);
 			if (rc)
 				cli_errx("invalid protection period: %s", optarg);
 			u.have_period = true;
 			break;
-		case OPT_JSON: u.json = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default:
+			if (!table_option(&u.t, opt, optarg))
+				cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
+	static const int def[] = { COL_SEGNUM, COL_DATE, COL_TIME, COL_STAT, COL_NBLOCKS,
+				   COL_NLIVEBLOCKS, COL_LIVE };
+
+	if (!table_setup(&u.t, def, u.latest ? 7 : 5))
+		return CLI_EXIT_FAILURE;
+	/* the live counts are -l's work */
+	u.latest |= u.t.on && (table_shows(&u.t, COL_NLIVEBLOCKS) || table_shows(&u.t, COL_LIVE));
 
 	rc = vol_open(dev, VOL_RDONLY, &u.vol, msg, sizeof(msg));
 	if (rc)
@@ -291,7 +302,14 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (u.t.on) {
+		rc = table_begin(&u.t, "segments");
+		if (rc)
+			cli_errx("%s", strerror(-rc));
+	}
 	rc = list(&u);
+	if (!rc && u.t.on)
+		rc = table_end(&u.t);
 	assess_free(&u.a);
 	vol_close(u.vol);
 	return rc ? CLI_EXIT_FAILURE : 0;

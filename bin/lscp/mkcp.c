@@ -16,12 +16,13 @@
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint]\n"
-	       "Make a checkpoint of a mounted NILFS2 volume.\n"
-	       "\nOptions:\n"
-	       "  -s, --snapshot           make it a snapshot\n"
-	       "  -p, --print              print the checkpoint number\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image]\n"
+	       "\nMake a checkpoint of a NILFS2 volume.\n"
+	       CLI_USAGE_OPTIONS
+	       " -s, --snapshot           make it a snapshot\n"
+	       " -p, --print              print the checkpoint number\n", cli_progname);
+	cli_usage_tail(stdout, 26);
 }
 
 int main(int argc, char **argv)
@@ -42,18 +43,17 @@ int main(int argc, char **argv)
 	int opt, rc, status = 0;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "sphV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's': snapshot = true; break;
 		case 'p': print = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind < argc - 1)
-		cli_errx("too many arguments");
+		cli_usage_error("too many arguments");
 	if (optind == argc - 1)
 		dev = argv[optind];
 

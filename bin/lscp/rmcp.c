@@ -24,13 +24,13 @@ struct rmcp {
 
 static void usage(void)
 {
-	printf("Usage: %s [options] [device|mountpoint] range...\n"
-	       "Remove checkpoints of a mounted NILFS2 volume; a range is\n"
-	       "cno, start..end, ..end or start..\n"
-	       "\nOptions:\n"
-	       "  -f, --force              ignore snapshots and missing checkpoints\n"
-	       "  -i, --interactive        ask before each removal\n", cli_progname);
-	cli_usage_tail(stdout);
+	printf(CLI_USAGE_HEADER
+	       " %s [options] [device|mountpoint|image] range...\n"
+	       "\nRemove checkpoints of a NILFS2 volume; a range is cno, start..end, ..end or start..\n"
+	       CLI_USAGE_OPTIONS
+	       " -f, --force              ignore snapshots and missing checkpoints\n"
+	       " -i, --interactive        ask before each removal\n", cli_progname);
+	cli_usage_tail(stdout, 26);
 }
 
 static bool confirm(const char *arg)
@@ -101,20 +101,19 @@ int main(int argc, char **argv)
 	int opt, rc, status = 0;
 
 	cli_init(argv[0]);
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "fihV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': r.force = true; r.interactive = false; break;
 		case 'i': r.force = false; r.interactive = true; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
-		default: cli_bad_option(optopt, argv[optind - 1]);
+		default: cli_bad_option(argv);
 		}
 	}
 	if (optind > argc - 1)
-		cli_errx("too few arguments");
+		cli_usage_error("too few arguments");
 	/* with two or more arguments the first is a device unless it is a range */
-	if (optind < argc - 1 && !cli_parse_cno_range(argv[optind], &start, &end))
+	if (optind < argc - 1 && cli_strtocno_range(argv[optind], &start, &end))
 		dev = argv[optind++];
 
 	rc = vol_open(dev, VOL_RDWR, &r.vol, msg, sizeof(msg));
@@ -131,7 +130,7 @@ int main(int argc, char **argv)
 		const char *arg = argv[optind];
 		uint64_t ndel, nss;
 
-		if (!cli_parse_cno_range(arg, &start, &end) || start > end || start < 1) {
+		if (cli_strtocno_range(arg, &start, &end) || start > end || start < 1) {
 			cli_warnx("invalid checkpoint range: %s", arg);
 			status = CLI_EXIT_FAILURE;
 			continue;

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "vol.h"
+#include "ioc.h"
 
 struct mount_priv {
 	int fd;
@@ -27,50 +27,34 @@ static int mfd(struct vol *v)
 	return ((struct mount_priv *)v->priv)->fd;
 }
 
-static long get_argv(struct vol *v, unsigned long req, uint64_t index, int flags, void *buf,
-		     size_t size, size_t n)
-{
-	struct nilfs_argv a;
-
-	memset(&a, 0, sizeof(a));
-	a.v_base = (uintptr_t)buf;
-	a.v_nmembs = (uint32_t)n;
-	a.v_size = (uint16_t)size;
-	a.v_flags = (uint16_t)flags;
-	a.v_index = index;
-	if (ioctl(mfd(v), req, &a) < 0)
-		return -errno;
-	return (long)a.v_nmembs;
-}
-
 static int m_cpstat(struct vol *v, struct nilfs_cpstat *st)
 {
-	return ioctl(mfd(v), NILFS_IOCTL_GET_CPSTAT, st) < 0 ? -errno : 0;
+	return ioc_get_cpstat(mfd(v), st);
 }
 
 static long m_cpinfo(struct vol *v, uint64_t cno, int mode, struct nilfs_cpinfo *ci, size_t n)
 {
-	return get_argv(v, NILFS_IOCTL_GET_CPINFO, cno, mode, ci, sizeof(*ci), n);
+	return ioc_get_cpinfo(mfd(v), cno, mode, ci, n);
 }
 
 static int m_sustat(struct vol *v, struct nilfs_sustat *st)
 {
-	return ioctl(mfd(v), NILFS_IOCTL_GET_SUSTAT, st) < 0 ? -errno : 0;
+	return ioc_get_sustat(mfd(v), st);
 }
 
 static long m_suinfo(struct vol *v, uint64_t segnum, struct nilfs_suinfo *si, size_t n)
 {
-	return get_argv(v, NILFS_IOCTL_GET_SUINFO, segnum, 0, si, sizeof(*si), n);
+	return ioc_get_suinfo(mfd(v), segnum, si, n);
 }
 
 static long m_vinfo(struct vol *v, struct nilfs_vinfo *vi, size_t n)
 {
-	return get_argv(v, NILFS_IOCTL_GET_VINFO, 0, 0, vi, sizeof(*vi), n);
+	return ioc_get_vinfo(mfd(v), vi, n);
 }
 
 static long m_bdescs(struct vol *v, struct nilfs_bdesc *bd, size_t n)
 {
-	return get_argv(v, NILFS_IOCTL_GET_BDESCS, 0, 0, bd, sizeof(*bd), n);
+	return ioc_get_bdescs(mfd(v), bd, n);
 }
 
 static int m_segments(struct vol *v, struct nlfs_fs **fs)
@@ -97,31 +81,17 @@ static int m_segments(struct vol *v, struct nlfs_fs **fs)
 
 static int m_sync(struct vol *v, uint64_t *cno)
 {
-	__u64 c = 0;
-
-	if (ioctl(mfd(v), NILFS_IOCTL_SYNC, &c) < 0)
-		return -errno;
-	*cno = c;
-	return 0;
+	return ioc_sync(mfd(v), cno);
 }
 
 static int m_change_cpmode(struct vol *v, uint64_t cno, int mode)
 {
-	struct nilfs_cpmode cm;
-
-	if (cno == 0)   /* as libnilfs: checkpoint 0 never exists */
-		return -EINVAL;
-	memset(&cm, 0, sizeof(cm));
-	cm.cm_cno = cno;
-	cm.cm_mode = (uint32_t)mode;
-	return ioctl(mfd(v), NILFS_IOCTL_CHANGE_CPMODE, &cm) < 0 ? -errno : 0;
+	return ioc_change_cpmode(mfd(v), cno, mode);
 }
 
 static int m_delete_checkpoint(struct vol *v, uint64_t cno)
 {
-	__u64 c = cno;
-
-	return ioctl(mfd(v), NILFS_IOCTL_DELETE_CHECKPOINT, &c) < 0 ? -errno : 0;
+	return ioc_delete_checkpoint(mfd(v), cno);
 }
 
 static int m_lock(struct vol *v)

@@ -49,21 +49,22 @@ struct nlfs_gc_protect {
 /* FI_CNO from the block's finfo; [START, END) from its DAT entry */
 bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64_t start,
 			uint64_t end);
-/*
- * Whether a dead block version keeps its virtual block number (is moved,
- * not freed).  The kernel guesses a new block's virtual number as the one
- * it gave the file's last new block plus the distance in keys (when that is
- * under 7) and lets the guess wrap: a file whose last new block got a
- * number v <= 5 and which then writes a block v + 1 or more keys lower gets
- * a number near 2^64, and the DAT a group at the end of its 64-bit space.
- * Numbers 1..NLFS_GC_PINNED_VBLOCKS (mkfs's first blocks) are therefore not
- * handed back to the allocator while the cleaner can help it.  A version
- * replaced in the checkpoint that wrote it (END == FI_CNO) shares (ino,
- * cno, offset) with the next one, which the kernel refuses to move in the
- * same call: it is freed.
- */
-#define NLFS_GC_PINNED_VBLOCKS 5
-bool nlfs_gc_vblock_pinned(uint64_t vblocknr, uint64_t fi_cno, uint64_t end);
+struct nlfs_fs;
+struct nlfs_err;
+/* A volume's protection (gc_offline.c): its snapshots, from the cpfile's
+ * snapshot list (*SNAPS, which the caller frees, holds them), and the
+ * oldest checkpoint created at or after LIMIT seconds (none: UINT64_MAX,
+ * as with LIMIT UINT64_MAX). */
+int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
+			 uint64_t **snaps, struct nlfs_err *err);
+/* The blocks the logs of segment SEGNUM describe within its first NBLOCKS
+ * (*TOTAL) and those of them that are live (*LIVE), read through the
+ * reader (nlfs_segment_walk): a DAT data block while the DAT maps it there,
+ * any other block by nlfs_gc_block_live when its DAT entry still points at
+ * this copy (gc_live.c). */
+int nlfs_gc_segment_live(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			 const struct nlfs_gc_protect *p, uint64_t *live, uint64_t *total,
+			 struct nlfs_err *err);
 /* the smallest checkpoint created at or after LIMIT, given checkpoints in
  * ascending cno order with their creation times; UINT64_MAX if none */
 uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit);
@@ -75,6 +76,7 @@ struct nlfs_err;
 
 struct nlfs_gc_stats {
 	uint64_t passes, segments, blocks_moved, blocks_freed, checkpoints_deleted;
+	uint64_t segments_planned;     /* reclaimable when the run began */
 };
 
 struct nlfs_gc_params {
@@ -87,6 +89,9 @@ struct nlfs_gc_params {
 					* steps worth it that fit (gc_offline.c) */
 	uint32_t min_reclaimable;      /* skip a segment that frees fewer blocks (0: a tenth) */
 	uint64_t max_passes;
+	/* if set, told after each victim: segments cleaned of those planned */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 /* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,

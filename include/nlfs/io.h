@@ -34,6 +34,12 @@ struct nlfs_io {
 /* read-write without the exclusive claim on a block device: only for a
  * change the user forces under a mounted filesystem (nilfs-tune -f) */
 #define NLFS_IO_RDWR_SHARED 2
+/* or'ed into NLFS_IO_RDONLY: every read bypasses the page cache (O_DIRECT;
+ * where the device or file refuses it, what the cache holds of the bytes
+ * is dropped before each read), for a reader of a volume the kernel
+ * writes with bios that bypass that cache (the cleaner's segment reads:
+ * a reused segment must not be read stale) */
+#define NLFS_IO_UNCACHED 0x10
 
 /* io.c */
 int nlfs_io_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off);

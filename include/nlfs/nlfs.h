@@ -35,6 +35,10 @@ struct nlfs_err {
 };
 
 const char *nlfs_strerror(int code);
+
+/* array.c: make room for NEED elements of ELEM bytes in *ARR (room for
+ * *CAP), doubling from 8.  0, or -ENOMEM with *ARR and *CAP unchanged. */
+int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 void nlfs_err_clear(struct nlfs_err *e);
 int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -91,6 +95,9 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
  * at FS_SIZE's end is copied to the device's end, where the kernel's next
  * mount looks for it (nothing to do if the two places are one). */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the superblock in use is written there. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
@@ -199,6 +206,14 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
+/* The kernel's recovery at mount on a volume not cleanly unmounted with no
+ * log after its latest super root: both superblocks point at the super root
+ * nlfs_fs_recovery names (past a stale cursor) and say cleanly unmounted,
+ * the copy not in use written first.  FS's io must be open for writing;
+ * -EBUSY if logs follow the super root (a roll-forward construction takes
+ * those up, see nlfs_writer_roll_forward). */
+int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *err);
+
 /* rollback.c: the newest super root that holds up, for pointing both
  * superblocks back at it when the latest logs are damaged.  FS comes from
  * nlfs_fs_open_sb (its io open for writing, for nlfs_rollback_write). */
@@ -215,6 +230,16 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, struct nlfs_err *err);
 
 /* Files: any file of a checkpoint is read through its inode's bmap. */
+/* Whether an inode of MODE keeps a block map in i_bmap (regular files,
+ * directories and symbolic links); the other types keep a device number
+ * or nothing there. */
+static inline bool nlfs_mode_has_map(uint16_t mode)
+{
+	uint16_t t = mode & NLFS_S_IFMT;
+
+	return t == NLFS_S_IFREG || t == NLFS_S_IFDIR || t == NLFS_S_IFLNK;
+}
+
 struct nlfs_file {
 	uint64_t ino;
 	uint64_t cno;              /* checkpoint it was read from (0: metadata file) */
@@ -276,6 +301,17 @@ uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint
 uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
 /* groups a palloc file reaches when its last mapped block is LAST_BLKOFF */
 uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff);
+/*
+ * The groups that the mapped blocks KEYS (any order) of a palloc file fall
+ * in, ascending and each once, in a new array *GROUPS (to free): a
+ * descriptor block counts for every group it describes, a bitmap or entry
+ * block for its own.  The groups cover the whole 64-bit entry space (the
+ * kernel's DAT allocates anywhere in it), so a file is walked by its blocks,
+ * never by a count of groups.  Keys past the last group are left out and
+ * counted in *NBEYOND.  0 or -ENOMEM.
+ */
+int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
+			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond);
 /* One group's descriptor (pg_nfrees) and bitmap block.  DESC and BITMAP are
  * the caller's blocksize buffers; set DESC_BLKOFF to UINT64_MAX before the
  * first call (the descriptor block is then kept for the next groups).  A hole
@@ -368,6 +404,10 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
+/* cp_count.c: the block count checkpoint CNO (0 = latest) should keep in
+ * cp_blocks_count, counted from its ifile and files (data and B-tree nodes) */
+int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
+			 struct nlfs_err *err);
 
 /* inode.c: file contents */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
@@ -426,6 +466,16 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uin
  * a log inside NBLOCKS that does not check out is an error. */
 int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+
+/* The same as the online cleaner reads a segment it will have the kernel
+ * free: besides, every log carries the first log's sequence number (in
+ * *SEQ, if not NULL) and the logs cover NBLOCKS exactly (NLFS_ECORRUPT
+ * otherwise, the reason in ERR). */
+int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+/* The sequence number of the log at the start of segment SEGNUM, whose
+ * summary must decode (magic, sizes; NLFS_ECORRUPT or NLFS_EBADMAGIC). */
+int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err);
 
 /* How far the logs of segment SEGNUM reach from its start (*NBLOCKS):
  * consecutive logs with a good summary and the first one's sequence, read

@@ -100,6 +100,17 @@ struct nlfs_super_block {
 	uint32_t s_reserved[186];
 };
 
+/* i_mode's file type: the bits and values of Linux's S_IF* (the kernel
+ * stores its mode as is); one definition for every reader and writer */
+#define NLFS_S_IFMT   0170000
+#define NLFS_S_IFSOCK 0140000
+#define NLFS_S_IFLNK  0120000
+#define NLFS_S_IFREG  0100000
+#define NLFS_S_IFBLK  0060000
+#define NLFS_S_IFDIR  0040000
+#define NLFS_S_IFCHR  0020000
+#define NLFS_S_IFIFO  0010000
+
 struct nlfs_inode {
 	uint64_t i_blocks;
 	uint64_t i_size;

@@ -61,6 +61,12 @@ const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w);
 /* blocks of logs laid out so far in this construction */
 uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w);
 
+/* The next virtual block numbers are looked for from VBN on, wrapping past
+ * 2^64 - 1 to the start.  The kernel's allocator may start anywhere in the
+ * 64-bit space (its hint follows a file's last block and can wrap); tests
+ * use this to make volumes the way it can. */
+void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn);
+
 /* Inodes of the checkpoint being built */
 int nlfs_writer_new_ino(struct nlfs_writer *w, uint64_t *ino, struct nlfs_err *err);
 int nlfs_writer_put_inode(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
@@ -80,6 +86,10 @@ int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct
  * that does not exist. */
 int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 			     struct nlfs_err *err);
+/* cp_blocks_count of existing checkpoint CNO set to NBLOCKS (nilfs-tune -O
+ * block_count); -ENOENT for a checkpoint that does not exist */
+int nlfs_writer_set_cp_blocks(struct nlfs_writer *w, uint64_t cno, uint64_t nblocks,
+			      struct nlfs_err *err);
 /* Invalidate the checkpoints in [START, END) that exist.  Snapshots are kept
  * and make the result -EBUSY (the others are still deleted); the current
  * checkpoint cannot be deleted (-EBUSY). */
@@ -151,6 +161,18 @@ int nlfs_writer_set_segusage(struct nlfs_writer *w, uint64_t segnum, uint32_t fl
 /* the latest checkpoint's inode and block counts, as counted: the new
  * checkpoint's counts are these plus what the construction changes */
 void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks);
+/* cp_count.c: every checkpoint's block count recounted from its files;
+ * the wrong ones are set right in one construction (a new checkpoint,
+ * which carries the latest one's right count on).  FS must be open on a
+ * writable io. */
+struct nlfs_recount {
+	uint64_t ncheckpoints;   /* counted */
+	uint64_t nwrong;         /* whose cp_blocks_count was set right */
+	uint64_t latest_was, latest_counted;
+	uint64_t written_cno;    /* the construction's checkpoint; 0 if none was needed */
+};
+int nlfs_recount_blocks(struct nlfs_fs *fs, uint64_t now, struct nlfs_recount *rs,
+			struct nlfs_err *err);
 /* Before rewriting existing file INO (a directory being mended): its
  * blocks stop at this checkpoint (older ones keep them).  Its new blocks
  * then follow as for a new file (nlfs_writer_file_begin ... _end). */

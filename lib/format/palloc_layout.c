@@ -5,6 +5,9 @@
  * reader looks entries up with it (read/palloc_group.c, dat.c, ifile.c);
  * the writer's allocator (write/palloc.c) changes them.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "../nlfsP.h"
 
 struct nlfs_palloc_geo nlfs_palloc_geo(uint32_t blocksize, uint32_t entry_size)
@@ -42,6 +45,57 @@ uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t l
 	if (r == 0)
 		return d * g.gpd;
 	return d * g.gpd + (r - 1) / g.bpg + 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
+			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond)
+{
+	struct nlfs_palloc_geo g = nlfs_palloc_geo(blocksize, entry_size);
+	uint64_t last = UINT64_MAX / g.epg;   /* the group of entry 2^64 - 1 */
+	size_t n = 0, cap = nkeys + 1;
+	uint64_t *out = malloc(cap * sizeof(*out));
+
+	*nbeyond = 0;
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < nkeys; i++) {
+		uint64_t d = keys[i] / g.bpd, r = keys[i] % g.bpd;
+		uint64_t first = d * g.gpd, count = r == 0 ? g.gpd : 1;
+
+		if (d > last / g.gpd || (r && first + (r - 1) / g.bpg > last)) {
+			(*nbeyond)++;
+			continue;
+		}
+		if (r)
+			first += (r - 1) / g.bpg;
+		if (n + count > cap) {
+			uint64_t *p;
+
+			cap = (n + count) * 2;
+			p = realloc(out, cap * sizeof(*out));
+			if (!p) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = p;
+		}
+		for (uint64_t j = 0; j < count; j++)
+			out[n++] = first + j;
+	}
+	qsort(out, n, sizeof(*out), cmp_u64);
+	*ngroups = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!*ngroups || out[*ngroups - 1] != out[i])
+			out[(*ngroups)++] = out[i];
+	*groups = out;
+	return 0;
 }
 
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,

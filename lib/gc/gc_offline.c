@@ -79,9 +79,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return 0;   /* a stale copy: the block lives elsewhere */
 	start = nlfs_le64(e.de_start);
 	end = nlfs_le64(e.de_end);
-	/* the cpfile and sufile are rewritten below, never moved: not pinned */
-	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end) ||
-	       (!root_file(w, fi->ino) && nlfs_gc_vblock_pinned(bi->vblocknr, fi->cno, end));
+	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
 	sw->live += live;
 	if (sw->count_only)
 		return 0;
@@ -205,9 +203,8 @@ int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
 	return rc;
 }
 
-/* the snapshot list and the protected checkpoint number of a volume */
-static int protection(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
-		      uint64_t **snaps, struct nlfs_err *err)
+int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
+			 uint64_t **snaps, struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
 	struct nlfs_checkpoint cp;
@@ -309,7 +306,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
 		rc = -ENOMEM;
 	if (!rc)
-		rc = protection(fs, limit, &prot, &snaps, err);
+		rc = nlfs_gc_protect_load(fs, limit, &prot, &snaps, err);
 	if (!rc)
 		rc = nlfs_writer_open(fs, p->now, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
@@ -347,6 +344,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	}
 	if (!rc)
 		nlfs_gc_rank(p->policy, c, ncand, p->now, bps);
+	if (!rc && !st->passes)
+		st->segments_planned = ncand;
 	/* blocks the new logs may fill: clean segments outside the reserve,
 	 * less the two the log writer holds and two for the metadata */
 	if (!rc && *clean > w->nrsvsegs + 4)
@@ -389,6 +388,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
 		if (p->manual)
 			(*start)[c[j].segnum] = 0;
+		if (!rc && p->progress)
+			p->progress(p->progress_arg, st->segments, st->segments_planned);
 	}
 	if (!rc && chosen) {
 		rc = nlfs_writer_commit(w, err);
@@ -408,7 +409,7 @@ out:
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
 		    struct nlfs_err *err)
 {
-	uint64_t clean, last = 0;
+	uint64_t clean = 0, last = 0;
 	uint8_t *start = NULL;
 	bool done = false;
 	int rc = 0;

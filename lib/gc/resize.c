@@ -189,6 +189,18 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 		if (rc)
 			return rc;
 		total = ri.inuse_in_cut;
+		/* A grow on a device that already ends past the volume, with no
+		 * valid secondary at its end (an image just extended, a partition
+		 * just grown): until the last construction writes the new one
+		 * there, a copy of the superblock in use sits where the kernel
+		 * looks, so a run cut short leaves the old volume with both
+		 * copies.  (Not the copy at the volume's end: a kernel that
+		 * mounted the volume since keeps its newer one at the device's.) */
+		if (new_devsize > ri.old_devsize && size > ri.old_devsize) {
+			rc = nlfs_sb_fill_secondary(io, err);
+			if (rc)
+				return rc;
+		}
 	}
 	/* every pass but the last empties PER_PASS segments of the cut (none
 	 * is refilled: the new logs stay below the end) */

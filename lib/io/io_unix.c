@@ -55,7 +55,13 @@ struct unix_priv {
 		unsigned char res[RES_PAGES];
 	} win[CHUNK_COUNT];
 	uint32_t pagesize;
+	/* NLFS_IO_UNCACHED: no chunks; DIRECT while O_DIRECT works */
+	bool uncached, direct;
+	void *bounce;          /* DIRECT_ALIGN-aligned, for O_DIRECT reads */
+	size_t bouncecap;
 };
+
+#define DIRECT_ALIGN 4096
 
 static int unix_fd(struct nlfs_io *io)
 {
@@ -149,16 +155,12 @@ static void chunk_forget(struct unix_priv *u, size_t len, uint64_t off)
 	}
 }
 
-static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
-	struct unix_priv *u = io->priv;
 	uint8_t *p = buf;
 
-	if (u->map && len <= CHUNK_READ_MAX && chunk_read(u, buf, len, off))
-		return 0;
-
 	while (len > 0) {
-		ssize_t n = pread(unix_fd(io), p, len, (off_t)off);
+		ssize_t n = pread(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -172,6 +174,49 @@ static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* NLFS_IO_UNCACHED: around the page cache, never from it */
+static int uncached_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
+{
+	if (u->direct) {
+		int rc;
+
+		if (len > u->bouncecap) {
+			void *p;
+
+			if (posix_memalign(&p, DIRECT_ALIGN, len))
+				return -ENOMEM;
+			free(u->bounce);
+			u->bounce = p;
+			u->bouncecap = len;
+		}
+		rc = pread_all(u->fd, u->bounce, len, off);
+		if (rc != -EINVAL) {
+			if (!rc)
+				memcpy(buf, u->bounce, len);
+			return rc;
+		}
+		/* a sector larger than this read's alignment: buffered from now on */
+		int fl = fcntl(u->fd, F_GETFL);
+
+		if (fl < 0 || fcntl(u->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+			return -EINVAL;
+		u->direct = false;
+	}
+	(void)posix_fadvise(u->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+	return pread_all(u->fd, buf, len, off);
+}
+
+static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
+{
+	struct unix_priv *u = io->priv;
+
+	if (u->uncached)
+		return uncached_read(u, buf, len, off);
+	if (u->map && len <= CHUNK_READ_MAX && chunk_read(u, buf, len, off))
+		return 0;
+	return pread_all(unix_fd(io), buf, len, off);
 }
 
 static int unix_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t off)
@@ -227,6 +272,7 @@ static void unix_destroy(struct nlfs_io *io)
 	if (u->map)
 		munmap(u->map, u->maplen);
 	free(u->data);
+	free(u->bounce);
 	free(u);
 }
 
@@ -274,8 +320,14 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 {
 	struct nlfs_io *io = calloc(1, sizeof(*io));
 	struct unix_priv *priv = calloc(1, sizeof(*priv));
+	bool uncached = mode & NLFS_IO_UNCACHED;
 	int fd, err;
 
+	mode &= ~NLFS_IO_UNCACHED;
+	if (uncached && mode != NLFS_IO_RDONLY) {
+		err = -EINVAL;   /* a reading mode only */
+		goto fail;
+	}
 	if (!io || !priv || !(io->name = strdup(path))) {
 		err = -ENOMEM;
 		goto fail;
@@ -289,7 +341,10 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		 * (EBUSY), and keeps them from claiming it while we write */
 		if (mode == NLFS_IO_RDWR && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 			flags |= O_EXCL;
-		fd = open(path, flags);
+		fd = uncached ? open(path, flags | O_DIRECT) : -1;
+		priv->direct = fd >= 0;
+		if (fd < 0)
+			fd = open(path, flags);
 	}
 	if (fd < 0) {
 		err = -errno;
@@ -307,7 +362,9 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
 	io->ops = mode == NLFS_IO_RDONLY ? &unix_ops_ro : &unix_ops_rw;
-	chunks_init(io);
+	priv->uncached = uncached;
+	if (!uncached)
+		chunks_init(io);
 	*out = io;
 	return 0;
 fail:

@@ -91,7 +91,7 @@ int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const ch
 		path = f.name + f.len;
 		if (f.len == 0)
 			break;
-		if ((nlfs_le16(out->inode.i_mode) & 0170000) != 0040000) {
+		if ((nlfs_le16(out->inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR) {
 			rc = nlfs_err_set(err, ENOTDIR, NLFS_NOWHERE, "%.*s",
 					  (int)(f.name - path + f.len), f.name);
 			break;

@@ -4,6 +4,7 @@
  * (nilfs_search_super_root): start at the superblock cursor, follow logs
  * within a segment and ss_next across segments, with seq rising by one per
  * segment; a cleanly unmounted volume stops at the first super root.
+ * Marking a volume clean as that mount then does is repair/mark_clean.c's.
  */
 #include <stdlib.h>
 

@@ -218,6 +218,7 @@ static int tail_log(void *arg, const struct nlfs_log *log, const void *summary, 
 		t->segs[t->nsegs++] = seg;
 	}
 	t->end = log->start + log->nblocks;
+	t->open_dsync = (log->flags & NLFS_SS_SYNDT) && !(log->flags & NLFS_SS_LOGEND);
 	t->seq = log->seq;
 	t->seg = seg;
 	t->nextseg = log->next / bps;

@@ -10,10 +10,18 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
-/* STRICT: a log that does not check out inside NBLOCKS is an error, not the end */
+enum walk_rule {
+	WALK_TO_FIRST_BAD,   /* the walk ends at the first log that does not check out */
+	WALK_STRICT,         /* such a log inside NBLOCKS is an error, not the end */
+	WALK_EXACT,          /* and so is a log of another seq, or logs that do not
+			      * cover NBLOCKS exactly */
+};
+
 static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
-		nlfs_finfo_cb cb, void *arg, bool strict, struct nlfs_err *err)
+		nlfs_finfo_cb cb, void *arg, enum walk_rule rule, struct nlfs_err *err)
 {
+	bool strict = rule != WALK_TO_FIRST_BAD;
+	uint64_t seq0 = 0;
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t start, end, used, pos;
 	int rc;
@@ -38,11 +46,20 @@ static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t 
 					    nlfs_io_name(fs->io), (unsigned long long)segnum);
 		*seq = nlfs_le64(ss.ss_seq);
 	}
+	if (rule == WALK_EXACT && start + nblocks > end)
+		return nlfs_err_set(err, NLFS_ECORRUPT, start,
+				    "segment %llu: su_nblocks %u goes past the segment's end",
+				    (unsigned long long)segnum, nblocks);
 	/* a log needs at least two blocks, so none starts in the last one */
-	for (pos = start; pos < used && pos + 2 <= end;) {
+	for (pos = start; pos < used && (rule == WALK_EXACT || pos + 2 <= end);) {
 		struct nlfs_log log;
 		void *summary = NULL;
 		struct nlfs_err lerr;
+
+		if (rule == WALK_EXACT && used - pos < 2)
+			return nlfs_err_set(err, NLFS_ECORRUPT, pos,
+					    "%llu block(s) at block %llu hold no log",
+					    (unsigned long long)(used - pos), (unsigned long long)pos);
 
 		/* the cleaner trusts ss_sumsum; the data checksum is not its rule */
 		rc = nlfs_log_read_flags(fs, pos, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
@@ -51,6 +68,21 @@ static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t 
 			rc = nlfs_err_set(strict ? err : &lerr, NLFS_EBADCRC, pos,
 					  "segment %llu: summary checksum",
 					  (unsigned long long)segnum);
+		if (!rc && rule == WALK_EXACT) {
+			if (pos == start)
+				seq0 = log.seq;
+			if (log.seq != seq0)
+				rc = nlfs_err_set(err, NLFS_ECORRUPT, pos,
+						  "log at block %llu has seq %llu, the segment's "
+						  "first log %llu", (unsigned long long)pos,
+						  (unsigned long long)log.seq, (unsigned long long)seq0);
+			else if (log.nblocks > used - pos ||
+				 nlfs_summary_blocks(&log, g->blocksize) >= log.nblocks)
+				rc = nlfs_err_set(err, NLFS_ECORRUPT, pos,
+						  "log at block %llu (%u blocks) does not fit the "
+						  "segment's %u written blocks",
+						  (unsigned long long)pos, log.nblocks, nblocks);
+		}
 		if (rc) {
 			free(summary);
 			if (strict)
@@ -69,13 +101,46 @@ static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t 
 int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
 		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
 {
-	return walk(fs, segnum, nblocks, seq, cb, arg, false, err);
+	return walk(fs, segnum, nblocks, seq, cb, arg, WALK_TO_FIRST_BAD, err);
 }
 
 int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
 {
-	return walk(fs, segnum, nblocks, NULL, cb, arg, true, err);
+	return walk(fs, segnum, nblocks, NULL, cb, arg, WALK_STRICT, err);
+}
+
+int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
+			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
+{
+	return walk(fs, segnum, nblocks, seq, cb, arg, WALK_EXACT, err);
+}
+
+int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = &fs->geo;
+	uint64_t start;
+	struct nlfs_log log;
+	uint8_t *buf;
+	int rc;
+
+	if (segnum >= g->nsegments)
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
+				    (unsigned long long)segnum);
+	start = nlfs_seg_start(g, segnum);
+	buf = malloc(g->blocksize);
+	if (!buf)
+		return -ENOMEM;
+	rc = nlfs_io_read(fs->io, buf, g->blocksize, start * g->blocksize);
+	if (rc)
+		rc = nlfs_err_set(err, rc, start, "%s: reading segment %llu",
+				  nlfs_io_name(fs->io), (unsigned long long)segnum);
+	else
+		rc = nlfs_summary_decode(buf, g->blocksize, start, &log, err);
+	free(buf);
+	if (!rc)
+		*seq = log.seq;
+	return rc;
 }
 
 int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,

@@ -67,7 +67,7 @@ static void fixed(struct mend *m, enum nlfs_cp_fix what, uint64_t cno, uint64_t 
 
 static void ifile_inode_mend(struct nlfs_inode *in)
 {
-	in->i_mode = nlfs_cpu_to_le16((uint16_t)(0100000 | (nlfs_le16(in->i_mode) & 07777)));
+	in->i_mode = nlfs_cpu_to_le16((uint16_t)(NLFS_S_IFREG | (nlfs_le16(in->i_mode) & 07777)));
 	if (!in->i_links_count)
 		in->i_links_count = nlfs_cpu_to_le16(1);
 }

@@ -148,8 +148,8 @@ void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)
 		struct nlfs_inode *in = &files[i]->inode;
 
 		/* what the kernel loads them as: regular files with a link */
-		if ((nlfs_le16(in->i_mode) & 0170000) != 0100000) {
-			in->i_mode = nlfs_cpu_to_le16((uint16_t)(0100000 | (nlfs_le16(in->i_mode) & 07777)));
+		if ((nlfs_le16(in->i_mode) & NLFS_S_IFMT) != NLFS_S_IFREG) {
+			in->i_mode = nlfs_cpu_to_le16((uint16_t)(NLFS_S_IFREG | (nlfs_le16(in->i_mode) & 07777)));
 			(*nfixed)++;
 		}
 		if (!nlfs_le16(in->i_links_count)) {

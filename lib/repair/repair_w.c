@@ -222,13 +222,8 @@ int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_er
 /* would the kernel take this slot for a live inode? */
 static bool plausible_inode(const struct nlfs_inode *in)
 {
-	switch (nlfs_le16(in->i_mode) & 0170000) {
-	case 0100000: case 0040000: case 0120000: case 0020000:
-	case 0060000: case 0010000: case 0140000:
-		return nlfs_le16(in->i_links_count) > 0;
-	default:
-		return false;
-	}
+	return nlfs_file_type_of_mode(nlfs_le16(in->i_mode)) != 0 &&
+	       nlfs_le16(in->i_links_count) > 0;
 }
 
 int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,

@@ -197,6 +197,21 @@ int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 	return 0;
 }
 
+int nlfs_writer_set_cp_blocks(struct nlfs_writer *w, uint64_t cno, uint64_t nblocks,
+			      struct nlfs_err *err)
+{
+	struct nlfs_checkpoint *cp;
+	int rc = cp_valid_entry(w, cno, &cp, err);
+
+	if (rc)
+		return rc;
+	if (nlfs_le64(cp->cp_blocks_count) != nblocks) {
+		cp->cp_blocks_count = nlfs_cpu_to_le64(nblocks);
+		w->cp_changes++;
+	}
+	return 0;
+}
+
 int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
 				   uint64_t *ndeleted, struct nlfs_err *err)
 {

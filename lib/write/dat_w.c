@@ -35,6 +35,11 @@ int nlfs_datw_alloc(struct nlfs_writer *w, uint64_t *vbn, struct nlfs_err *err)
 	return 0;
 }
 
+void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn)
+{
+	w->dat_hint = vbn;
+}
+
 int nlfs_datw_release(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
 {
 	struct nlfs_dat_entry *e;

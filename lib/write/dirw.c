@@ -14,14 +14,14 @@
 
 uint8_t nlfs_file_type_of_mode(uint32_t mode)
 {
-	switch (mode & S_IFMT) {
-	case S_IFREG: return 1;
-	case S_IFDIR: return 2;
-	case S_IFCHR: return 3;
-	case S_IFBLK: return 4;
-	case S_IFIFO: return 5;
-	case S_IFSOCK: return 6;
-	case S_IFLNK: return 7;
+	switch (mode & NLFS_S_IFMT) {
+	case NLFS_S_IFREG: return 1;
+	case NLFS_S_IFDIR: return 2;
+	case NLFS_S_IFCHR: return 3;
+	case NLFS_S_IFBLK: return 4;
+	case NLFS_S_IFIFO: return 5;
+	case NLFS_S_IFSOCK: return 6;
+	case NLFS_S_IFLNK: return 7;
 	default: return 0;
 	}
 }

@@ -5,6 +5,7 @@
  * and free counts.  Where they lie is format/palloc_layout.c's.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -118,10 +119,13 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 {
 	uint32_t bs = wf->blocksize;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
+	uint64_t last = UINT64_MAX / g.epg, first = hint / g.epg;
 
-	/* scan forward from the hint's group; a group past the end is always free */
-	for (uint64_t group = hint / g.epg;; group++) {
-		uint64_t from = group == hint / g.epg ? hint % g.epg : 0;
+	/* scan forward from the hint's group; a group past the file's end is
+	 * free.  The groups cover the 64-bit space: after the last one, the
+	 * scan goes on from group 0 (as the kernel's does) */
+	for (uint64_t group = first, n = 0; n <= last; group = group == last ? 0 : group + 1, n++) {
+		uint64_t from = n == 0 ? hint % g.epg : 0;
 		uint32_t *nfrees, v = (uint32_t)g.epg;
 		uint8_t *bitmap;
 		int64_t r;
@@ -145,6 +149,8 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 		*nr = group * g.epg + (uint64_t)r;
 		return set_bit(wf, &g, entry_size, *nr, true, err);
 	}
+	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "inode %llu: every entry is in use",
+			    (unsigned long long)wf->ino);
 }
 
 int nlfs_palloc_entry(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
@@ -197,19 +203,26 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 {
 	uint32_t bs = wf->blocksize;
 	struct nlfs_palloc_geo g = nlfs_palloc_geo(bs, entry_size);
-	uint64_t last = 0, ngroups;
+	uint64_t *keys, *groups = NULL, nbeyond;
+	size_t nkeys = 0, ngroups = 0;
 	int rc = nlfs_wfile_load_map(wf, err);
 
 	if (rc)
 		return rc;
-	/* the groups the file reaches, before this construction or in it */
-	if (wf->nold)
-		last = wf->old_keys[wf->nold - 1];
+	/* the groups of the blocks the file has, before this construction or
+	 * in it: they may lie anywhere in the 64-bit space */
+	keys = malloc((wf->nold + wf->cap + 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < wf->nold; i++)
+		keys[nkeys++] = wf->old_keys[i];
 	for (size_t i = 0; i < wf->cap; i++)
-		if (wf->slots[i].used && wf->slots[i].blkoff > last)
-			last = wf->slots[i].blkoff;
-	ngroups = nlfs_palloc_ngroups(bs, entry_size, last);
-	for (uint64_t group = 0; group < ngroups; group++) {
+		if (wf->slots[i].used)
+			keys[nkeys++] = wf->slots[i].blkoff;
+	rc = nlfs_palloc_groups_of(bs, entry_size, keys, nkeys, &groups, &ngroups, &nbeyond);
+	free(keys);
+	for (size_t i = 0; !rc && i < ngroups; i++) {
+		uint64_t group = groups[i];
 		uint8_t *bitmap;
 		uint32_t *nfrees, have = (uint32_t)g.epg, want;
 
@@ -218,7 +231,7 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 		if (!rc)
 			rc = group_desc(wf, &g, group, false, &nfrees, err);
 		if (rc)
-			return rc;
+			break;
 		want = (uint32_t)(g.epg - count_bits(bitmap, g.epg));
 		if (nfrees) {
 			memcpy(&have, nfrees, 4);
@@ -228,10 +241,11 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 			continue;
 		rc = group_desc(wf, &g, group, true, &nfrees, err);
 		if (rc)
-			return rc;
+			break;
 		want = nlfs_cpu_to_le32(want);
 		memcpy(nfrees, &want, 4);
 		(*nfixed)++;
 	}
-	return 0;
+	free(groups);
+	return rc;
 }

@@ -57,6 +57,19 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
 	return 0;
 }
 
+static int write_secondary(struct nlfs_io *io, const struct nlfs_super_block *sb, uint64_t at,
+			   struct nlfs_err *err)
+{
+	int rc = nlfs_io_write(io, sb, sizeof(*sb), at);
+
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc)
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the secondary superblock",
+				    nlfs_io_name(io));
+	return 0;
+}
+
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err)
 {
 	struct nlfs_super_block sb;
@@ -78,11 +91,16 @@ int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_e
 		return nlfs_err_set(err, rc, NLFS_NOWHERE,
 				    "%s: no secondary superblock at byte %llu to copy",
 				    nlfs_io_name(io), (unsigned long long)from);
-	rc = nlfs_io_write(io, &sb, sizeof(sb), to);
-	if (!rc)
-		rc = nlfs_io_flush(io);
-	if (rc)
-		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the secondary superblock",
-				    nlfs_io_name(io));
-	return 0;
+	return write_secondary(io, &sb, to, err);
+}
+
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err)
+{
+	struct nlfs_super_block sb[2];
+	struct nlfs_sb_choice c;
+	int rc = nlfs_sb_read_both(io, sb, &c, err);
+
+	if (rc || c.status[NLFS_SB_SECONDARY].valid || !c.status[NLFS_SB_SECONDARY].offset)
+		return rc;
+	return write_secondary(io, &sb[c.used], c.status[NLFS_SB_SECONDARY].offset, err);
 }

@@ -113,7 +113,7 @@ static int init_common(struct nlfs_writer *w, const struct nlfs_super_block *sb)
 static void meta_inode(struct nlfs_inode *ino, uint64_t ctime)
 {
 	memset(ino, 0, sizeof(*ino));
-	ino->i_mode = nlfs_cpu_to_le16(0100000);
+	ino->i_mode = nlfs_cpu_to_le16(NLFS_S_IFREG);
 	ino->i_links_count = nlfs_cpu_to_le16(1);
 	ino->i_ctime = ino->i_mtime = nlfs_cpu_to_le64(ctime);
 }
@@ -204,7 +204,11 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
  * usage count of the super root's segment: until the new super root is
  * written they are there for the kernel's roll-forward, and afterwards
  * nothing refers to them.  When they spill into further segments, the
- * construction starts in a new clean segment instead. */
+ * construction starts in a new clean segment instead; so it does when the
+ * last of them leaves a data-sync series open: the kernel's roll-forward
+ * would run on from it into the logs of a cut construction in the
+ * successor segment, which are not data-sync (its code takes that for an
+ * error, and so does the check). */
 static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		      struct nlfs_logw_pos *pos, struct nlfs_err *err)
 {
@@ -214,7 +218,7 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 
 	if (rc)
 		return rc;
-	if (t.nsegs) {
+	if (t.nsegs || t.open_dsync) {
 		/* They spill into further segments: those stay as they are until
 		 * the new super root is written (in use, so nothing is placed in
 		 * them), and are freed with it, as a cleaner's victims are:
@@ -241,7 +245,11 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 		if (!rc)
 			rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
-		pos->seq = t.seq + 1;
+		/* not t.seq + 1, which the logs' successor segment would carry:
+		 * a segment of the construction must not look like the next
+		 * link of their chain, to the kernel's search or to a check (the
+		 * kernel's recovery skips one number too) */
+		pos->seq = t.seq + 2;
 		return rc;
 	}
 	pos->seg = srlog->next / w->geo.blocks_per_segment;
@@ -265,7 +273,12 @@ int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
  * log (or the segment reserved after it) lies in the cut, a clean segment
  * below takes its place.  The old reservation stays in use until the cut
  * is cleaned with the rest, so until the superblocks move nothing the old
- * state knows is written over. */
+ * state knows is written over.  A segment that already holds logs keeps
+ * the next segment they name (the kernel never changes a segment's
+ * ss_next): if that one is cut, the construction starts a new segment.
+ * Where the chain of segments then leaves the segment it named, the
+ * sequence number that one would have had is skipped, as if it had been
+ * written and cleaned: the chain check (fsck) sees a gap, not a break. */
 static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_pos *pos,
 		      struct nlfs_err *err)
 {
@@ -273,21 +286,24 @@ static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_po
 	int rc = 0;
 
 	w->alloc_limit = limit;
-	if (pos->seg >= limit) {
-		if (pos->nextseg < limit) {
-			pos->seg = pos->nextseg;
-		} else {
-			rc = nlfs_suw_alloc(w, true, &pos->seg, err);
-		}
-		/* a new segment continues the sequence after the one left */
-		if (!fresh)
-			pos->seq++;
-		pos->pos = nlfs_seg_start(&w->geo, pos->seg);
-		if (!rc)
+	if (pos->seg < limit && (fresh || pos->nextseg < limit)) {
+		/* nothing written in a fresh segment yet: its next may change */
+		if (pos->nextseg >= limit)
 			rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
-	} else if (pos->nextseg >= limit) {
-		rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
+		return rc;
 	}
+	if (pos->nextseg < limit) {
+		/* where the chain goes on anyway, or (fresh) the writer's own
+		 * reservation, no log names it */
+		pos->seg = pos->nextseg;
+		pos->seq++;
+	} else {
+		rc = nlfs_suw_alloc(w, true, &pos->seg, err);
+		pos->seq += fresh ? 1 : 2;
+	}
+	pos->pos = nlfs_seg_start(&w->geo, pos->seg);
+	if (!rc)
+		rc = nlfs_suw_alloc(w, true, &pos->nextseg, err);
 	return rc;
 }
 

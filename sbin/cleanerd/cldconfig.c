@@ -17,6 +17,7 @@
 #include <syslog.h>
 
 #include "cldconfig.h"
+#include "strutils.h"
 
 void cld_defaults(struct cld_config *c)
 {
@@ -39,30 +40,11 @@ void cld_defaults(struct cld_config *c)
 	};
 }
 
-/* digits only; -EINVAL if none, -ERANGE on overflow; *END after them */
-static int parse_digits(const char *s, uint64_t *v, const char **end)
-{
-	uint64_t n = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (n > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		n = n * 10 + d;
-	}
-	*v = n;
-	*end = s;
-	return 0;
-}
-
 int cld_parse_time(const char *s, uint64_t *ns)
 {
 	uint64_t sec, frac = 0, scale = NS_PER_SEC;
 	const char *p;
-	int rc = parse_digits(s, &sec, &p);
+	int rc = cli_strtou64_prefix(s, &sec, &p);
 
 	if (rc)
 		return rc;
@@ -85,40 +67,11 @@ int cld_parse_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
-/* nilfs-utils' suffixes: kB/KB/MB... are powers of 1000, K/M/KiB/MiB... of 1024 */
-static int size_multiplier(const char *sfx, uint64_t *mult)
-{
-	static const char units[] = "KMGTPE";
-	const char *u;
-	unsigned power;
-	bool si;
-
-	if (!strcmp(sfx, "kB")) {
-		*mult = 1000;
-		return 0;
-	}
-	if (!*sfx || !(u = strchr(units, sfx[0])))
-		return -EINVAL;
-	power = (unsigned)(u - units) + 1;
-	if (!sfx[1])
-		si = false;
-	else if (!strcmp(sfx + 1, "B"))
-		si = true;
-	else if (!strcmp(sfx + 1, "iB"))
-		si = false;
-	else
-		return -EINVAL;
-	*mult = 1;
-	for (unsigned i = 0; i < power; i++)
-		*mult *= si ? 1000 : 1024;
-	return 0;
-}
-
 int cld_parse_size(const char *s, struct cld_size *out)
 {
 	uint64_t n, mult;
 	const char *p;
-	int rc = parse_digits(s, &n, &p);
+	int rc = cli_strtou64_prefix(s, &n, &p);
 
 	if (rc)
 		return rc;
@@ -132,40 +85,12 @@ int cld_parse_size(const char *s, struct cld_size *out)
 		*out = (struct cld_size){ n, CLD_UNIT_PERCENT };
 		return 0;
 	}
-	if (size_multiplier(p, &mult))
+	if (cli_size_unit(p, &mult))
 		return -EINVAL;
 	if (n > UINT64_MAX / mult)
 		return -ERANGE;
 	*out = (struct cld_size){ n * mult, CLD_UNIT_BYTES };
 	return 0;
-}
-
-int cld_parse_period(const char *s, uint64_t *seconds)
-{
-	static const struct { char c; uint64_t mult; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
-		{ 'M', 2678400 }, { 'Y', 31536000 },
-	};
-	uint64_t n;
-	const char *p;
-	int rc = parse_digits(s, &n, &p);
-
-	if (rc)
-		return rc;
-	if (!*p) {
-		*seconds = n;
-		return 0;
-	}
-	if (p[1])
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (units[i].c == *p) {
-			if (n > UINT64_MAX / units[i].mult)
-				return -ERANGE;
-			*seconds = n * units[i].mult;
-			return 0;
-		}
-	return -EINVAL;
 }
 
 static const char *const prio_names[] = {
@@ -346,7 +271,7 @@ static void handle(struct parse_ctx *x, char **tok, int ntok)
 		uint64_t n;
 		const char *end;
 
-		rc = parse_digits(tok[1], &n, &end);
+		rc = cli_strtou64_prefix(tok[1], &n, &end);
 		if (rc == 0 && *end)
 			rc = -EINVAL;
 		if (rc) {

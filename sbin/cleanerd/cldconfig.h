@@ -71,9 +71,6 @@ int cld_parse_file(struct cld_config *c, const char *path, cld_report_fn report,
 /* Values as written in the file: 0 or -EINVAL / -ERANGE. */
 int cld_parse_time(const char *s, uint64_t *ns);           /* "10", "0.5" seconds */
 int cld_parse_size(const char *s, struct cld_size *out);   /* "10", "10%", "1G", "2MB" */
-/* The command-line protection period: an integer with an optional unit
- * s, m, h, d, w, M (31 days) or Y (365 days); result in seconds. */
-int cld_parse_period(const char *s, uint64_t *seconds);
 int cld_parse_priority(const char *s, int *prio);
 const char *cld_priority_name(int prio);
 

@@ -52,10 +52,10 @@
 #include "cleanerd.h"
 #include "offline.h"
 #include "ctl.h"
+#include "devtag.h"
 #include "ioc.h"
 #include "mountinfo.h"
-
-struct cleanerd *the_daemon;
+#include "cli.h"
 
 uint64_t mono_ns(void)
 {
@@ -63,30 +63,6 @@ uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-void say(int prio, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	syslog(prio, "%s: %s", the_daemon && the_daemon->device ? the_daemon->device : "-", msg);
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
 }
 
 /* ------------------------------------------------------------------ */
@@ -194,13 +170,6 @@ static void close_volume(struct cleanerd *d)
 /* ------------------------------------------------------------------ */
 /* the state machine around the passes */
 
-void cld_manual_end(struct cleanerd *d, const char *how)
-{
-	d->mm.active = false;
-	d->jobdone = d->mm.job;
-	say(LOG_INFO, "manual run %" PRIu64 " %s", d->mm.job, how);
-}
-
 static void iteration(struct cleanerd *d)
 {
 	struct nilfs_sustat sus;
@@ -260,28 +229,9 @@ static void iteration(struct cleanerd *d)
 		    (unsigned long long)rsv, (unsigned long long)lim.min_clean_segments);
 		d->level = lvl;
 	}
-	if (d->mm.active && !d->mm.counted) {
-		d->mm.remaining = cld_count_reclaimable(d, sus.ss_nsegs);
-		d->mm.counted = true;
-	}
-	if (d->mm.active) {
-		p = (struct params){
-			.protection_period = d->mm.protection_period,
-			.nsegments = d->mm.nsegments,
-			.interval = d->mm.interval,
-			.policy = d->cfg.selection_policy,
-		};
-		if (d->mm.have_minrec) {
-			bool clamped;
-
-			p.min_reclaimable = cld_size_to_blocks(&d->mm.minrec,
-							       d->rd.blocks_per_segment,
-							       d->rd.blocksize, &clamped);
-		} else {
-			p.min_reclaimable = lvl == LVL_NORMAL ? lim.min_reclaimable_blocks
-							      : lim.mc_min_reclaimable_blocks;
-		}
-	} else {
+	/* a manual run has its own parameters (manual.c) */
+	if (!cld_manual_params(d, sus.ss_nsegs, lvl == LVL_NORMAL ? lim.min_reclaimable_blocks
+								  : lim.mc_min_reclaimable_blocks, &p)) {
 		if (d->suspended) {
 			if (lvl == LVL_EMERGENCY && !d->emerg_suspended_warned) {
 				say(LOG_WARNING, "volume nearly full but cleaning is suspended "
@@ -347,13 +297,7 @@ static void iteration(struct cleanerd *d)
 	d->last_busy = res.cleaned + res.deferred > 0;
 	retry = !d->last_busy && !res.error && res.protected_seq &&
 		(d->last_sb_write == 0 || t0 - d->last_sb_write > d->cfg.retry_interval);
-	if (d->mm.active) {
-		uint64_t done = res.cleaned + res.deferred;
-
-		d->mm.remaining = d->mm.remaining > done ? d->mm.remaining - done : 0;
-		if (d->mm.remaining == 0 || (!d->last_busy && !res.error && !retry))
-			cld_manual_end(d, "completed");
-	}
+	cld_manual_account(d, &res, retry);
 	if (res.error == -ENOMEM || res.error == -ENOSPC) {
 		/* fewer segments at a time, soon; the same again only later */
 		if (p.nsegments > 1) {
@@ -403,30 +347,30 @@ static int setup_rundir(struct cleanerd *d)
 	int fd, rc;
 
 	if (mkdir(dir, 0700) && errno != EEXIST)
-		die("%s: cannot create %s: %s", d->device, dir, strerror(errno));
+		cli_errx("%s: cannot create %s: %s", d->device, dir, strerror(errno));
 	if (cld_ctl_path(d->rdev, "lock", d->lockpath, sizeof(d->lockpath)) ||
 	    cld_ctl_path(d->rdev, "sock", d->sockpath, sizeof(d->sockpath)))
-		die("%s: run directory path too long: %s", d->device, dir);
+		cli_errx("%s: run directory path too long: %s", d->device, dir);
 	fd = open(d->lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
-		die("%s: cannot open %s: %s", d->device, d->lockpath, strerror(errno));
+		cli_errx("%s: cannot open %s: %s", d->device, d->lockpath, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ssize_t n = pread(fd, pidbuf, sizeof(pidbuf) - 1, 0);
 
 		if (n > 0)
 			pidbuf[strcspn(pidbuf, "\n")] = '\0';
-		die("%s: another nilfs_cleanerd%s%s is already cleaning this volume (lock %s)",
+		cli_errx("%s: another nilfs_cleanerd%s%s is already cleaning this volume (lock %s)",
 		    d->device, *pidbuf ? ", pid " : "", pidbuf, d->lockpath);
 	}
 	d->lockfd = fd;
 	d->sockfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (d->sockfd < 0)
-		die("%s: socket: %s", d->device, strerror(errno));
+		cli_errx("%s: socket: %s", d->device, strerror(errno));
 	memcpy(sa.sun_path, d->sockpath, sizeof(sa.sun_path));
 	unlink(d->sockpath);   /* a stale one: we hold the lock */
 	rc = bind(d->sockfd, (struct sockaddr *)&sa, sizeof(sa));
 	if (rc || chmod(d->sockpath, 0600) || listen(d->sockfd, 4))
-		die("%s: cannot listen on %s: %s", d->device, d->sockpath, strerror(errno));
+		cli_errx("%s: cannot listen on %s: %s", d->device, d->sockpath, strerror(errno));
 	return 0;
 }
 
@@ -445,7 +389,7 @@ static void daemonize(void)
 	int fd;
 
 	if (pid < 0)
-		die("fork: %s", strerror(errno));
+		cli_errx("fork: %s", strerror(errno));
 	if (pid > 0) {
 		int status;
 
@@ -488,23 +432,19 @@ static void spare_from_oom_killer(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [options] DEVICE [MOUNTPOINT]\n"
-		"Reclaim the space of the mounted NILFS2 volume on DEVICE.\n"
-		"\n"
-		"Options:\n"
-		"  -c, --conf=FILE                configuration file (default " DEFAULT_CONF ")\n"
-		"                                 (--conffile=FILE as well)\n"
-		"  -p, --protection-period=PERIOD protect checkpoints younger than PERIOD\n"
-		"                                 (seconds, or a number and s, m, h, d, w, M, Y)\n"
-		"  -n, --no-daemon, --nofork      stay in the foreground\n"
-		"      --offline                  clean the unmounted DEVICE (or image file) once,\n"
-		"                                 up to max_clean_segments, and exit\n"
-		"      --stderr                   log to standard error as well\n"
-		"  -h, --help                     display this help and exit\n"
-		"  -V, --version                  display the version and exit\n"
-		"\n"
-		"For more details see nilfs_cleanerd(8).\n");
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " [options] <device> [<mountpoint>]\n"
+	      "\nReclaim the space of the mounted NILFS2 volume on <device>.\n"
+	      CLI_USAGE_OPTIONS
+	      " -c, --conf=FILE                configuration file (default " DEFAULT_CONF ")\n"
+	      "                                (--conffile=FILE as well)\n"
+	      " -p, --protection-period=PERIOD protect checkpoints younger than PERIOD\n"
+	      "                                (seconds, or a number and s, m, h, d, w, M, Y)\n"
+	      " -n, --no-daemon, --nofork      stay in the foreground\n"
+	      "     --offline                  clean the unmounted <device> (or image file)\n"
+	      "                                once, up to max_clean_segments, and exit\n"
+	      "     --stderr                   log to standard error as well\n", f);
+	cli_usage_tail(f, 32);
 }
 
 enum { OPT_STDERR = CHAR_MAX + 1, OPT_OFFLINE };
@@ -526,11 +466,13 @@ int main(int argc, char **argv)
 	struct cleanerd d = { .iocfd = -1, .lockfd = -1, .sockfd = -1, .sigfd = -1,
 			      .startup = true, .step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX };
 	bool foreground = false, offline = false;
+	const char *dev;
 	struct stat st;
 	sigset_t mask;
 	uint64_t secs;
 	int c, rc;
 
+	cli_init(argv[0]);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i] = -1;
 	while ((c = getopt_long(argc, argv, "c:hnp:V", longopts, NULL)) != -1) {
@@ -540,9 +482,9 @@ int main(int argc, char **argv)
 			d.conf_explicit = true;
 			break;
 		case 'p':
-			rc = cld_parse_period(optarg, &secs);
+			rc = cli_strtoperiod(optarg, &secs);
 			if (rc || secs > UINT64_MAX / NS_PER_SEC)
-				die("invalid protection period: %s", optarg);
+				cli_usage_error("invalid protection period: %s", optarg);
 			d.pp_override = true;
 			d.pp_override_ns = secs * NS_PER_SEC;
 			break;
@@ -550,38 +492,39 @@ int main(int argc, char **argv)
 		case OPT_STDERR: d.log_stderr = true; break;
 		case OPT_OFFLINE: offline = true; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
-		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
-		default:
-			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
-			return EXIT_FAILURE;
+		case 'V': cli_print_version(); return EXIT_SUCCESS;
+		default: cli_bad_option(argv);
 		}
 	}
-	if (argc - optind < 1 || argc - optind > 2) {
-		usage(stderr);
-		return EXIT_FAILURE;
-	}
+	if (argc - optind < 1)
+		cli_usage_error("no device given");
+	if (argc - optind > 2)
+		cli_usage_error("too many arguments");
 	if (!d.conffile)
 		d.conffile = strdup(DEFAULT_CONF);
-	d.device = realpath(argv[optind], NULL);
+	dev = dev_resolve(argv[optind]);
+	if (!dev)
+		return EXIT_FAILURE;
+	d.device = realpath(dev, NULL);
 	if (!d.device)
-		die("%s: %s", argv[optind], strerror(errno));
+		cli_errx("%s: %s", dev, strerror(errno));
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;
 		openlog(PROG, LOG_PERROR, LOG_DAEMON);
 		if (load_config(&d, d.conffile, d.conf_explicit))
-			die("%s: %s", d.conffile, strerror(errno));
+			cli_errx("%s: %s", d.conffile, strerror(errno));
 		return cleanerd_offline_conf(d.device, &d.cfg, stdout, stderr) ? EXIT_FAILURE
 										: EXIT_SUCCESS;
 	}
 	if (argc - optind == 2)
 		d.dir_arg = argv[optind + 1];
 	if (stat(d.device, &st))
-		die("%s: %s", d.device, strerror(errno));
+		cli_errx("%s: %s", d.device, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
-		die("%s: not a block device", d.device);
+		cli_errx("%s: not a block device", d.device);
 	d.rdev = st.st_rdev;
-	the_daemon = &d;
+	cld_log_device(d.device);
 
 	openlog(PROG, LOG_PID | (d.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
 	{
@@ -589,28 +532,28 @@ int main(int argc, char **argv)
 
 		rc = mnt_find(MNT_MOUNTINFO, d.rdev, d.dir_arg, &m);
 		if (rc == -ENOENT)
-			die("%s: not mounted as nilfs2%s%s", d.device, d.dir_arg ? " on " : "",
+			cli_errx("%s: not mounted as nilfs2%s%s", d.device, d.dir_arg ? " on " : "",
 			    d.dir_arg ? d.dir_arg : "");
 		if (rc == -EROFS)
-			die("%s: mounted read-only on %s", d.device, m.mountpoint);
+			cli_errx("%s: mounted read-only on %s", d.device, m.mountpoint);
 		if (rc)
-			die("%s: cannot read %s: %s", d.device, MNT_MOUNTINFO, strerror(-rc));
+			cli_errx("%s: cannot read %s: %s", d.device, MNT_MOUNTINFO, strerror(-rc));
 		d.mountpoint = strdup(m.mountpoint);
 		mnt_free(&m);
 	}
 	rc = cld_reader_open(&d.rd, d.device);
 	if (rc)
-		die("%s: cannot read the superblock: %s", d.device,
+		cli_errx("%s: cannot read the superblock: %s", d.device,
 		    nlfs_strerror(rc));
 	d.r_pct = d.rd.r_segments_percentage;
 	rc = open_volume(&d);
 	if (rc)
-		die("%s: cannot open the mount point %s: %s", d.device, d.mountpoint,
+		cli_errx("%s: cannot open the mount point %s: %s", d.device, d.mountpoint,
 		    rc == 1 ? "mounted read-only" : strerror(-rc));
 	close_volume(&d);
 	rc = load_config(&d, d.conffile, d.conf_explicit);
 	if (rc)
-		die("%s: %s", d.conffile, strerror(-rc));
+		cli_errx("%s: %s", d.conffile, strerror(-rc));
 	setup_rundir(&d);
 
 	sigemptyset(&mask);

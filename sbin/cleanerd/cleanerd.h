@@ -122,13 +122,25 @@ struct cleanerd {
 	size_t nsnapshots;
 };
 
-extern struct cleanerd *the_daemon;
-
 /* cleanerd.c */
 uint64_t mono_ns(void);
-/* syslog, prefixed with the device */
-void say(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cld_reload_config(struct cleanerd *d, const char *path);
+
+/* log.c: syslog (and standard error with --stderr), each message
+ * prefixed with the device cld_log_device() named ("-" before) */
+void cld_log_device(const char *device);
+void say(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* manual.c: a run nilfs-clean asked for (d->mm) */
+/* If a manual run is active: its parameters in *P (the segments it has to
+ * clean counted at its first pass; MIN_RECLAIMABLE, the level's, unless
+ * the run gave its own) and true; else false. */
+bool cld_manual_params(struct cleanerd *d, uint64_t nsegs, uint32_t min_reclaimable,
+		       struct params *p);
+/* after a pass with result RES (RETRY: another is due soon): count what it
+ * did, and end the run when nothing is left for it */
+void cld_manual_account(struct cleanerd *d, const struct pass_result *res, bool retry);
+/* end the active run; HOW goes to the log */
 void cld_manual_end(struct cleanerd *d, const char *how);
 
 /* pass.c */

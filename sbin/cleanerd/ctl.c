@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "strutils.h"
 
 const char *cld_rundir(void)
 {
@@ -113,19 +114,13 @@ bool cld_msg_get(const char *msg, const char *key, char *val, size_t len)
 
 int cld_msg_get_u64(const char *msg, const char *key, uint64_t *v)
 {
-	char buf[32], *end;
-	unsigned long long n;
+	char buf[32];
 
 	if (!cld_msg_get(msg, key, buf, sizeof(buf)))
 		return -ENOENT;
 	if (buf[0] < '0' || buf[0] > '9')
 		return -EINVAL;
-	errno = 0;
-	n = strtoull(buf, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*v = n;
-	return 0;
+	return cli_strtou64(buf, v) ? -EINVAL : 0;
 }
 
 int cld_ctl_connect(dev_t dev, int *fd)

@@ -21,8 +21,10 @@
 #include "closestream.h"
 #include "cldconfig.h"
 #include "ctl.h"
+#include "devtag.h"
 #include "mountinfo.h"
 #include "offline.h"
+#include "cli.h"
 
 #define PROG "nilfs-clean"
 
@@ -42,45 +44,28 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [options] [DEVICE|MOUNTPOINT]\n"
-		"       " PROG " --offline [-p PERIOD] [-m N[%%]] DEVICE|IMAGE\n"
-		"Run a cleaning pass on a mounted NILFS2 volume, or control its cleaner;\n"
+	fputs(CLI_USAGE_HEADER
+		" " PROG " [options] [<device>|<mountpoint>]\n"
+		" " PROG " --offline [-p PERIOD] [-m N[%]] <device>|<image>\n"
+		"\nRun a cleaning pass on a mounted NILFS2 volume, or control its cleaner;\n"
 		"with --offline, clean an unmounted volume here.\n"
-		"\n"
-		"Options:\n"
-		"  -b, --break, --stop             stop the running pass\n"
-		"  -c, --reload[=FILE]             make the daemon reload its (or this) configuration\n"
-		"  -l, --status                    show the cleaner's status\n"
-		"      --offline                   one pass on the unmounted DEVICE or IMAGE, here\n"
-		"  -m, --min-reclaimable-blocks=N[%%]\n"
-		"                                  for this pass: clean a segment only with at least\n"
-		"                                  N reclaimable blocks (needs use_set_suinfo)\n"
-		"  -p, --protection-period=PERIOD  for this pass: protect checkpoints younger than\n"
-		"                                  PERIOD (seconds, or a number and s m h d w M Y)\n"
-		"  -q, --quit                      shut the daemon down\n"
-		"  -r, --resume                    resume cleaning\n"
-		"  -s, --suspend                   suspend cleaning until resumed\n"
-		"  -S, --speed=COUNT[/SECONDS]     for this pass: COUNT segments per SECONDS (default 1)\n"
-		"      --wait                      wait until the pass has finished\n"
-		"  -v, --verbose                   verbose\n"
-		"  -h, --help                      display this help and exit\n"
-		"  -V, --version                   display the version and exit\n"
-		"\n"
-		"For more details see nilfs-clean(8).\n");
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
+		CLI_USAGE_OPTIONS
+		" -b, --break, --stop             stop the running pass\n"
+		" -c, --reload[=FILE]             make the daemon reload its (or this) configuration\n"
+		" -l, --status                    show the cleaner's status\n"
+		"     --offline                   one pass on the unmounted DEVICE or IMAGE, here\n"
+		" -m, --min-reclaimable-blocks=N[%]\n"
+		"                                 for this pass: clean a segment only with at least\n"
+		"                                 N reclaimable blocks (needs use_set_suinfo)\n"
+		" -p, --protection-period=PERIOD  for this pass: protect checkpoints younger than\n"
+		"                                 PERIOD (seconds, or a number and s m h d w M Y)\n"
+		" -q, --quit                      shut the daemon down\n"
+		" -r, --resume                    resume cleaning\n"
+		" -s, --suspend                   suspend cleaning until resumed\n"
+		" -S, --speed=COUNT[/SECONDS]     for this pass: COUNT segments per SECONDS (default 1)\n"
+		"     --wait                      wait until the pass has finished\n"
+		" -v, --verbose                   verbose\n", f);
+	cli_usage_tail(f, 33);
 }
 
 static void parse_speed(struct opts *o, const char *arg)
@@ -90,20 +75,20 @@ static void parse_speed(struct opts *o, const char *arg)
 	struct cld_size s;
 
 	if (strlen(arg) >= sizeof(buf))
-		die("invalid speed: %s", arg);
+		cli_errx("invalid speed: %s", arg);
 	strcpy(buf, arg);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
 	if (cld_parse_size(buf, &s) || s.unit != CLD_UNIT_COUNT)
-		die("invalid speed: %s", arg);
+		cli_errx("invalid speed: %s", arg);
 	n = s.num;
 	if (n == 0 || n > CLD_NSEGMENTS_PER_CLEAN_MAX)
-		die("invalid speed: %s: 1 to %u segments per step", arg, CLD_NSEGMENTS_PER_CLEAN_MAX);
+		cli_errx("invalid speed: %s: 1 to %u segments per step", arg, CLD_NSEGMENTS_PER_CLEAN_MAX);
 	o->nsegments = (unsigned)n;
 	o->interval = NS_PER_SEC;
 	if (slash && cld_parse_time(slash + 1, &o->interval))
-		die("invalid speed: %s", arg);
+		cli_errx("invalid speed: %s", arg);
 	o->have_speed = true;
 }
 
@@ -112,7 +97,7 @@ static void parse_minrec(struct opts *o, const char *arg)
 	struct cld_size s;
 
 	if (cld_parse_size(arg, &s) || s.unit == CLD_UNIT_BYTES)
-		die("invalid number of reclaimable blocks: %s", arg);
+		cli_errx("invalid number of reclaimable blocks: %s", arg);
 	snprintf(o->minrec, sizeof(o->minrec), "%s", arg);
 	o->have_minrec = true;
 }
@@ -128,9 +113,9 @@ static dev_t find_volume(const char *target, char *name, size_t len)
 	if (!target) {
 		rc = mnt_find_any(MNT_MOUNTINFO, &m);
 		if (rc == -ENOENT)
-			die("no NILFS2 volume is mounted read-write");
+			cli_errx("no NILFS2 volume is mounted read-write");
 		if (rc)
-			die("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
+			cli_errx("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
 		snprintf(name, len, "%s", m.source);
 		dev = m.dev;
 		mnt_free(&m);
@@ -138,18 +123,18 @@ static dev_t find_volume(const char *target, char *name, size_t len)
 	}
 	snprintf(name, len, "%s", target);
 	if (stat(target, &st))
-		die("%s: %s", target, strerror(errno));
+		cli_errx("%s: %s", target, strerror(errno));
 	if (S_ISBLK(st.st_mode))
 		dev = st.st_rdev;
 	else if (S_ISDIR(st.st_mode))
 		dev = st.st_dev;
 	else
-		die("%s: neither a block device nor a mount point", target);
+		cli_errx("%s: neither a block device nor a mount point", target);
 	rc = mnt_find(MNT_MOUNTINFO, dev, NULL, &m);
 	if (rc == -ENOENT)
-		die("%s: not a mounted NILFS2 volume", target);
+		cli_errx("%s: not a mounted NILFS2 volume", target);
 	if (rc && rc != -EROFS)
-		die("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
+		cli_errx("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
 	mnt_free(&m);
 	return dev;
 }
@@ -161,14 +146,14 @@ static void call(int fd, const char *name, const char *req, char *reply, size_t 
 	int rc = cld_ctl_call(fd, req, reply, len, 30000);
 
 	if (rc)
-		die("%s: no reply from nilfs_cleanerd: %s", name, strerror(-rc));
+		cli_errx("%s: no reply from nilfs_cleanerd: %s", name, strerror(-rc));
 	if (cld_msg_is(reply, "ok"))
 		return;
 	if (!cld_msg_get(reply, "msg", msg, sizeof(msg)))
 		snprintf(msg, sizeof(msg), "%s", reply);
 	if (cld_msg_get_u64(reply, "errno", &err) == 0 && err == EPERM)
-		die("%s: %s (only root may control the cleaner)", name, msg);
-	die("%s: nilfs_cleanerd refused '%s': %s", name, req, msg);
+		cli_errx("%s: %s (only root may control the cleaner)", name, msg);
+	cli_errx("%s: nilfs_cleanerd refused '%s': %s", name, req, msg);
 }
 
 static void print_status(const char *reply, bool verbose)
@@ -209,21 +194,21 @@ static int run_offline(const struct opts *o)
 	int rc;
 
 	if (o->cmd != CMD_RUN || o->have_speed)
-		die("--offline runs a cleaning pass only: -b, -c, -l, -q, -r, -s and -S need a "
+		cli_errx("--offline runs a cleaning pass only: -b, -c, -l, -q, -r, -s and -S need a "
 		    "nilfs_cleanerd");
 	if (!o->target)
-		die("--offline needs the device or image file to clean");
+		cli_errx("--offline needs the device or image file to clean");
 	cld_defaults(&c);
 	rc = cld_parse_file(&c, DEFAULT_CONF, report_conf, NULL);
 	if (rc < 0 && rc != -ENOENT)
-		die("%s: %s", DEFAULT_CONF, strerror(-rc));
+		cli_errx("%s: %s", DEFAULT_CONF, strerror(-rc));
 	if (o->have_pp) {
 		if (o->pp > UINT64_MAX / NS_PER_SEC)
-			die("too large protection period: %" PRIu64, o->pp);
+			cli_errx("too large protection period: %" PRIu64, o->pp);
 		c.protection_period = o->pp * NS_PER_SEC;
 	}
 	if (o->have_minrec && cld_parse_size(o->minrec, &minrec))
-		die("invalid number of reclaimable blocks: %s", o->minrec);
+		cli_errx("invalid number of reclaimable blocks: %s", o->minrec);
 	return cleanerd_offline_manual(o->target, &c, o->have_minrec ? &minrec : NULL, stdout,
 				       stderr) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
@@ -254,7 +239,7 @@ int main(int argc, char **argv)
 	dev_t dev;
 	int c, fd, rc;
 
-	close_stdout_at_exit(argv[0], 1);
+	cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "bc::hlm:p:qrsS:vV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o.cmd = CMD_STOP; break;
@@ -266,9 +251,9 @@ int main(int argc, char **argv)
 		case 'l': o.cmd = CMD_STATUS; break;
 		case 'm': parse_minrec(&o, optarg); break;
 		case 'p':
-			rc = cld_parse_period(optarg, &o.pp);
+			rc = cli_strtoperiod(optarg, &o.pp);
 			if (rc)
-				die("%s protection period: %s", rc == -ERANGE ? "too large" : "invalid",
+				cli_usage_error("%s protection period: %s", rc == -ERANGE ? "too large" : "invalid",
 				    optarg);
 			o.have_pp = true;
 			break;
@@ -279,17 +264,15 @@ int main(int argc, char **argv)
 		case OPT_WAIT: o.wait = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
 		case 'v': o.verbose = true; break;
-		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
-		default:
-			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
-			return EXIT_FAILURE;
+		case 'V': cli_print_version(); return EXIT_SUCCESS;
+		default: cli_bad_option(argv);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, PROG ": too many arguments\n");
+	if (argc - optind > 1)
+		cli_usage_error("too many arguments");
+	o.target = optind < argc ? dev_resolve(argv[optind]) : NULL;
+	if (optind < argc && !o.target)
 		return EXIT_FAILURE;
-	}
-	o.target = optind < argc ? argv[optind] : NULL;
 	if (o.offline)
 		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));
@@ -299,8 +282,8 @@ int main(int argc, char **argv)
 
 		cld_ctl_path(dev, "sock", path, sizeof(path));
 		if (rc == -ENOENT || rc == -ECONNREFUSED)
-			die("%s: no nilfs_cleanerd is running for this volume (%s)", name, path);
-		die("%s: cannot connect to nilfs_cleanerd (%s): %s", name, path, strerror(-rc));
+			cli_errx("%s: no nilfs_cleanerd is running for this volume (%s)", name, path);
+		cli_errx("%s: cannot connect to nilfs_cleanerd (%s): %s", name, path, strerror(-rc));
 	}
 
 	switch (o.cmd) {
@@ -327,9 +310,9 @@ int main(int argc, char **argv)
 		if (o.conffile) {
 			abs = realpath(o.conffile, NULL);
 			if (!abs)
-				die("%s: %s", o.conffile, strerror(errno));
+				cli_errx("%s: %s", o.conffile, strerror(errno));
 			if (cld_msg_add(req, sizeof(req), "conf", abs))
-				die("%s: path too long", o.conffile);
+				cli_errx("%s: path too long", o.conffile);
 		}
 		free(abs);
 		call(fd, name, req, reply, sizeof(reply));
@@ -370,6 +353,6 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	if (fflush(stdout) || ferror(stdout))
-		die("write error on standard output");
+		cli_errx("write error on standard output");
 	return EXIT_SUCCESS;
 }

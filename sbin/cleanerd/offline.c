@@ -15,6 +15,7 @@
 #include "holder.h"
 #include "mountinfo.h"
 #include "offline.h"
+#include "progress.h"
 
 
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
@@ -55,9 +56,16 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	nlfs_err_clear(&err);
 	rc = clean_count(io, &before, &nsegs, &err);
 	if (!rc) {
+		struct progress bar;
+
 		if (!p->target_clean)
 			p->target_clean = nsegs;
+		progress_init(&bar, errf, device);
+		p->progress = progress_callback;
+		p->progress_arg = &bar;
 		rc = nlfs_gc_offline(io, p, &st, &err);
+		progress_clear(&bar);
+		p->progress = NULL;
 	}
 	if (!rc)
 		rc = clean_count(io, &after, &nsegs, &err);

@@ -32,6 +32,7 @@
 
 #include "cleanerd.h"
 #include "ioc.h"
+#include "array.h"
 
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 {
@@ -42,16 +43,12 @@ uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 
 static int ensure_seginfo(struct cleanerd *d, uint64_t nsegs)
 {
-	if (nsegs > d->nseg_alloc) {
-		struct seginfo *s = realloc(d->seg, nsegs * sizeof(*s));
+	size_t old = d->nseg_alloc;
 
-		if (!s)
-			return -ENOMEM;
-		for (size_t i = d->nseg_alloc; i < nsegs; i++)
-			s[i] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
-		d->seg = s;
-		d->nseg_alloc = nsegs;
-	}
+	if (CLI_GROW(d->seg, d->nseg_alloc, nsegs))
+		return -ENOMEM;
+	for (size_t i = old; i < d->nseg_alloc; i++)
+		d->seg[i] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
 	return 0;
 }
 
@@ -443,12 +440,10 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		d->st.deferred += ndeferred;
 	}
 	if (d->plan.nsegs && !res->error) {
-		rc = cld_plan_finish(&d->plan);
-		if (!rc)
-			rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive,
-						d->plan.periods, d->plan.nperiods, d->plan.dead,
-						d->plan.ndead, d->plan.bd, d->plan.nbd,
-						d->plan.segnums, d->plan.nsegs);
+		cld_plan_finish(&d->plan);
+		rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive, d->plan.periods,
+					d->plan.nperiods, d->plan.dead, d->plan.ndead, d->plan.bd,
+					d->plan.nbd, d->plan.segnums, d->plan.nsegs);
 		if (rc) {
 			say(rc == -EBUSY ? LOG_NOTICE : LOG_ERR, "cleaning %zu segments failed "
 			    "(CLEAN_SEGMENTS): %s", d->plan.nsegs, strerror(-rc));

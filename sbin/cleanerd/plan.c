@@ -2,19 +2,18 @@
 /*
  * plan.c - segment walk and block classification for CLEAN_SEGMENTS.
  *
- * Only the summary blocks of each log are read.  A segment is either
- * described completely (every log from its start to su_nblocks, each with
- * a valid ss_sumsum and the segment's seq) or not at all: cleaning a
- * segment frees all of it, so a block missed here would be lost.
+ * Only the summary blocks of each log are read, by the library's walk
+ * (nlfs_segment_walk_exact) on an uncached reader of the device.  A segment
+ * is either described completely (every log from its start to su_nblocks,
+ * each with a valid ss_sumsum and the segment's seq) or not at all:
+ * cleaning a segment frees all of it, so a block missed here would be lost.
  *
  * One check goes beyond nilfs-utils: a virtual block whose DAT entry no
  * longer points at the copy found in the segment (vi_blocknr differs) is
  * neither moved nor freed.  In a consistent volume this never happens;
  * if it does, the copy here is stale and the block's real copy, and the
- * entry, must be left alone.  Another: dead versions of virtual blocks
- * 1..5 are moved, not freed (nlfs_gc_vblock_pinned).
+ * entry, must be left alone.
  */
-#define _GNU_SOURCE   /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,125 +26,45 @@
 #include <nlfs/nlfs.h>
 #include "ioc.h"
 #include "plan.h"
+#include "array.h"
 
-#define ALIGN 4096
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-/* append VAL to ARR[N] (capacity CAP): 0 or -ENOMEM */
-#define PUSH(arr, n, cap, val)                                                    \
-	(grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr))) ? -ENOMEM            \
-								 : ((arr)[(n)++] = (val), 0))
 
 /* ---- the device ---- */
 
 int cld_reader_open(struct cld_reader *r, const char *device)
 {
-	struct nlfs_super_block sb[2];
-	struct nlfs_sb_choice choice;
+	const struct nlfs_geometry *g;
 	struct nlfs_err err;
-	struct nlfs_io *io;
-	const struct nlfs_super_block *s;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
-	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &r->io);
 	if (rc)
 		return rc;
 	nlfs_err_clear(&err);
-	rc = nlfs_sb_read_both(io, sb, &choice, &err);
-	nlfs_io_close(io);
-	if (rc)
+	rc = nlfs_fs_open_sb(r->io, &r->fs, &err);
+	if (rc) {
+		nlfs_io_close(r->io);
+		r->io = NULL;
 		return rc < 0 ? rc : -rc;
-	s = &sb[choice.used];
-	r->blocksize = NLFS_MIN_BLOCK_SIZE << nlfs_le32(s->s_log_block_size);
-	r->blocks_per_segment = nlfs_le32(s->s_blocks_per_segment);
-	r->first_data_block = nlfs_le64(s->s_first_data_block);
-	r->crc_seed = nlfs_le32(s->s_crc_seed);
-	r->r_segments_percentage = nlfs_le32(s->s_r_segments_percentage);
-	r->fd = open(device, O_RDONLY | O_CLOEXEC | O_DIRECT);
-	r->direct = r->fd >= 0;
-	if (r->fd < 0)
-		r->fd = open(device, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0)
-		return -errno;
+	}
+	g = nlfs_fs_geometry(r->fs);
+	r->blocksize = g->blocksize;
+	r->blocks_per_segment = g->blocks_per_segment;
+	r->first_data_block = g->first_data_block;
+	r->r_segments_percentage = nlfs_le32(
+		nlfs_fs_sb(r->fs, nlfs_fs_sb_choice(r->fs)->used)->s_r_segments_percentage);
 	return 0;
 }
 
 void cld_reader_close(struct cld_reader *r)
 {
-	if (r->fd >= 0)
-		close(r->fd);
-	free(r->buf);
-	r->fd = -1;
-	r->buf = NULL;
-	r->bufsize = 0;
-}
-
-/* NBLOCKS blocks at BLOCK into r->buf */
-static int read_blocks(struct cld_reader *r, uint64_t block, uint32_t nblocks)
-{
-	size_t len = (size_t)nblocks * r->blocksize;
-	off_t off = (off_t)(block * r->blocksize);
-	size_t done = 0;
-
-	if (len > r->bufsize) {
-		void *p;
-
-		if (posix_memalign(&p, ALIGN, len))
-			return -ENOMEM;
-		free(r->buf);
-		r->buf = p;
-		r->bufsize = len;
-	}
-	if (!r->direct)  /* drop clean cached pages: the segment may be reused */
-		posix_fadvise(r->fd, off, (off_t)len, POSIX_FADV_DONTNEED);
-	while (done < len) {
-		ssize_t n = pread(r->fd, (char *)r->buf + done, len - done, off + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EINVAL && r->direct) {
-			/* the device's sector is larger than our block: buffered */
-			int fl = fcntl(r->fd, F_GETFL);
-
-			if (fl < 0 || fcntl(r->fd, F_SETFL, fl & ~O_DIRECT) < 0)
-				return -EINVAL;
-			r->direct = false;
-			posix_fadvise(r->fd, off, (off_t)len, POSIX_FADV_DONTNEED);
-			continue;
-		}
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;   /* past the end of the device */
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static uint64_t seg_start(const struct cld_reader *r, uint64_t segnum)
-{
-	return segnum == 0 ? r->first_data_block : segnum * r->blocks_per_segment;
+	if (r->fs)
+		nlfs_fs_close(r->fs);   /* closes the io too */
+	else if (r->io)
+		nlfs_io_close(r->io);
+	r->fs = NULL;
+	r->io = NULL;
 }
 
 /* ---- descriptor arrays ---- */
@@ -165,7 +84,7 @@ void cld_descs_free(struct cld_descs *d)
 void cld_plan_reset(struct cld_plan *p)
 {
 	p->nlive = p->nperiods = p->ndead = p->nbd = p->nsegs = 0;
-	p->nstale = p->nbd_dead = p->npinned = 0;
+	p->nstale = p->nbd_dead = 0;
 }
 
 void cld_plan_free(struct cld_plan *p)
@@ -175,30 +94,28 @@ void cld_plan_free(struct cld_plan *p)
 	free(p->dead);
 	free(p->bd);
 	free(p->segnums);
-	free(p->pinned);
 	memset(p, 0, sizeof(*p));
 }
 
 /* ---- the walk ---- */
 
+/* a segment that does not read as the cleaner needs it: -EBADMSG and why;
+ * what could not be read at all keeps its code */
+static int refused(int rc, const struct nlfs_err *err, char *why, size_t whylen)
+{
+	nlfs_err_format(err, why, whylen);
+	return rc == -ENOMEM || rc == -EIO || rc == -ENODATA ? rc : -EBADMSG;
+}
+
 int cld_segment_seq(struct cld_reader *r, uint64_t segnum, uint64_t *seq, char *why,
 		    size_t whylen)
 {
-	uint64_t start = seg_start(r, segnum);
-	struct nlfs_log log;
 	struct nlfs_err err;
-	int rc = read_blocks(r, start, 1);
+	int rc;
 
-	if (rc) {
-		snprintf(why, whylen, "cannot read block %" PRIu64 ": %s", start, strerror(-rc));
-		return rc;
-	}
-	if (nlfs_summary_decode(r->buf, r->blocksize, start, &log, &err)) {
-		snprintf(why, whylen, "no log summary at its first block %" PRIu64, start);
-		return -EBADMSG;
-	}
-	*seq = log.seq;
-	return 0;
+	nlfs_err_clear(&err);
+	rc = nlfs_segment_seq(r->fs, segnum, seq, &err);
+	return rc ? refused(rc, &err, why, whylen) : 0;
 }
 
 struct walk_ctx {
@@ -221,7 +138,7 @@ static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 			.bd_level = bi->is_data ? 0 : bi->level,
 		};
 
-		w->rc = PUSH(d->bd, d->nbd, d->capbd, b);
+		w->rc = CLI_PUSH(d->bd, d->nbd, d->capbd, b);
 	} else {
 		struct nilfs_vdesc v = {
 			.vd_ino = fi->ino,
@@ -236,7 +153,7 @@ static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 			w->rc = -EBADMSG;
 			return 1;
 		}
-		w->rc = PUSH(d->vd, d->nvd, d->capvd, v);
+		w->rc = CLI_PUSH(d->vd, d->nvd, d->capvd, v);
 	}
 	return w->rc ? 1 : 0;
 }
@@ -244,81 +161,20 @@ static int on_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 int cld_segment_scan(struct cld_reader *r, uint64_t segnum, uint32_t nblocks,
 		     struct cld_descs *out, uint64_t *seqp, char *why, size_t whylen)
 {
-	uint64_t start = seg_start(r, segnum);
-	uint64_t segend = segnum * r->blocks_per_segment + r->blocks_per_segment;
-	uint64_t end = start + nblocks, pos = start, seq = 0;
-	uint32_t bs = r->blocksize;
 	size_t nvd0 = out->nvd, nbd0 = out->nbd;
-	int rc = 0;
+	struct walk_ctx w = { .out = out };
+	struct nlfs_err err;
+	uint64_t seq = 0;
+	int rc;
 
-	if (end > segend) {
-		snprintf(why, whylen, "su_nblocks %u goes past the segment's end", nblocks);
-		return -EBADMSG;
-	}
-	while (pos < end) {
-		struct nlfs_log log;
-		struct nlfs_err err;
-		struct walk_ctx w = { .out = out };
-		uint32_t nsum;
-
-		if (end - pos < 2) {
-			snprintf(why, whylen, "%" PRIu64 " block(s) at block %" PRIu64
-				 " hold no log", end - pos, pos);
-			rc = -EBADMSG;
-			break;
-		}
-		rc = read_blocks(r, pos, 1);
-		if (rc) {
-			snprintf(why, whylen, "cannot read block %" PRIu64 ": %s", pos,
-				 strerror(-rc));
-			break;
-		}
-		if (nlfs_summary_decode(r->buf, bs, pos, &log, &err)) {
-			nlfs_err_format(&err, why, whylen);
-			rc = -EBADMSG;
-			break;
-		}
-		if (pos == start) {
-			seq = log.seq;
-		} else if (log.seq != seq) {
-			snprintf(why, whylen, "log at block %" PRIu64 " has seq %" PRIu64
-				 ", the segment's first log %" PRIu64, pos, log.seq, seq);
-			rc = -EBADMSG;
-			break;
-		}
-		nsum = nlfs_summary_blocks(&log, bs);
-		if (log.nblocks > end - pos || nsum >= log.nblocks) {
-			snprintf(why, whylen, "log at block %" PRIu64 " (%u blocks, %u of summary) "
-				 "does not fit the segment's %u written blocks", pos, log.nblocks,
-				 nsum, nblocks);
-			rc = -EBADMSG;
-			break;
-		}
-		if (nsum > 1 && (rc = read_blocks(r, pos, nsum))) {
-			snprintf(why, whylen, "cannot read the summary at block %" PRIu64 ": %s",
-				 pos, strerror(-rc));
-			break;
-		}
-		if (nlfs_crc32(r->crc_seed, (uint8_t *)r->buf + 8, log.sumbytes - 8) != log.sumsum) {
-			snprintf(why, whylen, "log at block %" PRIu64 ": summary checksum mismatch",
-				 pos);
-			rc = -EBADMSG;
-			break;
-		}
-		rc = nlfs_summary_walk(&log, r->buf, bs, on_block, &w, &err);
-		if (w.rc) {
-			rc = w.rc;
-			snprintf(why, whylen, rc == -EBADMSG ?
-				 "log at block %" PRIu64 ": a block with virtual address 0" :
-				 "log at block %" PRIu64 ": out of memory", pos);
-			break;
-		}
-		if (rc) {
-			nlfs_err_format(&err, why, whylen);
-			rc = -EBADMSG;
-			break;
-		}
-		pos += log.nblocks;
+	nlfs_err_clear(&err);
+	rc = nlfs_segment_walk_exact(r->fs, segnum, nblocks, &seq, on_block, &w, &err);
+	if (w.rc) {
+		rc = w.rc;
+		snprintf(why, whylen, rc == -EBADMSG ? "segment %" PRIu64 ": a block with "
+			 "virtual address 0" : "segment %" PRIu64 ": out of memory", segnum);
+	} else if (rc) {
+		rc = refused(rc, &err, why, whylen);
 	}
 	if (rc) {
 		out->nvd = nvd0;
@@ -402,18 +258,14 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 		v.vd_period.p_end = vi[i].vi_end;
 		switch (cld_vblock_fate(prot, &v, &vi[i])) {
 		case CLD_LIVE:
-			rc = PUSH(p->live, p->nlive, p->caplive, v);
+			rc = CLI_PUSH(p->live, p->nlive, p->caplive, v);
 			break;
 		case CLD_DEAD:
-			if (nlfs_gc_vblock_pinned(v.vd_vblocknr, v.vd_cno, v.vd_period.p_end)) {
-				rc = PUSH(p->pinned, p->npinned, p->cappinned, v);
-				break;
-			}
-			rc = PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
+			rc = CLI_PUSH(p->dead, p->ndead, p->capdead, v.vd_vblocknr);
 			/* the checkpoints that alone saw this block go with it;
 			 * cpfile and sufile blocks (cno 0) belong to none */
 			if (!rc && v.vd_cno != 0 && v.vd_period.p_start < v.vd_period.p_end)
-				rc = PUSH(p->periods, p->nperiods, p->capperiods, v.vd_period);
+				rc = CLI_PUSH(p->periods, p->nperiods, p->capperiods, v.vd_period);
 			break;
 		case CLD_STALE:
 			p->nstale++;
@@ -426,7 +278,7 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 		int rc = 0;
 
 		if (d->bd[i].bd_blocknr == d->bd[i].bd_oblocknr)
-			rc = PUSH(p->bd, p->nbd, p->capbd, d->bd[i]);
+			rc = CLI_PUSH(p->bd, p->nbd, p->capbd, d->bd[i]);
 		else
 			p->nbd_dead++;
 		if (rc)
@@ -437,13 +289,13 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 
 int cld_plan_add_segment(struct cld_plan *p, uint64_t segnum)
 {
-	return PUSH(p->segnums, p->nsegs, p->capsegs, segnum);
+	return CLI_PUSH(p->segnums, p->nsegs, p->capsegs, segnum);
 }
 
 #define APPEND(dst, src, arr, n, cap)                                                        \
 	do {                                                                                 \
-		int _rc = grow((void **)&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n,       \
-			       sizeof(*(dst)->arr));                                         \
+		int _rc = nlfs_grow((void **)&(dst)->arr, &(dst)->cap, (dst)->n + (src)->n,   \
+				   sizeof(*(dst)->arr));                                     \
 		if (_rc)                                                                     \
 			return _rc;                                                          \
 		if ((src)->n)                                                                \
@@ -458,53 +310,14 @@ int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src)
 	APPEND(dst, src, dead, ndead, capdead);
 	APPEND(dst, src, bd, nbd, capbd);
 	APPEND(dst, src, segnums, nsegs, capsegs);
-	APPEND(dst, src, pinned, npinned, cappinned);
 	dst->nstale += src->nstale;
 	dst->nbd_dead += src->nbd_dead;
 	return 0;
 }
 
-static bool same_data_block(const struct nilfs_vdesc *a, const struct nilfs_vdesc *b)
-{
-	return a->vd_flags == 0 && b->vd_flags == 0 && a->vd_ino == b->vd_ino &&
-	       a->vd_cno == b->vd_cno && a->vd_offset == b->vd_offset;
-}
-
-/* pinned versions become live unless one would clash with a moved block */
-static int settle_pinned(struct cld_plan *p)
-{
-	size_t nlive0 = p->nlive;
-
-	for (size_t i = 0; i < p->npinned; i++) {
-		const struct nilfs_vdesc *v = &p->pinned[i];
-		bool clash = false;
-		int rc;
-
-		for (size_t j = 0; j < p->nlive && !clash; j++)
-			clash = same_data_block(v, &p->live[j]);
-		if (!clash) {
-			rc = PUSH(p->live, p->nlive, p->caplive, *v);
-		} else {
-			rc = PUSH(p->dead, p->ndead, p->capdead, v->vd_vblocknr);
-			if (!rc && v->vd_cno != 0 && v->vd_period.p_start < v->vd_period.p_end)
-				rc = PUSH(p->periods, p->nperiods, p->capperiods, v->vd_period);
-		}
-		if (rc) {
-			p->nlive = nlive0;
-			return rc;
-		}
-	}
-	p->npinned = 0;
-	return 0;
-}
-
-int cld_plan_finish(struct cld_plan *p)
+void cld_plan_finish(struct cld_plan *p)
 {
 	size_t n = 0;
-	int rc = settle_pinned(p);
-
-	if (rc)
-		return rc;
 
 	qsort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
 	qsort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
@@ -527,7 +340,6 @@ int cld_plan_finish(struct cld_plan *p)
 			p->dead[n++] = p->dead[i];
 	p->ndead = n;
 	qsort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
-	return 0;
 }
 
 /* GET_VINFO and GET_BDESCS in batches of this many */
@@ -551,14 +363,8 @@ int cld_segment_plan(int iocfd, struct cld_reader *r, uint64_t segnum, uint32_t 
 	if (rc)
 		return rc;
 	cld_descs_sort(descs);
-	if (descs->nvd > vb->cap) {
-		struct nilfs_vinfo *v = realloc(vb->vi, descs->nvd * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		vb->vi = v;
-		vb->cap = descs->nvd;
-	}
+	if (CLI_GROW(vb->vi, vb->cap, descs->nvd))
+		return -ENOMEM;
 	for (size_t i = 0; i < descs->nvd; i++)
 		vb->vi[i] = (struct nilfs_vinfo){ .vi_vblocknr = descs->vd[i].vd_vblocknr };
 	for (size_t i = 0; i < descs->nvd; ) {

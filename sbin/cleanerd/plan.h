@@ -19,22 +19,22 @@
 #include <linux/nilfs2_api.h>
 
 #include <nlfs/gc.h>
+#include <nlfs/io.h>
+#include <nlfs/nlfs.h>
 
-/* the raw device and the geometry needed to walk its segments */
+/* the device (superblocks only: the kernel writes the volume) and the
+ * geometry needed to walk its segments */
 struct cld_reader {
-	int fd;
-	bool direct;              /* opened O_DIRECT */
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
 	uint32_t blocksize;
 	uint32_t blocks_per_segment;
 	uint64_t first_data_block;
-	uint32_t crc_seed;
 	uint32_t r_segments_percentage;
-	void *buf;
-	size_t bufsize;
 };
 
-/* Open DEVICE for reading segments (O_DIRECT when the device allows it, so
- * that no stale page-cache copy of a reused segment is read). */
+/* Open DEVICE for reading segments, uncached (NLFS_IO_UNCACHED: no stale
+ * page-cache copy of a reused segment is read). */
 int cld_reader_open(struct cld_reader *r, const char *device);
 void cld_reader_close(struct cld_reader *r);
 
@@ -58,8 +58,6 @@ struct cld_plan {
 	size_t nbd, capbd;
 	uint64_t *segnums;
 	size_t nsegs, capsegs;
-	struct nilfs_vdesc *pinned;   /* dead, nlfs_gc_vblock_pinned: moved by finish */
-	size_t npinned, cappinned;
 	size_t nstale;            /* vdescs whose DAT entry points elsewhere: left alone */
 	size_t nbd_dead;
 };
@@ -104,10 +102,8 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 int cld_plan_add_segment(struct cld_plan *p, uint64_t segnum);
 /* merge SRC into DST */
 int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src);
-/* pinned blocks moved (freed if one shares a data block's ino, cno and
- * offset with another moved block: the kernel refuses that), then the final
- * order: live by blocknr, periods merged, dead sorted and unique */
-int cld_plan_finish(struct cld_plan *p);
+/* final order: live by blocknr, periods merged, dead sorted and unique */
+void cld_plan_finish(struct cld_plan *p);
 
 /* the GET_VINFO buffer, grown as needed */
 struct cld_vinfo_buf {
@@ -131,7 +127,7 @@ int cld_segment_plan(int iocfd, struct cld_reader *r, uint64_t segnum, uint32_t 
 /* blocks CLEAN_SEGMENTS would copy */
 static inline size_t cld_plan_live(const struct cld_plan *p)
 {
-	return p->nlive + p->npinned + p->nbd;
+	return p->nlive + p->nbd;
 }
 
 #endif /* CLD_PLAN_H */

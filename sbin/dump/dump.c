@@ -10,12 +10,11 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "names.h"
-#include "closestream.h"
+#include "cli.h"
 #include "extract.h"
 #include "stats.h"
+#include "devtag.h"
 #include "json.h"
-
-#define EXIT_USAGE 2
 
 struct opts {
 	bool json;
@@ -392,10 +391,9 @@ static int open_target(struct nlfs_fs *fs, const struct opts *o, const char *spe
 	if (rc)
 		return rc;
 	if (spec[0] == '#') {
-		char *end;
-		uint64_t ino = strtoull(spec + 1, &end, 0);
+		uint64_t ino;
 
-		if (*end || end == spec + 1)
+		if (cli_strtou64(spec + 1, &ino))
 			return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "bad inode number '%s'", spec);
 		return nlfs_ifile_read(fs, &ifile, ino, f, err);
 	}
@@ -622,7 +620,7 @@ static int print_dir(struct nlfs_fs *fs, const struct nlfs_file *f, const struct
 	struct ls_print lp = { o->json ? &j : NULL };
 	int rc;
 
-	if ((nlfs_le16(f->inode.i_mode) & 0170000) != 0040000)
+	if ((nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR)
 		return nlfs_err_set(err, ENOTDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
 	if (o->json) {
 		json_init(&j, stdout);
@@ -639,7 +637,7 @@ static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, struct 
 	static uint8_t buf[1 << 16];
 	uint64_t off = 0;
 
-	if ((nlfs_le16(f->inode.i_mode) & 0170000) == 0040000)
+	if ((nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR)
 		return nlfs_err_set(err, EISDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
 	for (;;) {
 		size_t n;
@@ -674,7 +672,9 @@ static int view_file(struct nlfs_fs *fs, const struct opts *o, const char *view,
 
 static void usage(FILE *out)
 {
-	fputs("Usage: dump.nilfs2 [options] DEVICE VIEW [ARGS]\n"
+	fputs(CLI_USAGE_HEADER
+	      " dump.nilfs2 [options] <device>|<image> <view> [<args>]\n"
+	      "\nShow the on-disk structures of a NILFS2 volume.\n"
 	      "\nViews:\n"
 	      "  super            both superblocks and which one is used\n"
 	      "  logs             the log chain from the superblock cursor\n"
@@ -689,20 +689,10 @@ static void usage(FILE *out)
 	      "  cat PATH|#INO    a file's contents, to standard output\n"
 	      "  stats            DAT share, B-tree depths, directory sizes, segment live ratios\n"
 	      "  extract PATH DEST  restore the subtree at PATH into host directory DEST\n"
-	      "\nOptions:\n"
-	      "  -c, --checkpoint CNO  read files at checkpoint CNO (default: latest)\n"
-	      "  -j, --json       print JSON\n"
-	      "  -h, --help       show this help\n"
-	      "  -V, --version    show the version\n", out);
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
+	      CLI_USAGE_OPTIONS
+	      " -c, --checkpoint <cno>  read files at checkpoint <cno> (default: latest)\n"
+	      " -j, --json              print JSON\n", out);
+	cli_usage_tail(out, 25);
 }
 
 int main(int argc, char **argv)
@@ -722,44 +712,40 @@ int main(int argc, char **argv)
 	char msg[320];
 	int c, rc;
 
-	close_stdout_at_exit(argv[0], 1);
+	cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "c:jhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;
 		case 'c':
-			if (parse_u64(optarg, &o.cno) || o.cno == 0) {
-				fprintf(stderr, "dump.nilfs2: bad checkpoint number '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
+			if (cli_strtocno(optarg, &o.cno) || o.cno == 0)
+				cli_usage_error("invalid checkpoint number: %s", optarg);
 			break;
 		case 'h': usage(stdout); return 0;
-		case 'V': printf("dump.nilfs2 (nilfsprogs) %s\n", PACKAGE_VERSION); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		case 'V': cli_print_version(); return 0;
+		default: cli_bad_option(argv);
 		}
 	}
-	if (argc - optind < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	o.device = argv[optind];
+	if (argc - optind < 2)
+		cli_usage_error(argc == optind ? "no device given" : "no view given");
+	o.device = dev_resolve(argv[optind]);
+	if (!o.device)
+		return CLI_EXIT_FAILURE;
 	view = argv[optind + 1];
 	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
 	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
 	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
 	    strcmp(view, "cat") && strcmp(view, "extract") && strcmp(view, "stats") &&
-	    strcmp(view, "segments")) {
-		fprintf(stderr, "dump.nilfs2: unknown view '%s'\n", view);
-		return EXIT_USAGE;
-	}
+	    strcmp(view, "segments"))
+		cli_usage_error("unknown view '%s'", view);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (rc) {
-		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, nlfs_strerror(rc));
+		cli_warnx("%s: %s", o.device, nlfs_strerror(rc));
 		return 1;
 	}
 	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, msg);
+		cli_warnx("%s: %s", o.device, msg);
 		nlfs_io_close(io);
 		return 1;
 	}
@@ -777,32 +763,23 @@ int main(int argc, char **argv)
 	} else if (!strcmp(view, "stats")) {
 		rc = dump_stats(fs, o.json, &err);
 	} else if (!strcmp(view, "extract")) {
-		if (argc - optind < 4) {
-			fprintf(stderr, "dump.nilfs2: extract needs a path and a destination\n");
-			nlfs_fs_close(fs);
-			return EXIT_USAGE;
-		}
+		if (argc - optind < 4)
+			cli_usage_error("extract needs a path and a destination");
 		rc = dump_extract(fs, o.cno, argv[optind + 2], argv[optind + 3], &err);
 	} else if (strcmp(view, "segment")) {
-		if (argc - optind < 3) {
-			fprintf(stderr, "dump.nilfs2: %s needs a path or #inode\n", view);
-			nlfs_fs_close(fs);
-			return EXIT_USAGE;
-		}
+		if (argc - optind < 3)
+			cli_usage_error("%s needs a path or #inode", view);
 		rc = view_file(fs, &o, view, argv[optind + 2], &err);
 	} else {
 		uint64_t seg;
 
-		if (argc - optind < 3 || parse_u64(argv[optind + 2], &seg)) {
-			fprintf(stderr, "dump.nilfs2: segment needs a segment number\n");
-			nlfs_fs_close(fs);
-			return EXIT_USAGE;
-		}
+		if (argc - optind < 3 || cli_strtou64(argv[optind + 2], &seg))
+			cli_usage_error("segment needs a segment number");
 		rc = view_segment(fs, &o, seg, &err);
 	}
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "dump.nilfs2: %s: %s\n", o.device, msg);
+		cli_warnx("%s: %s", o.device, msg);
 	}
 	nlfs_fs_close(fs);
 	return rc ? 1 : 0;

@@ -16,6 +16,8 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "extract.h"
+#include "array.h"
+#include "progress.h"
 
 #define MAX_DEPTH 256
 #define MAX_SYMLINK 4096
@@ -34,6 +36,8 @@ struct ctx {
 	uint8_t *block;
 	struct seen *tab;
 	size_t tab_size, tab_used;  /* size is a power of two */
+	struct progress bar;        /* blocks restored of the checkpoint's */
+	uint64_t blocks_done, blocks_total;
 };
 
 static struct seen *seen_find(struct ctx *c, uint64_t ino)
@@ -145,17 +149,7 @@ static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *ar
 	(void)ptr;
 	if (level != 0)
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		uint64_t *p = realloc(b->off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		b->off = p;
-		b->cap = cap;
-	}
-	b->off[b->n++] = blkoff;
-	return 0;
+	return CLI_PUSH(b->off, b->n, b->cap, blkoff);
 }
 
 static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *path)
@@ -194,6 +188,7 @@ static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *p
 			rc = ino_err(c, rc, f->ino);
 			goto out;
 		}
+		progress_update(&c->bar, ++c->blocks_done, c->blocks_total);
 		if (hole)
 			continue;
 		for (size_t done = 0; done < len;) {
@@ -296,16 +291,9 @@ static int collect_entry(const char *name, unsigned name_len, uint64_t ino,
 		es->bad = NLFS_ECORRUPT;
 		return 1;
 	}
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? es->cap * 2 : 64;
-		struct entry *p = realloc(es->e, cap * sizeof(*p));
-
-		if (!p) {
-			es->bad = ENOMEM;
-			return 1;
-		}
-		es->e = p;
-		es->cap = cap;
+	if (CLI_GROW(es->e, es->cap, es->n + 1)) {
+		es->bad = ENOMEM;
+		return 1;
 	}
 	s = malloc(name_len + 1);
 	if (!s) {
@@ -470,6 +458,15 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 	rc = make_dest(&c, dest);
 	if (rc)
 		goto out;
+	{
+		struct nlfs_checkpoint cp;
+
+		/* the bar's total: all the checkpoint's blocks, an upper bound */
+		if (nlfs_cpfile_get(fs, cno, &cp, err) == 0)
+			c.blocks_total = nlfs_le64(cp.cp_blocks_count);
+		nlfs_err_clear(err);
+		progress_init(&c.bar, stderr, "extracting");
+	}
 	if ((nlfs_le16(f.inode.i_mode) & S_IFMT) == S_IFDIR) {
 		rc = extract_node(&c, &f, dest, 0);
 	} else {
@@ -491,6 +488,7 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 		rc = extract_node(&c, &f, target, 0);
 	}
 out:
+	progress_clear(&c.bar);
 	free(target);
 	for (size_t i = 0; i < c.tab_size; i++)
 		free(c.tab[i].path);

@@ -12,7 +12,8 @@
  * host directory DEST, created if missing.  A directory's contents land
  * in DEST itself (and DEST takes the directory's metadata); any other
  * file becomes DEST/basename(PATH).  Returns 0 or a negative error and
- * fills ERR; prints nothing.
+ * fills ERR; prints nothing but a progress bar when standard error is a
+ * terminal.
  */
 int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char *dest,
 		 struct nlfs_err *err);

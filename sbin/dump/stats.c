@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dump.nilfs2 stats: DAT blocks as a share of the blocks in use, the B-tree
  * depth histogram of the latest checkpoint's files, directory sizes in
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/gc.h>
 #include "json.h"
 #include "stats.h"
 
@@ -22,12 +24,7 @@ struct stats {
 	uint64_t depth_hist[DEPTHS];      /* 0: direct map */
 	uint64_t dir_blocks_hist[8];      /* 1, 2, 3-4, 5-8, ... blocks */
 	uint64_t ndirs, nfiles;
-	uint64_t *snapshots;
-	size_t nsnapshots;
-	uint64_t latest;
-	/* per segment being scanned */
-	uint64_t live, total;
-	struct nlfs_err *err;
+	struct nlfs_gc_protect prot;   /* snapshots; no protection period */
 };
 
 static unsigned bmap_depth(const struct nlfs_file *f)
@@ -55,49 +52,11 @@ static int count_inode(const struct nlfs_file *f, void *arg)
 	uint32_t bs = nlfs_fs_geometry(st->fs)->blocksize;
 
 	st->nfiles++;
-	if ((mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ||
-	    (mode & 0170000) == 0120000)
+	if (nlfs_mode_has_map(mode))
 		st->depth_hist[bmap_depth(f)]++;
-	if ((mode & 0170000) == 0040000) {
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
 		st->ndirs++;
 		st->dir_blocks_hist[log2_bucket((nlfs_le64(f->inode.i_size) + bs - 1) / bs)]++;
-	}
-	return 0;
-}
-
-static bool reached(const struct stats *st, const struct nlfs_dat_entry *de)
-{
-	if (de->de_start <= st->latest && st->latest < de->de_end)
-		return true;
-	for (size_t i = 0; i < st->nsnapshots; i++)
-		if (de->de_start <= st->snapshots[i] && st->snapshots[i] < de->de_end)
-			return true;
-	return false;
-}
-
-static int count_live(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
-{
-	struct stats *st = arg;
-
-	if (!bi)
-		return 0;
-	st->total++;
-	if (fi->ino == NLFS_DAT_INO) {
-		/* DAT blocks are live while the DAT still maps them there */
-		struct nlfs_file dat;
-		uint64_t ptr = 0;
-
-		nlfs_fs_mdt_file(st->fs, NLFS_DAT_INO, &dat);
-		if (bi->is_data && !nlfs_bmap_lookup(st->fs, &dat, bi->blkoff, &ptr, NULL) &&
-		    ptr == bi->block)
-			st->live++;
-		return 0;
-	} else {
-		struct nlfs_dat_entry de;
-
-		if (!nlfs_dat_lookup(st->fs, bi->vblocknr, &de, NULL) && de.de_blocknr == bi->block &&
-		    reached(st, &de))
-			st->live++;
 	}
 	return 0;
 }
@@ -106,55 +65,6 @@ static int count_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
 {
 	(void)blkoff; (void)ptr; (void)level;
 	++*(uint64_t *)arg;
-	return 0;
-}
-
-static int load_snapshots(struct stats *st, struct nlfs_err *err)
-{
-	for (uint64_t cno = 1; cno <= st->latest; cno++) {
-		struct nlfs_checkpoint cp;
-		int rc = nlfs_cpfile_get(st->fs, cno, &cp, err);
-
-		if (rc == -ENOENT)
-			continue;
-		if (rc)
-			return rc;
-		if (nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT) {
-			uint64_t *n = realloc(st->snapshots, (st->nsnapshots + 1) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			st->snapshots = n;
-			st->snapshots[st->nsnapshots++] = cno;
-		}
-	}
-	return 0;
-}
-
-/* Live and total blocks of one segment, from its logs' summaries. */
-static int scan_segment(struct stats *st, uint64_t segnum, uint32_t su_nblocks)
-{
-	const struct nlfs_geometry *g = nlfs_fs_geometry(st->fs);
-	uint64_t start = nlfs_seg_start(g, segnum), pseg = start, seq = 0;
-	uint64_t end = segnum * g->blocks_per_segment + su_nblocks;
-	bool first = true;
-
-	st->live = st->total = 0;
-	while (pseg < end && pseg + 1 <= nlfs_seg_end(g, segnum)) {
-		struct nlfs_log log;
-		void *summary = NULL;
-		int rc = nlfs_log_read(st->fs, pseg, &log, &summary, NULL);
-
-		if (rc || (!first && log.seq != seq)) {
-			free(summary);
-			break;
-		}
-		first = false;
-		seq = log.seq;
-		nlfs_summary_walk(&log, summary, g->blocksize, count_live, st, NULL);
-		free(summary);
-		pseg += log.nblocks;
-	}
 	return 0;
 }
 
@@ -187,39 +97,42 @@ int dump_stats(struct nlfs_fs *fs, bool as_json, struct nlfs_err *err)
 		"80-89%", "90-100%",
 	};
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
-	struct stats st = { .fs = fs, .err = err, .latest = nlfs_fs_recovery(fs)->cno };
+	struct stats st = { .fs = fs };
+	uint64_t *snapshots = NULL;
 	uint64_t live_hist[LIVE_BUCKETS] = { 0 }, used_blocks = 0, dirty = 0;
 	struct nlfs_file ifile, dat;
 	struct json j, *jp = as_json ? &j : NULL;
 	uint64_t dat_blocks = 0;
 	int rc;
 
-	rc = load_snapshots(&st, err);
+	rc = nlfs_gc_protect_load(fs, UINT64_MAX, &st.prot, &snapshots, err);
 	if (!rc)
 		rc = nlfs_fs_ifile(fs, 0, &ifile, err);
 	if (!rc)
 		rc = nlfs_ifile_iterate(fs, &ifile, count_inode, &st, err);
 	for (uint64_t seg = 0; !rc && seg < g->nsegments; seg++) {
 		struct nlfs_segment_usage su;
+		uint64_t live = 0, total = 0;
 
 		rc = nlfs_sufile_get(fs, seg, &su, err);
 		if (rc || !(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY) || !su.su_nblocks)
 			continue;
 		dirty++;
 		used_blocks += su.su_nblocks;
-		scan_segment(&st, seg, su.su_nblocks);
-		if (st.total)
-			live_hist[st.live * 10 / st.total >= LIVE_BUCKETS ? LIVE_BUCKETS - 1
-									  : st.live * 10 / st.total]++;
+		/* what cannot be read is left out, as the cleaner leaves it */
+		nlfs_gc_segment_live(fs, seg, su.su_nblocks, &st.prot, &live, &total, NULL);
+		if (total)
+			live_hist[live * 10 / total >= LIVE_BUCKETS ? LIVE_BUCKETS - 1
+								    : live * 10 / total]++;
 	}
 	if (rc) {
-		free(st.snapshots);
+		free(snapshots);
 		return rc;
 	}
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
 	rc = nlfs_bmap_iterate(fs, &dat, count_block, &dat_blocks, err);  /* data and nodes */
 	if (rc) {
-		free(st.snapshots);
+		free(snapshots);
 		return rc;
 	}
 	if (jp) {
@@ -230,19 +143,19 @@ int dump_stats(struct nlfs_fs *fs, bool as_json, struct nlfs_err *err)
 		json_u64(&j, "dirty_segments", dirty);
 		json_u64(&j, "files", st.nfiles);
 		json_u64(&j, "directories", st.ndirs);
-		json_u64(&j, "snapshots", st.nsnapshots);
+		json_u64(&j, "snapshots", st.prot.nsnapshots);
 	} else {
 		printf("blocks in use: %" PRIu64 " in %" PRIu64 " dirty segments\n", used_blocks, dirty);
 		printf("DAT blocks: %" PRIu64 " (%.2f%% of blocks in use)\n",
 		       dat_blocks, used_blocks ? 100.0 * (double)dat_blocks / (double)used_blocks : 0.0);
 		printf("inodes: %" PRIu64 " (%" PRIu64 " directories); snapshots: %zu\n", st.nfiles,
-		       st.ndirs, st.nsnapshots);
+		       st.ndirs, st.prot.nsnapshots);
 	}
 	put_hist(jp, "bmap_depth", depth_labels, st.depth_hist, DEPTHS);
 	put_hist(jp, "directory_blocks", dir_labels, st.dir_blocks_hist, 8);
 	put_hist(jp, "segment_live_ratio", live_labels, live_hist, LIVE_BUCKETS);
 	if (jp)
 		json_close(&j, '}');
-	free(st.snapshots);
+	free(snapshots);
 	return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump.nilfs2 stats: the volume's score-card figures. */
 #ifndef DUMP_STATS_H
 #define DUMP_STATS_H

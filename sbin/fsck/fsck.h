@@ -4,7 +4,8 @@
  *
  * One struct fsck travels through the passes.  Besides options and counters
  * it holds the in-memory maps the passes hand on to each other, one bit
- * per block of the device or per virtual block number of the DAT:
+ * per block of the device or per virtual block number of the DAT (the
+ * latter sparse, vbitmap.h: the DAT may use any number up to 2^64 - 1):
  *
  *   datphys     physical blocks the DAT points at, its own blocks included:
  *               a second pointer to one of them is a shared block (pass 2, 4)
@@ -26,6 +27,7 @@
 
 #include <nlfs/nlfs.h>
 #include "bitmap.h"
+#include "vbitmap.h"
 #include "problem.h"
 #include "repair.h"
 
@@ -79,8 +81,8 @@ struct fsck {
 	struct fsck_seg *segs;
 	struct fsck_bitmap datphys, datblk;
 	struct fsck_bitmap unverified;         /* in logs whose summaries cannot be trusted */
-	struct fsck_bitmap valloc, vconfirmed, vref;
-	uint64_t nvblocks;                     /* virtual block numbers the DAT covers */
+	struct fsck_vbitmap valloc, vconfirmed, vref;
+	uint64_t nvalloc;                      /* entries allocated in the DAT bitmaps */
 
 	/* results */
 	uint64_t nerrors, nwarnings;
@@ -88,9 +90,11 @@ struct fsck {
 	bool op_error;                         /* could not finish: I/O or memory */
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
+	uint64_t nopen_unlinked;               /* latest checkpoint's in-use inodes with no links */
 	struct fsck_report *report;
 	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
 	bool changed;                          /* a repair wrote to the device */
+	bool corrected;                        /* ... and more than the kernel's recovery */
 	uint64_t repair_cno;                   /* the first checkpoint a repair wrote (0: none) */
 
 	/* statistics for the summary line */
@@ -114,6 +118,8 @@ bool fsck_is_format_error(int rc);
 /* report.c */
 void fsck_pass_begin(struct fsck *c, int pass, const char *what);
 void fsck_progress(struct fsck *c, int pass, uint64_t cur, uint64_t max);
+/* erase -C 0's bar before the closing lines */
+void fsck_progress_done(struct fsck *c);
 void fsck_info(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fsck_verbose(struct fsck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int fsck_report_init(struct fsck *c);

@@ -22,13 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/undo.h>
-#include "closestream.h"
+#include "cli.h"
 #include "fsck.h"
 #include "io_open.h"
+#include "devtag.h"
 #include "holder.h"
 #include "readahead.h"
 #include "repair.h"
@@ -49,18 +51,19 @@ static void on_usr(int sig)
 
 static void usage(FILE *out)
 {
-	fputs("Usage:\n"
+	fputs(CLI_USAGE_HEADER
 	      " " FSCK_PROG " [options] <device>\n"
 	      "\nCheck a NILFS2 volume for consistency.\n"
-	      "\nOptions:\n"
+	      CLI_USAGE_OPTIONS
 	      " -n, --no                 open read-only and answer no to every repair\n"
 	      " -y, --yes                answer yes to every repair\n"
 	      " -p, -a, --preen          repair what is safe without asking\n"
 	      " -f, --force              check even if the volume looks clean (always done)\n"
 	      " -v, --verbose            say more\n"
 	      " -C, --progress <fd>      write progress lines to file descriptor fd\n"
-	      "     --checkpoints <which>  check the latest checkpoint, every snapshot\n"
-	      "                          too, or every checkpoint: latest|snapshots|all\n"
+	      "     --checkpoints <which>\n"
+	      "                          check the latest checkpoint, every snapshot too,\n"
+	      "                          or every checkpoint: latest|snapshots|all\n"
 	      "     --check-data         verify the data checksum of every log, which\n"
 	      "                          reads every block in use (by default only the\n"
 	      "                          logs the kernel's recovery reads are verified)\n"
@@ -68,19 +71,8 @@ static void usage(FILE *out)
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
 	      "     --rollback           point the superblocks back at the newest super\n"
-	      "                          root that holds up (with -y)\n"
-
-	      " -h, --help               display this help\n"
-	      " -V, --version            display version\n"
-	      "\nFor more details see " FSCK_PROG "(8).\n", out);
-}
-
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", FSCK_PROG);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", FSCK_PROG);
-	return FSCK_EXIT_USAGE;
+	      "                          root that holds up (with -y)\n", out);
+	cli_usage_tail(out, 26);
 }
 
 static int set_mode(struct fsck_opts *o, enum fsck_mode m)
@@ -122,19 +114,16 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		case 'p':
 		case 'a':
 			if (set_mode(o, ch == 'n' ? MODE_NO : ch == 'y' ? MODE_YES : MODE_PREEN))
-				return bad_usage("only one of the options -n, -y and -p/-a may be given%s", "");
+				cli_usage_error("only one of the options -n, -y and -p/-a may be given");
 			break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
 		case 'C': {
-			char *end;
-			long fd;
+			int fd;
 
-			errno = 0;
-			fd = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || fd > INT_MAX || fd < -INT_MAX)
-				return bad_usage("invalid progress file descriptor '%s'", optarg);
-			o->progress_fd = (int)fd;
+			if (cli_strtoint(optarg, &fd))
+				cli_usage_error("invalid progress file descriptor '%s'", optarg);
+			o->progress_fd = fd;
 			o->progress_on = fd >= 0;
 			o->progress_set = true;
 			break;
@@ -147,7 +136,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			else if (!strcmp(optarg, "all"))
 				o->cps = CPS_ALL;
 			else
-				return bad_usage("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
+				cli_usage_error("--checkpoints takes latest, snapshots or all, not '%s'", optarg);
 			break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_CHECK_DATA: o->check_data = true; break;
@@ -158,21 +147,22 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			*done = true;
 			return FSCK_EXIT_OK;
 		case 'V':
-			printf("%s from nilfsprogs %s\n", FSCK_PROG, PACKAGE_VERSION);
+			cli_print_version();
 			*done = true;
 			return FSCK_EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", FSCK_PROG);
-			return FSCK_EXIT_USAGE;
+			cli_bad_option(argv);
 		}
 	}
 	if (optind != argc - 1)
-		return bad_usage("%s", optind >= argc ? "no device given" : "more than one device given");
-	o->device = argv[optind];
+		cli_usage_error("%s", optind >= argc ? "no device given" : "more than one device given");
+	o->device = dev_resolve(argv[optind]);
+	if (!o->device)
+		return FSCK_EXIT_OPERATIONAL;
 	if (o->undo_file && o->mode == MODE_NO)
-		return bad_usage("-z saves what a repair overwrites: it needs -y or -p%s", "");
+		cli_usage_error("-z saves what a repair overwrites: it needs -y or -p");
 	if (o->rollback && o->mode != MODE_YES)
-		return bad_usage("--rollback discards the newest logs: it needs -y%s", "");
+		cli_usage_error("--rollback discards the newest logs: it needs -y");
 	return 0;
 }
 
@@ -191,11 +181,13 @@ static int allocate_maps(struct fsck *c)
 
 static void free_all(struct fsck *c)
 {
-	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified, &c->valloc,
-				       &c->vconfirmed, &c->vref };
+	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified };
+	struct fsck_vbitmap *vmaps[] = { &c->valloc, &c->vconfirmed, &c->vref };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		fsck_bitmap_free(maps[i]);
+	for (size_t i = 0; i < sizeof(vmaps) / sizeof(vmaps[0]); i++)
+		fsck_vbitmap_free(vmaps[i]);
 	free(c->segs);
 	if (c->fs)
 		nlfs_fs_close(c->fs);
@@ -220,12 +212,12 @@ static void run_checks(struct fsck *c)
 	if (fsck_cancelled(c))
 		return;
 	/* the latest checkpoint's map: its files, plus the cpfile and sufile */
-	fsck_bitmap_clear_all(&c->vref);
+	fsck_vbitmap_clear_all(&c->vref);
 	if (pass_cpfile(c, &cnos, &ncnos))
 		return;
 	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
 		if (i > 0) {
-			fsck_bitmap_clear_all(&c->vref);
+			fsck_vbitmap_clear_all(&c->vref);
 			c->maps_incomplete = false;
 		}
 		pass_checkpoint(c, cnos[i]);
@@ -233,13 +225,15 @@ static void run_checks(struct fsck *c)
 			pass_dat_leaks(c);
 	}
 	free(cnos);
+	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
+		fsck_problem(c, PR_IO, "out of memory for the sets of virtual blocks: the check is incomplete");
 }
 
 /* Forget what a check found, to check again after a repair. */
 static void reset_results(struct fsck *c)
 {
 	struct fsck_opts o = c->o;
-	bool changed = c->changed;
+	bool changed = c->changed, corrected = c->corrected;
 	uint64_t repair_cno = c->repair_cno;
 
 	free_all(c);
@@ -248,6 +242,7 @@ static void reset_results(struct fsck *c)
 	memset(c, 0, sizeof(*c));
 	c->o = o;
 	c->changed = changed;
+	c->corrected = corrected;
 	c->repair_cno = repair_cno;
 	if (fsck_report_init(c))
 		c->op_error = true;
@@ -295,7 +290,8 @@ static bool repairable(const struct fsck *c, bool *all)
 
 	*all = true;
 	for (int i = 0; i < PR_COUNT; i++) {
-		if (!c->pr_count[i])
+		/* an unclean volume is marked clean after the rounds (main) */
+		if (!c->pr_count[i] || i == PR_SB_UNCLEAN)
 			continue;
 		/* a warning a repair exists for is repaired along (a cursor the
 		 * kernel's fallback could not use, an error flag) */
@@ -363,6 +359,8 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 		 c->pr_count[PR_SB_CURSOR] || c->pr_count[PR_SB_NEWER_LOGS] ?
 		 repair_cursor(c, io, &changed) : 0;
 
+	if (changed)
+		c->corrected = true;
 	/* after a rollback the check's notes describe discarded logs: the
 	 * check runs again first; a rollback that found nothing to give up
 	 * leaves a volume the other repairs cannot open */
@@ -380,6 +378,73 @@ static int run_repairs(struct fsck *c, struct nlfs_io *io, bool *changed_out)
 	return rc ? FSCK_EXIT_OPERATIONAL : 0;
 }
 
+/* The kernel's recovery, offline, on a volume that was not cleanly
+ * unmounted.  Logs after the latest super root were rolled forward by a
+ * construction (repair.c), whose superblocks say clean; this is the rest:
+ * nothing follows the latest super root, but the superblocks still name an
+ * older one (the kernel writes them lazily) and say unclean.  Marking them
+ * clean alone would make the kernel stop at that older super root and lose
+ * what came after it: they are pointed at the latest one first, as the
+ * kernel's mount does. */
+static bool recovery_left(struct fsck *c)
+{
+	return c->o.mode != MODE_NO && c->fs && !fsck_cancelled(c) && !c->op_error &&
+	       !c->aborted && !c->nerrors && c->pr_count[PR_SB_UNCLEAN] &&
+	       !c->pr_count[PR_RECOVERY] && !repair_meta_refused(c);
+}
+
+/* Files unlinked while still open are kept on an unclean volume; on a
+ * clean one they are orphans (PR_INO_ORPHAN).  Marking the volume clean
+ * would turn them into errors: it is left as the kernel will find it. */
+static bool open_unlinked_left(struct fsck *c)
+{
+	if (!c->nopen_unlinked)
+		return false;
+	fsck_info(c, "not marked cleanly unmounted: %llu inode(s) of checkpoint %llu were unlinked "
+		  "while still open (-v names them); a clean volume must not hold such inodes",
+		  (unsigned long long)c->nopen_unlinked, (unsigned long long)c->latest_cno);
+	return true;
+}
+
+static int mark_clean(struct fsck *c, struct nlfs_io *io)
+{
+	const struct nlfs_super_block *sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
+	uint64_t from = nlfs_le64(sb->s_last_cno);
+	struct nlfs_fs *fs = NULL;
+	struct nlfs_err err;
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	rc = nlfs_fs_open(io, &fs, &err);
+	if (!rc)
+		rc = nlfs_recovery_mark_clean(fs, (uint64_t)time(NULL), &err);
+	if (!rc)
+		rc = nlfs_io_flush(io);
+	if (rc) {
+		char msg[512];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "%s: %s: marking the volume cleanly unmounted: %s\n", FSCK_PROG,
+			c->o.device, err.code ? msg : nlfs_strerror(rc));
+	} else {
+		const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+
+		c->changed = true;
+		if (rec->cno != from)
+			fsck_info(c, "recovery: the superblocks moved from checkpoint %llu to the latest "
+				  "super root the kernel's mount finds (block %llu, checkpoint %llu) "
+				  "and marked cleanly unmounted",
+				  (unsigned long long)from, (unsigned long long)rec->sr_log,
+				  (unsigned long long)rec->cno);
+		else
+			fsck_info(c, "recovery: nothing to roll forward after checkpoint %llu; the "
+				  "superblocks marked cleanly unmounted", (unsigned long long)rec->cno);
+	}
+	if (fs)
+		nlfs_fs_release(fs);
+	return rc ? FSCK_EXIT_OPERATIONAL : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fsck c;
@@ -390,7 +455,7 @@ int main(int argc, char **argv)
 	const char *status;
 	int ex;
 
-	close_stdout_at_exit(argv[0], FSCK_EXIT_OPERATIONAL);
+	cli_init_codes(FSCK_PROG, FSCK_EXIT_OPERATIONAL, FSCK_EXIT_USAGE);
 	memset(&c, 0, sizeof(c));
 	ex = parse_args(argc, argv, &c.o, &done);
 	if (ex || done)
@@ -449,6 +514,21 @@ int main(int argc, char **argv)
 				ex = check_volume(&c, io);
 		}
 	}
+	if (!ex && recovery_left(&c) && !open_unlinked_left(&c)) {
+		ex = rw ? 0 : open_for_repair(&c, &rw);
+		if (!ex)
+			ex = mark_clean(&c, rw);
+	} else if (!ex && c.o.mode == MODE_NO && c.pr_count[PR_SB_UNCLEAN] && !c.nerrors &&
+		   c.fs && !c.aborted) {
+		if (c.pr_count[PR_RECOVERY])
+			fsck_info(&c, "not cleanly unmounted: -p or -y would replay the logs after the "
+				  "latest super root as a new checkpoint, as the kernel's mount does "
+				  "(nothing changed, -n)");
+		else if (!open_unlinked_left(&c))
+			fsck_info(&c, "not cleanly unmounted: -p or -y would point the superblocks at the "
+				  "latest super root and mark the volume clean, as the kernel's mount "
+				  "does (nothing changed, -n)");
+	}
 	nlfs_io_close(rw);
 	if (ex) {
 		fsck_report_finish(&c, ex, "not checked");
@@ -458,7 +538,9 @@ int main(int argc, char **argv)
 	}
 	if (c.nerrors)
 		ex |= FSCK_EXIT_UNCORRECTED;
-	if (c.changed)
+	/* the kernel's recovery alone corrects nothing (e2fsck exits 0 after
+	 * replaying a journal) */
+	if (c.corrected)
 		ex |= FSCK_EXIT_CORRECTED;
 	if (c.op_error)
 		ex |= FSCK_EXIT_OPERATIONAL;
@@ -477,15 +559,16 @@ int main(int argc, char **argv)
 	} else if (c.nerrors) {
 		status = "errors";
 	} else {
-		status = c.op_error ? "incomplete" : c.changed ? "repaired" : "clean";
+		status = c.op_error ? "incomplete" : c.corrected ? "repaired" : "clean";
 	}
+	fsck_progress_done(&c);
 	if (c.fs && !c.aborted && !fsck_cancelled(&c))
 		fsck_info(&c, "%llu inodes, %llu directories, %llu logs in %llu segments, %llu checkpoints (%llu snapshots), %llu checked",
 			  (unsigned long long)c.ninodes, (unsigned long long)c.ndirs,
 			  (unsigned long long)c.nlogs, (unsigned long long)c.nsegs_used,
 			  (unsigned long long)c.ncheckpoints, (unsigned long long)c.nsnapshots,
 			  (unsigned long long)c.ncps_checked);
-	if (c.changed)
+	if (c.corrected)
 		fsck_info(&c, "***** the volume was modified *****");
 	if (c.nerrors) {
 		if (c.o.mode == MODE_PREEN)

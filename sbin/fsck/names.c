@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "array.h"
 
 #define INO_BYTES 8
 
@@ -61,17 +62,9 @@ int fsck_names_add(struct fsck_names *ns, const char *name, unsigned len, uint64
 			return 1;
 		}
 	}
-	if (ns->len + need > ns->cap) {
-		size_t nc = ns->cap ? ns->cap * 2 : 4096;
-		char *a;
-
-		while (nc < ns->len + need)
-			nc *= 2;
-		if (nc > UINT32_MAX || !(a = realloc(ns->arena, nc)))
-			return -ENOMEM;
-		ns->arena = a;
-		ns->cap = nc;
-	}
+	/* offsets into the arena are 32 bits */
+	if (ns->len + need > UINT32_MAX || CLI_GROW(ns->arena, ns->cap, ns->len + need))
+		return -ENOMEM;
 	memcpy(ns->arena + ns->len, &ino, INO_BYTES);
 	ns->arena[ns->len + INO_BYTES] = (char)len;
 	memcpy(ns->arena + ns->len + INO_BYTES + 1, name, len);

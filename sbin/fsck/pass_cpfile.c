@@ -19,6 +19,7 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "array.h"
 
 #define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \
 		  NLFS_CHECKPOINT_MINOR)
@@ -30,17 +31,7 @@ struct u64s {
 
 static int push(struct u64s *a, uint64_t x)
 {
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 64;
-		uint64_t *v = realloc(a->v, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = nc;
-	}
-	a->v[a->n++] = x;
-	return 0;
+	return CLI_PUSH(a->v, a->n, a->cap, x);
 }
 
 static int collect_keys(uint64_t key, uint64_t ptr, unsigned level, void *arg)
@@ -70,7 +61,7 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 			     nlfs_le64(cp->cp_cno));
 	if (fl & ~CP_KNOWN)
 		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": unknown flags 0x%x", cno, fl);
-	if ((nlfs_le16(in->i_mode) & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+	if ((nlfs_le16(in->i_mode) & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
 		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": ifile inode has mode 0%o and %u links",
 			     cno, nlfs_le16(in->i_mode), nlfs_le16(in->i_links_count));
 }

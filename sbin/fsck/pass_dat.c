@@ -5,7 +5,10 @@
  * pass_dat_map(), pass 2, before the logs: the inodes of the DAT, cpfile and sufile
  * in the super root; the DAT's own (physical) block map, whose blocks go
  * into c->datblk and c->datphys; each group descriptor's pg_nfrees
- * against its bitmap, the bitmaps loaded into c->valloc.
+ * against its bitmap, the bitmaps loaded into c->valloc.  The groups are
+ * those the DAT's mapped blocks fall in: the kernel may allocate a virtual
+ * block number anywhere up to 2^64 - 1, so neither a count of groups nor
+ * an array sized by the largest number is used.
  * pass_dat_entries(), pass 4, after the logs: every allocated entry: entry 0
  * reserved, de_start <= de_end within the checkpoints that exist, an
  * address inside a segment in use, claimed by a summary for this very
@@ -38,7 +41,7 @@ static void check_mdt_inodes(struct fsck *c)
 		uint16_t mode = nlfs_le16(in->i_mode);
 
 		/* the kernel refuses to load them otherwise */
-		if ((mode & 0170000) != 0100000 || nlfs_le16(in->i_links_count) == 0)
+		if ((mode & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
 			fsck_problem(c, PR_MDT_INODE,
 				     "super root: %s inode (%u) has mode 0%o and %u links",
 				     mdt_names[ino - NLFS_DAT_INO], ino, mode,
@@ -64,10 +67,37 @@ uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, ui
 	return limit;
 }
 
+/* the groups the DAT's mapped blocks fall in (nlfs_palloc_groups_of): the
+ * kernel may allocate an entry anywhere up to 2^64 - 1 */
+static int dat_groups(struct fsck *c, const struct nlfs_file *dat, uint64_t **groups,
+		      size_t *ngroups)
+{
+	uint64_t *keys = NULL, nbeyond = 0;
+	size_t nkeys = 0;
+	struct nlfs_err err;
+	int rc = nlfs_bmap_keys(c->fs, dat, &keys, &nkeys, &err);
+
+	if (rc == -ENOMEM) {
+		free(keys);
+		return rc;
+	}
+	/* a map that cannot be walked whole was reported by check_file_map:
+	 * the groups of what it gives are checked */
+	rc = nlfs_palloc_groups_of(c->g->blocksize, dat_esz(c), keys, nkeys, groups, ngroups,
+				   &nbeyond);
+	free(keys);
+	if (!rc && nbeyond)
+		fsck_problem(c, PR_MDT_SIZE,
+			     "DAT: %" PRIu64 " of its blocks lie past the last group of the 64-bit "
+			     "entry space", nbeyond);
+	return rc;
+}
+
 int pass_dat_map(struct fsck *c)
 {
 	uint32_t bs = c->g->blocksize;
-	uint64_t epg = (uint64_t)bs * 8, ngroups;
+	uint64_t epg = (uint64_t)bs * 8, *groups = NULL;
+	size_t ngroups = 0;
 	struct fsck_file_check fc = { .what = "DAT", .max_fs_units = 4 };
 	struct nlfs_palloc_group pg = { .desc_blkoff = UINT64_MAX };
 	struct nlfs_file dat;
@@ -81,33 +111,27 @@ int pass_dat_map(struct fsck *c)
 		fsck_problem(c, PR_MDT_INODE, "DAT: its block map cannot be walked; virtual blocks are not checked");
 		return -1;
 	}
-	ngroups = palloc_groups(c, "DAT", dat_esz(c), fc.last_data);
-	c->nvblocks = ngroups * epg;
-	if (fsck_bitmap_init(&c->valloc, c->nvblocks) || fsck_bitmap_init(&c->vconfirmed, c->nvblocks) ||
-	    fsck_bitmap_init(&c->vref, c->nvblocks)) {
-		fsck_problem(c, PR_IO, "DAT: out of memory for %" PRIu64 " virtual blocks", c->nvblocks);
-		return -ENOMEM;
-	}
 	pg.desc = malloc(bs);
 	pg.bitmap = malloc(bs);
-	if (!pg.desc || !pg.bitmap) {
+	if (!pg.desc || !pg.bitmap || dat_groups(c, &dat, &groups, &ngroups)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint64_t grp = 0; grp < ngroups && !fsck_cancelled(c); grp++) {
-		uint64_t used = 0;
+	for (size_t i = 0; i < ngroups && !fsck_cancelled(c); i++) {
+		uint64_t grp = groups[i], used = 0;
 
-		fsck_progress(c, 2, grp, ngroups);
+		fsck_progress(c, 2, i, ngroups);
 		if (nlfs_palloc_read_group(c->fs, &dat, dat_esz(c), grp, &pg, &err)) {
 			fsck_lib_problem(c, PR_DAT_DESC, &err, "DAT: group %" PRIu64, grp);
 			continue;
 		}
 		for (uint64_t r = 0; r < epg; r++) {
 			if (pg.bitmap[r / 8] & (1u << (r % 8))) {
-				fsck_bit_set(&c->valloc, grp * epg + r);
+				fsck_vbit_set(&c->valloc, grp * epg + r);
 				used++;
 			}
 		}
+		c->nvalloc += used;
 		if (!pg.desc_hole && pg.nfrees != epg - used)
 			fsck_problem(c, PR_DAT_DESC,
 				     "DAT: group %" PRIu64 ": descriptor says %u free entries, its bitmap %" PRIu64,
@@ -117,7 +141,10 @@ int pass_dat_map(struct fsck *c)
 				     "DAT: group %" PRIu64 ": %" PRIu64 " entries in use but its descriptor block is missing",
 				     grp, used);
 	}
+	if (c->valloc.oom)
+		rc = -ENOMEM;
 out:
+	free(groups);
 	free(pg.desc);
 	free(pg.bitmap);
 	if (rc)
@@ -175,7 +202,7 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		fix_note_vblock(c, v);
 		return;
 	}
-	if (!fsck_bit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
+	if (!fsck_vbit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
 		fsck_problem(c, PR_DAT_UNCLAIMED,
 			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
 			     ", which no segment summary claims for it", v, blk);
@@ -192,8 +219,9 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 int pass_dat_entries(struct fsck *c)
 {
 	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
-	uint64_t loaded = UINT64_MAX;
+	uint64_t loaded = UINT64_MAX, n = 0, v;
 	bool hole = false, hole_told = false;
+	struct fsck_viter it = { 0 };
 	struct nlfs_file dat;
 	struct nlfs_err err;
 	uint8_t *buf = malloc(bs);
@@ -203,17 +231,16 @@ int pass_dat_entries(struct fsck *c)
 		return -ENOMEM;
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
-	if (!fsck_bit_test(&c->valloc, 0)) {
+	if (!fsck_vbit_test(&c->valloc, 0)) {
 		fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not marked in use in its bitmap");
 		fix_note_vblock(c, 0);
 	}
-	for (uint64_t v = fsck_bitmap_next(&c->valloc, 0); v != UINT64_MAX && !fsck_cancelled(c);
-	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
 		uint64_t blkoff;
 		uint32_t byteoff;
 		struct nlfs_dat_entry de;
 
-		fsck_progress(c, 4, v, c->nvblocks);
+		fsck_progress(c, 4, n++, c->nvalloc);
 		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
 		if (blkoff != loaded) {
 			loaded = blkoff;
@@ -243,7 +270,8 @@ int pass_dat_entries(struct fsck *c)
 void pass_dat_leaks(struct fsck *c)
 {
 	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
-	uint64_t loaded = UINT64_MAX;
+	uint64_t loaded = UINT64_MAX, v;
+	struct fsck_viter it = { .from = 1 };
 	struct nlfs_file dat;
 	struct nlfs_err err;
 	bool hole = true;
@@ -259,13 +287,12 @@ void pass_dat_leaks(struct fsck *c)
 		return;
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
-	for (uint64_t v = fsck_bitmap_next(&c->valloc, 1); v != UINT64_MAX && !fsck_cancelled(c);
-	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
 		uint64_t blkoff;
 		uint32_t byteoff;
 		struct nlfs_dat_entry de;
 
-		if (fsck_bit_test(&c->vref, v))
+		if (fsck_vbit_test(&c->vref, v))
 			continue;
 		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
 		if (blkoff != loaded) {

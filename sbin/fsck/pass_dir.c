@@ -22,6 +22,7 @@
 #include <nlfs/writer.h>
 #include "fsck.h"
 #include "names.h"
+#include "array.h"
 
 struct frame {
 	uint64_t ino, parent;
@@ -52,18 +53,8 @@ static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 {
 	size_t need = at + 1 + len + 1;
 
-	if (need > w->pathcap) {
-		size_t nc = w->pathcap ? w->pathcap * 2 : 256;
-		char *p;
-
-		while (nc < need)
-			nc *= 2;
-		p = realloc(w->path, nc);
-		if (!p)
-			return false;
-		w->path = p;
-		w->pathcap = nc;
-	}
+	if (CLI_GROW(w->path, w->pathcap, need))
+		return false;
 	w->path[at] = '/';
 	for (unsigned i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)name[i];
@@ -92,15 +83,8 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	uint32_t bs = w->c->g->blocksize;
 	struct frame *fr;
 
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 16;
-		struct frame *st = realloc(w->st, nc * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		w->st = st;
-		w->cap = nc;
-	}
+	if (CLI_GROW(w->st, w->cap, w->n + 1))
+		return -ENOMEM;
 	fr = &w->st[w->n];
 	memset(fr, 0, sizeof(*fr));
 	fr->buf = malloc(bs);
@@ -302,7 +286,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		}
 		check_type(w, rec, off, mode);
 		count_ref(cp, rec->ino);
-		if (usable && (mode & 0170000) == 0040000) {
+		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
 			if (push(w, &f, fr->ino, strlen(w->path)))
 				fsck_problem(c, PR_IO, "%s: out of memory",
 					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));

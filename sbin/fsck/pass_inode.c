@@ -23,15 +23,6 @@
 #include <nlfs/writer.h>
 #include "fsck.h"
 
-#define S_IFMT_   0170000
-#define S_IFSOCK_ 0140000
-#define S_IFLNK_  0120000
-#define S_IFREG_  0100000
-#define S_IFBLK_  0060000
-#define S_IFDIR_  0040000
-#define S_IFCHR_  0020000
-#define S_IFIFO_  0010000
-
 struct map_walk {
 	struct fsck *c;
 	const struct nlfs_file *f;
@@ -104,10 +95,9 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 			fsck_problem(c, PR_DAT_SHARED, "DAT: block %" PRIu64 " is mapped twice", ptr);
 		return 0;
 	}
-	if (ptr >= c->nvblocks || !fsck_bit_test(&c->valloc, ptr)) {
+	if (!fsck_vbit_test(&c->valloc, ptr)) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
-		if (ptr < c->nvblocks)
-			fix_note_vblock(c, ptr);
+		fix_note_vblock(c, ptr);
 		if (map_note(w))
 			fsck_problem(c, PR_BMAP_VBLOCK,
 				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
@@ -115,7 +105,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     fc->what, level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
 	}
-	if (fsck_bit_test_set(&c->vref, ptr) && map_note(w))
+	if (fsck_vbit_test_set(&c->vref, ptr) && map_note(w))
 		fsck_problem(c, PR_BMAP_SHARED,
 			     "%s: block map: virtual block %" PRIu64 " (%s %" PRIu64
 			     ") is also used by another block of this checkpoint",
@@ -325,7 +315,7 @@ static int forget_block(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	(void)key;
 	(void)level;
-	fsck_bit_clear(arg, ptr);
+	fsck_vbit_clear(arg, ptr);
 	return 0;
 }
 
@@ -383,10 +373,10 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	cp_name(cp, f->ino, path, what, sizeof(what));
 	cp->nchecked++;
 	fsck_progress(c, 6, cp->nchecked, cp->ninuse);
-	switch (mode & S_IFMT_) {
-	case S_IFREG_: case S_IFDIR_: case S_IFLNK_:
+	switch (mode & NLFS_S_IFMT) {
+	case NLFS_S_IFREG: case NLFS_S_IFDIR: case NLFS_S_IFLNK:
 		break;
-	case S_IFCHR_: case S_IFBLK_: case S_IFIFO_: case S_IFSOCK_:
+	case NLFS_S_IFCHR: case NLFS_S_IFBLK: case NLFS_S_IFIFO: case NLFS_S_IFSOCK:
 		return true;   /* no blocks; i_bmap[0] may hold a device number */
 	default:
 		fsck_problem(c, PR_INO_MODE, "%s: invalid file type in mode 0%o", what, mode);
@@ -394,7 +384,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		cp->blocks_uncounted = true;   /* its map is not walked */
 		return false;
 	}
-	if ((mode & S_IFMT_) == S_IFDIR_)
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
 		fsck_bit_set(&cp->isdir, f->ino);
 	fc.cno = cp->cno;
 	fc.what = what;
@@ -406,8 +396,8 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		return false;
 	if (nlfs_le16(f->inode.i_links_count) == 0)
 		return true;   /* being deleted: its size may already be 0 */
-	switch (mode & S_IFMT_) {
-	case S_IFREG_:
+	switch (mode & NLFS_S_IFMT) {
+	case NLFS_S_IFREG:
 		if (fc.last_data > (size + bs - 1) / bs) {
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: file block %" PRIu64 " lies beyond i_size %" PRIu64, what,
@@ -416,7 +406,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);
 		}
 		break;
-	case S_IFDIR_:
+	case NLFS_S_IFDIR:
 		if (size == 0 || size % bs)
 			fsck_problem(c, PR_INO_SIZE,
 				     "%s: directory i_size %" PRIu64 " is not a positive multiple of the block size",
@@ -430,7 +420,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 				     "%s: directory i_size %" PRIu64 " reaches past its last block (%" PRIu64 ")",
 				     what, size, fc.last_data ? fc.last_data - 1 : 0);
 		break;
-	case S_IFLNK_:
+	case NLFS_S_IFLNK:
 		if (size == 0 || size >= bs) {
 			fsck_problem(c, PR_INO_SIZE, "%s: symbolic link i_size %" PRIu64
 				     " (must be 1..%u)", what, size, bs - 1);
@@ -536,11 +526,7 @@ static bool inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_fil
 {
 	struct alive_find a = { c, cno, 0 };
 	struct nlfs_err err;
-	uint16_t type = nlfs_le16(f->inode.i_mode) & S_IFMT_;
-
-	if (f->inode.i_links_count || !nlfs_file_type_of_mode(nlfs_le16(f->inode.i_mode)))
-		return false;
-	if (type != S_IFREG_ && type != S_IFDIR_ && type != S_IFLNK_)
+	if (f->inode.i_links_count || !nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
 		return false;   /* i_bmap may hold a device number */
 	return nlfs_bmap_iterate(c->fs, f, block_alive, &a, &err) == 0 && a.nblocks;
 }
@@ -638,7 +624,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		fsck_problem(c, PR_DIR_ROOT, "checkpoint %" PRIu64 ": the root directory (inode 2) is not in use", cno);
 		fix_note_root(c, cno);
 		cp.blocks_uncounted = true;
-	} else if ((nlfs_le16(root.inode.i_mode) & S_IFMT_) != S_IFDIR_ ||
+	} else if ((nlfs_le16(root.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR ||
 		   nlfs_le16(root.inode.i_links_count) == 0) {
 		fsck_problem(c, PR_DIR_ROOT,
 			     "checkpoint %" PRIu64 ": the root inode has mode 0%o and %u links",
@@ -659,7 +645,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 
 		if (fsck_bit_test(&cp.visited, ino) || cp_read_inode(c, &cp, ino, &f))
 			continue;
-		if ((nlfs_le16(f.inode.i_mode) & S_IFMT_) != S_IFDIR_)
+		if ((nlfs_le16(f.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR)
 			continue;
 		/* one with no links is walked too when it goes to lost+found
 		 * (below: an orphan), else what it names would go there twice */
@@ -742,6 +728,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
 			fix_note_detached(c, cno, ino);
 		} else if (links == 0) {
+			if (cno == c->latest_cno)
+				c->nopen_unlinked++;
 			fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
 				     " is unlinked but was still open", cno, ino);
 		} else {

@@ -94,15 +94,14 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 				     w->seg, log->start, bi->block, fi->ino);
 		return 0;
 	}
-	if (bi->vblocknr >= c->nvblocks || !fsck_bit_test(&c->valloc, bi->vblocknr)) {
+	if (!fsck_vbit_test(&c->valloc, bi->vblocknr)) {
 		if (note(w))
 			fsck_problem(c, PR_LOG_VFREE, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": block %" PRIu64 " (inode %" PRIu64 ", %s) claims virtual block %" PRIu64
 				     ", which the DAT does not allocate",
 				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
 				     bi->vblocknr);
-		if (bi->vblocknr < c->nvblocks)
-			fix_note_vblock(c, bi->vblocknr);
+		fix_note_vblock(c, bi->vblocknr);
 		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
@@ -113,7 +112,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		return 0;
 	}
 	if (de.de_blocknr == bi->block) {
-		fsck_bit_set(&c->vconfirmed, bi->vblocknr);
+		fsck_vbit_set(&c->vconfirmed, bi->vblocknr);
 		return 0;
 	}
 	fix_note_vblock(c, bi->vblocknr);
@@ -297,8 +296,15 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				     seg, p, log.next, s->next);
 		}
 		nextseg = log.next / g->blocks_per_segment;
-		if (first && (nextseg >= g->nsegments || log.next != nlfs_seg_start(g, nextseg) ||
-			      nextseg == seg))
+		if (first && nextseg >= g->nsegments && log.next == nlfs_seg_start(g, nextseg) &&
+		    seg != nlfs_fs_recovery(c->fs)->sr_log / g->blocks_per_segment)
+			/* a shrink (the kernel's or nilfs-resize's) keeps old logs
+			 * whose next segment was cut; only the latest log's is followed */
+			fsck_verbose(c, "segment %" PRIu64 ": log at block %" PRIu64 ": ss_next %"
+				     PRIu64 " lies past the last segment (the volume was shrunk)",
+				     seg, p, log.next);
+		else if (first && (nextseg >= g->nsegments ||
+				   log.next != nlfs_seg_start(g, nextseg) || nextseg == seg))
 			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
 				     ": ss_next %" PRIu64 " is not the start of another segment",
 				     seg, p, log.next);

@@ -66,9 +66,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
-	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_NONE, \
+	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_PREEN, \
 	  "the volume was not cleanly unmounted", \
-	  "") \
+	  "the kernel's recovery done offline, then marked clean: logs after the latest super root replayed as a new checkpoint, else the cursor set to the latest super root; left unclean if errors remain or files unlinked while open are in use") \
 	X(PR_FS_OPEN, SEV_ERROR, 1, FIX_NONE, \
 	  "the volume cannot be opened as the kernel would mount it", \
 	  "") \
@@ -161,7 +161,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "a metadata file's inode is invalid", \
 	  "made a regular file with a link in the super root") \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_YES, \
-	  "a palloc file reaches far past what the volume can hold", \
+	  "a palloc file reaches far past what the volume can hold (the ifile), or past its 64-bit entry space (the DAT, whose entries may lie anywhere in it)", \
 	  "the ifile's blocks out there dropped from its map (named; older checkpoints keep them); the DAT's left as found") \
 	X(PR_DAT_PTR, SEV_ERROR, 4, FIX_YES, \
 	  "a DAT block lies outside the segments in use", \

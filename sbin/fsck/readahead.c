@@ -23,6 +23,7 @@
 #include <nlfs/nlfs.h>
 #include "bitmap.h"
 #include "readahead.h"
+#include "array.h"
 
 /* blocks between two wanted ones that are read rather than skipped: a
  * request of 128 KiB (the kernel's default read-ahead) costs a disk about
@@ -83,17 +84,7 @@ static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *ar
 		return 1;
 	if (nlfs_file_block_addr(ra->fs, w->f, ptr, &b, &err) || !b)
 		return 0;
-	if (ra->nblocks == ra->capblocks) {
-		size_t cap = ra->capblocks ? ra->capblocks * 2 : 1024;
-		uint64_t *n = realloc(ra->blocks, cap * sizeof(*n));
-
-		if (!n)
-			return 1;
-		ra->blocks = n;
-		ra->capblocks = cap;
-	}
-	ra->blocks[ra->nblocks++] = b;
-	return 0;
+	return CLI_PUSH(ra->blocks, ra->nblocks, ra->capblocks, b) ? 1 : 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -125,7 +116,7 @@ static int note_dir(const struct nlfs_file *f, void *arg)
 	struct fsck_readahead *ra = arg;
 	uint16_t mode = nlfs_le16(f->inode.i_mode);
 
-	if (S_ISDIR(mode) || S_ISLNK(mode))
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR || (mode & NLFS_S_IFMT) == NLFS_S_IFLNK)
 		fsck_bit_set(&ra->dirs, f->ino);
 	return atomic_load(&ra->stop) ? 1 : 0;
 }

@@ -177,7 +177,9 @@ static int end_leaks(struct repair *r)
 
 /* What the kernel's mount would do: data-sync logs after the super root
  * put back into their files.  Done before anything else changes files, so
- * the notes of the check (made on the rolled-forward view) still hold. */
+ * the notes of the check (made on the rolled-forward view) still hold.
+ * This is recovery, not a correction (as e2fsck's journal replay): it
+ * does not count among the repairs. */
 static int roll_forward(struct repair *r)
 {
 	const struct nlfs_recovery *rec = nlfs_fs_recovery(r->fs);
@@ -186,9 +188,10 @@ static int roll_forward(struct repair *r)
 
 	if (rc)
 		return lib_failed(r, rc, "rolling forward");
-	done(r, 1, "rolled forward: %" PRIu64 " block(s) of %" PRIu64 " file(s) from %" PRIu64
-	     " log(s) after the super root at block %" PRIu64, nblocks, nfiles,
-	     rec->nlogs_after_sr, rec->sr_log);
+	fsck_info(r->c, "recovery: replayed %" PRIu64 " log(s) after checkpoint %" PRIu64
+		  " (super root at block %" PRIu64 "), as the kernel's mount would: %" PRIu64
+		  " block(s) of %" PRIu64 " file(s) rolled forward", rec->nlogs_after_sr, rec->cno,
+		  rec->sr_log, nblocks, nfiles);
 	return 0;
 }
 
@@ -232,7 +235,7 @@ static void free_repair(struct repair *r)
 int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 {
 	struct repair r = { .c = c };
-	bool preen = c->o.mode == MODE_PREEN, remapped = false;
+	bool preen = c->o.mode == MODE_PREEN, remapped = false, replayed = false;
 	int rc;
 
 	*changed = false;
@@ -277,8 +280,10 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	rc = fix_counters(&r);
 	if (!rc)
 		repair_mdt_inodes(c, r.w, &r.nfixes);
-	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr)
+	if (!rc && nlfs_fs_recovery(r.fs)->nlogs_after_sr) {
 		rc = roll_forward(&r);
+		replayed = !rc;
+	}
 	if (!rc && !preen) {
 		uint64_t before = r.nfixes;
 
@@ -324,7 +329,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	}
 	if (rc)
 		goto out;
-	if (!r.nfixes) {
+	if (!r.nfixes && !replayed) {
 		fsck_info(c, "nothing the repairs could change");
 		goto out;
 	}
@@ -334,9 +339,12 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		goto out;
 	}
 	*changed = true;
+	if (r.nfixes)
+		c->corrected = true;
 	if (!c->repair_cno)
 		c->repair_cno = nlfs_writer_cno(r.w);
-	fsck_info(c, "repairs written as checkpoint %" PRIu64, nlfs_writer_cno(r.w));
+	fsck_info(c, "%s written as checkpoint %" PRIu64, r.nfixes ? "repairs" : "recovery",
+		  nlfs_writer_cno(r.w));
 out:
 	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT || rc == -ENOTSUP)) {
 		/* the damage is in the way of the repair itself: nothing was

@@ -152,7 +152,6 @@ void fix_note_seg_live(struct fsck *c, uint64_t seg);
 void fix_note_cp_counts(struct fsck *c, uint64_t cno, uint64_t ninodes, uint64_t nblocks);
 void fix_free(struct fsck_fixes *f);
 /* room for NEED elements of SIZE bytes in *ARR (capacity *CAP); -ENOMEM */
-int fix_grow(void **arr, size_t *cap, size_t need, size_t size);
 
 /* For the tests of the check after the repairs only: with
  * FSCK_NILFS2_TEST_BREAK=WHAT in the environment, the repair WHAT drops

@@ -27,6 +27,7 @@
 
 #include <nlfs/endian.h>
 #include "names.h"
+#include "array.h"
 #include "repairP.h"
 
 #define LOST_FOUND "lost+found"
@@ -38,7 +39,7 @@ static struct dir_edit *edit_of(struct repair *r, uint64_t ino)
 	for (size_t i = 0; i < r->nedits; i++)
 		if (r->edits[i].ino == ino)
 			return &r->edits[i];
-	if (fix_grow((void **)&r->edits, &r->capedits, r->nedits + 1, sizeof(*r->edits)))
+	if (nlfs_grow((void **)&r->edits, &r->capedits, r->nedits + 1, sizeof(*r->edits)))
 		return NULL;
 	r->edits[r->nedits] = (struct dir_edit){ .ino = ino };
 	return &r->edits[r->nedits++];
@@ -46,7 +47,7 @@ static struct dir_edit *edit_of(struct repair *r, uint64_t ino)
 
 static int edit_add(struct dir_edit *e, const char *name, uint64_t ino, uint8_t type)
 {
-	if (fix_grow((void **)&e->adds, &e->capadds, e->nadds + 1, sizeof(*e->adds)))
+	if (nlfs_grow((void **)&e->adds, &e->capadds, e->nadds + 1, sizeof(*e->adds)))
 		return -ENOMEM;
 	snprintf(e->adds[e->nadds].name, sizeof(e->adds[0].name), "%s", name);
 	e->adds[e->nadds].ino = ino;
@@ -272,7 +273,7 @@ static int keep_rec(void *arg, const struct nlfs_dir_rec *rec, uint64_t blk, uns
 	if (k.type > 7)
 		k.type = 0;
 	k.name = malloc(rec->name_len);
-	if (!k.name || fix_grow((void **)&rw->v, &rw->cap, rw->n + 1, sizeof(*rw->v))) {
+	if (!k.name || nlfs_grow((void **)&rw->v, &rw->cap, rw->n + 1, sizeof(*rw->v))) {
 		free(k.name);
 		return -ENOMEM;
 	}
@@ -494,7 +495,7 @@ static struct dir_edit *fresh_dir(struct repair *r, uint64_t ino, uint64_t paren
 	e->parent = parent;
 	e->fresh = true;
 	memset(&e->fresh_inode, 0, sizeof(e->fresh_inode));
-	e->fresh_inode.i_mode = nlfs_cpu_to_le16(S_IFDIR | perm);
+	e->fresh_inode.i_mode = nlfs_cpu_to_le16(NLFS_S_IFDIR | perm);
 	e->fresh_inode.i_ctime = e->fresh_inode.i_mtime = nlfs_cpu_to_le64(r->now);
 	return e;
 }
@@ -627,7 +628,7 @@ int repair_plan_dirents(struct repair *r)
 				return repair_lib_failed(r, rc, "looking at an inode an entry names");
 		}
 		if (revived) {
-			if (fix_grow((void **)&r->revived, &r->caprevived, r->nrevived + 1,
+			if (nlfs_grow((void **)&r->revived, &r->caprevived, r->nrevived + 1,
 				     sizeof(*r->revived)))
 				return -ENOMEM;
 			r->revived[r->nrevived++] = f->ino;

@@ -26,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
+#include "array.h"
 #include "fsck.h"
 
 struct owner {
@@ -41,8 +42,9 @@ struct evac {
 	struct nlfs_err *err;
 	uint64_t *segs;               /* sorted */
 	size_t nsegs;
-	struct fsck_bitmap target;    /* virtual blocks with a block in those segments */
-	struct owner *owners;         /* by virtual block, for the targets */
+	struct fsck_vbitmap target;   /* virtual blocks with a block in those segments */
+	uint64_t *tv;                 /* the same, ascending (sorted_targets) */
+	struct owner *owners;         /* of tv[i] */
 	uint64_t ntargets, nowned;
 	uint64_t cur_ino;             /* the file whose map is being walked */
 	bool incomplete;              /* some map could not be walked whole */
@@ -132,11 +134,35 @@ static bool mended(const struct fsck *c, uint64_t v)
 
 static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)
 {
-	if (alloc && blk && chosen(e, blk) && !fsck_bit_test(&e->target, v)) {
-		fsck_bit_set(&e->target, v);
+	if (alloc && blk && chosen(e, blk) && !fsck_vbit_test_set(&e->target, v))
 		e->ntargets++;
-	}
+	return e->target.oom ? -ENOMEM : 0;
+}
+
+/* the targets in order, each with room for its owner */
+static int sorted_targets(struct evac *e)
+{
+	struct fsck_viter it = { 0 };
+	uint64_t v, n = 0;
+
+	e->tv = malloc((e->ntargets ? e->ntargets : 1) * sizeof(*e->tv));
+	e->owners = calloc(e->ntargets ? e->ntargets : 1, sizeof(*e->owners));
+	if (!e->tv || !e->owners)
+		return -ENOMEM;
+	while (n < e->ntargets && fsck_vbitmap_next(&e->target, &it, &v))
+		e->tv[n++] = v;
 	return 0;
+}
+
+/* the owner slot of target V, or NULL if V is none */
+static struct owner *owner_of(struct evac *e, uint64_t v)
+{
+	const uint64_t *p;
+
+	if (!fsck_vbit_test(&e->target, v))
+		return NULL;
+	p = bsearch(&v, e->tv, e->ntargets, sizeof(*e->tv), cmp_u64);
+	return p ? &e->owners[p - e->tv] : NULL;
 }
 
 /* Every allocated entry with a block in the chosen segments.  The DAT is
@@ -145,10 +171,11 @@ static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)
 static int find_targets(struct evac *e)
 {
 	struct fsck *c = e->c;
+	struct fsck_viter it = { .from = 1 };
+	uint64_t v;
 	int rc = 0;
 
-	for (uint64_t v = fsck_bitmap_next(&c->valloc, 1); !rc && v != UINT64_MAX;
-	     v = fsck_bitmap_next(&c->valloc, v + 1)) {
+	while (!rc && fsck_vbitmap_next(&c->valloc, &it, &v)) {
 		struct nlfs_dat_entry de;
 		struct nlfs_err err;
 
@@ -174,10 +201,8 @@ static int own(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	struct evac *e = arg;
 	struct owner *o;
 
-	if (ptr >= e->c->nvblocks || !fsck_bit_test(&e->target, ptr))
-		return 0;
-	o = &e->owners[ptr];
-	if (o->found)
+	o = owner_of(e, ptr);
+	if (!o || o->found)
 		return 0;
 	*o = (struct owner){ e->cur_ino, key, level, true };
 	e->nowned++;
@@ -202,11 +227,10 @@ static int own_from_summary(const struct nlfs_finfo_rec *fi, const struct nlfs_b
 	struct evac *e = arg;
 	struct owner *o;
 
-	if (!bi || fi->ino == NLFS_DAT_INO || bi->vblocknr >= e->c->nvblocks ||
-	    !fsck_bit_test(&e->target, bi->vblocknr) || fsck_bit_test(&e->c->unverified, bi->block))
+	if (!bi || fi->ino == NLFS_DAT_INO || fsck_bit_test(&e->c->unverified, bi->block))
 		return 0;
-	o = &e->owners[bi->vblocknr];
-	if (o->found)
+	o = owner_of(e, bi->vblocknr);
+	if (!o || o->found)
 		return 0;
 	*o = (struct owner){ fi->ino, bi->blkoff, bi->is_data ? 0 : 1, true };
 	e->nowned++;
@@ -239,13 +263,8 @@ static void owners_from_summaries(struct evac *e)
 
 static void walk_inode(struct evac *e, const struct nlfs_file *f)
 {
-	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
-	case 0100000: case 0040000: case 0120000:
-		walk_map(e, f);
-		break;
-	default:
-		break;   /* devices keep a number in i_bmap, not a map */
-	}
+	if (nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
+		walk_map(e, f);   /* devices keep a number in i_bmap, not a map */
 }
 
 /* the ifile's data blocks of one checkpoint, in offset order */
@@ -260,8 +279,8 @@ static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 	if (level)
 		return 0;
-	if (fix_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
-	    fix_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
+	if (nlfs_grow((void **)&ib->off, &ib->capo, ib->n + 1, sizeof(*ib->off)) ||
+	    nlfs_grow((void **)&ib->vbn, &ib->capv, ib->n + 1, sizeof(*ib->vbn)))
 		return -ENOMEM;
 	ib->off[ib->n] = key;
 	ib->vbn[ib->n++] = ptr;
@@ -421,9 +440,9 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 {
 	struct fsck *c = e->c;
 
-	for (uint64_t v = fsck_bitmap_next(&e->target, 0); v != UINT64_MAX;
-	     v = fsck_bitmap_next(&e->target, v + 1)) {
-		const struct owner *o = &e->owners[v];
+	for (uint64_t i = 0; i < e->ntargets; i++) {
+		uint64_t v = e->tv[i];
+		const struct owner *o = &e->owners[i];
 		struct nlfs_dat_entry de;
 		uint64_t cno;
 		bool alloc;
@@ -433,7 +452,7 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 			return rc;
 		if (!o->found) {
 			/* no checkpoint maps it: a dead version */
-			if (fsck_bit_test(&c->vref, v))
+			if (fsck_vbit_test(&c->vref, v))
 				continue;   /* cannot be: the latest maps it; leave it be */
 			rc = nlfs_writer_free_vblock(e->w, v, e->err);
 			if (rc)
@@ -467,14 +486,9 @@ int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint6
 	rc = pick_segments(&e);
 	if (rc || !e.nsegs)
 		goto out;
-	rc = fsck_bitmap_init(&e.target, c->nvblocks);
-	if (!rc) {
-		e.owners = calloc(c->nvblocks ? c->nvblocks : 1, sizeof(*e.owners));
-		if (!e.owners)
-			rc = -ENOMEM;
-	}
+	rc = find_targets(&e);
 	if (!rc)
-		rc = find_targets(&e);
+		rc = sorted_targets(&e);
 	if (!rc && e.ntargets)
 		rc = find_owners(&e);
 	if (!rc && e.nowned < e.ntargets)
@@ -509,6 +523,7 @@ int repair_logs(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint6
 out:
 	free(e.segs);
 	free(e.owners);
-	fsck_bitmap_free(&e.target);
+	free(e.tv);
+	fsck_vbitmap_free(&e.target);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
 #include "fsck.h"
+#include "array.h"
 
 /* one block as a summary describes it */
 struct srec {
@@ -45,12 +46,12 @@ struct mapfix {
 	uint64_t nfixes;
 	uint64_t *inos;               /* files to rebuild, sorted */
 	size_t ninos;
-	struct fsck_bitmap suspect;   /* DAT entries to set */
+	struct fsck_vbitmap suspect;  /* DAT entries to set */
 	struct srec *recs;            /* sorted by (vbn, seq, block) */
 	size_t nrecs, caprecs;
 	struct srec *byfile;          /* the same, by (ino, data first, blkoff, seq, block) */
-	struct fsck_bitmap taken;     /* virtual blocks the new map of the file uses */
-	struct fsck_bitmap mapped;    /* ... of every rebuilt file */
+	struct fsck_vbitmap taken;    /* virtual blocks the new map of the file uses */
+	struct fsck_vbitmap mapped;   /* ... of every rebuilt file */
 	/* the file being rebuilt */
 	uint64_t *keys, *ptrs;
 	size_t nkeys, capkeys, capptrs;
@@ -103,9 +104,9 @@ static int keep_rec(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec
 		return 0;
 	if (fsck_bit_test(&c->unverified, bi->block))
 		return 0;   /* a summary the check could not trust */
-	if (!rebuilding(m, fi->ino) && !fsck_bit_test(&m->suspect, bi->vblocknr))
+	if (!rebuilding(m, fi->ino) && !fsck_vbit_test(&m->suspect, bi->vblocknr))
 		return 0;
-	if (fix_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(*m->recs)))
+	if (nlfs_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(*m->recs)))
 		return -ENOMEM;
 	m->recs[m->nrecs++] = (struct srec){
 		.ino = fi->ino, .cno = fi->cno, .blkoff = bi->blkoff, .vbn = bi->vblocknr,
@@ -298,7 +299,7 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 	const struct srec *r;
 	struct nlfs_dat_entry e;
 	uint64_t blk, start, end, nblk, nstart, nend;
-	bool alloc, used = fsck_bit_test(&c->vref, vbn);
+	bool alloc, used = fsck_vbit_test(&c->vref, vbn);
 	int rc = nlfs_writer_peek_vblock(m->w, vbn, &e, &alloc, m->err);
 
 	if (rc)
@@ -403,13 +404,13 @@ static int salvage_cb(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	struct salvaged *s = arg;
 
 	if (level) {
-		if (fix_grow((void **)&s->nodes, &s->capn, s->nnodes + 1, sizeof(*s->nodes)))
+		if (nlfs_grow((void **)&s->nodes, &s->capn, s->nnodes + 1, sizeof(*s->nodes)))
 			return -ENOMEM;
 		s->nodes[s->nnodes++] = ptr;
 		return 0;
 	}
-	if (fix_grow((void **)&s->keys, &s->capk, s->n + 1, sizeof(*s->keys)) ||
-	    fix_grow((void **)&s->ptrs, &s->capp, s->n + 1, sizeof(*s->ptrs)))
+	if (nlfs_grow((void **)&s->keys, &s->capk, s->n + 1, sizeof(*s->keys)) ||
+	    nlfs_grow((void **)&s->ptrs, &s->capp, s->n + 1, sizeof(*s->ptrs)))
 		return -ENOMEM;
 	s->keys[s->n] = key;
 	s->ptrs[s->n++] = ptr;
@@ -431,7 +432,7 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 	int rc;
 
 	*out = HOLDS_NO;
-	if (vbn == 0 || vbn >= c->nvblocks)
+	if (vbn == 0)
 		return 0;
 	rc = nlfs_writer_peek_vblock(m->w, vbn, &e, &alloc, m->err);
 	if (rc)
@@ -473,14 +474,14 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 
 static int push_entry(struct mapfix *m, uint64_t key, uint64_t ptr)
 {
-	if (fix_grow((void **)&m->keys, &m->capkeys, m->nkeys + 1, sizeof(*m->keys)) ||
-	    fix_grow((void **)&m->ptrs, &m->capptrs, m->nkeys + 1, sizeof(*m->ptrs)))
+	if (nlfs_grow((void **)&m->keys, &m->capkeys, m->nkeys + 1, sizeof(*m->keys)) ||
+	    nlfs_grow((void **)&m->ptrs, &m->capptrs, m->nkeys + 1, sizeof(*m->ptrs)))
 		return -ENOMEM;
 	m->keys[m->nkeys] = key;
 	m->ptrs[m->nkeys++] = ptr;
-	fsck_bit_set(&m->taken, ptr);
-	fsck_bit_set(&m->mapped, ptr);
-	return 0;
+	fsck_vbit_set(&m->taken, ptr);
+	fsck_vbit_set(&m->mapped, ptr);
+	return m->taken.oom || m->mapped.oom ? -ENOMEM : 0;
 }
 
 /* the offsets of the old map the new one lacks, as ranges (both sorted) */
@@ -519,9 +520,9 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 		bool alloc;
 		int rc;
 
-		if (r->ino != ino || fsck_bit_test(&m->taken, r->vbn))
+		if (r->ino != ino || fsck_vbit_test(&m->taken, r->vbn))
 			continue;
-		if (fsck_bit_test(&m->c->vref, r->vbn) && !in_sorted(oldp, nold, r->vbn))
+		if (fsck_vbit_test(&m->c->vref, r->vbn) && !in_sorted(oldp, nold, r->vbn))
 			continue;
 		rc = nlfs_writer_peek_vblock(m->w, r->vbn, &e, &alloc, m->err);
 		if (rc)
@@ -603,7 +604,7 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		enum holds h;
 
 		if ((m->nkeys && m->keys[m->nkeys - 1] == cv[i].key) ||
-		    (cv[i].vbn < c->nvblocks && fsck_bit_test(&m->taken, cv[i].vbn)))
+		    fsck_vbit_test(&m->taken, cv[i].vbn))
 			continue;
 		rc = holds(m, mf->ino, cv[i].key, cv[i].vbn, cv[i].from_map, &h, &e);
 		if (rc || h == HOLDS_NO)
@@ -655,7 +656,7 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		said(m, "%s: block map rebuilt: %zu block(s)", mf->what, m->nkeys);
 out:
 	for (size_t i = 0; i < m->nkeys; i++)
-		fsck_bit_clear(&m->taken, m->ptrs[i]);
+		fsck_vbit_clear(&m->taken, m->ptrs[i]);
 	free(cv);
 	free(oldp);
 	free(s.keys);
@@ -711,13 +712,9 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 		qsort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
 	if (nv > 1)
 		qsort(v, nv, sizeof(*v), cmp_u64);
-	rc = fsck_bitmap_init(&m.suspect, c->nvblocks);
-	if (!rc)
-		rc = fsck_bitmap_init(&m.taken, c->nvblocks);
-	if (!rc)
-		rc = fsck_bitmap_init(&m.mapped, c->nvblocks);
-	for (size_t i = 0; !rc && i < nv; i++)
-		fsck_bit_set(&m.suspect, v[i]);
+	for (size_t i = 0; i < nv; i++)
+		fsck_vbit_set(&m.suspect, v[i]);
+	rc = m.suspect.oom ? -ENOMEM : 0;
 	if (!rc)
 		rc = index_summaries(&m);
 	if (!rc && c->fix.dat_rewrite)
@@ -735,14 +732,14 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 		size_t n = 0;
 
 		for (size_t i = 0; i < c->fix.nleaks; i++)
-			if (!fsck_bit_test(&m.mapped, c->fix.leaks[i]))
+			if (!fsck_vbit_test(&m.mapped, c->fix.leaks[i]))
 				c->fix.leaks[n++] = c->fix.leaks[i];
 		c->fix.nleaks = n;
 	}
 	*nfixes += m.nfixes;
-	fsck_bitmap_free(&m.suspect);
-	fsck_bitmap_free(&m.mapped);
-	fsck_bitmap_free(&m.taken);
+	fsck_vbitmap_free(&m.suspect);
+	fsck_vbitmap_free(&m.mapped);
+	fsck_vbitmap_free(&m.taken);
 	free(m.inos);
 	free(m.recs);
 	free(m.byfile);

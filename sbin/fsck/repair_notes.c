@@ -12,6 +12,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "fsck.h"
+#include "array.h"
 
 /* Can the problems found be repaired in this mode?  The table says. */
 bool fix_is_repairable(enum fsck_pr code, bool preen)
@@ -33,27 +34,10 @@ static bool latest(const struct fsck *c, uint64_t cno)
 	return cno == c->latest_cno;
 }
 
-int fix_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* append one element to a note array; on failure the repair must not run */
 #define NOTE(c, arr, n, cap, val)                                   \
 	do {                                                        \
-		if (fix_grow((void **)&(c)->fix.arr, &(c)->fix.cap, (c)->fix.n + 1, \
+		if (nlfs_grow((void **)&(c)->fix.arr, &(c)->fix.cap, (c)->fix.n + 1, \
 			 sizeof(*(c)->fix.arr))) {                  \
 			(c)->op_error = true;                       \
 			break;                                      \
@@ -197,7 +181,7 @@ static void note_seg(struct fsck *c, uint64_t **arr, size_t *n, size_t *cap, uin
 	for (size_t i = 0; i < *n; i++)
 		if ((*arr)[i] == seg)
 			return;
-	if (fix_grow((void **)arr, cap, *n + 1, sizeof(**arr))) {
+	if (nlfs_grow((void **)arr, cap, *n + 1, sizeof(**arr))) {
 		c->op_error = true;
 		return;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.c - what the checker prints: pass headers, problem lines, the
- * -C progress lines, and the --json summary.
+ * -C progress lines (or with -C 0 on a terminal, e2fsck's progress bar),
+ * and the --json summary.
  *
  * Problem lines read "fsck.nilfs2: DEVICE: object: what" (in preen mode
  * "DEVICE: object: what", as fsck(8) runs several checkers at once).
@@ -16,7 +17,9 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "progress.h"
 #include "fsck.h"
+#include "array.h"
 
 struct report_item {
 	enum fsck_pr code;
@@ -28,6 +31,8 @@ struct fsck_report {
 	size_t n, cap;
 	int last_pass;
 	uint64_t last_permille;
+	struct progress bar;       /* -C 0: drawn only if standard output is a terminal */
+	bool bar_ready;
 };
 
 static FILE *human(const struct fsck *c)
@@ -56,6 +61,8 @@ static void line(const struct fsck *c, const char *tag, const char *msg)
 {
 	FILE *out = human(c);
 
+	if (c->report)
+		progress_clear(&c->report->bar);
 	if (c->o.mode == MODE_PREEN)
 		fprintf(out, "%s: %s%s\n", c->o.device, tag, msg);
 	else
@@ -70,15 +77,8 @@ void fsck_report_add(struct fsck *c, enum fsck_pr code, const char *msg)
 	line(c, tags[fsck_problems[code].severity], msg);
 	if (!c->o.json || !r)
 		return;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct report_item *it = realloc(r->items, cap * sizeof(*it));
-
-		if (!it)
-			return;
-		r->items = it;
-		r->cap = cap;
-	}
+	if (CLI_GROW(r->items, r->cap, r->n + 1))
+		return;
 	r->items[r->n].code = code;
 	r->items[r->n].msg = strdup(msg);
 	if (r->items[r->n].msg)
@@ -113,9 +113,37 @@ void fsck_verbose(struct fsck *c, const char *fmt, ...)
 
 void fsck_pass_begin(struct fsck *c, int pass, const char *what)
 {
+	if (c->report)
+		progress_clear(&c->report->bar);
 	if (c->o.mode != MODE_PREEN)
 		fprintf(human(c), "Pass %d: %s\n", pass, what);
 	fsck_progress(c, pass, 0, 1);
+}
+
+/* The bar's share of the whole check at the start of each pass 1-6, in
+ * percent: the logs and the inodes take most of the time. */
+static const double pass_start[] = { 0, 0, 1, 6, 46, 56, 60, 100 };
+
+/* -C 0 as e2fsck: one bar over all passes, labelled with the device */
+static void bar_progress(struct fsck *c, int pass, uint64_t cur, uint64_t max)
+{
+	struct fsck_report *r = c->report;
+	double share;
+
+	if (!r->bar_ready) {
+		progress_init_unless(&r->bar, stdout, c->o.device, c->o.json);
+		r->bar_ready = true;
+	}
+	if (pass < 1 || pass > 6)
+		return;
+	share = cur >= max ? 1 : (double)cur / (double)max;
+	progress_percent(&r->bar, pass_start[pass] + share * (pass_start[pass + 1] - pass_start[pass]));
+}
+
+void fsck_progress_done(struct fsck *c)
+{
+	if (c->report)
+		progress_clear(&c->report->bar);
 }
 
 /* e2fsck's -C format: "pass current max device", at most 1000 lines a pass */
@@ -139,11 +167,15 @@ void fsck_progress(struct fsck *c, int pass, uint64_t cur, uint64_t max)
 		return;
 	r->last_pass = pass;
 	r->last_permille = pm;
+	/* -C 0: a terminal gets the bar, anything else nothing */
+	if (c->o.progress_fd == 0) {
+		bar_progress(c, pass, cur, max);
+		return;
+	}
 	n = snprintf(buf, sizeof(buf), "%d %llu %llu %s\n", pass, (unsigned long long)cur,
 		     (unsigned long long)max, c->o.device);
-	/* -C 0 means standard output, as for e2fsck */
-	if (n > 0 && write(c->o.progress_fd < 0 ? -c->o.progress_fd :
-			   c->o.progress_fd ? c->o.progress_fd : STDOUT_FILENO, buf, (size_t)n) < 0)
+	if (n > 0 && write(c->o.progress_fd < 0 ? -c->o.progress_fd : c->o.progress_fd,
+			   buf, (size_t)n) < 0)
 		c->o.progress_on = false;
 }
 

@@ -24,6 +24,7 @@
 #include "populate.h"
 #include "holder.h"
 #include "mountinfo.h"
+#include "cli.h"
 
 #define PROG "mkfs.nilfs2"
 
@@ -36,48 +37,24 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [options] DEVICE\n"
-		"  -b SIZE     block size in bytes (1024..65536, default 4096)\n"
-		"  -B BLOCKS   blocks per segment (default 2048)\n"
-		"  -L LABEL    volume label (up to 80 bytes)\n"
-		"  -m PERCENT  reserved segments percentage (1..99, default 5)\n"
-		"  -O FEATURES comma-separated features: block_count, none\n"
-		"  -U UUID     volume UUID (default: random)\n"
-		"  -T SECONDS  creation time (default: $SOURCE_DATE_EPOCH or now)\n"
-		"  -d DIR      copy the tree at DIR into the new volume\n"
-		"  -f          overwrite an existing filesystem or partition table\n"
-		"  -K          do not discard the device's blocks\n"
-		"  -n          show what would be done, write nothing\n"
-		"  -q          quiet\n"
-		"  -v          verbose\n"
-		"  -V          print the version and exit\n"
-		"  -h          this help\n");
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t parse_num(const char *s, const char *what, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max || *s == '-')
-		die("invalid %s: %s", what, s);
-	return v;
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " [options] <device>|<image>\n"
+	      "\nMake a NILFS2 volume, optionally filled with a copy of a directory tree.\n"
+	      CLI_USAGE_OPTIONS
+	      " -b <size>          block size in bytes (1024..65536, default 4096)\n"
+	      " -B <blocks>        blocks per segment (default 2048)\n"
+	      " -L <label>         volume label (up to 80 bytes)\n"
+	      " -m <percent>       reserved segments percentage (1..99, default 5)\n"
+	      " -O <features>      comma-separated features: block_count, none\n"
+	      " -U <uuid>          volume UUID (default: random)\n"
+	      " -T <seconds>       creation time (default: $SOURCE_DATE_EPOCH or now)\n"
+	      " -d <dir>           copy the tree at <dir> into the new volume\n"
+	      " -f                 overwrite an existing filesystem or partition table\n"
+	      " -K                 do not discard the device's blocks\n"
+	      " -n                 show what would be done, write nothing\n"
+	      " -q                 quiet\n"
+	      " -v                 verbose\n", f);
+	cli_usage_tail(f, 20);
 }
 
 static void parse_features(struct opts *o, const char *list)
@@ -85,7 +62,7 @@ static void parse_features(struct opts *o, const char *list)
 	char *copy = strdup(list), *save = NULL;
 
 	if (!copy)
-		die("out of memory");
+		cli_errx("out of memory");
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		bool off = *t == '^';
 
@@ -99,7 +76,7 @@ static void parse_features(struct opts *o, const char *list)
 		} else if (!strcmp(t, "none")) {
 			o->p.feature_compat_ro = 0;
 		} else {
-			die("unknown feature: %s", t);
+			cli_errx("unknown feature: %s", t);
 		}
 	}
 	free(copy);
@@ -107,59 +84,64 @@ static void parse_features(struct opts *o, const char *list)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int c;
 
 	o->p.blocksize = NLFS_DEF_BLOCKSIZE;
 	o->p.blocks_per_segment = NLFS_DEF_BLOCKS_PER_SEGMENT;
 	o->p.r_segments_percentage = NLFS_DEF_RESERVED_PERCENT;
-	while ((c = getopt(argc, argv, "b:B:cd:fhKL:m:nO:P:qT:U:vV")) != -1) {
+	while ((c = getopt_long(argc, argv, "b:B:cd:fhKL:m:nO:P:qT:U:vV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o->p.blocksize = (uint32_t)parse_num(optarg, "block size", 65536); break;
+		case 'b': o->p.blocksize = (uint32_t)cli_strtou64_or_err(optarg, 65536, "block size"); break;
 		case 'B':
 			o->p.blocks_per_segment =
-				(uint32_t)parse_num(optarg, "blocks per segment", UINT32_MAX);
+				(uint32_t)cli_strtou64_or_err(optarg, UINT32_MAX, "blocks per segment");
 			break;
-		case 'c': die("-c (bad block check) is not supported");
+		case 'c': cli_errx("-c (bad block check) is not supported");
 		case 'd': o->source = optarg; break;
 		case 'f': o->force = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'K': o->nodiscard = true; break;
 		case 'L':
 			if (strlen(optarg) > sizeof(o->p.label))
-				die("volume label too long (at most %zu bytes)", sizeof(o->p.label));
+				cli_errx("volume label too long (at most %zu bytes)", sizeof(o->p.label));
 			strncpy(o->p.label, optarg, sizeof(o->p.label));
 			break;
 		case 'm':
 			o->p.r_segments_percentage =
-				(uint32_t)parse_num(optarg, "reserved segments percentage", 99);
+				(uint32_t)cli_strtou64_or_err(optarg, 99, "reserved segments percentage");
 			break;
 		case 'n': o->dry_run = true; break;
 		case 'O': parse_features(o, optarg); break;
 		case 'P': /* nilfs-utils' spelling of the creation time */
 		case 'T':
-			o->p.ctime = parse_num(optarg, "time", UINT64_MAX);
+			o->p.ctime = cli_strtou64_or_err(optarg, UINT64_MAX, "time");
 			o->have_time = true;
 			break;
 		case 'q': o->quiet = true; break;
 		case 'U':
 			if (uuid_parse(optarg, o->p.uuid))
-				die("invalid UUID: %s", optarg);
+				cli_errx("invalid UUID: %s", optarg);
 			o->have_uuid = true;
 			break;
 		case 'v': o->verbose++; break;
-		case 'V': printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION); exit(0);
-		default: usage(stderr); exit(1);
+		case 'V': cli_print_version(); exit(0);
+		default: cli_bad_option(argv);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		exit(1);
-	}
+	if (optind == argc)
+		cli_usage_error("no device given");
+	if (optind < argc - 1)
+		cli_usage_error("too many arguments");
 	o->device = argv[optind];
 	if (!o->have_time) {
 		const char *sde = getenv("SOURCE_DATE_EPOCH");
 
-		o->p.ctime = sde ? parse_num(sde, "SOURCE_DATE_EPOCH", UINT64_MAX)
+		o->p.ctime = sde ? cli_strtou64_or_err(sde, UINT64_MAX, "SOURCE_DATE_EPOCH")
 				 : (uint64_t)time(NULL);
 	}
 	if (!o->have_uuid)
@@ -175,7 +157,7 @@ static void check_page_size(const struct opts *o)
 
 	if (page <= 0 || o->p.blocksize <= (unsigned long)page || o->force)
 		return;
-	die("block size %u is larger than this kernel's page size (%ld): the running kernel "
+	cli_errx("block size %u is larger than this kernel's page size (%ld): the running kernel "
 	    "could not mount the volume; use -f to make it anyway", o->p.blocksize, page);
 }
 
@@ -190,7 +172,7 @@ static void check_existing(const struct opts *o)
 	int rc;
 
 	if (fd < 0 || !pr || blkid_probe_set_device(pr, fd, 0, 0))
-		die("%s: cannot probe the device: %s", o->device, strerror(errno));
+		cli_errx("%s: cannot probe the device: %s", o->device, strerror(errno));
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_enable_superblocks(pr, 1);
 	rc = blkid_do_fullprobe(pr);
@@ -209,7 +191,7 @@ static void check_existing(const struct opts *o)
 		if (!o->quiet)
 			printf("Overwriting the %s %s on %s\n", type, what, o->device);
 	} else if (rc < 0 && !o->force) {
-		die("%s: probing for existing filesystems failed (ambiguous signatures?); "
+		cli_errx("%s: probing for existing filesystems failed (ambiguous signatures?); "
 		    "use -f to overwrite", o->device);
 	}
 	if (o->force && !o->dry_run) {
@@ -217,9 +199,9 @@ static void check_existing(const struct opts *o)
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 		while (blkid_do_probe(pr) == 0)
 			if (blkid_do_wipe(pr, 0))
-				die("%s: erasing an old signature: %s", o->device, strerror(errno));
+				cli_errx("%s: erasing an old signature: %s", o->device, strerror(errno));
 		if (fsync(fd))
-			die("%s: %s", o->device, strerror(errno));
+			cli_errx("%s: %s", o->device, strerror(errno));
 	}
 	blkid_free_probe(pr);
 	close(fd);
@@ -257,30 +239,30 @@ int main(int argc, char **argv)
 	uint64_t size, min_bytes = 0;
 	int rc;
 
-	close_stdout_at_exit(argv[0], 1);
+	cli_init(argv[0]);
 	parse(argc, argv, &o);
 	if (o.source) {
 		struct stat st;
 
 		if (stat(o.source, &st) || !S_ISDIR(st.st_mode))
-			die("%s: not a directory", o.source);
+			cli_errx("%s: not a directory", o.source);
 	}
 	rc = cmd_io_open(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc)
-		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		cli_errx("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
 	rc = nlfs_io_size(io, &size);
 	if (rc)
-		die("%s: cannot get the device size: %s", o.device, strerror(-rc));
+		cli_errx("%s: cannot get the device size: %s", o.device, strerror(-rc));
 	o.p.devsize = size;
 	if (nlfs_mkfs_superblock(&o.p, &sb, &min_bytes, &err)) {
 		if (min_bytes)
-			die("%s: %s; enlarge the device or use smaller segments (-B)", o.device,
+			cli_errx("%s: %s; enlarge the device or use smaller segments (-B)", o.device,
 			    err.what);
-		die("%s", err.what);
+		cli_errx("%s", err.what);
 	}
 	check_page_size(&o);
 	if (mnt_path_mounted(o.device))
-		die("%s is mounted; will not make a filesystem here", o.device);
+		cli_errx("%s is mounted; will not make a filesystem here", o.device);
 	check_existing(&o);
 	if (!o.quiet) {
 		printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION);
@@ -295,17 +277,17 @@ int main(int argc, char **argv)
 	discard_device(&o, size);
 	rc = nlfs_writer_create(io, &sb, &w, &err);
 	if (rc)
-		die("%s", err.what);
+		cli_errx("%s", err.what);
 	if (o.source)
-		rc = populate_tree(w, o.source, &stats, msg, sizeof(msg));
+		rc = populate_tree(w, o.source, &stats, !o.quiet, msg, sizeof(msg));
 	else
 		rc = populate_empty_root(w, o.p.ctime, msg, sizeof(msg));
 	if (rc)
-		die("%s", msg[0] ? msg : strerror(-rc));
+		cli_errx("%s", msg[0] ? msg : strerror(-rc));
 	rc = nlfs_writer_commit(w, &err);
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
-		die("%s", msg);
+		cli_errx("%s", msg);
 	}
 	if (o.verbose && o.source)
 		printf("Copied %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64

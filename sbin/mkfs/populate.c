@@ -24,6 +24,8 @@
 
 #include <nlfs/endian.h>
 #include "populate.h"
+#include "array.h"
+#include "progress.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -49,6 +51,8 @@ struct pop {
 	size_t errlen;
 	uint64_t *files;           /* regular files' inode numbers, walk order */
 	size_t nfiles, capfiles, next_file;
+	struct progress bar;       /* the second walk's bytes, on a terminal */
+	uint64_t bytes_total, bytes_done;
 };
 
 struct child {
@@ -68,14 +72,8 @@ static int path_push(struct pop *p, const char *name, size_t *saved)
 {
 	size_t len = strlen(p->path), need = len + strlen(name) + 2;
 
-	if (need > p->pathcap) {
-		char *n = realloc(p->path, need * 2);
-
-		if (!n)
-			return -ENOMEM;
-		p->path = n;
-		p->pathcap = need * 2;
-	}
+	if (CLI_GROW(p->path, p->pathcap, need))
+		return -ENOMEM;
 	*saved = len;
 	snprintf(p->path + len, p->pathcap - len, "%s%s", len && p->path[len - 1] == '/' ? "" : "/",
 		 name);
@@ -182,14 +180,9 @@ static int list_dir(struct pop *p, int dfd, struct child **out, size_t *count)
 			rc = fail(p, ENAMETOOLONG, de->d_name);
 			break;
 		}
-		if (n == cap) {
-			struct child *m = realloc(c, (cap = cap ? cap * 2 : 16) * sizeof(*m));
-
-			if (!m) {
-				rc = -ENOMEM;
-				break;
-			}
-			c = m;
+		if (CLI_GROW(c, cap, n + 1)) {
+			rc = -ENOMEM;
+			break;
 		}
 		memset(&c[n], 0, sizeof(c[n]));
 		c[n].name = strdup(de->d_name);
@@ -273,11 +266,13 @@ static int copy_data(struct pop *p, int fd, uint64_t size, uint64_t ino)
 			}
 			off += ((size_t)got + bs - 1) / bs * bs;
 			next = off;
+			progress_update(&p->bar, p->bytes_done + off, p->bytes_total);
 		}
 		if (off < (uint64_t)hole)
 			off = (uint64_t)hole;
 	}
 	p->stats->data_blocks += blocks;
+	p->bytes_done += size;
 	return 0;
 }
 
@@ -349,17 +344,7 @@ static int copy_nondir(struct pop *p, int dfd, const struct child *c)
 
 static int remember_file(struct pop *p, uint64_t ino)
 {
-	if (p->nfiles == p->capfiles) {
-		size_t cap = p->capfiles ? p->capfiles * 2 : 1024;
-		uint64_t *f = realloc(p->files, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		p->files = f;
-		p->capfiles = cap;
-	}
-	p->files[p->nfiles++] = ino;
-	return 0;
+	return CLI_PUSH(p->files, p->nfiles, p->capfiles, ino);
 }
 
 /* a subdirectory to descend into: its fd, or -1 with *RC set */
@@ -442,6 +427,7 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 				close(fd);
 			} else if (S_ISREG(c[i].st.st_mode)) {
 				rc = remember_file(p, c[i].ino);
+				p->bytes_total += (uint64_t)c[i].st.st_size;
 			} else {
 				rc = copy_nondir(p, dfd, &c[i]);
 			}
@@ -524,7 +510,7 @@ static int fix_link_counts(struct pop *p)
 }
 
 int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats *stats,
-		  char *errbuf, size_t errlen)
+		  bool progress, char *errbuf, size_t errlen)
 {
 	struct pop p = { .w = w, .stats = stats, .errbuf = errbuf, .errlen = errlen };
 	struct stat st;
@@ -548,8 +534,10 @@ int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats 
 
 		rc = copy_dir(&p, fd, &st, NLFS_ROOT_INO, NLFS_ROOT_INO);
 		p.path[rootlen] = '\0';
+		progress_init_unless(&p.bar, stderr, "copying", !progress);
 		if (!rc)
 			rc = copy_files(&p, fd);
+		progress_clear(&p.bar);
 		if (!rc && p.next_file != p.nfiles)
 			rc = fail(&p, EAGAIN, "the tree changed while it was copied");
 		if (!rc)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "cli.h"
 
 int args_walk(int argc, char **argv, const char *optstring, args_option_fn fn, void *ctx,
 	      char **pos, size_t maxpos, size_t *npos, const char **badopt)
@@ -67,17 +68,8 @@ int args_walk(int argc, char **argv, const char *optstring, args_option_fn fn, v
 	return 0;
 }
 
-void args_usage_tail(FILE *f, const char *prog)
+void args_usage_tail(FILE *f)
 {
-	fprintf(f,
-		"  -v          say what is done\n"
-		"  -h, --help  display this help and exit\n"
-		"  -V, --version  display the version and exit\n"
-		"\n"
-		"For more details see %s(8).\n", prog);
-}
-
-void args_version(const char *prog)
-{
-	printf("%s (nilfsprogs) %s\n", prog, PACKAGE_VERSION);
+	fputs(" -v                say what is done\n", f);
+	cli_usage_tail(f, 19);
 }

@@ -32,8 +32,6 @@ int args_walk(int argc, char **argv, const char *optstring, args_option_fn fn, v
 	      char **pos, size_t maxpos, size_t *npos, const char **badopt);
 
 /* the end of both helpers' --help: -v, -h, -V and the man page */
-void args_usage_tail(FILE *f, const char *prog);
-/* -V, --version */
-void args_version(const char *prog);
+void args_usage_tail(FILE *f);
 
 #endif /* NILFS_MOUNT_ARGS_H */

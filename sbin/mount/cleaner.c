@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleaner.h"
+#include "strutils.h"
 
 void cleaner_path(char *buf, size_t bufsz)
 {
@@ -50,14 +51,12 @@ static pid_t read_pid_line(int fd)
 	/* ends when the line comes or when every copy of the pipe is closed */
 	while (!pid && fgets(line, sizeof(line), f)) {
 		size_t plen = strlen(CLEANERD_PID_LINE);
-		char *end;
-		long v;
+		uint64_t v;
 
 		if (strncmp(line, CLEANERD_PID_LINE, plen))
 			continue;
-		errno = 0;
-		v = strtol(line + plen, &end, 10);
-		if (!errno && v > 0 && v <= INT32_MAX && (*end == '\n' || *end == '\0'))
+		line[strcspn(line, "\n")] = '\0';
+		if (!cli_strtou64_max(line + plen, INT32_MAX, &v) && v > 0)
 			pid = (pid_t)v;
 	}
 	fclose(f);

@@ -25,6 +25,7 @@
 #include <libmount.h>
 
 #include "args.h"
+#include "cli.h"
 #include "attrs.h"
 #include "cleaner.h"
 #include "utab.h"
@@ -43,20 +44,20 @@ struct mount_cmd {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [-fnrsvw] [-o OPTIONS] [-t nilfs2] DEVICE DIR\n"
-		"Mount the NILFS2 volume on DEVICE at DIR and start its cleaner.\n"
-		"Options may come before or after DEVICE and DIR.\n"
-		"\n"
-		"  -o OPTIONS  mount options; besides the kernel's:\n"
-		"                pp=SECONDS  protection period for nilfs_cleanerd\n"
-		"                nogc        do not start nilfs_cleanerd\n"
-		"  -r, -w      read-only, read-write (the default)\n"
-		"  -f          do everything but the mount itself\n"
-		"  -n          do not record the mount in utab\n"
-		"  -s          tolerate unknown options\n"
-		"  -t nilfs2   the file system type (nothing else is accepted)\n");
-	args_usage_tail(f, PROG);
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " [-fnrsvw] [-o <options>] [-t nilfs2] <device> <dir>\n"
+	      "\nMount the NILFS2 volume on <device> at <dir> and start its cleaner.\n"
+	      "Options may come before or after <device> and <dir>.\n"
+	      CLI_USAGE_OPTIONS
+	      " -o <options>      mount options; besides the kernel's:\n"
+	      "                     pp=SECONDS  protection period for nilfs_cleanerd\n"
+	      "                     nogc        do not start nilfs_cleanerd\n"
+	      " -r, -w            read-only, read-write (the default)\n"
+	      " -f                do everything but the mount itself\n"
+	      " -n                do not record the mount in utab\n"
+	      " -s                tolerate unknown options\n"
+	      " -t nilfs2         the file system type (nothing else is accepted)\n", f);
+	args_usage_tail(f);
 }
 
 static int on_option(void *arg, int c, const char *val)
@@ -86,7 +87,7 @@ static int on_option(void *arg, int c, const char *val)
 	case 't': m->fstype = val; break;
 	case 'v': m->verbose = true; rc = mnt_context_enable_verbose(m->cxt, 1); break;
 	case 'h': usage(stdout); return MNT_EX_SUCCESS + 1;
-	case 'V': args_version(PROG); return MNT_EX_SUCCESS + 1;
+	case 'V': cli_print_version(); return MNT_EX_SUCCESS + 1;
 	}
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", strerror(rc < 0 ? -rc : ENOMEM));
@@ -265,6 +266,7 @@ int main(int argc, char **argv)
 	size_t npos;
 	int rc;
 
+	cli_init_codes(argv[0], MNT_EX_SYSERR, MNT_EX_USAGE);
 	mnt_init_debug(0);
 	m.cxt = mnt_new_context();
 	if (!m.cxt) {
@@ -283,7 +285,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": %s: one argument too many\n", bad);
 		else
 			fprintf(stderr, PROG ": DEVICE and DIR are needed\n");
-		usage(stderr);
+		cli_usage_hint();
 		return MNT_EX_USAGE;
 	}
 	if (m.fstype && strcmp(m.fstype, NILFS2_TYPE) && strncmp(m.fstype, NILFS2_TYPE ".", 7)) {

@@ -20,6 +20,7 @@
 #include <libmount.h>
 
 #include "args.h"
+#include "cli.h"
 #include "attrs.h"
 #include "cleaner.h"
 #include "utab.h"
@@ -33,15 +34,15 @@ struct umount_cmd {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [-flnrv] DIR|DEVICE...\n"
-		"Stop the cleaner of each NILFS2 mount, then unmount it.\n"
-		"\n"
-		"  -f          ignored (forced unmounts are for network file systems)\n"
-		"  -l          lazy unmount: detach now, clean up when no longer busy\n"
-		"  -n          do not update utab\n"
-		"  -r          if the unmount fails, remount read-only\n");
-	args_usage_tail(f, PROG);
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " [-flnrv] <dir>|<device>...\n"
+	      "\nStop the cleaner of each NILFS2 mount, then unmount it.\n"
+	      CLI_USAGE_OPTIONS
+	      " -f                ignored (forced unmounts are for network file systems)\n"
+	      " -l                lazy unmount: detach now, clean up when no longer busy\n"
+	      " -n                do not update utab\n"
+	      " -r                if the unmount fails, remount read-only\n", f);
+	args_usage_tail(f);
 }
 
 static int on_option(void *arg, int c, const char *val)
@@ -59,7 +60,7 @@ static int on_option(void *arg, int c, const char *val)
 	case 'r': rc = mnt_context_enable_rdonly_umount(u->cxt, 1); break;
 	case 'v': u->verbose = true; rc = mnt_context_enable_verbose(u->cxt, 1); break;
 	case 'h': usage(stdout); return MNT_EX_SUCCESS + 1;
-	case 'V': args_version(PROG); return MNT_EX_SUCCESS + 1;
+	case 'V': cli_print_version(); return MNT_EX_SUCCESS + 1;
 	}
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", strerror(rc < 0 ? -rc : ENOMEM));
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 	size_t npos, ok = 0;
 	int rc, last = MNT_EX_SUCCESS;
 
+	cli_init_codes(argv[0], MNT_EX_SYSERR, MNT_EX_USAGE);
 	mnt_init_debug(0);
 	u.cxt = mnt_new_context();
 	if (!u.cxt || !pos) {
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": %s: unknown option\n", bad);
 		else
 			fprintf(stderr, PROG ": no mount point or device given\n");
-		usage(stderr);
+		cli_usage_hint();
 		return MNT_EX_USAGE;
 	}
 	if (getuid() != 0 || geteuid() != 0) {

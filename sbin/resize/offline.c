@@ -16,6 +16,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/resize.h>
 #include "holder.h"
+#include "io_open.h"
 #include "resize.h"
 
 static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
@@ -48,6 +49,22 @@ static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 	return rc;
 }
 
+/* A grow of an image file that failed: the file goes back to its size if
+ * the volume still has its old one (what was written past it is a copy of
+ * the secondary superblock and logs no superblock points at). */
+static void undo_extend(const struct resize_opts *o, uint64_t old_fs_size)
+{
+	uint64_t size;
+
+	if (resize_fs_size(o->device, &size) || size != old_fs_size)
+		return;
+	if (truncate(o->device, (off_t)o->devsize))
+		say("Warning: %s could not be cut back to %" PRIu64 " bytes: %s\n", o->device,
+		    o->devsize, strerror(errno));
+	else
+		say("%s is back to %" PRIu64 " bytes.\n", o->device, o->devsize);
+}
+
 int resize_offline(const struct resize_opts *o)
 {
 	struct nlfs_resize_info ri;
@@ -55,7 +72,7 @@ int resize_offline(const struct resize_opts *o)
 	struct nlfs_io *io;
 	struct nlfs_err err;
 	char msg[512];
-	bool shrink;
+	bool shrink, extended = false;
 	int rc = examine(o, &ri);
 
 	if (rc == -1)
@@ -69,21 +86,28 @@ int resize_offline(const struct resize_opts *o)
 	say("Partition size = %" PRIu64 " bytes.\n%s the filesystem size from %" PRIu64
 	    " bytes to %" PRIu64 " bytes.\n", o->devsize, shrink ? "Shrink" : "Extend",
 	    ri.old_devsize, o->size);
-	if (shrink && report_shrink(o, &ri, rc == -ENOSPC))
+	if (shrink && report_shrink(o, &ri, rc == -ENOSPC)) {
+		say("Aborted.\n");
 		return EXIT_FAILURE;
+	}
 	if (!confirm(o)) {
 		say("Aborted.\n");
 		return EXIT_FAILURE;
 	}
-	if (!shrink && o->is_file && o->size > o->devsize && truncate(o->device, (off_t)o->size)) {
-		say("Error: cannot extend %s: %s\n", o->device, strerror(errno));
-		say("Aborted.\n");
-		return EXIT_FAILURE;
+	if (!shrink && o->is_file && o->size > o->devsize) {
+		if (truncate(o->device, (off_t)o->size)) {
+			say("Error: cannot extend %s: %s\n", o->device, strerror(errno));
+			say("Aborted.\n");
+			return EXIT_FAILURE;
+		}
+		extended = true;
 	}
-	rc = nlfs_io_open_unix(o->device, NLFS_IO_RDWR, &io);
+	rc = cmd_io_open(o->device, NLFS_IO_RDWR, &io);
 	if (rc) {
 		say("Error: cannot open device: %s: %s.\n", o->device,
 		    dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		if (extended)
+			undo_extend(o, ri.old_devsize);
 		say("Aborted.\n");
 		return EXIT_FAILURE;
 	}
@@ -100,6 +124,8 @@ int resize_offline(const struct resize_opts *o)
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
 		say("Error: failed to %s the filesystem: %s\n", shrink ? "shrink" : "extend", msg);
+		if (extended)
+			undo_extend(o, ri.old_devsize);
 		say("Aborted.\n");
 		return EXIT_FAILURE;
 	}

@@ -9,13 +9,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/nilfs2_api.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/resize.h>
 #include "resize.h"
+#include "ioc.h"
 
 static void resize_error(int e, bool shrink)
 {
@@ -24,8 +24,7 @@ static void resize_error(int e, bool shrink)
 		say("       This kernel does not support the resize API.\n");
 }
 
-/* s_dev_size of the volume as the kernel last wrote it */
-static int fs_size(const char *device, uint64_t *size)
+int resize_fs_size(const char *device, uint64_t *size)
 {
 	struct nlfs_super_block sb[2];
 	struct nlfs_sb_choice c;
@@ -73,7 +72,7 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 	bool shrink;
 	int fd, rc;
 
-	rc = fs_size(o->device, &cur);
+	rc = resize_fs_size(o->device, &cur);
 	if (rc) {
 		say("Error: cannot open NILFS on %s.\n", o->device);
 		return EXIT_FAILURE;
@@ -97,11 +96,9 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 	} else if (!confirm(o)) {
 		rc = -1;
 	} else {
-		__u64 arg = newsize;
-
-		rc = ioctl(fd, NILFS_IOCTL_RESIZE, &arg);
+		rc = ioc_resize(fd, newsize);
 		if (rc < 0)
-			resize_error(errno, false);
+			resize_error(-rc, false);
 	}
 	close(fd);
 	if (rc) {

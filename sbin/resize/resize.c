@@ -19,23 +19,25 @@
 #include <nlfs/io.h>
 #include <nlfs/nlfs.h>
 #include <nlfs/resize.h>
+#include "devtag.h"
 #include "holder.h"
 #include "mountinfo.h"
+#include "progress.h"
 #include "resize.h"
+#include "cli.h"
 
 #define PROG "nilfs-resize"
 #define SECTOR_SIZE 512u
 
-static bool bar_drawn;
+static struct progress bar;
+static bool bar_ready;
 
 void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (bar_drawn) {
-		fputc('\n', stderr);
-		bar_drawn = false;
-	}
+	if (bar_ready)
+		progress_clear(&bar);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -54,21 +56,12 @@ bool confirm(const struct resize_opts *o)
 
 void progress_show(void *arg, uint64_t done, uint64_t total)
 {
-	const int width = 50;
-	int filled;
-
 	(void)arg;
-	if (!total || !isatty(STDERR_FILENO))
-		return;
-	if (done > total)
-		done = total;
-	filled = (int)(done * width / total);
-	fprintf(stderr, "\rprogress |%.*s%*s| %3d%%", filled,
-		"##################################################", width - filled, "",
-		(int)(done * 100 / total));
-	bar_drawn = done < total;
-	if (!bar_drawn)
-		fputc('\n', stderr);
+	if (!bar_ready) {
+		progress_init(&bar, stderr, "progress");
+		bar_ready = true;
+	}
+	progress_update(&bar, done, total);
 }
 
 int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace)
@@ -79,7 +72,6 @@ int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri
 		    "       The smallest size it can be shrunk to now is %" PRIu64 " bytes.\n",
 		    ri->short_segments, ri->short_segments * ri->segment_bytes,
 		    nlfs_resize_min_size(ri));
-		say("Aborted.\n");
 		return -1;
 	}
 	if (o->verbose)
@@ -95,39 +87,34 @@ int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " PROG " [options] device [size]\n"
-		   "  -h, --help\t\tdisplay this help and exit\n"
-		   "  -v, --verbose\t\tverbose mode\n"
-		   "  -y, --yes,--assume-yes\n"
-		   "            \t\tAssume Yes to all queries and do not prompt\n"
-		   "  -V, --version\t\tdisplay version and exit\n");
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " [options] <device>|<image> [<size>]\n"
+	      "\nGrow or shrink a NILFS2 volume to <size> (default: the device's size).\n"
+	      CLI_USAGE_OPTIONS
+	      " -v, --verbose             verbose mode\n"
+	      " -y, --yes, --assume-yes   assume yes to all queries and do not prompt\n", f);
+	cli_usage_tail(f, 27);
 }
 
-/* nilfs-utils' size syntax: a number (any base strtoull takes) with an
- * optional s (512-byte sectors), K, M, G, T or P */
+/* nilfs-utils' size syntax: the suite's size (strutils.h), or a number
+ * and s for 512-byte sectors */
 static int parse_size(const char *arg, uint64_t *out)
 {
-	static const char units[] = "sKMGTP";
-	static const unsigned shift[] = { 9, 10, 20, 30, 40, 50 };
-	char *end;
-	unsigned long long v;
-	const char *u;
+	size_t n = strlen(arg);
+	char num[32];
+	uint64_t v;
+	int rc;
 
-	if (!*arg || *arg == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg)
-		return -1;
-	if (*end) {
-		if (end[1] || !(u = strchr(units, *end)))
-			return -1;
-		if (v > (UINT64_MAX >> shift[u - units]))
-			return -1;
-		v <<= shift[u - units];
-	}
-	*out = v;
-	return 0;
+	if (!n || arg[n - 1] != 's')
+		return cli_strtosize(arg, out);
+	if (n >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, arg, n - 1);
+	num[n - 1] = '\0';
+	rc = cli_strtou64_max(num, UINT64_MAX / SECTOR_SIZE, &v);
+	if (!rc)
+		*out = v * SECTOR_SIZE;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -147,20 +134,23 @@ int main(int argc, char **argv)
 	char where[PATH_MAX], msg[512];
 	int c, rc;
 
+	cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "hvyV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		case 'v': o.verbose = true; break;
 		case 'y': o.assume_yes = true; break;
-		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); return EXIT_SUCCESS;
-		default: usage(stderr); return EXIT_FAILURE;
+		case 'V': cli_print_version(); return EXIT_SUCCESS;
+		default: cli_bad_option(argv);
 		}
 	}
-	if (optind == argc) {
-		usage(stderr);
+	if (optind == argc)
+		cli_usage_error("no device given");
+	if (argc - optind > 2)
+		cli_usage_error("too many arguments");
+	o.device = dev_resolve(argv[optind++]);
+	if (!o.device)
 		return EXIT_FAILURE;
-	}
-	o.device = argv[optind++];
 	if (stat(o.device, &st) < 0) {
 		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
 		return EXIT_FAILURE;
@@ -189,10 +179,6 @@ int main(int argc, char **argv)
 		if (o.size > o.devsize && !o.is_file) {
 			say("Error: size larger than partition size (%" PRIu64 " bytes).\n",
 			    o.devsize);
-			return EXIT_FAILURE;
-		}
-		if (++optind < argc) {
-			say("Error: too many arguments.\n");
 			return EXIT_FAILURE;
 		}
 		if (o.size & (SECTOR_SIZE - 1)) {

@@ -23,11 +23,14 @@ void progress_show(void *arg, uint64_t done, uint64_t total);
 
 struct nlfs_resize_info;
 /* what a shrink will do, in nilfs-utils' words; with NOSPACE the error
- * (and the smallest size that would do) and -1 */
+ * (and the smallest size that would do) and -1, the caller says "Aborted." */
 int report_shrink(const struct resize_opts *o, const struct nlfs_resize_info *ri, bool nospace);
 
 /* offline.c: an unmounted device or image; EXIT_SUCCESS or EXIT_FAILURE */
 int resize_offline(const struct resize_opts *o);
+/* online.c: s_dev_size of the volume on DEVICE, from the superblock copy
+ * the kernel would use; 0 or a negative errno */
+int resize_fs_size(const char *device, uint64_t *size);
 /* online.c: the volume mounted at MOUNTPOINT */
 int resize_online(const struct resize_opts *o, const char *mountpoint);
 /* shrink_online.c: the shrink part, on FD, a file of the mounted volume

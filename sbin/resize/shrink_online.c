@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/nilfs2_api.h>
@@ -38,13 +37,6 @@ struct mover {
 	struct cld_plan one, all;
 	uint64_t moved, total;
 };
-
-static int set_range(int fd, uint64_t start, uint64_t end)
-{
-	__u64 range[2] = { start, end };
-
-	return ioctl(fd, NILFS_IOCTL_SET_ALLOC_RANGE, range) < 0 ? -errno : 0;
-}
 
 /* usage of segments [FROM, TO) */
 static int usage_of(int fd, uint64_t from, uint64_t to, struct nilfs_suinfo *si)
@@ -82,11 +74,10 @@ static int move(struct mover *m, const uint64_t *segs, size_t n, const struct ni
 		say("Error: segment cannot be moved: %s\n", why[0] ? why : strerror(-rc));
 		return rc;
 	}
-	rc = cld_plan_finish(&m->all);
-	if (!rc)
-		rc = ioc_clean_segments(m->fd, m->all.live, m->all.nlive, m->all.periods,
-					m->all.nperiods, m->all.dead, m->all.ndead, m->all.bd,
-					m->all.nbd, m->all.segnums, m->all.nsegs);
+	cld_plan_finish(&m->all);
+	rc = ioc_clean_segments(m->fd, m->all.live, m->all.nlive, m->all.periods, m->all.nperiods,
+				m->all.dead, m->all.ndead, m->all.bd, m->all.nbd, m->all.segnums,
+				m->all.nsegs);
 	if (rc)
 		say("Error: operation failed during moving segments: %s\n", strerror(-rc));
 	return rc;
@@ -177,7 +168,7 @@ int shrink_online(const struct resize_opts *o, int fd, uint64_t cur)
 		cld_reader_close(&m.rd);
 		return -1;
 	}
-	rc = set_range(fd, 0, o->size);
+	rc = ioc_set_alloc_range(fd, 0, o->size);
 	if (rc) {
 		say("Error: failed to limit allocation range: %s\n", strerror(-rc));
 		if (rc == -ENOTTY)
@@ -193,8 +184,6 @@ int shrink_online(const struct resize_opts *o, int fd, uint64_t cur)
 	if (!rc && left)
 		say("Moving %" PRIu64 " in-use segment%s.\n", left, left > 1 ? "s" : "");
 	for (unsigned round = 0; !rc && round < ROUNDS; round++) {
-		__u64 newsize = o->size;
-
 		rc = protected_seq(fd, &protseq);
 		if (!rc)
 			rc = move_range(&m, ri.new_nsegments, ri.old_nsegments, protseq, UINT64_MAX,
@@ -204,9 +193,7 @@ int shrink_online(const struct resize_opts *o, int fd, uint64_t cur)
 		if (left == 0) {
 			if (o->verbose)
 				say("Truncating segments.\n");
-			if (ioctl(fd, NILFS_IOCTL_RESIZE, &newsize) == 0)
-				break;
-			rc = -errno;
+			rc = ioc_resize(fd, o->size);
 			if (rc != -EBUSY)
 				break;
 			rc = 0;   /* in use again: another round */
@@ -234,7 +221,7 @@ int shrink_online(const struct resize_opts *o, int fd, uint64_t cur)
 			say("Error: failed to shrink the filesystem: %s\n", strerror(-rc));
 		if (rc == -ENOTTY)
 			say("       This kernel does not support the resize API.\n");
-		if (set_range(fd, 0, cur))
+		if (ioc_set_alloc_range(fd, 0, cur))
 			say("Error: cannot restore the allocation range: %s\n", strerror(errno));
 	}
 	cld_descs_free(&m.descs);

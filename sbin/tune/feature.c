@@ -2,9 +2,10 @@
 /*
  * Feature names for -O and the listing.  The names and the FEATURE_<C|R|I><bit>
  * spelling of a bit without one are nilfs-utils'.  Of the features the
- * format knows, only compat_ro block_count may be set or cleared: the
+ * format knows, only compat_ro block_count may be set or cleared (the
  * checkpoints' block counts are kept by the kernel and by this suite's
- * writer whether the bit is set or not.
+ * writer whether the bit is set or not; tune.c recounts them before
+ * setting it).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <strings.h>
 
 #include "tune.h"
+#include "strutils.h"
 
 static const struct {
 	int type;
@@ -41,8 +43,7 @@ const char *tune_feature_name(int type, uint64_t mask, char *buf, size_t len)
 static int feature_of_name(const char *s, int *type, uint64_t *mask)
 {
 	const char *tchars = "CRI", *t;
-	char *end;
-	unsigned long bit;
+	uint64_t bit;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcasecmp(s, known[i].name)) {
@@ -54,8 +55,7 @@ static int feature_of_name(const char *s, int *type, uint64_t *mask)
 		return -1;
 	if (!isdigit((unsigned char)s[9]))
 		return -1;
-	bit = strtoul(s + 9, &end, 10);
-	if (bit >= 64 || *end)
+	if (cli_strtou64_max(s + 9, 63, &bit))
 		return -1;
 	*type = (int)(t - tchars);
 	*mask = 1ull << bit;

@@ -21,14 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uuid.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
+#include "devtag.h"
 #include "holder.h"
+#include "io_open.h"
 #include "mountinfo.h"
 #include "tune.h"
+#include "cli.h"
 
 #define PROG "nilfs-tune"
 
@@ -52,39 +57,33 @@ struct tune_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " PROG " -l device\n"
-		   "       " PROG " [-f] [-i interval] [-m block_max] [-L volume_name]\n"
-		   "                  [-O [^]feature[,...]] [-U UUID|random|time|clear] device\n"
-		   "       " PROG " [-h|--help] [-V|--version]\n");
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
-}
-
-static uint32_t parse_u32(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v > UINT32_MAX)
-		die("invalid %s: %s", what, s);
-	return (uint32_t)v;
+	fputs(CLI_USAGE_HEADER
+	      " " PROG " -l <device>\n"
+	      " " PROG " [options] <device>\n"
+	      "\nList or change the superblock of a NILFS2 volume.\n"
+	      CLI_USAGE_OPTIONS
+	      " -l                        list the superblock's contents\n"
+	      " -f                        change a mounted volume's superblocks anyway\n"
+	      " -i <interval>             commit interval of the segment constructor (seconds)\n"
+	      " -m <block_max>            most blocks in one construction\n"
+	      " -L <volume-name>          volume label (up to 80 bytes)\n"
+	      " -O [^]<feature>[,...]     set or clear features\n"
+	      " -U <UUID>|random|time|clear\n"
+	      "                           volume UUID\n", f);
+	cli_usage_tail(f, 27);
 }
 
 static void parse_uuid(const char *s, uint8_t uuid[16])
 {
+	char bare[37];
+
+	/* KDE Partition Manager passes QUuid::toString(): "{8-4-4-4-12}" */
+	if (strlen(s) == 38 && s[0] == '{' && s[37] == '}') {
+		memcpy(bare, s + 1, 36);
+		bare[36] = '\0';
+		if (!uuid_parse(bare, uuid))
+			return;
+	}
 	if (!strcasecmp(s, "clear"))
 		memset(uuid, 0, 16);
 	else if (!strcasecmp(s, "random"))
@@ -92,7 +91,7 @@ static void parse_uuid(const char *s, uint8_t uuid[16])
 	else if (!strcasecmp(s, "time"))
 		uuid_generate_time(uuid);
 	else if (strlen(s) != 36 || uuid_parse(s, uuid))
-		die("Invalid UUID format: %s", s);
+		cli_errx("Invalid UUID format: %s", s);
 }
 
 static void parse(int argc, char **argv, struct tune_opts *o)
@@ -109,24 +108,24 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 		case 'f': o->force = true; break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
 		case 'i':
-			o->interval = parse_u32(optarg, "commit interval");
+			o->interval = (uint32_t)cli_strtou64_or_err(optarg, UINT32_MAX, "commit interval");
 			o->set |= SET_INTERVAL;
 			break;
 		case 'l': o->list = true; break;
 		case 'L':
 			if (strlen(optarg) > sizeof(o->label))
-				die("volume name too long: %zu bytes, at most %zu", strlen(optarg),
+				cli_errx("volume name too long: %zu bytes, at most %zu", strlen(optarg),
 				    sizeof(o->label));
 			strncpy(o->label, optarg, sizeof(o->label));
 			o->set |= SET_LABEL;
 			break;
 		case 'm':
-			o->block_max = parse_u32(optarg, "block_max");
+			o->block_max = (uint32_t)cli_strtou64_or_err(optarg, UINT32_MAX, "block_max");
 			o->set |= SET_BLOCK_MAX;
 			break;
 		case 'O':
 			if (o->features)
-				die("-O may only be specified once");
+				cli_errx("-O may only be specified once");
 			o->features = optarg;
 			o->set |= SET_FEATURES;
 			break;
@@ -134,15 +133,19 @@ static void parse(int argc, char **argv, struct tune_opts *o)
 			parse_uuid(optarg, o->uuid);
 			o->set |= SET_UUID;
 			break;
-		case 'V': printf(PROG " (nilfsprogs) %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
-		default: usage(stderr); exit(EXIT_FAILURE);
+		case 'V': cli_print_version(); exit(EXIT_SUCCESS);
+		default: cli_bad_option(argv);
 		}
 	}
-	if (optind != argc - 1 || (!o->set && !o->list)) {
-		usage(stderr);
+	if (optind == argc)
+		cli_usage_error("no device given");
+	if (optind < argc - 1)
+		cli_usage_error("too many arguments");
+	if (!o->set && !o->list)
+		cli_usage_error("nothing to do: -l lists the superblock, the other options change it");
+	o->device = dev_resolve(argv[optind]);
+	if (!o->device)
 		exit(EXIT_FAILURE);
-	}
-	o->device = argv[optind];
 }
 
 static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
@@ -235,14 +238,58 @@ static int list_volume(const struct tune_opts *o)
 	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
 
 	if (rc)
-		die("cannot open %s: %s", o->device, dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		cli_errx("cannot open %s: %s", o->device, dev_open_reason(o->device, rc, msg, sizeof(msg)));
 	rc = nlfs_sb_read_both(io, sb, &c, &err);
 	nlfs_io_close(io);
 	if (rc)
-		die("cannot open NILFS: %s", why(&err, o->device, msg, sizeof(msg)));
+		cli_errx("cannot open NILFS: %s", why(&err, o->device, msg, sizeof(msg)));
 	report_choice(o->device, &c, false);
 	tune_list(stdout, &sb[c.used]);
 	return EXIT_SUCCESS;
+}
+
+/* the volume opened for the recount closes its io with it */
+static void close_volume(struct nlfs_fs *fs, struct nlfs_io *io)
+{
+	if (fs)
+		nlfs_fs_close(fs);
+	else
+		nlfs_io_close(io);
+}
+
+/* -O turns block_count on (whatever the volume has now) */
+static bool sets_block_count(const struct tune_opts *o)
+{
+	uint64_t f[3] = { 0, 0, 0 };
+	char why[128];
+
+	return (o->set & SET_FEATURES) && !tune_edit_features(o->features, f, why, sizeof(why)) &&
+	       (f[TUNE_COMPAT_RO] & NLFS_FEATURE_COMPAT_RO_BLOCK_COUNT);
+}
+
+/* What block_count promises, made true before the bit is set: each
+ * checkpoint's block count as its files hold it.  Wrong counts (a volume
+ * written by a kernel older than the count, or damaged) are set right in
+ * one new checkpoint. */
+static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct nlfs_fs **fs)
+{
+	struct nlfs_recount rs;
+	struct nlfs_err err;
+	char msg[1024];
+	int rc = nlfs_fs_open(io, fs, &err);
+
+	if (!rc)
+		rc = nlfs_recount_blocks(*fs, (uint64_t)time(NULL), &rs, &err);
+	if (rc) {
+		close_volume(*fs, io);
+		cli_errx("cannot count the blocks of the checkpoints for block_count: %s",
+		    why(&err, o->device, msg, sizeof(msg)));
+	}
+	if (rs.nwrong)
+		printf("Block counts of %" PRIu64 " of %" PRIu64 " checkpoints set to what their "
+		       "files hold (the latest: %" PRIu64 " -> %" PRIu64 "), written as "
+		       "checkpoint %" PRIu64 "\n", rs.nwrong, rs.ncheckpoints, rs.latest_was,
+		       rs.latest_counted, rs.written_cno);
 }
 
 int main(int argc, char **argv)
@@ -251,17 +298,19 @@ int main(int argc, char **argv)
 	struct nlfs_sb_choice c;
 	struct nlfs_err err;
 	struct nlfs_io *io;
+	struct nlfs_fs *fs = NULL;
 	bool mounted = false, ro = false;
 	char where[PATH_MAX], msg[1024];
 	int rc, mode = NLFS_IO_RDWR;
 
-	printf(PROG " %s\n", PACKAGE_VERSION);
-	fflush(stdout);
+	cli_init(argv[0]);
 	parse(argc, argv, &o);
+	printf(PROG " %s\n", PACKAGE_VERSION);   /* nilfs-utils' banner */
+	fflush(stdout);
 	if (!o.set)
 		return list_volume(&o);
 	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0)
-		die("cannot open %s: %s", o.device, strerror(errno));
+		cli_errx("cannot open %s: %s", o.device, strerror(errno));
 	if (mounted && o.set == SET_LABEL) {
 		const char *why = set_label_online(where, o.label);
 
@@ -270,12 +319,12 @@ int main(int argc, char **argv)
 			return o.list ? list_volume(&o) : EXIT_SUCCESS;
 		}
 		if (!o.force)
-			die("%s is mounted on %s and %s; unmount it first, or use -f to write the "
+			cli_errx("%s is mounted on %s and %s; unmount it first, or use -f to write the "
 			    "superblocks under the mounted filesystem", o.device, where, why);
 		fprintf(stderr, PROG ": %s: %s; writing the superblocks directly (-f)\n",
 			o.device, why);
 	} else if (mounted && !o.force) {
-		die("%s is mounted on %s; will not change it.\n"
+		cli_errx("%s is mounted on %s; will not change it.\n"
 		    "  Changing the superblocks of a mounted volume may cause SEVERE damage: the\n"
 		    "  kernel keeps its own copy and writes it back.  Use -f to do it anyway.",
 		    o.device, where);
@@ -286,15 +335,20 @@ int main(int argc, char **argv)
 			"leave them older than the logs\n", o.device, where);
 		mode = NLFS_IO_RDWR_SHARED;
 	}
-	rc = nlfs_io_open_unix(o.device, mode, &io);
+	rc = cmd_io_open(o.device, mode, &io);
 	if (rc)
-		die("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		cli_errx("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+	if (sets_block_count(&o) && mounted)
+		fprintf(stderr, PROG ": %s: block counts not checked under the mounted kernel "
+			"(it keeps them)\n", o.device);
+	else if (sets_block_count(&o))
+		recount_blocks(&o, io, &fs);
 	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);
 	if (rc) {
-		nlfs_io_close(io);
-		die("%s", why(&err, o.device, msg, sizeof(msg)));
+		close_volume(fs, io);
+		cli_errx("%s", why(&err, o.device, msg, sizeof(msg)));
 	}
 	report_choice(o.device, &c, true);
-	nlfs_io_close(io);
+	close_volume(fs, io);
 	return o.list ? list_volume(&o) : EXIT_SUCCESS;
 }

@@ -9,28 +9,26 @@
 #include <string.h>
 
 #include <nlfs/undo.h>
-#include "closestream.h"
+#include "cli.h"
+#include "devtag.h"
 #include "holder.h"
 
 #define PROG "nilfs-undo"
 
-/* exit status */
+/* exit status; a usage error is the suite's (cli.h) */
 #define UNDO_OK    0
 #define UNDO_FAIL  1   /* the file or the device could not be used */
-#define UNDO_USAGE 2
 
 static void usage(FILE *out)
 {
-	fputs("Usage:\n"
+	fputs(CLI_USAGE_HEADER
 	      " " PROG " [options] <undo-file> <device>\n"
 	      "\nPut back the blocks fsck.nilfs2 -z saved before repairing <device>.\n"
-	      "\nOptions:\n"
+	      CLI_USAGE_OPTIONS
 	      " -n, --dry-run   check the undo file and count its blocks, write nothing\n"
 	      " -f, --force     even if the device's size or UUID differ from the file's\n"
-	      " -v, --verbose   say what was done\n"
-	      " -h, --help      display this help\n"
-	      " -V, --version   display version\n"
-	      "\nFor more details see " PROG "(8).\n", out);
+	      " -v, --verbose   say what was done\n", out);
+	cli_usage_tail(out, 17);
 }
 
 int main(int argc, char **argv)
@@ -48,34 +46,34 @@ int main(int argc, char **argv)
 	struct nlfs_undo_stats st;
 	struct nlfs_err err;
 	struct nlfs_io *io;
+	const char *device;
 	int ch, rc;
 
-	close_stdout_at_exit(argv[0], UNDO_FAIL);
+	cli_init(argv[0]);
 	while ((ch = getopt_long(argc, argv, "nfvhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n': flags |= NLFS_UNDO_DRY_RUN; break;
 		case 'f': flags |= NLFS_UNDO_FORCE; break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return UNDO_OK;
-		case 'V': printf("%s from nilfsprogs %s\n", PROG, PACKAGE_VERSION); return UNDO_OK;
-		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", PROG);
-			return UNDO_USAGE;
+		case 'V': cli_print_version(); return UNDO_OK;
+		default: cli_bad_option(argv);
 		}
 	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", PROG,
-			argc - optind < 2 ? "an undo file and a device are needed" : "too many arguments",
-			PROG);
-		return UNDO_USAGE;
-	}
-	rc = nlfs_io_open_unix(argv[optind + 1],
-			       flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	if (argc - optind < 2)
+		cli_usage_error("an undo file and a device are needed");
+	if (argc - optind > 2)
+		cli_usage_error("too many arguments");
+	device = dev_resolve(argv[optind + 1]);
+	if (!device)
+		return UNDO_FAIL;
+	rc = nlfs_io_open_unix(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR,
+			       &io);
 	if (rc) {
 		char why[640];
 
-		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, argv[optind + 1],
-			dev_open_reason(argv[optind + 1], rc, why, sizeof(why)));
+		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, device,
+			dev_open_reason(device, rc, why, sizeof(why)));
 		return UNDO_FAIL;
 	}
 	memset(&err, 0, sizeof(err));

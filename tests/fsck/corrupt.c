@@ -15,7 +15,9 @@
  * describe its trees).  The library locates the structures; each case then changes a
  * few bytes and, unless the fault is a checksum, recomputes the checksums
  * of the log (or superblock) it touched, the way a buggy writer would
- * have left it.  One case, one fault.  OPTIONS are extra fsck options the
+ * have left it.  One case, one fault.  A case named good_* damages
+ * nothing: it writes a valid volume of an unusual shape through the
+ * library's writer, which must check clean.  OPTIONS are extra fsck options the
  * case needs, separated by commas ("-" for none).  LOST is what
  * "fsck.nilfs2 -y" may take away from the latest tree to repair the damage:
  * comma-separated absolute paths of the base's tree, each with everything
@@ -35,6 +37,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include <nlfs/writer.h>
 
 static const char *img;
 static int fd;
@@ -606,6 +609,82 @@ static void c_dat_period_end(void)
 	uint64_t cno = nlfs_fs_recovery(fs)->cno;
 
 	dat_edit(vblock_of("/dir1/f12", 0), 16, 8, cno);
+}
+
+/* Not damage: PATH written anew by the library's writer in a new
+ * checkpoint, its first block given virtual number HINT0 and the next ones
+ * numbers from HINT1 on, as the kernel's allocator may choose (its guess
+ * wraps; torture seed 2006 got 2^64 - 1). */
+static void rewrite_at(const char *path, uint64_t hint0, uint64_t hint1)
+{
+	struct nlfs_io *io;
+	struct nlfs_fs *wfs;
+	struct nlfs_writer *w;
+	struct nlfs_inode inode;
+	struct nlfs_file f;
+	struct nlfs_err err;
+	uint64_t *keys = NULL, now;
+	size_t n = 0;
+	uint8_t *buf = malloc(bs);
+	char msg[320];
+	int rc;
+
+	lookup(path, &f);
+	if (!buf || nlfs_bmap_keys(fs, &f, &keys, &n, &err))
+		die("%s: its map cannot be read", path);
+	now = nlfs_le64(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_wtime) + 60;
+	if (nlfs_io_open_unix(img, NLFS_IO_RDWR, &io))
+		die("cannot open %s for writing", img);
+	rc = nlfs_fs_open(io, &wfs, &err);
+	if (!rc)
+		rc = nlfs_writer_open(wfs, now, &w, &err);
+	if (!rc)
+		rc = nlfs_writer_file_replace(w, f.ino, &err);
+	if (!rc)
+		rc = nlfs_writer_file_begin(w, f.ino, &err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool hole;
+
+		if (i < 2)
+			nlfs_writer_dat_hint(w, i == 0 ? hint0 : hint1);
+		rc = nlfs_file_read_block(fs, &f, keys[i], buf, &hole, &err);
+		if (!rc)
+			rc = nlfs_writer_file_block(w, keys[i], buf, &err);
+	}
+	if (!rc)
+		rc = nlfs_writer_get_inode(w, f.ino, &inode, &err);
+	if (!rc)
+		rc = nlfs_writer_file_end(w, &inode, &err);
+	if (!rc)
+		rc = nlfs_writer_commit(w, &err);
+	if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		die("rewriting %s: %s", path, msg);
+	}
+	nlfs_fs_close(wfs);
+	free(keys);
+	free(buf);
+	open_fs();
+}
+
+#define VBLOCK_TOP UINT64_MAX
+#define VBLOCK_FAR ((1ull << 40) + 12345)
+
+/* a DAT entry at 2^64 - 1 and others far from 0, mapped by /sparse-far */
+static void c_good_dat_sparse(void)
+{
+	rewrite_at("/sparse-far", VBLOCK_TOP, VBLOCK_FAR);
+	if (vblock_of("/sparse-far", 0) != VBLOCK_TOP)
+		die("/sparse-far block 0 did not get virtual block 2^64 - 1");
+}
+
+/* ...then rewritten again low, and the ended entry at 2^64 - 1 reopened:
+ * a leak the repair must end at the top of the 64-bit space */
+static void c_dat_sparse_leak(void)
+{
+	rewrite_at("/sparse-far", VBLOCK_TOP, VBLOCK_FAR);
+	rewrite_at("/sparse-far", 1, 1);
+	dat_edit(VBLOCK_TOP, 16, 8, NLFS_CNO_MAX);
 }
 
 static void c_cp_ncheckpoints(void) { cp_edit(0, 0, 8, cp_peek(0, 0, 8) + 1); }
@@ -1273,6 +1352,7 @@ static const struct kase cases[] = {
 	K(dat_entry0, "mkfs"), K(dat_range, "kernel"), K(dat_outside, "kernel"),
 	K(dat_noaddr, "kernel"), K(dat_shared, "kernel"), K(dat_unclaimed, "kernel"),
 	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
+	K(good_dat_sparse, "rich"), K(dat_sparse_leak, "rich"),
 	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
 	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
 	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),
@@ -1334,6 +1414,37 @@ static const struct kase cases[] = {
 	KL(ifile_rich_hole, "rich", "-", "/docs,/src,/deep/d1/d2/d3/d4,/deep/d1/hard-b"),
 };
 
+/* Not a case (no base has logs after its super root), for
+ * t-fsck-recovery-fault: the last log after the latest super root, a
+ * data-sync one, loses LOGEND, as if the machine had died before the
+ * series it ends was written whole. */
+static void open_dsync_series(void)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+	uint64_t p = rec->next_pseg, last = 0, seg = p / g->blocks_per_segment;
+
+	while (p + 1 <= nlfs_seg_end(g, seg) && peek(p, 8, 4) == NLFS_SEGSUM_MAGIC &&
+	       peek(p, SS_SEQ, 8) == rec->next_seq) {
+		last = p;
+		p += peek(p, SS_NBLK, 4);
+	}
+	if (!last || !(peek(last, SS_FLAGS, 2) & NLFS_SS_SYNDT))
+		die("no data-sync log after the super root");
+	edit(last, SS_FLAGS, 2, peek(last, SS_FLAGS, 2) & ~NLFS_SS_LOGEND, 1);
+}
+
+static int run_on(const char *path, void (*fn)(void))
+{
+	img = path;
+	fd = open(img, O_RDWR);
+	if (fd < 0)
+		die("cannot open %s: %s", img, strerror(errno));
+	open_fs();
+	fn();
+	nlfs_fs_close(fs);
+	return close(fd) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = sizeof(cases) / sizeof(cases[0]);
@@ -1345,21 +1456,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE\n");
+		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n");
 		return 2;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cases[i].name, argv[1]))
-			continue;
-		img = argv[2];
-		fd = open(img, O_RDWR);
-		if (fd < 0)
-			die("cannot open %s: %s", img, strerror(errno));
-		open_fs();
-		cases[i].fn();
-		nlfs_fs_close(fs);
-		return close(fd) ? 2 : 0;
-	}
+	if (!strcmp(argv[1], "--open-dsync"))
+		return run_on(argv[2], open_dsync_series);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cases[i].name, argv[1]))
+			return run_on(argv[2], cases[i].fn);
 	die("no case named %s", argv[1]);
 	return 2;
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # expect.sh - sourced by the fsck interface tests.  Counts in $pass and
 # $fail; each check's output is left in ./out.
 #

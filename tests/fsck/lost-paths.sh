@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lost-paths.sh - what "fsck.nilfs2 -y" takes away in each case it repairs,
 # read on the host with dump.nilfs2 extract (no kernel): the files and
 # symlinks of the base's latest tree whose contents, target or presence

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fsck.nilfs2 -y cut by power loss at every write (NILFS_TEST_FAULT, see
 # tests/kernel/README.md): on damaged volumes whose repair rewrites link
 # counts and a whole block map, each cut volume is the damaged one (the

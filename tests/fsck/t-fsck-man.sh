@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-man.sh - fsck.nilfs2(8)'s PROBLEMS section must be what the problem
 # table (sbin/fsck/problem.h) says: every code, its severity and pass, and
 # whether -p and -y repair it and how.  A table edit without the man page

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-repair-sb.sh - the superblock repairs of fsck.nilfs2: a bad copy
 # rewritten from the good one (-y and -p), and --rollback for a volume
 # whose latest super-root log is damaged under both copies' cursors (the

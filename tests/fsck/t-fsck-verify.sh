@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-verify.sh - the check after the repairs catches a repair that
 # ends the DAT entry of a block a file of the latest checkpoint still maps
 # (the bug of issue 17: the next cleaner pass would reclaim live data).

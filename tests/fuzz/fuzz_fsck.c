@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the input is a whole device image, checked by
  * fsck.nilfs2 -n --checkpoints=all (its main() built as fsck_main), then

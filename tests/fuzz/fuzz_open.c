@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the input is a whole device image.  Open it, walk the
  * log chain with every summary record, and read the super-root inodes.

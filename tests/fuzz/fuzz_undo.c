@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for undo files (lib/repair/io_undo.c).  The input is used
  * twice: as a list of writes (offset, length) made through the undo layer

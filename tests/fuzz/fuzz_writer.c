@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the input is a whole device image.  Open it and make
  * one offline construction on it (snapshot the latest checkpoint, delete

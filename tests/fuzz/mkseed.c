@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Write the unit tests' minimal image to a file: the fuzzers' seed. */
 #include <stdio.h>
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-clean-offline.sh - nilfs-clean --offline against nilfs_cleanerd --offline.
 # On the volume of volume.sh (dated a day ago, most segments clean):
 # nilfs_cleanerd --offline with the default thresholds does nothing (more

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-gc-crash.sh - the offline cleaner loses power at every write.
 # On the volume of volume.sh one cleaning pass over everything reclaimable
 # deletes whole cpfile blocks whose last copies sit in the victim segments.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # volume.sh - sourced by the tests in tests/gc (after setting $here and $top).
 # gc_test_init NAME PROG...: the programs (and tests/gc/gcfault, as $gf) are
 # built, $tmp is a new directory (removed at exit unless T_KEEP is set),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every writer opens a block device exclusively: a device that is active
 # swap space, or that carries a mounted filesystem, is refused with a
 # message that names the holder, and nothing is written to it.  Needs root

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fault-cmd.sh - the commands under NILFS_TEST_FAULT (common/io_open.c),
 # no kernel needed.  A volume made by our mkfs.nilfs2 -d gets 60 checkpoints
 # from offline chcp (every construction is one), a few snapshots, and an
@@ -21,48 +22,18 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-mkdir -p "$tmp/src/d/e"
-i=0
-while [ $i -lt 40 ]; do
-	head -c $((i * 997 % 9000)) /dev/urandom >"$tmp/src/d/f$i"
-	i=$((i + 1))
-done
-head -c 600000 /dev/urandom >"$tmp/src/big"
-ln -s d/f1 "$tmp/src/link"
+. "${top_srcdir:-.}/tests/image/fault.sh"
 img=$tmp/img
 truncate -s 64M "$img"
-"$top/mkfs.nilfs2" -q -f -b 1024 -B 128 -d "$tmp/src" "$img" || { echo "FAIL: mkfs"; exit 1; }
-# 60 constructions; every 15th checkpoint stays a snapshot
-i=0
-while [ $i -lt 30 ]; do
-	"$top/chcp" ss "$img" 1 >/dev/null && "$top/chcp" cp "$img" 1 >/dev/null || { echo "FAIL: chcp round $i"; exit 1; }
-	i=$((i + 1))
-done
-"$top/chcp" ss "$img" 15 30 45 || { echo "FAIL: chcp ss"; exit 1; }
-"$top/rmcp" "$img" 2..50 >/dev/null 2>&1   # snapshots stay
+fault_volume "$img" 600000 -b 1024 -B 128
 "$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/out" 2>&1 || { cat "$tmp/out"; echo "FAIL: the base volume"; exit 1; }
-
-state() {  # $1 image, $2 prefix: the checkpoints and the tree
-	"$top/lscp" -a "$1" | awk 'NR > 1 { print $1, $4 }' >"$2.cps"
-	rm -rf "$2.x" && mkdir "$2.x"
-	"$top/dump.nilfs2" "$1" extract / "$2.x" >/dev/null 2>&1 || echo "extract failed" >>"$2.cps"
-	(cd "$2.x" && find . -type f | sort | xargs -r sha256sum; find . | sort) >"$2.tree"
-	rm -rf "$2.x"
-}
 
 printf 'protection_period 0\nmax_clean_segments 100%%\nmin_reclaimable_blocks 0%%\nnsegments_per_clean 2\n' >"$tmp/conf"
 for job in "clean:$top/nilfs_cleanerd --offline -c $tmp/conf" "mkcp:$top/mkcp -s" \
 	"chcp:$top/chcp ss IMG 51" "rmcp:$top/rmcp IMG 51..52"; do
 	name=${job%%:*} cmd=${job#*:}
 	case $cmd in *IMG*) ;; *) cmd="$cmd IMG" ;; esac
-	run() { eval "NILFS_TEST_FAULT=$1 $(echo "$cmd" | sed "s|IMG|$2|")" >"$tmp/run" 2>&1; }
-	cp --sparse=always "$img" "$tmp/after"
-	run count "$tmp/after" || { cat "$tmp/run"; bad "$name: exit $?"; continue; }
-	n=$(sed -n 's/^nilfs-test-fault: \([0-9]*\) writes.*/\1/p' "$tmp/run")
-	[ "${n:-0}" -gt 0 ] || { bad "$name: no writes counted"; continue; }
-	state "$img" "$tmp/b"
-	state "$tmp/after" "$tmp/a"
-	cmp -s "$tmp/a.tree" "$tmp/b.tree" || bad "$name: the tree changed"
+	whole_run "$img" || continue
 	[ "$name" != clean ] || ! cmp -s "$tmp/a.cps" "$tmp/b.cps" || bad "clean: deleted no checkpoint"
 	maxb=$(awk 'END { print $1 }' "$tmp/b.cps")
 	seen=
@@ -91,7 +62,7 @@ for job in "clean:$top/nilfs_cleanerd --offline -c $tmp/conf" "mkcp:$top/mkcp -s
 			k=$((k + 1))
 		done
 	done
-	echo "ok: $name: cut at each of $n writes, torn and lost: states$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"
+	summary states
 done
 [ $fail = 0 ] && echo "PASS: $0"
 [ $fail = 0 ]

@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-lscp-offline.sh - lscp and lssu on images made by nilfs-tools'
 # mkfs.nilfs2 (no kernel needed): the one checkpoint and the two segments mkfs
-# writes, in nilfs-tools' columns and as JSON, with the kernel's ACTIVE flag;
+# writes, in nilfs-tools' columns and in util-linux's tables (-o, --raw,
+# --noheadings, -J), with the kernel's ACTIVE flag;
 # and the errors: no such file, not a NILFS2 volume, permission denied, a
 # damaged volume, too many arguments, offline changes (mkcp, chcp, rmcp).
 set -u
@@ -52,13 +54,31 @@ check_image() { # blocksize
 	out=$("$top/lssu" -l "$img") || bad "-b $1: lssu -l exit $?"
 	echo "$out" | awk 'NR == 2 && $4 == "ad-p" && $7 == "(100%)" { ok = 1 } END { exit !ok }' ||
 		bad "-b $1: lssu -l: $out"
-	# JSON carries the same numbers
-	j=$("$top/lscp" --json "$img")
-	case $j in *'"cno":1,'*'"mode":"cp","minor":false,"blkcnt":'[0-9]*) ;;
+	# util-linux's tables (libsmartcols) carry the same numbers: JSON,
+	# raw, chosen columns, no headings
+	blk=$("$top/lscp" "$img" | awk 'NR == 2 { print $6 }')
+	j=$("$top/lscp" --json "$img" | tr -d ' \n')
+	[ "$j" = "$("$top/lscp" -J "$img" | tr -d ' \n')" ] || bad "-b $1: lscp -J is not --json"
+	case $j in '{"checkpoints":[{"cno":1,"date":"'*'","time":"'*'","mode":"cp","flg":"-","blkcnt":'$blk',"icnt":'[0-9]*'}]}') ;;
 		*) bad "-b $1: lscp --json: $j" ;; esac
-	j=$("$top/lssu" --json -a -n 3 "$img")
-	case $j in '{"segments":['*'"segnum":0,'*'"active":true,"dirty":true,"error":false'*'"segnum":2,"lastmod":0,"active":false,"dirty":false'*']}') ;;
+	j=$("$top/lssu" -J -a -n 3 -o segnum,date,stat,nblocks,lastmod "$img" | tr -d ' \n')
+	case $j in '{"segments":[{"segnum":0,"date":"'*'","stat":"ad-","nblocks":'[1-9]*',"lastmod":'[1-9]*'},{"segnum":1,"date":null,"stat":"ad-","nblocks":0,"lastmod":0},{"segnum":2,"date":null,"stat":"---","nblocks":0,"lastmod":0}]}') ;;
 		*) bad "-b $1: lssu --json: $j" ;; esac
+	out=$("$top/lscp" --raw -o cno,mode,flg,blkcnt "$img")
+	[ "$out" = "$(printf 'CNO MODE FLG BLKCNT\n1 cp - %s' "$blk")" ] || bad "-b $1: lscp --raw -o: $out"
+	out=$("$top/lscp" --raw --noheadings -o +CREATE "$img")
+	echo "$out" | awk -v b="$blk" 'NR == 1 && NF == 8 && $1 == 1 && $4 == "cp" && $6 == b && $8 > 1600000000 { ok = 1 }
+		END { exit !(ok && NR == 1) }' || bad "-b $1: lscp --raw --noheadings -o +CREATE: $out"
+	out=$("$top/lscp" -g -o CNO,NBLKINC "$img")
+	echo "$out" | awk 'NR == 1 && $1 == "CNO" && $2 == "NBLKINC" { h = 1 } NR == 2 && $1 == 1 && $2 > 0 { r = 1 }
+		END { exit !(h && r && NR == 2) }' || bad "-b $1: lscp -o CNO,NBLKINC: $out"
+	# --noheadings alone keeps nilfs-tools' layout
+	[ "$("$top/lscp" --noheadings "$img")" = "$("$top/lscp" "$img" | sed 1d)" ] || bad "-b $1: lscp --noheadings"
+	[ "$("$top/lssu" --noheadings -a "$img")" = "$("$top/lssu" -a "$img" | sed 1d)" ] || bad "-b $1: lssu --noheadings"
+	# live counts are -l's: asking for them is asking for -l
+	out=$("$top/lssu" --raw -o SEGNUM,STAT,NLIVEBLOCKS,LIVE% "$img")
+	[ "$(echo "$out" | sed -n 2p)" = "0 ad-p $("$top/lssu" "$img" | awk 'NR == 2 { print $5 }') 100" ] ||
+		bad "-b $1: lssu -o NLIVEBLOCKS: $out"
 	[ $fail = 0 ] && echo "ok: -b $1"
 }
 
@@ -90,8 +110,20 @@ expect 1 "lscp: cannot open NILFS on $tmp: no NILFS2 file system is mounted ther
 expect 1 "lscp: too many arguments" "$top/lscp" "$img" "$img"
 expect 1 "lssu: too many arguments" "$top/lssu" "$img" "$img"
 expect 1 "lscp: invalid option -- x" "$top/lscp" -x "$img"
+grep -qx "Try 'lscp --help' for more information." "$tmp/stderr" || bad "lscp -x: no 'Try' line"
+expect 1 "lscp: invalid index: 0x10" "$top/lscp" -i 0x10 "$img"
 expect 1 "lscp: invalid index: 1x" "$top/lscp" -i 1x "$img"
 expect 1 "lssu: invalid protection period: 5q" "$top/lssu" -p 5q "$img"
+expect 1 "lscp: unknown column: FOO" "$top/lscp" -o CNO,FOO "$img"
+expect 1 "lssu: unknown column: X" "$top/lssu" --output=+X "$img"
+# --help lists the columns and points at section 1
+for p in lscp lssu; do
+	"$top/$p" --help >"$tmp/help"
+	grep -q '^Available output columns:$' "$tmp/help" || bad "$p --help: no columns"
+	grep -q "^For more details see $p(1).$" "$tmp/help" || bad "$p --help: not $p(1)"
+done
+grep -Eq '^ +NBLKINC  ' "$tmp/help" && bad "lssu --help lists lscp's columns"
+grep -Eq '^ +NLIVEBLOCKS  ' "$tmp/help" || bad "lssu --help: no NLIVEBLOCKS"
 # offline changes: one construction per command, through the log writer
 w=$tmp/w.img
 cp "$img" "$w"

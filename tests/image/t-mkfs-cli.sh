@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkfs.nilfs2's promises at the command line: it refuses to overwrite an
 # existing filesystem without -f and erases the old signatures with it,
 # -n writes nothing, -U/-T/-d make identical images, bad input gets a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # For the same options, our mkfs.nilfs2 writes the superblock nilfs-tools'
 # mkfs.nilfs2 writes (UUID, CRC seed, checksum and times aside), the same
 # first log (summary, files, blocks), and refuses the sizes it refuses.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Names with control characters and bytes that are not UTF-8, copied into
 # an image by mkfs.nilfs2 -d: dump.nilfs2 ls escapes them for a terminal
 # and keeps them exact (recoverable) in --json.

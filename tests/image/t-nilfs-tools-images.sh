@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Images made by nilfs-tools' mkfs.nilfs2 with non-default options must be
 # read as that mkfs described them: geometry from the superblock, the one
 # super-root log at the cursor with valid checksums, and the five files

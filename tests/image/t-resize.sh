@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nilfs-resize on image files (offline): nilfs-utils' size syntax and
 # messages, the prompt, the image extended for a grow and cut after a
 # shrink, contents and fsck intact, a shrink that does not fit refused
@@ -84,12 +85,35 @@ same_tree shrink
 refused "does not have enough free space" "$resize" -y "$img" 12M
 min=$(sed -n 's/.*smallest size it can be shrunk to now is \([0-9]*\) bytes.*/\1/p' "$tmp/out")
 [ -n "$min" ] || bad "no smallest size named"
+[ "$(grep -c '^Aborted.$' "$tmp/out")" = 1 ] || bad "'Aborted.' not said once"
 if [ -n "$min" ]; then
 	"$resize" -y "$img" "$min" >"$tmp/out" 2>&1 || { bad "shrink to the size named ($min)"; cat "$tmp/out"; }
 	fsck_ok "$img" "the smallest shrink"
 	same_tree "the smallest shrink"
 	"$resize" -y "$img" $((min - MiB)) >"$tmp/out" 2>&1 && bad "shrink below the size named succeeded"
 fi
+
+# A grow of a volume smaller than its file whose newest superblock is the
+# secondary at the file's end (as a kernel leaves it when its last write
+# went to that copy), a stale copy at the volume's end: the grow starts
+# from the newest and keeps every checkpoint.  (Copying the stale copy to
+# the file's end first rolled the volume back a checkpoint.)
+truncate -s 0 "$img"
+truncate -s 8M "$img"
+"$top/mkfs.nilfs2" -q -f -b 1024 -B 16 -d "$tmp/tree" "$img" || exit 1
+truncate -s 12M "$img"
+"$top/fsck.nilfs2" -fy "$img" >/dev/null 2>&1   # a copy at the file's end
+dd if="$img" of="$tmp/primary" bs=1024 skip=1 count=1 2>/dev/null
+"$top/chcp" ss "$img" 1 >/dev/null || bad "chcp ss"
+dd if="$tmp/primary" of="$img" bs=1024 seek=1 conv=notrunc 2>/dev/null   # the primary one behind
+"$top/lscp" -a "$img" | awk 'NR > 1 { print $1, $4 }' >"$tmp/cps.before"
+"$tune" -l "$img" 2>&1 | grep -q "using the secondary superblock: secondary superblock has a newer checkpoint" ||
+	bad "the setup: the secondary is not the newer"
+"$resize" -y "$img" 12M >"$tmp/out" 2>&1 || { bad "grow from the newer secondary"; cat "$tmp/out"; }
+"$top/lscp" -a "$img" | awk 'NR > 1 { print $1, $4 }' | grep -Fxvf - "$tmp/cps.before" | sed 's/^/lost checkpoint /' |
+	grep . && bad "the grow lost checkpoints"
+fsck_ok "$img" "the grow from the newer secondary"
+same_tree "the grow from the newer secondary"
 
 # a loop device: the size cannot pass the device; the secondary lands at
 # the new end and at the device's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # nilfs-tune: "-l" prints what nilfs-tools' nilfs-tune -l prints, byte for
 # byte (but the version line), on volumes from nilfs-tools' mkfs and ours,
 # before and after our changes; -L, -U, -i, -m, -O change both superblock
@@ -35,7 +36,7 @@ expect_fail() { # pattern, then the command; nothing may be written
 
 # the long options every program has
 "$tune" --help | grep -q -- '--version' || bad "nilfs-tune --help does not list --version"
-"$tune" --version | grep -q 'nilfs-tune (nilfsprogs)' || bad "nilfs-tune --version"
+"$tune" --version | grep -q 'nilfs-tune from nilfsprogs' || bad "nilfs-tune --version"
 field() { # the value of "-l" field $1 of $img, as GParted cuts it
 	"$tune" -l "$img" 2>/dev/null | sed -n "s/^$1:[[:space:]]*//p"
 }
@@ -62,6 +63,9 @@ truncate -s 300M "$img"
 [ "$(field 'Filesystem features')" = block_count ] || bad "-O block_count: $(field 'Filesystem features')"
 "$tune" -O ^block_count "$img" >/dev/null 2>&1 || bad "-O ^block_count"
 [ "$(field 'Filesystem features')" = "(none)" ] || bad "-O ^block_count: $(field 'Filesystem features')"
+# KDE Partition Manager's form (QUuid::toString), braces around it
+"$tune" -U '{0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c}' "$img" >/dev/null 2>&1 || bad "-U {UUID}"
+[ "$(field 'Filesystem UUID')" = 0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c ] || bad "-U {UUID}: $(field 'Filesystem UUID')"
 "$tune" -U clear "$img" >/dev/null 2>&1 || bad "-U clear"
 [ "$(field 'Filesystem UUID')" = 00000000-0000-0000-0000-000000000000 ] || bad "-U clear"
 "$tune" -U random "$img" >/dev/null 2>&1 || bad "-U random"
@@ -76,23 +80,56 @@ label80=$(printf '%080d' 0 | tr 0 x)
 [ "$(field 'Filesystem volume name')" = "$label80" ] || bad "80-byte label"
 "$top/fsck.nilfs2" -n "$img" >"$tmp/fsck" 2>&1 || { bad "fsck after the changes"; cat "$tmp/fsck"; }
 
+# -O block_count makes the block counts right: on the kernel's volume with
+# the latest checkpoint's count damaged (tests/fsck/corrupt cp_blocks), the
+# counts are set right in a new checkpoint before the bit; counts that are
+# right are left alone (nothing written but the superblocks)
+corrupt=$top/tests/fsck/corrupt
+kimg=${top_srcdir:-$top}/tests/fsck/images/kernel-1k.img.xz
+if [ -x "$corrupt" ] && [ -f "$kimg" ] && command -v xz >/dev/null; then
+	xz -dc "$kimg" >"$tmp/k.img"
+	"$tune" -O block_count "$tmp/k.img" >"$tmp/out" 2>&1 || { bad "-O block_count, right counts"; cat "$tmp/out"; }
+	grep -q "Block counts" "$tmp/out" && bad "-O block_count rewrote right counts"
+	"$top/lscp" -a "$tmp/k.img" | tail -n 1 | grep -q '^ *7 ' || bad "-O block_count on right counts made a checkpoint"
+	"$tune" -O ^block_count "$tmp/k.img" >/dev/null 2>&1 || bad "-O ^block_count on the kernel's volume"
+	"$corrupt" cp_blocks "$tmp/k.img" || bad "corrupt cp_blocks"
+	"$top/fsck.nilfs2" -fn --checkpoints=all "$tmp/k.img" 2>&1 | grep -q 'checkpoint 7: cp_blocks_count 358, but its files hold 359' ||
+		bad "the damaged count is not seen by fsck"
+	"$tune" -O block_count "$tmp/k.img" >"$tmp/out" 2>&1 || { bad "-O block_count, damaged count"; cat "$tmp/out"; }
+	grep -q "^Block counts of 1 of 7 checkpoints set to what their files hold (the latest: 358 -> 359), written as checkpoint 8" "$tmp/out" ||
+		{ bad "-O block_count did not say it recounted"; cat "$tmp/out"; }
+	"$top/fsck.nilfs2" -fn --checkpoints=all "$tmp/k.img" >"$tmp/fsck" 2>&1 ||
+		{ bad "counts still wrong after -O block_count"; cat "$tmp/fsck"; }
+	"$top/lscp" -a "$tmp/k.img" | awk 'NR > 1 && $1 >= 7 { print $1, $6 }' | tr '\n' ' ' | grep -qx '7 359 8 359 ' ||
+		{ bad "lscp after the recount"; "$top/lscp" -a "$tmp/k.img"; }
+	"$tune" -l "$tmp/k.img" 2>/dev/null | grep -q '^Filesystem features: *block_count$' || bad "block_count not set after the recount"
+else
+	echo "SKIP (part): -O block_count recount needs tests/fsck/corrupt and xz"
+fi
+
 # refused, nothing written
 expect_fail "too long" "$tune" -L "${label80}y" "$img"
 expect_fail "Invalid UUID" "$tune" -U 1234 "$img"
+expect_fail "Invalid UUID" "$tune" -U '{0f4e2a56-1c0b-4a8e-9a43-5c1d2e3f4a5c' "$img"
+# KDE Partition Manager's label command ("-l LABEL DEV") fails as with nilfs-tools
+expect_fail "Try 'nilfs-tune --help'" "$tune" -l newlabel "$img"
 expect_fail "not allowed to be set" "$tune" -O FEATURE_I3 "$img"
 expect_fail "unknown feature" "$tune" -O bogus "$img"
 expect_fail "invalid commit interval" "$tune" -i -5 "$img"
-expect_fail "Usage" "$tune" "$img"
-# a block size beyond the format with a good CRC in both copies (the CVE)
+expect_fail "Try 'nilfs-tune --help'" "$tune" "$img"
+expect_fail "invalid commit interval" "$tune" -i 0x10 "$img"
+# a field beyond the format, both copies signed again with a good CRC:
+# the block size (the CVE), the revision, the magic number
 cp "$img" "$tmp/good"
-if command -v python3 >/dev/null; then
-	python3 - "$img" <<'PY'
+resign() { # offset, struct format, value
+	python3 - "$img" "$1" "$2" "$3" <<'PY'
 import struct, sys, zlib
-with open(sys.argv[1], "r+b") as f:
+img, at, fmt, val = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4], 0)
+with open(img, "r+b") as f:
     for off in (1024, 314572800 - 4096):
         f.seek(off)
         sb = bytearray(f.read(1024))
-        struct.pack_into("<I", sb, 20, 40)          # s_log_block_size
+        struct.pack_into(fmt, sb, at, val)
         seed, = struct.unpack_from("<I", sb, 12)
         nbytes, = struct.unpack_from("<H", sb, 8)
         struct.pack_into("<I", sb, 16, 0)
@@ -101,8 +138,19 @@ with open(sys.argv[1], "r+b") as f:
         f.seek(off)
         f.write(sb)
 PY
+}
+if command -v python3 >/dev/null; then
+	resign 20 "<I" 40                               # s_log_block_size
 	expect_fail "s_log_block_size 40 out of range" "$tune" -L x "$img"
 	expect_fail "s_log_block_size 40 out of range" "$tune" -l "$img"
+	cp "$tmp/good" "$img"
+	resign 0 "<I" 1                                 # s_rev_level
+	expect_fail "revision 1.0" "$tune" -L x "$img"
+	expect_fail "revision 1.0" "$tune" -l "$img"
+	cp "$tmp/good" "$img"
+	resign 6 "<H" 0x3435                            # s_magic
+	expect_fail "no valid NILFS2 superblock" "$tune" -U random "$img"
+	expect_fail "no valid NILFS2 superblock" "$tune" -l "$img"
 fi
 cp "$tmp/good" "$img"
 # a bad primary: named, the secondary used and listed, the primary left alone

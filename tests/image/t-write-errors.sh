@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A write to standard output that fails (here: /dev/full) is an error,
 # never a success: each program says "write error" and exits with its
 # failure status (fsck.nilfs2: 8, operational error).

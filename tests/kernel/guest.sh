@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest.sh - run a shell script inside a throw-away qemu guest that runs
 # a real Linux kernel with the nilfs2 module loaded.
 #
@@ -22,6 +23,9 @@
 #   NILFS_KTEST_TIMEOUT  seconds before a guest is killed (default: 300)
 #   NILFS_KTEST_MEM      guest memory in MiB (default: 512)
 #   NILFS_KTEST_VERBOSE  if set to 1, copy the whole console log to stderr
+#   NILFS_KTEST_SKIP     if set (and not 0), "require" skips (77), even
+#                        under CI=true: configure --disable-kernel-tests
+#                        and make distcheck set it
 #   NILFS_KTEST_EXTRA    space-separated host programs (e.g. our build's
 #                        nilfs_cleanerd) to run in the guest: each lands in
 #                        /ktest/bin/NAME, the shared libraries ldd lists
@@ -352,7 +356,12 @@ check-deps)
 	;;
 require)
 	# for tests: automake's skip (77) when dependencies are missing, but a
-	# hard error (99) under CI, whose .ci/run installs them
+	# hard error (99) under CI, whose .ci/run installs them; NILFS_KTEST_SKIP
+	# (configure --disable-kernel-tests, make distcheck) skips even under CI
+	if [ -n "${NILFS_KTEST_SKIP:-}" ] && [ "$NILFS_KTEST_SKIP" != 0 ]; then
+		echo "SKIP: real-kernel tests turned off (NILFS_KTEST_SKIP=$NILFS_KTEST_SKIP)"
+		exit 77
+	fi
 	check_deps && exit 0
 	if [ "${CI:-}" = true ]; then
 		echo "ERROR: CI must run the real-kernel tests; .ci/run installs their packages"

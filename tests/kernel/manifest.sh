@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # manifest.sh - one line per path of a tree, the same under the guest's
 # busybox and the host's GNU tools, so trees can be compared across them.
 #   S path|rawmode|nlink|uid|gid|size|mtime|major|minor  (size '-' for dirs)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ours.sh - sourced by kernel tests and benchmarks that run nilfsprogs'
 # own programs inside the guest (guest.sh only ships nilfs-tools).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-cleanerd.sh - our nilfs_cleanerd and nilfs-clean under the real kernel.
 # In the guest: a volume made by our mkfs.nilfs2 gets a tree, two
 # snapshots taken between rewrites, and a lot of garbage; our daemon

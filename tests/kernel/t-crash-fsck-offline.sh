@@ -1,11 +1,13 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-crash-fsck-offline.sh - found by the torture test (seed 1): the kernel
 # dies right after a sync, so the volume has nothing to roll forward but its
 # superblock still says "not cleanly unmounted".  Our offline writers refuse
 # such a volume and say "mount it once (or run fsck.nilfs2)"; after
 # fsck.nilfs2 -y, which calls the volume clean, they must then accept it:
 # mkcp -s makes a snapshot, the offline cleaner runs, and the kernel lists
-# the snapshot.
+# the snapshot.  A crash with a file unlinked but still open is left
+# unclean by fsck (it would be an orphan on a clean volume), and refused.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip
 # (99 if CI=true and the kernel test dependencies are missing).
@@ -50,4 +52,31 @@ printf 'protection_period 0\nmax_clean_segments 100%%\n' >"$tmp/conf"
 "$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck"; fail "not clean after the offline writers"; }
 nss=$("$top/lscp" -s "$img" | awk 'NR > 1' | wc -l)
 [ "$nss" -eq 1 ] || fail "expected one snapshot, lscp -s lists $nss"
+
+# a file unlinked while still open when the checkpoint was written: on a
+# clean volume it would be an orphan, so fsck -y leaves the volume unclean
+# (saying why) and the writers go on refusing it
+img=$tmp/open
+truncate -s 64M "$img"
+"$top/mkfs.nilfs2" -q -f -b 1024 -B 256 "$img" || fail "mkfs"
+cat >"$tmp/crash" <<'GUEST'
+mount -t nilfs2 /dev/vda /mnt || exit 1
+echo a >/mnt/a
+exec 3>/mnt/x
+echo held >&3
+rm /mnt/x
+sync
+echo b >/proc/sysrq-trigger
+GUEST
+"$guest" run "$tmp/crash" "$img" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 125 ] || { cat "$tmp/out"; fail "the guest was to die, it exited $rc"; }
+"$top/fsck.nilfs2" -y "$img" >"$tmp/fsck" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$tmp/fsck"; fail "fsck.nilfs2 -y on the volume with an open unlinked file exits $rc"; }
+grep -q 'not marked cleanly unmounted: 1 inode(s) of checkpoint [0-9]* were unlinked while still open' "$tmp/fsck" ||
+	{ cat "$tmp/fsck"; fail "fsck.nilfs2 -y does not say why it leaves the volume unclean"; }
+"$top/fsck.nilfs2" -fn "$img" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck"; fail "not clean after fsck -y"; }
+"$top/mkcp" -s "$img" >"$tmp/refused" 2>&1 && fail "mkcp -s wrote to a volume fsck left unclean"
+grep -q 'not cleanly unmounted' "$tmp/refused" || { cat "$tmp/refused"; fail "mkcp -s: no reason given"; }
 echo "PASS: $0"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-crash-sync.sh - crash images from the real kernel (qemu guest, see
 # guest.sh).  For each crash point, a guest mounts a fresh image made by our
 # mkfs.nilfs2, runs a counted workload of creates, overwrites in place,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-crash.sh - volumes the real kernel left behind when the machine
 # died in the middle of heavy writing.  For each of several crash points
 # the guest runs a mixed workload (creates, appends, overwrites made
@@ -6,11 +7,15 @@
 # sync) and reboots without unmounting after N operations.  On the host:
 #   - fsck.nilfs2 -n -f must find no corruption (notes about the logs to
 #     roll forward are fine);
-#   - a copy repaired by fsck.nilfs2 -y (the kernel's roll-forward done
-#     offline) must check clean with nothing left to roll forward;
-#   - a guest mounts the unrepaired volume (the kernel rolls forward) and
-#     the repaired copy; both trees, and the tree our reader extracts from
-#     the repaired copy, must be the same (paths, types, contents, links).
+#   - a copy recovered by fsck.nilfs2 -y (the kernel's recovery done
+#     offline) must exit 0 (recovery is no correction), check clean with
+#     nothing left to roll forward, have both superblocks marked cleanly
+#     unmounted, and be taken by an offline writer (mkcp);
+#   - a guest mounts the unrepaired volume (the kernel recovers it) and
+#     the recovered copy, which the kernel must not need to recover; both
+#     trees, and the tree our reader extracts from the recovered copy, must
+#     be the same (paths, types, contents, links).  At crash point 110 the
+#     superblocks name an older checkpoint than the latest super root.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip
 # (99 if CI=true and the kernel test dependencies are missing).
@@ -22,10 +27,11 @@ fsck=$top/fsck.nilfs2
 dump=$top/dump.nilfs2
 # N or N:dsync (the first fdatasync at or after operation N, so that the
 # volume has data-sync logs to roll forward)
-POINTS=${CRASH_POINTS:-"25 60:dsync 110 170:dsync"}
+POINTS=${CRASH_POINTS:-"25 60:dsync 90 110 140 170:dsync"}
 
 "$guest" require || exit
-for p in "$mkfs" "$fsck" "$dump"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
+mkcp=$top/mkcp
+for p in "$mkfs" "$fsck" "$dump" "$mkcp"; do [ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-crash.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -74,6 +80,7 @@ imgs= script="$tmp/mount"
 	echo 'for dev in /dev/vd?; do'
 	echo '	[ $nimg -gt 0 ] || break; nimg=$((nimg - 1))'
 	echo '	mount -t nilfs2 -o ro $dev /mnt 2>/dev/null || { mount -t nilfs2 $dev /mnt || { echo "MOUNT FAILED $dev"; k=$((k + 1)); continue; }; }'
+	echo '	dmesg | grep -q "($(basename $dev)): mounting unchecked" && echo "UNCHECKED $dev"'
 	echo '	manifest /mnt | grep -v "^S " | sed "s|^|M$dev |"'
 	echo '	find /mnt | sort | sed "s|^/mnt|P$dev |"'
 	echo '	umount /mnt'
@@ -92,15 +99,21 @@ for n in $POINTS; do
 	cp --sparse=always "$img" "$tmp/r$n.img"
 	"$fsck" -y "$tmp/r$n.img" >"$tmp/y$n" 2>&1
 	rc=$?
-	if [ $rc -gt 1 ]; then
-		bad "crash point $n: fsck.nilfs2 -y exits $rc:"
+	if [ $rc -ne 0 ]; then
+		bad "crash point $n: fsck.nilfs2 -y exits $rc (the kernel's recovery alone corrects nothing):"
 		grep -v '^Pass' "$tmp/y$n"
 	fi
+	"$dump" "$tmp/r$n.img" super | grep -q 's_state *0x0000' &&
+		bad "crash point $n: a superblock copy is still unclean after -y"
+	cp --sparse=always "$tmp/r$n.img" "$tmp/w.img"
+	"$mkcp" "$tmp/w.img" >"$tmp/mkcp" 2>&1 || { bad "crash point $n: mkcp refuses the recovered copy:"; cat "$tmp/mkcp"; }
+	rm -f "$tmp/w.img"
 	"$fsck" -n -f "$tmp/r$n.img" >"$tmp/a$n" 2>&1 || { bad "crash point $n: not clean after -y:"; cat "$tmp/a$n"; }
 	grep -q 'roll-forward' "$tmp/a$n" && bad "crash point $n: logs left to roll forward after -y"
 	rm -rf "$tmp/x$n" && mkdir "$tmp/x$n"
 	"$dump" "$tmp/r$n.img" extract / "$tmp/x$n" >/dev/null 2>&1 || bad "crash point $n: extract failed"
-	echo "crash point $n: fsck -n exit 0, ${nrf:-0} data-sync log(s) to roll forward; fsck -y exit $rc"
+	echo "crash point $n: fsck -n exit 0, ${nrf:-0} data-sync log(s) to roll forward; fsck -y exit $rc:" \
+		"$(sed -n 's/^[^:]*: [^:]*: recovery: //p' "$tmp/y$n" | head -n 1)"
 	imgs="$imgs $img $tmp/r$n.img"
 done
 # shellcheck disable=SC2086
@@ -111,6 +124,8 @@ for n in $POINTS; do
 	a=/dev/vd$(printf "\\$(printf %o $((97 + j)))")
 	b=/dev/vd$(printf "\\$(printf %o $((98 + j)))")
 	j=$((j + 2))
+	grep -q "^UNCHECKED $a\$" "$tmp/out" || bad "crash point $n: the kernel did not say it recovers the original"
+	grep -q "^UNCHECKED $b\$" "$tmp/out" && bad "crash point $n: the kernel still recovers the copy fsck -y recovered"
 	sed -n "s|^M$a ||p" "$tmp/out" >"$tmp/kernel$n"
 	sed -n "s|^M$b ||p" "$tmp/out" >"$tmp/repaired$n"
 	sed -n "s|^P$a ||p" "$tmp/out" >"$tmp/kpaths$n"

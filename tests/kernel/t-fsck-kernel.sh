@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-kernel.sh - fsck.nilfs2 on volumes the real kernel wrote (qemu
 # guest, see guest.sh) must find nothing: no false positives.
 #

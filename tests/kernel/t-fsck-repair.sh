@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-fsck-repair.sh - what "fsck.nilfs2 -y" repairs, the real kernel must
 # take, with every file the damage did not touch intact.
 #
@@ -67,6 +68,12 @@ while read -r name base opts lost <&3; do
 	# shellcheck disable=SC2086
 	"$fsck" -n $opts "$tmp/$name.img" >"$tmp/$name.n" 2>&1
 	nrc=$?
+	case $name in good_*)
+		# a valid volume of an unusual shape: clean, and mounted as it is
+		[ "$nrc" -eq 0 ] || bad "$name: a good volume does not check clean"
+		echo "$name $base $lost" >>"$tmp/table"
+		continue ;;
+	esac
 	[ "$nrc" -ne 0 ] || grep -q 'warning:' "$tmp/$name.n" || bad "$name: fsck -n found nothing"
 	# shellcheck disable=SC2086
 	"$fsck" -y $opts "$tmp/$name.img" >"$tmp/$name.y" 2>&1

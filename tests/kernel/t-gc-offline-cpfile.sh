@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-gc-offline-cpfile.sh - the offline cleaner deletes whole cpfile blocks.
 # The guest writes files whose old versions span runs of 50 checkpoints
 # (cpgen: one block written and a checkpoint, in a loop) with two snapshots

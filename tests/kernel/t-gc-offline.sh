@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-gc-offline.sh - the offline cleaner on a volume the kernel filled.
 # The guest writes, overwrites and deletes with snapshots in between and
 # prints manifests of the latest tree and of every snapshot; on the host the

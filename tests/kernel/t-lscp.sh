@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-lscp.sh - lscp, lssu, mkcp, chcp and rmcp against nilfs-tools 2.2.9 under
 # a real kernel (qemu guest, see guest.sh).
 #
@@ -6,10 +7,12 @@
 # checkpoints (file writes, fast kernel syncs), snapshots, deletions that
 # leave holes in the cpfile, minor checkpoints and a mounted snapshot.  Then
 #  - our lscp/lssu and nilfs-tools' print the same bytes, on stdout and
-#    stderr, with the same exit status, for many option combinations;
+#    stderr (but for the suite's "Try 'X --help'" line after a usage
+#    error), with the same exit status, for many option combinations;
 #  - errors (no such checkpoint, snapshots, bad ranges, bad modes, not a
 #    volume, permission denied) match nilfs-tools' messages and status;
 #  - our mkcp/chcp/rmcp make the changes nilfs-tools' lscp then shows;
+#  - UUID= and LABEL= name the volume, mounted and not;
 #  - after umount our offline lscp/lssu on the device print what the
 #    mounted volume showed, and lssu -l offline matches nilfs-tools' on a
 #    fresh read-only mount.
@@ -71,15 +74,18 @@ dev=/dev/vda
 ndiff=0 nsame=0
 
 # both TOOL ARGS...: nilfs-tools' TOOL and ours, same stdout, stderr, status
-# (run through $AS if set)
+# (run through $AS if set); after a usage error ours adds the suite's
+# "Try 'TOOL --help' for more information." line, and only that
+
 AS=
 both() {
 	t=$1
 	shift
 	$AS $t "$@" >/tmp/t.out 2>/tmp/t.err
 	trc=$?
-	$AS $O/$t "$@" >/tmp/o.out 2>/tmp/o.err
+	$AS $O/$t "$@" >/tmp/o.out 2>/tmp/o.all
 	orc=$?
+	grep -vx "Try '$t --help' for more information." /tmp/o.all >/tmp/o.err
 	if [ $trc = $orc ] && cmp -s /tmp/t.out /tmp/o.out && cmp -s /tmp/t.err /tmp/o.err; then
 		nsame=$((nsame + 1))
 		echo "SAME rc=$trc $(wc -l </tmp/t.out) lines: $AS $t $*"
@@ -172,6 +178,14 @@ for o in -a "-s -r" "lssu -a"; do
 		check "$t $o $d prints what nilfs-tools prints for $dev" cmp -s /tmp/t.out /tmp/o.out
 	done
 done
+# UUID= and LABEL= name it as well (libblkid scans the guest's disks)
+uuid=$(nilfs-tune -l $dev | sed -n 's/^Filesystem UUID:[[:space:]]*//p')
+lscp -a $dev >/tmp/t.out 2>&1
+$O/lscp -a LABEL=t-lscp >/tmp/o.out 2>&1
+check "lscp -a LABEL=t-lscp prints what nilfs-tools prints for $dev" cmp -s /tmp/t.out /tmp/o.out
+lssu -a $dev >/tmp/t.out 2>&1
+$O/lssu -a UUID=$uuid >/tmp/o.out 2>&1
+check "lssu -a UUID=$uuid prints what nilfs-tools prints for $dev" cmp -s /tmp/t.out /tmp/o.out
 # a second volume: no argument is then an error that names both
 mkdir -p /mnt3
 mount -t nilfs2 /dev/vdc /mnt3 || echo "SECOND MOUNT FAILED"
@@ -274,6 +288,12 @@ run_sets MNT lscp "$LSCP_SETS" $dev >/tmp/theirs.txt
 run_sets MNT lssu "$LSSU_SETS" $dev >>/tmp/theirs.txt
 check "ours and nilfs-tools agree before umount" cmp -s /tmp/mnt.txt /tmp/theirs.txt
 umount /mnt || { echo "UMOUNT FAILED"; exit 1; }
+$O/lscp -a $dev >/tmp/t.out 2>&1
+$O/lscp -a LABEL=t-lscp >/tmp/o.out 2>&1
+check "offline lscp -a LABEL=t-lscp prints what lscp -a $dev prints" cmp -s /tmp/t.out /tmp/o.out
+$O/lscp LABEL=no-such-label >/tmp/o.out 2>&1
+check "LABEL= of no volume: $(cat /tmp/o.out)" [ "$(cat /tmp/o.out)" = \
+	"lscp: cannot open NILFS on LABEL=no-such-label: no device has this label" ]
 run_sets MNT $O/lscp "$LSCP_SETS" $dev >/tmp/off.txt
 run_sets MNT $O/lssu "$LSSU_SETS" $dev >>/tmp/off.txt
 if cmp -s /tmp/mnt.txt /tmp/off.txt; then
@@ -284,8 +304,8 @@ else
 fi
 $O/lssu -l -a $dev >/tmp/off-l.txt
 $O/lssu -l -p 1h $dev >>/tmp/off-l.txt
-$O/lscp --json -a $dev | head -n 3 | sed 's/^/JSON /'
-$O/lssu --json -l -n 3 $dev | sed 's/^/JSON /'
+echo "JSON $($O/lscp -J -a -n 2 $dev | tr -d ' \n')"
+echo "JSON $($O/lssu -J -l -n 3 $dev | tr -d ' \n')"
 mount -t nilfs2 -o ro $dev /mnt || { echo "RO MOUNT FAILED"; exit 1; }
 lssu -l -a $dev >/tmp/ro-l.txt
 lssu -l -p 1h $dev >>/tmp/ro-l.txt

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-mkfs.sh - images made by our mkfs.nilfs2 under the real kernel.
 # For several block and segment sizes, mkfs -d copies a varied tree; the
 # guest mounts each image, compares the tree with the host's manifest,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-mount-helper.sh - our mount.nilfs2 and umount.nilfs2 under the real
 # kernel, called as mount(8) calls them ("mount.nilfs2 DEV DIR -o OPTS"),
 # with our nilfs_cleanerd in /sbin where nilfs-tools' helper looks for it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-mount-nilfs-tools.sh - format an image with the host's mkfs.nilfs2,
 # then mount it under a real kernel (qemu guest, see guest.sh) and
 # exercise it with nilfs-tools.

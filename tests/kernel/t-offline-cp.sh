@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-offline-cp.sh - chcp, rmcp and mkcp on an unmounted volume the kernel
 # wrote: our offline commands write the change as a new log; the kernel then
 # mounts the image and nilfs-tools' lscp must list exactly what our offline

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-reference-tree.sh - build a large, changing tree under a real kernel
 # (qemu guest, see guest.sh) with snapshots along the way, then restore
 # each snapshot and the latest checkpoint with "dump.nilfs2 extract" and

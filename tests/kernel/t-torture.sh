@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-torture.sh - a CI-sized run of the randomized torture test (torture.sh):
 # a few seeds of a few steps each, every writer of ours and the kernel's on
 # one volume per seed, the invariants checked after every step.  Longer

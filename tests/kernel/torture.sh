@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # torture.sh - one seed of the randomized torture run: a seeded sequence of
 # steps on one volume, every step followed by the invariant checks; the
 # first check that fails stops the seed and leaves a reproducer.
@@ -685,9 +686,9 @@ while [ $s -le "$STEPS" ]; do
 		CSTEP=$s
 		s=$((s + 1))
 	else
-		# fsck.nilfs2 -y's roll-forward leaves the superblock's state unclean
-		# (writers then refuse the volume; see tests/kernel/README.md): the
-		# kernel mounts such a volume before a host step writes to it
+		# a crashed volume fsck.nilfs2 -y recovered is mounted by the kernel
+		# before a host step writes to it: that boot checks the recovered
+		# tree against the states the crash log recorded
 		if [ -n "$GSTEPS" ] || [ "$PRE_V" = V0 ] || [ "$CRASH_FSCKED" = 1 ]; then
 			boot || break
 			CRASH_FSCKED=0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Block maps and palloc geometry. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nilfs_cleanerd.conf parser: every key, units, comments, and the messages
  * for invalid lines (file and line number, key left unchanged). */
 #include <errno.h>
@@ -252,18 +253,6 @@ START_TEST(test_parsers)
 	ck_assert_int_eq(cld_parse_time("18446744074", &v), -ERANGE);
 	ck_assert_int_eq(cld_parse_time(".5", &v), -EINVAL);
 	ck_assert_int_eq(cld_parse_time("5s", &v), -EINVAL);
-
-	ck_assert_int_eq(cld_parse_period("90", &v), 0);
-	ck_assert_uint_eq(v, 90);
-	ck_assert_int_eq(cld_parse_period("2h", &v), 0);
-	ck_assert_uint_eq(v, 7200);
-	ck_assert_int_eq(cld_parse_period("1w", &v), 0);
-	ck_assert_uint_eq(v, 604800);
-	ck_assert_int_eq(cld_parse_period("1Y", &v), 0);
-	ck_assert_uint_eq(v, 31536000);
-	ck_assert_int_eq(cld_parse_period("1x", &v), -EINVAL);
-	ck_assert_int_eq(cld_parse_period("1hh", &v), -EINVAL);
-	ck_assert_int_eq(cld_parse_period("-1", &v), -EINVAL);
 
 	ck_assert_int_eq(cld_parse_priority("warning", &prio), 0);
 	ck_assert_int_eq(prio, LOG_WARNING);

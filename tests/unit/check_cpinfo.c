@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel's view of the cpfile and sufile (GET_CPINFO, GET_SUINFO and
  * their stat calls), the segment walk and the liveness rule, on a volume
  * made by nilfs-tools' mkfs.nilfs2, patched and resealed where a case

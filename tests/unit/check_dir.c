@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Directory records checked as the kernel checks them, i_blocks units,
  * and the super root check, on hand-made blocks. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cross-check our on-disk structs against the kernel's uapi header. */
 #include "check_main.h"
 #include <stddef.h>
@@ -5,6 +6,9 @@
 #include <linux/nilfs2_ondisk.h>
 
 #include <nlfs/ondisk.h>
+#include <nlfs/nlfs.h>
+#include <nlfs/writer.h>
+#include <sys/stat.h>
 
 #define SAME(ours, theirs, field) do {                                         \
 	ck_assert_uint_eq(offsetof(struct ours, field), offsetof(struct theirs, field)); \
@@ -137,6 +141,32 @@ START_TEST(constants_match_kernel)
 }
 END_TEST
 
+/* the on-disk i_mode type bits are Linux's; one rule says which keep a map
+ * and which directory-entry type each one has */
+START_TEST(mode_types_match_kernel)
+{
+	static const struct { uint16_t nlfs; mode_t host; uint8_t ft; bool map; } t[] = {
+		{ NLFS_S_IFREG, S_IFREG, NILFS_FT_REG_FILE, true },
+		{ NLFS_S_IFDIR, S_IFDIR, NILFS_FT_DIR, true },
+		{ NLFS_S_IFCHR, S_IFCHR, NILFS_FT_CHRDEV, false },
+		{ NLFS_S_IFBLK, S_IFBLK, NILFS_FT_BLKDEV, false },
+		{ NLFS_S_IFIFO, S_IFIFO, NILFS_FT_FIFO, false },
+		{ NLFS_S_IFSOCK, S_IFSOCK, NILFS_FT_SOCK, false },
+		{ NLFS_S_IFLNK, S_IFLNK, NILFS_FT_SYMLINK, true },
+	};
+
+	ck_assert_uint_eq(NLFS_S_IFMT, S_IFMT);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ck_assert_uint_eq(t[i].nlfs, t[i].host);
+		ck_assert_uint_eq(nlfs_file_type_of_mode(t[i].nlfs | 0644), t[i].ft);
+		ck_assert(nlfs_mode_has_map((uint16_t)(t[i].nlfs | 0755)) == t[i].map);
+	}
+	ck_assert_uint_eq(nlfs_file_type_of_mode(0644), 0);
+	ck_assert(!nlfs_mode_has_map(0644));
+	ck_assert(!nlfs_mode_has_map(0170000));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("format");
@@ -146,6 +176,7 @@ int main(void)
 	tcase_add_test(tc, inode_matches_kernel);
 	tcase_add_test(tc, summary_records_match_kernel);
 	tcase_add_test(tc, constants_match_kernel);
+	tcase_add_test(tc, mode_types_match_kernel);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cleaner decisions: policy ranking and the kernel's liveness rule. */
 #include <errno.h>
 
@@ -109,19 +110,6 @@ START_TEST(test_liveness)
 }
 END_TEST
 
-START_TEST(test_pinned)
-{
-	/* mkfs's first virtual blocks: a kernel file that gets one of 1..5
-	 * back can be given a number near 2^64 (seed 2006 of the torture test) */
-	ck_assert(nlfs_gc_vblock_pinned(1, 1, 9));
-	ck_assert(nlfs_gc_vblock_pinned(5, 1, 9));
-	ck_assert(nlfs_gc_vblock_pinned(5, 0, 3));   /* cpfile block of mkfs */
-	ck_assert(!nlfs_gc_vblock_pinned(6, 1, 9));   /* 6 - 6 is the kernel's "no guess" */
-	ck_assert(!nlfs_gc_vblock_pinned(0, 1, 9));
-	ck_assert(!nlfs_gc_vblock_pinned(3, 4, 4));   /* replaced in its own checkpoint */
-}
-END_TEST
-
 START_TEST(test_protcno)
 {
 	const uint64_t cnos[] = { 3, 4, 7, 9 }, create[] = { 100, 200, 300, 400 };
@@ -140,7 +128,6 @@ int main(void)
 	tcase_add_test(tc, test_policy_parse);
 	tcase_add_test(tc, test_rank);
 	tcase_add_test(tc, test_held_in_first);
-	tcase_add_test(tc, test_pinned);
 	tcase_add_test(tc, test_liveness);
 	tcase_add_test(tc, test_protcno);
 	suite_add_tcase(s, tc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared main() for the Check suites: run one suite, exit non-zero on failure. */
 #ifndef CHECK_MAIN_H
 #define CHECK_MAIN_H

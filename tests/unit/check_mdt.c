@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Metadata files on a volume made by nilfs-tools' mkfs.nilfs2: cpfile,
  * sufile, ifile and the root directory, read through the DAT. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mount.nilfs2's pieces that need no mount: the userspace options taken out
  * of -o and the utab attributes (nilfs-tools' names and forms), and the
  * command line walked with options after the positional arguments. */
@@ -263,7 +264,23 @@ START_TEST(test_stop)
 END_TEST
 
 /* cleaner_start runs the nilfs_cleanerd beside the running program: a
- * script there stands in for it */
+ * script there stands in for it.  It is made there before cleaner_path
+ * is asked, which otherwise names the one in $(sbindir): the test must
+ * never write into the installed (or the distcheck) sbin. */
+static void fake_daemon_path(char *buf, size_t bufsz)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	ck_assert_ptr_nonnull(slash);
+	*slash = '\0';
+	ck_assert_int_lt(snprintf(buf, bufsz, "%s/%s", self, CLEANERD_NAME), (int)bufsz);
+}
+
 static void fake_daemon(const char *path, const char *body)
 {
 	FILE *f = fopen(path, "w");
@@ -281,12 +298,16 @@ START_TEST(test_start)
 	FILE *f;
 	pid_t pid;
 
-	cleaner_path(path, sizeof(path));
+	char found[PATH_MAX];
+
+	fake_daemon_path(path, sizeof(path));
 	snprintf(args, sizeof(args), "%s.args", path);
 	/* the detached daemon's line on stdout, after other output */
 	snprintf(body, sizeof(body), "echo \"$*\" >'%s'\necho hello\necho NILFS_CLEANERD_PID=4242\n"
 		 "exit 0", args);
 	fake_daemon(path, body);
+	cleaner_path(found, sizeof(found));
+	ck_assert_str_eq(found, path);
 	ck_assert_int_eq(cleaner_start("/dev/x", "/mnt/y", &a, &pid), 0);
 	ck_assert_int_eq(pid, 4242);
 	f = fopen(args, "r");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Names from images printed for people and as JSON (common/names.c,
  * common/json.c): control characters and invalid UTF-8 never reach a
  * terminal raw; valid UTF-8 passes through JSON unchanged. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fsck.nilfs2's problem table: every code has a unique name that matches
  * it, a description, a severity and a pass (e2fsck's tst_problem). */
 #include <string.h>
@@ -54,6 +55,55 @@ START_TEST(problems_are_counted_by_severity)
 }
 END_TEST
 
+/* the sets of virtual blocks span the 64-bit space, 2^64 - 1 included,
+ * with memory for the chunks used only */
+START_TEST(vbitmap_spans_the_64_bit_space)
+{
+	static const uint64_t v[] = { 0, 1, 4095, 4096, (1ull << 40) + 12345, UINT64_MAX - 64,
+				      UINT64_MAX - 1, UINT64_MAX };
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	struct fsck_vbitmap b;
+	struct fsck_viter it = { 0 };
+	uint64_t got;
+	size_t i = 0;
+
+	fsck_vbitmap_init(&b);
+	for (size_t k = n; k-- > 0;)
+		fsck_vbit_set(&b, v[k]);
+	ck_assert(!b.oom);
+	ck_assert_uint_eq(b.nchunks, 4);
+	ck_assert_uint_eq(fsck_vbitmap_count(&b), n);
+	ck_assert(!fsck_vbit_test(&b, 2) && !fsck_vbit_test(&b, UINT64_MAX - 2));
+	while (fsck_vbitmap_next(&b, &it, &got)) {
+		ck_assert_uint_lt(i, n);
+		ck_assert_uint_eq(got, v[i++]);
+	}
+	ck_assert_uint_eq(i, n);
+	/* the walk from FROM, and after bit 2^64 - 1 it ends (no wrap to 0) */
+	it = (struct fsck_viter){ .from = 4097 };
+	ck_assert(fsck_vbitmap_next(&b, &it, &got));
+	ck_assert_uint_eq(got, (1ull << 40) + 12345);
+	it = (struct fsck_viter){ .from = UINT64_MAX };
+	ck_assert(fsck_vbitmap_next(&b, &it, &got) && got == UINT64_MAX);
+	ck_assert(!fsck_vbitmap_next(&b, &it, &got));
+	ck_assert(fsck_vbit_test_set(&b, UINT64_MAX));
+	fsck_vbit_clear(&b, UINT64_MAX);
+	ck_assert(!fsck_vbit_test_set(&b, UINT64_MAX));
+	fsck_vbitmap_clear_all(&b);
+	ck_assert_uint_eq(fsck_vbitmap_count(&b), 0);
+	it = (struct fsck_viter){ 0 };
+	ck_assert(!fsck_vbitmap_next(&b, &it, &got));
+	/* many chunks: the hash grows, the order is kept */
+	for (uint64_t k = 0; k < 5000; k++)
+		fsck_vbit_set(&b, (k * 0x9E3779B97F4A7C15ull) | 1);
+	ck_assert_uint_eq(fsck_vbitmap_count(&b), 5000);
+	it = (struct fsck_viter){ 0 };
+	for (uint64_t last = 0, k = 0; fsck_vbitmap_next(&b, &it, &got); last = got, k++)
+		ck_assert(k == 0 || got > last);
+	fsck_vbitmap_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fsck-problem");
@@ -61,6 +111,7 @@ int main(void)
 
 	tcase_add_test(tc, table_is_complete_and_unique);
 	tcase_add_test(tc, problems_are_counted_by_severity);
+	tcase_add_test(tc, vbitmap_spans_the_64_bit_space);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

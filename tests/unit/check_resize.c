@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Offline resize (lib/gc/resize.c): a volume whose segments in use lie past
  * the new end (older versions of a file kept by snapshots and plain
  * checkpoints, some segments freed by the cleaner in between) shrinks with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Superblocks: CRC, the kernel's choice between copies, geometry checks. */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Summaries, log validation and the super-root search. */
 #include <stdlib.h>
 #include <string.h>

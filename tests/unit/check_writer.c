@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The log writer: volumes made in memory are read back through the reader;
  * B-tree maps of one to four levels; a second construction on an existing
  * volume; and a crash at every write of both jobs leaves the old state or
@@ -810,6 +811,91 @@ START_TEST(test_checkpoint_ops)
 }
 END_TEST
 
+/* every checkpoint's cp_blocks_count equals what its files hold */
+static void check_counts(struct nlfs_io *io, uint64_t ncps)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_checkpoint cp;
+	uint64_t n;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_uint_eq(nlfs_fs_recovery(fs)->cno, ncps);
+	for (uint64_t c = 1; c <= ncps; c++) {
+		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+		ck_assert_msg(nlfs_cp_count_blocks(fs, c, &n, &err) == 0, "%s", err.what);
+		ck_assert_msg(nlfs_le64(cp.cp_blocks_count) == n, "checkpoint %llu: %llu, files %llu",
+			      (unsigned long long)c, (unsigned long long)nlfs_le64(cp.cp_blocks_count),
+			      (unsigned long long)n);
+	}
+	nlfs_fs_release(fs);
+}
+
+static struct nlfs_recount recount(struct nlfs_io *io)
+{
+	struct nlfs_recount rs;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_msg(nlfs_recount_blocks(fs, 1700000300, &rs, &err) == 0, "%s", err.what);
+	nlfs_fs_release(fs);
+	return rs;
+}
+
+/* nilfs-tune -O block_count: wrong block counts of old checkpoints and of
+ * the latest (which the next checkpoint carries on) are set right in one
+ * construction; a volume whose counts are right is not written */
+START_TEST(test_recount_blocks)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	struct nlfs_checkpoint cp;
+	struct nlfs_recount rs;
+	struct nlfs_err err;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	/* the writer's counts are the files' */
+	check_counts(io, 6);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.ncheckpoints, 6);
+	ck_assert_uint_eq(rs.nwrong, 0);
+	ck_assert_uint_eq(rs.written_cno, 0);
+	/* checkpoints 2 and 4 and the new latest, 7, counted wrong */
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 0, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_writer_open(fs, 1700000250, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 2, 1, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 4, 100000, &err), 0);
+	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 99, 1, &err), -ENOENT);
+	nlfs_writer_set_counts(w, nlfs_le64(cp.cp_inodes_count), nlfs_le64(cp.cp_blocks_count) + 7);
+	ck_assert_msg(nlfs_writer_commit(w, &err) == 0, "%s", err.what);
+	nlfs_writer_free(w);
+	nlfs_fs_release(fs);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_get(fs, 4, &cp, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(cp.cp_blocks_count), 100000);
+	nlfs_fs_release(fs);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.ncheckpoints, 7);
+	ck_assert_uint_eq(rs.nwrong, 3);
+	ck_assert_uint_eq(rs.latest_was, rs.latest_counted + 7);
+	ck_assert_uint_eq(rs.written_cno, 8);
+	check_counts(io, 8);
+	rs = recount(io);
+	ck_assert_uint_eq(rs.nwrong, 0);
+	ck_assert_uint_eq(rs.written_cno, 0);
+	ck_assert_uint_eq(verify(io, 1024, NULL), 8);
+	nlfs_io_close(io);
+}
+END_TEST
+
 static uint64_t clean_segments(struct nlfs_io *io)
 {
 	struct nlfs_fs *fs;
@@ -868,6 +954,145 @@ START_TEST(test_gc_offline)
 }
 END_TEST
 
+/* /six (files[2]) written anew, its first block's virtual number looked
+ * for from HINT on, as the kernel's wrapped guess may make it */
+static int six_at(struct nlfs_io *io, uint64_t hint, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w = NULL;
+	struct nlfs_file ifile, f;
+	struct nlfs_inode ino;
+	uint8_t buf[1024];
+	int rc = nlfs_fs_open(io, &fs, err);
+
+	if (rc)
+		return rc;
+	rc = nlfs_fs_ifile(fs, 0, &ifile, err);
+	if (!rc)
+		rc = nlfs_path_lookup(fs, &ifile, "/six", &f, err);
+	if (!rc)
+		rc = nlfs_writer_open(fs, 1700000250, &w, err);
+	if (!rc)
+		rc = nlfs_writer_file_replace(w, f.ino, err);
+	if (!rc)
+		rc = nlfs_writer_file_begin(w, f.ino, err);
+	if (!rc)
+		nlfs_writer_dat_hint(w, hint);
+	for (uint64_t b = 0; !rc && b < 6; b++) {
+		pattern(buf, sizeof(buf), 2, b);
+		rc = nlfs_writer_file_block(w, b, buf, err);
+	}
+	if (!rc)
+		rc = nlfs_writer_get_inode(w, f.ino, &ino, err);
+	if (!rc)
+		rc = nlfs_writer_file_end(w, &ino, err);
+	if (!rc)
+		rc = nlfs_writer_commit(w, err);
+	nlfs_writer_free(w);
+	nlfs_fs_release(fs);
+	return rc;
+}
+
+/* /six's virtual blocks and their addresses */
+static void six_map(struct nlfs_io *io, struct pairs *pp, uint64_t *addr)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file ifile, f;
+	struct nlfs_err err;
+
+	memset(pp, 0, sizeof(*pp));
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/six", &f, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_iterate(fs, &f, pairs_cb, pp, &err), 0);
+	for (size_t i = 0; i < pp->n; i++)
+		ck_assert_msg(nlfs_dat_translate(fs, pp->p[i], &addr[i], &err) == 0, "%s", err.what);
+	nlfs_fs_release(fs);
+}
+
+static int op_free_top(struct nlfs_writer *w, void *arg, struct nlfs_err *err)
+{
+	(void)arg;
+	for (uint64_t v = UINT64_MAX - 1; v != 0; v++) {
+		int rc = nlfs_writer_free_vblock(w, v, err);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The kernel's DAT may hand out any number up to 2^64 - 1: the writer
+ * allocates there and wraps past it, the offline cleaner moves such blocks
+ * keeping their numbers, and entries there are ended, freed and counted in
+ * their group's descriptor like any other. */
+START_TEST(test_top_vblocks)
+{
+	uint64_t size = 8ull << 20, a0[8], a1[8], nfixed = 0;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	struct nlfs_writer *w;
+	struct nlfs_file dat;
+	struct nlfs_err err;
+	struct pairs pp, pp1;
+	uint8_t desc[1024], bitmap[1024];
+	struct nlfs_palloc_group pg = { .desc = desc, .bitmap = bitmap, .desc_blkoff = UINT64_MAX };
+	uint64_t top_group = UINT64_MAX / (1024 * 8);
+	struct nlfs_gc_params p = { .policy = NLFS_GC_TIMESTAMP, .now = 1700000300,
+				    .nsegments_per_clean = 8, .max_passes = 40 };
+	struct nlfs_gc_stats st;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	ck_assert_msg(six_at(io, UINT64_MAX - 1, &err) == 0, "%s", err.what);
+	verify(io, 1024, NULL);
+	six_map(io, &pp, a0);
+	ck_assert_uint_eq(pp.n, 6);
+	ck_assert_uint_eq(pp.p[0], UINT64_MAX - 1);
+	ck_assert_uint_eq(pp.p[1], UINT64_MAX);
+	ck_assert_uint_gt(pp.p[2], 0);          /* wrapped to the bottom */
+	ck_assert_uint_lt(pp.p[2], 1000);
+
+	/* old checkpoints' garbage, then the cleaner: the blocks move, their
+	 * numbers stay */
+	for (int i = 0; i < 80; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	p.target_clean = clean_segments(io) + 100;
+	ck_assert_msg(nlfs_gc_offline(io, &p, &st, &err) == 0, "%s", err.what);
+	fprintf(stderr, "top: %llu segments, %llu moved, %llu freed, six at %llu\n",
+		(unsigned long long)st.segments, (unsigned long long)st.blocks_moved,
+		(unsigned long long)st.blocks_freed, (unsigned long long)a0[0]);
+	ck_assert_uint_gt(st.segments, 0);
+	verify(io, 1024, NULL);
+	six_map(io, &pp1, a1);
+	ck_assert(!memcmp(pp1.p, pp.p, sizeof(pp.p)));
+	ck_assert_uint_ne(a1[0], a0[0]);
+	ck_assert_uint_ne(a1[1], a0[1]);
+
+	/* rewritten low: the top entries end; then freed */
+	ck_assert_msg(six_at(io, 1, &err) == 0, "%s", err.what);
+	six_map(io, &pp1, a1);
+	ck_assert_uint_lt(pp1.p[0], 1000);
+	ck_assert_msg(construct(io, op_free_top, NULL, &err) == 0, "%s", err.what);
+	verify(io, 1024, NULL);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	ck_assert_int_eq(nlfs_palloc_read_group(fs, &dat, 32, top_group, &pg, &err), 0);
+	ck_assert(!pg.desc_hole && !pg.bitmap_hole);
+	ck_assert_uint_eq(pg.nfrees, 1024 * 8);
+	for (size_t i = 0; i < sizeof(bitmap); i++)
+		ck_assert_uint_eq(bitmap[i], 0);
+	/* every group's count agrees with its bitmap, the top one included */
+	ck_assert_int_eq(nlfs_writer_open_flags(fs, 1700000400, NLFS_WRITER_REPAIR, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_fix_palloc(w, NLFS_DAT_INO, &nfixed, &err), 0);
+	ck_assert_uint_eq(nfixed, 0);
+	nlfs_writer_free(w);
+	nlfs_fs_release(fs);
+	nlfs_io_close(io);
+}
+END_TEST
+
 START_TEST(test_crash_gc)
 {
 	uint64_t size = 8ull << 20;
@@ -922,6 +1147,7 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_mkfs_roundtrip, 0, 3);
 	tcase_add_test(tc, test_second_checkpoint);
 	tcase_add_test(tc, test_checkpoint_ops);
+	tcase_add_test(tc, test_recount_blocks);
 	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
 	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_crash_mkfs);
@@ -930,6 +1156,7 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_rewrite_dir);
 	tcase_add_test(tc, test_crash_rewrite_dir);
 	tcase_add_test(tc, test_remap);
+	tcase_add_test(tc, test_top_vblocks);
 	tcase_add_test(tc, test_crash_remap);
 	suite_add_tcase(s, tc);
 	return s;

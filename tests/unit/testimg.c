@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Build a minimal valid volume: superblocks plus one super-root log. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A tiny, valid NILFS2 image built in memory for unit tests and fuzz seeds. */
 #ifndef TESTIMG_H
 #define TESTIMG_H

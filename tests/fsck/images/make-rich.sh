@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make-rich.sh - regenerate kernel-rich.img.xz, the "rich" base of the fsck
 # golden cases, and the manifests of its trees.  Not run by "make check":
 # the image and its manifests are committed; run this only to change them

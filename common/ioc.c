@@ -102,3 +102,36 @@ int ioc_sync(int fd, uint64_t *cno)
 		*cno = c;
 	return 0;
 }
+
+int ioc_change_cpmode(int fd, uint64_t cno, int mode)
+{
+	struct nilfs_cpmode cm;
+
+	if (cno == 0)
+		return -EINVAL;
+	memset(&cm, 0, sizeof(cm));
+	cm.cm_cno = cno;
+	cm.cm_mode = (uint32_t)mode;
+	return ioctl(fd, NILFS_IOCTL_CHANGE_CPMODE, &cm) < 0 ? -errno : 0;
+}
+
+int ioc_delete_checkpoint(int fd, uint64_t cno)
+{
+	__u64 c = cno;
+
+	return ioctl(fd, NILFS_IOCTL_DELETE_CHECKPOINT, &c) < 0 ? -errno : 0;
+}
+
+int ioc_resize(int fd, uint64_t size)
+{
+	__u64 s = size;
+
+	return ioctl(fd, NILFS_IOCTL_RESIZE, &s) < 0 ? -errno : 0;
+}
+
+int ioc_set_alloc_range(int fd, uint64_t start, uint64_t end)
+{
+	__u64 range[2] = { start, end };
+
+	return ioctl(fd, NILFS_IOCTL_SET_ALLOC_RANGE, range) < 0 ? -errno : 0;
+}

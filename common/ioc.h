@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ioc.h - the NILFS2 ioctls the cleaner uses (<linux/nilfs2_api.h>), on a
- * file descriptor of the mounted filesystem.  Every call returns a count
- * or 0, or -errno.
+ * ioc.h - the NILFS2 ioctls (<linux/nilfs2_api.h>) on a file descriptor of
+ * the mounted filesystem, for every command that uses them (the cleaner,
+ * the checkpoint tools, nilfs-resize).  Every call returns a count or 0,
+ * or -errno.
  */
-#ifndef CLD_IOC_H
-#define CLD_IOC_H
+#ifndef NLFS_COMMON_IOC_H
+#define NLFS_COMMON_IOC_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,5 +31,13 @@ int ioc_clean_segments(int fd, const struct nilfs_vdesc *vd, size_t nvd,
 		       const uint64_t *segnums, size_t nsegs);
 int ioc_set_suinfo(int fd, const struct nilfs_suinfo_update *sup, size_t n);
 int ioc_sync(int fd, uint64_t *cno);
+/* MODE NILFS_CHECKPOINT or NILFS_SNAPSHOT; checkpoint 0 never exists
+ * (-EINVAL, as libnilfs) */
+int ioc_change_cpmode(int fd, uint64_t cno, int mode);
+int ioc_delete_checkpoint(int fd, uint64_t cno);
+/* the new size of the device in bytes */
+int ioc_resize(int fd, uint64_t size);
+/* segments outside [START, END) in bytes are no longer allocated */
+int ioc_set_alloc_range(int fd, uint64_t start, uint64_t end);
 
-#endif /* CLD_IOC_H */
+#endif /* NLFS_COMMON_IOC_H */
