@@ -28,6 +28,8 @@ int ioc_clean_segments(int fd, const struct nilfs_vdesc *vd, size_t nvd,
 		       const uint64_t *vbn, size_t nvbn,
 		       const struct nilfs_bdesc *bd, size_t nbd,
 		       const uint64_t *segnums, size_t nsegs);
+/* one checkpoint; -EBUSY for a snapshot, -ENOENT if there is none */
+int ioc_delete_checkpoint(int fd, uint64_t cno);
 int ioc_set_suinfo(int fd, const struct nilfs_suinfo_update *sup, size_t n);
 int ioc_sync(int fd, uint64_t *cno);
 
