@@ -92,9 +92,11 @@ echo "CLEANERD rc=$?"
 sed 's/^/HOOKLOG /' /tmp/hook.log
 sed 's/^/CLOG /' /tmp/cl.log
 lscp $dev | sed 's/^/LSCP /'
+snaps=$(lscp -s $dev | awk 'NR > 1 { print $1 }')
+echo "SNAPSHOTS" $snaps
 sync
 umount /mnt || echo "UMOUNT FAILED"
-for c in $(lscp -s $dev | awk 'NR > 1 { print $1 }'); do
+for c in $snaps; do
 	mount -t nilfs2 -o ro,cp=$c $dev /mnt || echo "SNAPMOUNT FAILED $c"
 	umount /mnt 2>/dev/null
 done
@@ -114,5 +116,7 @@ grep -q '^HOOKLOG .* snapshot [0-9]' "$tmp/out" || fail "the hook found no check
 grep -q '^CLOG .*cannot be deleted.*became a snapshot' "$tmp/out" ||
 	fail "the cleaner did not report the snapshot taken after its plan"
 grep -q '^CLOG .*cleaned segment' "$tmp/out" || fail "the cleaner cleaned nothing afterwards"
+snap=$(sed -n 's/^HOOKLOG .* snapshot \([0-9]*\)$/\1/p' "$tmp/out")
+[ -n "$snap" ] && grep '^SNAPSHOTS' "$tmp/out" | grep -qw "$snap" || fail "checkpoint $snap is not a snapshot afterwards"
 grep -qx 'FSCK rc=0' "$tmp/out" || fail "fsck.nilfs2 -fn finds the volume not clean after the cleaning"
 echo "PASS"
