@@ -307,9 +307,11 @@ static void submit_plan(struct cleanerd *d, struct pass_result *res)
 		    "%zu others deleted: segments not cleaned in this pass",
 		    (unsigned long long)r.cno, strerror(-rc),
 		    rc == -EBUSY ? ": it became a snapshot" : "", r.deleted);
-		res->error = rc;
-		if (rc != -EBUSY)
+		/* a snapshot race is over once it is seen: plan again soon */
+		if (rc != -EBUSY) {
+			res->error = rc;
 			d->st.errors++;
+		}
 		return;
 	}
 	if (rc) {
