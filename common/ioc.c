@@ -85,6 +85,13 @@ int ioc_clean_segments(int fd, const struct nilfs_vdesc *vd, size_t nvd,
 	return ioctl(fd, NILFS_IOCTL_CLEAN_SEGMENTS, a) < 0 ? -errno : 0;
 }
 
+int ioc_delete_checkpoint(int fd, uint64_t cno)
+{
+	__u64 c = cno;
+
+	return ioctl(fd, NILFS_IOCTL_DELETE_CHECKPOINT, &c) < 0 ? -errno : 0;
+}
+
 int ioc_set_suinfo(int fd, const struct nilfs_suinfo_update *sup, size_t n)
 {
 	struct nilfs_argv a = argv_of(sup, n, sizeof(*sup), 0, 0);
@@ -113,13 +120,6 @@ int ioc_change_cpmode(int fd, uint64_t cno, int mode)
 	cm.cm_cno = cno;
 	cm.cm_mode = (uint32_t)mode;
 	return ioctl(fd, NILFS_IOCTL_CHANGE_CPMODE, &cm) < 0 ? -errno : 0;
-}
-
-int ioc_delete_checkpoint(int fd, uint64_t cno)
-{
-	__u64 c = cno;
-
-	return ioctl(fd, NILFS_IOCTL_DELETE_CHECKPOINT, &c) < 0 ? -errno : 0;
 }
 
 int ioc_resize(int fd, uint64_t size)

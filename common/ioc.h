@@ -29,12 +29,13 @@ int ioc_clean_segments(int fd, const struct nilfs_vdesc *vd, size_t nvd,
 		       const uint64_t *vbn, size_t nvbn,
 		       const struct nilfs_bdesc *bd, size_t nbd,
 		       const uint64_t *segnums, size_t nsegs);
+/* one checkpoint; -EBUSY for a snapshot, -ENOENT if there is none */
+int ioc_delete_checkpoint(int fd, uint64_t cno);
 int ioc_set_suinfo(int fd, const struct nilfs_suinfo_update *sup, size_t n);
 int ioc_sync(int fd, uint64_t *cno);
 /* MODE NILFS_CHECKPOINT or NILFS_SNAPSHOT; checkpoint 0 never exists
  * (-EINVAL, as libnilfs) */
 int ioc_change_cpmode(int fd, uint64_t cno, int mode);
-int ioc_delete_checkpoint(int fd, uint64_t cno);
 /* the new size of the device in bytes */
 int ioc_resize(int fd, uint64_t size);
 /* segments outside [START, END) in bytes are no longer allocated */

@@ -110,6 +110,7 @@ struct cleanerd {
 	uint64_t next_run;            /* monotonic ns */
 	uint64_t last_sb_write;       /* monotonic ns of the last superblock write asked for, 0 never */
 	uint64_t cp_hint;
+	unsigned isolate;             /* passes left that clean one segment (a plan of several failed) */
 	bool emerg_suspended_warned;
 	struct seginfo *seg;
 	size_t nseg_alloc;

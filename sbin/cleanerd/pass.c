@@ -33,6 +33,7 @@
 #include "cleanerd.h"
 #include "ioc.h"
 #include "array.h"
+#include "submit.h"
 
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 {
@@ -243,6 +244,120 @@ static void defer_segments(struct cleanerd *d, const uint64_t *segs, size_t n)
 	}
 }
 
+/* NILFS_CLEANERD_TEST_HOOK (tests only): a shell command run just before a
+ * plan goes to the kernel, with NILFS_CLEANERD_PERIODS="START-END ..."
+ * (the checkpoint ranges it deletes), so that a test can change the volume
+ * between the plan and the ioctls */
+static void run_test_hook(const struct cld_plan *p)
+{
+	const char *hook = getenv("NILFS_CLEANERD_TEST_HOOK");
+	char list[1024] = "";
+	size_t len = 0;
+	int rc;
+
+	if (!hook || !*hook)
+		return;
+	for (size_t i = 0; i < p->nperiods && len < sizeof(list) - 48; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%llu-%llu",
+					i ? " " : "", (unsigned long long)p->periods[i].p_start,
+					(unsigned long long)p->periods[i].p_end);
+	setenv("NILFS_CLEANERD_PERIODS", list, 1);
+	rc = system(hook);
+	say(LOG_DEBUG, "test hook ran (status %d)", rc);
+}
+
+/* what a failed CLEAN_SEGMENTS most likely met (dmesg has the kernel's word) */
+static const char *clean_failure_cause(int err)
+{
+	switch (err) {
+	case -EBUSY: return "another cleaner is at work";
+	case -ENOENT: return "a block of the plan no longer has its DAT entry (stale description)";
+	case -EEXIST: return "two descriptions of one block (conflicting buffer)";
+	case -EINVAL: return "the kernel refused the arrays";
+	case -EROFS: return "the filesystem is read-only now";
+	case -ENOMEM: case -ENOSPC: return "out of memory or space";
+	default: return "see the kernel log";
+	}
+}
+
+static bool clean_failure_transient(int err)
+{
+	return err == -EBUSY || err == -ENOMEM || err == -ENOSPC || err == -EINTR || err == -EAGAIN;
+}
+
+/* d->plan to the kernel (submit.h): its checkpoints, then its segments */
+static void submit_plan(struct cleanerd *d, struct pass_result *res)
+{
+	struct cld_kops k = cld_kops_ioctl(&d->iocfd);
+	struct cld_submit_result r;
+	int rc;
+
+	cld_plan_finish(&d->plan);
+	run_test_hook(&d->plan);
+	rc = cld_submit(&k, &d->plan, &r);
+	if (d->isolate)
+		d->isolate--;
+	if (rc && r.failed == CLD_STAGE_CHECKPOINTS) {
+		/* nothing cleaned: a block the plan calls dead may belong to the
+		 * checkpoint left; the next pass plans again */
+		say(rc == -EBUSY ? LOG_NOTICE : LOG_ERR, "checkpoint %llu cannot be deleted (%s%s), "
+		    "%zu others deleted: segments not cleaned in this pass",
+		    (unsigned long long)r.cno, strerror(-rc),
+		    rc == -EBUSY ? ": it became a snapshot" : "", r.deleted);
+		/* a snapshot race is over once it is seen: plan again soon */
+		if (rc != -EBUSY) {
+			res->error = rc;
+			d->st.errors++;
+		}
+		return;
+	}
+	if (rc) {
+		bool transient = clean_failure_transient(rc);
+
+		say(transient ? LOG_NOTICE : LOG_ERR, "cleaning %zu segment%s failed (CLEAN_SEGMENTS): "
+		    "%s: %s%s", d->plan.nsegs, d->plan.nsegs == 1 ? "" : "s", strerror(-rc),
+		    clean_failure_cause(rc), !transient && d->plan.nsegs > 1
+		    ? "; the next passes clean one segment at a time to find the one at fault" : "");
+		res->error = rc;
+		if (transient)
+			return;
+		d->st.errors++;
+		if (d->plan.nsegs > 1) {
+			/* which segment is at fault is not known: none is counted bad,
+			 * each gets a pass of its own */
+			d->isolate = (unsigned)d->plan.nsegs;
+			return;
+		}
+		if (d->seg[d->plan.segnums[0]].bad < UINT8_MAX)
+			d->seg[d->plan.segnums[0]].bad++;
+		return;
+	}
+	{
+		char list[256] = "";
+		size_t len = 0;
+
+		for (size_t i = 0; i < d->plan.nsegs && len < sizeof(list) - 24; i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, " %" PRIu64,
+						d->plan.segnums[i]);
+		res->cleaned = d->plan.nsegs;
+		d->st.cleaned += d->plan.nsegs;
+		d->st.moved += cld_plan_live(&d->plan);
+		d->st.moved_dat += d->plan.nbd;
+		d->st.freed += d->plan.ndead;
+		d->st.periods += d->plan.nperiods;
+		d->st.stale += d->plan.nstale;
+		say(d->plan.nstale ? LOG_WARNING : LOG_INFO, "cleaned segment%s%s: %zu blocks "
+		    "moved (%zu DAT), %zu virtual blocks freed, %zu checkpoints deleted",
+		    d->plan.nsegs == 1 ? "" : "s", list, cld_plan_live(&d->plan), d->plan.nbd,
+		    d->plan.ndead, r.deleted);
+		if (d->plan.nstale)
+			say(LOG_WARNING, "%zu blocks there had DAT entries pointing elsewhere "
+			    "(stale copies): neither moved nor freed", d->plan.nstale);
+		for (size_t i = 0; i < d->plan.nsegs; i++)
+			d->seg[d->plan.segnums[i]] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+	}
+}
+
 void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const struct params *p,
 		  struct pass_result *res)
 {
@@ -252,7 +367,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 	uint64_t now = (uint64_t)time(NULL), pp = p->protection_period / NS_PER_SEC;
 	uint64_t prottime = now > pp ? now - pp : 0, protcno = UINT64_MAX, nsegs = sus->ss_nsegs;
 	uint64_t deferred[CLD_NSEGMENTS_PER_CLEAN_MAX * 4];
-	size_t ncand = 0, ndeferred = 0, examined = 0, max_examine;
+	size_t ncand = 0, ndeferred = 0, examined = 0, max_examine, nper;
 	uint64_t protseq = sus->ss_prot_seq;
 	int rc;
 
@@ -393,8 +508,10 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		}
 	}
 
+	/* after a failure of several segments together, one at a time */
+	nper = d->isolate ? 1 : p->nsegments;
 	max_examine = (size_t)p->nsegments * 4 + 8;
-	for (size_t i = 0; i < ncand && d->plan.nsegs + ndeferred < p->nsegments &&
+	for (size_t i = 0; i < ncand && d->plan.nsegs + ndeferred < nper &&
 			   examined < max_examine; i++) {
 		uint64_t segnum = cand[i].segnum;
 		struct seginfo *s = &d->seg[segnum];
@@ -439,47 +556,8 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		res->deferred = ndeferred;
 		d->st.deferred += ndeferred;
 	}
-	if (d->plan.nsegs && !res->error) {
-		cld_plan_finish(&d->plan);
-		rc = ioc_clean_segments(d->iocfd, d->plan.live, d->plan.nlive, d->plan.periods,
-					d->plan.nperiods, d->plan.dead, d->plan.ndead, d->plan.bd,
-					d->plan.nbd, d->plan.segnums, d->plan.nsegs);
-		if (rc) {
-			say(rc == -EBUSY ? LOG_NOTICE : LOG_ERR, "cleaning %zu segments failed "
-			    "(CLEAN_SEGMENTS): %s", d->plan.nsegs, strerror(-rc));
-			res->error = rc;
-			if (rc != -EBUSY && rc != -ENOMEM && rc != -ENOSPC) {
-				d->st.errors++;
-				for (size_t i = 0; i < d->plan.nsegs; i++)
-					if (d->seg[d->plan.segnums[i]].bad < UINT8_MAX)
-						d->seg[d->plan.segnums[i]].bad++;
-			}
-		} else {
-			char list[256] = "";
-			size_t len = 0;
-
-			for (size_t i = 0; i < d->plan.nsegs && len < sizeof(list) - 24; i++)
-				len += (size_t)snprintf(list + len, sizeof(list) - len, " %" PRIu64,
-							d->plan.segnums[i]);
-			res->cleaned = d->plan.nsegs;
-			d->st.cleaned += d->plan.nsegs;
-			d->st.moved += cld_plan_live(&d->plan);
-			d->st.moved_dat += d->plan.nbd;
-			d->st.freed += d->plan.ndead;
-			d->st.periods += d->plan.nperiods;
-			d->st.stale += d->plan.nstale;
-			say(d->plan.nstale ? LOG_WARNING : LOG_INFO, "cleaned segment%s%s: %zu blocks "
-			    "moved (%zu DAT), %zu virtual blocks freed, %zu checkpoint ranges "
-			    "deleted", d->plan.nsegs == 1 ? "" : "s", list, cld_plan_live(&d->plan),
-			    d->plan.nbd, d->plan.ndead, d->plan.nperiods);
-			if (d->plan.nstale)
-				say(LOG_WARNING, "%zu blocks there had DAT entries pointing elsewhere "
-				    "(stale copies): neither moved nor freed", d->plan.nstale);
-			for (size_t i = 0; i < d->plan.nsegs; i++)
-				d->seg[d->plan.segnums[i]] =
-					(struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
-		}
-	}
+	if (d->plan.nsegs && !res->error)
+		submit_plan(d, res);
 	d->st.protected_seq += res->protected_seq;
 out:
 	free(si);

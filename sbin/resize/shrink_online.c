@@ -24,6 +24,7 @@
 #include "ioc.h"
 #include "plan.h"
 #include "resize.h"
+#include "submit.h"
 
 #define PER_CLEAN 2u           /* segments per CLEAN_SEGMENTS, as nilfs-utils */
 #define ROUNDS 8u              /* passes over the cut before giving up */
@@ -58,6 +59,8 @@ static int move(struct mover *m, const uint64_t *segs, size_t n, const struct ni
 		uint64_t first)
 {
 	const struct nlfs_gc_protect keep_all = { .protcno = 0 };
+	struct cld_submit_result r;
+	struct cld_kops k;
 	char why[256] = "";
 	int rc = 0;
 
@@ -75,9 +78,8 @@ static int move(struct mover *m, const uint64_t *segs, size_t n, const struct ni
 		return rc;
 	}
 	cld_plan_finish(&m->all);
-	rc = ioc_clean_segments(m->fd, m->all.live, m->all.nlive, m->all.periods, m->all.nperiods,
-				m->all.dead, m->all.ndead, m->all.bd, m->all.nbd, m->all.segnums,
-				m->all.nsegs);
+	k = cld_kops_ioctl(&m->fd);
+	rc = cld_submit(&k, &m->all, &r);
 	if (rc)
 		say("Error: operation failed during moving segments: %s\n", strerror(-rc));
 	return rc;

@@ -76,7 +76,9 @@ fail() {  # $1 step, $2 what; $3 optional file with details
 		[ -n "${3:-}" ] && [ -f "$3" ] && head -n 60 "$3"
 		# what our online cleaner logged during the step, if it ran
 		[ -f "$W/out" ] && grep "^W$1 CLOG " "$W/out" | tail -n 30
-		echo "kept: $W (img: the volume after the step; keep/: before it)"
+		# and what the kernel said (nilfs2's lines)
+		[ -s "$W/dmesg.$1" ] && grep -i 'nilfs' "$W/dmesg.$1" | tail -n 20 | sed 's/^/kernel: /'
+		echo "kept: $W (img: the volume after the step; keep/: before it; G steps: dmesg.N the kernel's messages, cleaner.N our nilfs_cleanerd's log)"
 		[ -n "${REPLAY:-}" ] && echo "replay the step: $REPLAY"
 		echo "replay the seed: top_builddir=$top $here/torture.sh $SEED $1 $W.replay"
 	} >"$W/REPRO"
@@ -416,6 +418,8 @@ EOS
 				echo '$O/nilfs-clean -q /dev/vda 2>/dev/null; i=0; while [ -e /run/nilfs_cleanerd/254:0.sock ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done'
 				echo "grep nilfs_cleanerd /tmp/messages | sed 's/^/W$g CLOG /'; : >/tmp/messages"
 			}
+			# the kernel's messages of the step (dmesg -c: each step its own)
+			echo "dmesg -c 2>/dev/null | sed 's/^/W$g DMESG /'"
 			echo "sync; known W$g; manifest /mnt | sed 's/^/W$g MODEL /'"
 			echo "umount /mnt || echo 'V$g MOUNTFAIL busy'"
 			if [ $cl = 1 ]; then echo "verify V$g || exit 0"; else echo "verify V$g new || exit 0"; fi
@@ -469,6 +473,12 @@ EOS
 		cp --sparse=always "$W/keep/boot.img" "$img"
 		[ -n "$CSTEP" ] && rm -f "$W/clog.disk" && truncate -s 4M "$W/clog.disk"
 		try=$((try + 1))
+	done
+	# each G step's kernel messages and cleaner log, kept for the report
+	for g in $GSTEPS; do
+		sed -n "s/^W$g DMESG //p" "$OUT" >"$W/dmesg.$g"
+		sed -n "s/^W$g CLOG //p" "$OUT" >"$W/cleaner.$g"
+		[ -s "$W/cleaner.$g" ] || rm -f "$W/cleaner.$g"
 	done
 	[ -n "$PRE_V" ] && { check_verify "$PRE_V" "$PRE_CLOG" || return 1; }
 	for g in $GSTEPS; do

@@ -16,6 +16,7 @@
 #include "mountinfo.h"
 #include "../../sbin/cleanerd/plan.h"
 #include "../../sbin/cleanerd/cleanerd.h"
+#include "../../sbin/cleanerd/submit.h"
 
 static void put16(uint8_t *p, uint16_t v) { v = nlfs_cpu_to_le16(v); memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { v = nlfs_cpu_to_le32(v); memcpy(p, &v, 4); }
@@ -440,6 +441,172 @@ START_TEST(test_manual_run)
 }
 END_TEST
 
+/*
+ * A kernel in miniature for cld_submit: checkpoints 1..NCP, four to a
+ * cpfile block (block b holds 4b..4b+3; block 0 never goes), some of them
+ * snapshots.  A block whose checkpoints are all gone leaves the cpfile and
+ * its DAT entry ends.  CLEAN_SEGMENTS with periods deletes them first and,
+ * like the kernel, fails with -EBUSY after deleting the rest of a range
+ * that holds a snapshot, then puts back the DAT only: the entry of a block
+ * emptied in that call stays live ("leaked").
+ */
+#define FAKE_NCP 24
+struct fake_kernel {
+	bool valid[FAKE_NCP + 1], snap[FAKE_NCP + 1];
+	bool block_gone[FAKE_NCP / 4 + 1], dat_ended[FAKE_NCP / 4 + 1];
+	int leaked;                  /* blocks gone with their DAT entry live */
+	int deletes, cleans, clean_periods;
+	int clean_error;             /* CLEAN_SEGMENTS fails after deleting checkpoints */
+	uint64_t snap_on_call;       /* the checkpoint made a snapshot before the first call */
+};
+
+static void fake_drop(struct fake_kernel *k, uint64_t cno, bool dat_kept)
+{
+	uint64_t b = cno / 4;
+
+	k->valid[cno] = false;
+	if (b == 0 || k->block_gone[b])
+		return;
+	for (uint64_t c = 4 * b; c < 4 * b + 4 && c <= FAKE_NCP; c++)
+		if (k->valid[c])
+			return;
+	k->block_gone[b] = true;
+	k->dat_ended[b] = !dat_kept;
+}
+
+static void fake_race(struct fake_kernel *k)
+{
+	if (k->snap_on_call) {
+		k->snap[k->snap_on_call] = true;
+		k->snap_on_call = 0;
+	}
+}
+
+static ssize_t fake_get_cpinfo(void *ctx, uint64_t cno, struct nilfs_cpinfo *ci, size_t n)
+{
+	struct fake_kernel *k = ctx;
+	size_t got = 0;
+
+	fake_race(k);
+	for (uint64_t c = cno ? cno : 1; c <= FAKE_NCP && got < n; c++)
+		if (k->valid[c])
+			ci[got++] = (struct nilfs_cpinfo){
+				.ci_cno = c, .ci_flags = k->snap[c] ? 1u << NILFS_CPINFO_SNAPSHOT : 0 };
+	return (ssize_t)got;
+}
+
+static int fake_delete_checkpoint(void *ctx, uint64_t cno)
+{
+	struct fake_kernel *k = ctx;
+
+	fake_race(k);
+	k->deletes++;
+	if (cno == 0 || cno > FAKE_NCP || !k->valid[cno])
+		return -ENOENT;
+	if (k->snap[cno])
+		return -EBUSY;
+	fake_drop(k, cno, false);
+	return 0;
+}
+
+/* the kernel's CLEAN_SEGMENTS, periods included */
+static int fake_clean(struct fake_kernel *k, const struct nilfs_period *pd, size_t npd)
+{
+	bool gone_before[FAKE_NCP / 4 + 1];
+	int rc = 0;
+
+	fake_race(k);
+	k->cleans++;
+	k->clean_periods += (int)npd;
+	memcpy(gone_before, k->block_gone, sizeof(gone_before));
+	for (size_t i = 0; i < npd; i++)
+		for (uint64_t c = pd[i].p_start; c < pd[i].p_end && c <= FAKE_NCP; c++) {
+			if (k->snap[c])
+				rc = -EBUSY;
+			else if (k->valid[c])
+				fake_drop(k, c, false);
+		}
+	if (!rc)
+		rc = k->clean_error;
+	if (rc)   /* the DAT comes back from its shadow copy; the cpfile does not */
+		for (size_t b = 0; b <= FAKE_NCP / 4; b++)
+			if (k->block_gone[b] && !gone_before[b])
+				k->dat_ended[b] = false;
+	return rc;
+}
+
+static int fake_clean_segments(void *ctx, const struct cld_plan *p)
+{
+	(void)p;   /* its periods went to fake_delete_checkpoint */
+	return fake_clean(ctx, NULL, 0);
+}
+
+static void fake_init(struct fake_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (uint64_t c = 1; c <= FAKE_NCP; c++)
+		k->valid[c] = true;
+}
+
+static int fake_leaks(const struct fake_kernel *k)
+{
+	int n = 0;
+
+	for (size_t b = 0; b <= FAKE_NCP / 4; b++)
+		n += k->block_gone[b] && !k->dat_ended[b];
+	return n;
+}
+
+START_TEST(test_submit)
+{
+	struct nilfs_period pd[2] = { { 4, 9 }, { 12, 20 } };
+	struct cld_plan p = { .periods = pd, .nperiods = 2, .nsegs = 1 };
+	struct fake_kernel k;
+	struct cld_kops ops = { fake_get_cpinfo, fake_delete_checkpoint, fake_clean_segments, &k };
+	struct cld_submit_result r;
+
+	/* the way it goes: checkpoints one by one, then the segments alone */
+	fake_init(&k);
+	k.valid[6] = false;   /* deleted before (rmcp) */
+	ck_assert_int_eq(cld_submit(&ops, &p, &r), 0);
+	ck_assert_int_eq(r.failed, CLD_STAGE_NONE);
+	ck_assert_uint_eq(r.deleted, 4 + 8);
+	ck_assert_int_eq(k.deletes, 12);
+	ck_assert_int_eq(k.cleans, 1);
+	ck_assert_int_eq(k.clean_periods, 0);
+	ck_assert(k.block_gone[1] && k.block_gone[3] && k.block_gone[4] && !k.block_gone[2]);
+	ck_assert_int_eq(fake_leaks(&k), 0);
+
+	/* a snapshot taken after the plan: blocks 1 and 3 go, no cleaning, no leak */
+	fake_init(&k);
+	k.snap_on_call = 17;
+	ck_assert_int_eq(cld_submit(&ops, &p, &r), -EBUSY);
+	ck_assert_int_eq(r.failed, CLD_STAGE_CHECKPOINTS);
+	ck_assert_uint_eq(r.cno, 17);
+	ck_assert_int_eq(k.cleans, 0);
+	ck_assert(k.block_gone[1] && k.block_gone[3] && !k.block_gone[4]);
+	ck_assert_int_eq(fake_leaks(&k), 0);
+
+	/* CLEAN_SEGMENTS fails (a stale description): the checkpoints are gone already */
+	fake_init(&k);
+	k.clean_error = -ENOENT;
+	ck_assert_int_eq(cld_submit(&ops, &p, &r), -ENOENT);
+	ck_assert_int_eq(r.failed, CLD_STAGE_CLEAN);
+	ck_assert_uint_eq(r.deleted, 13);
+	ck_assert_int_eq(fake_leaks(&k), 0);
+
+	/* the model is the kernel's: the periods in the same call leak in both cases */
+	fake_init(&k);
+	k.snap_on_call = 17;
+	ck_assert_int_eq(fake_clean(&k, pd, 2), -EBUSY);
+	ck_assert_int_eq(fake_leaks(&k), 2);
+	fake_init(&k);
+	k.clean_error = -ENOENT;
+	ck_assert_int_eq(fake_clean(&k, pd, 2), -ENOENT);
+	ck_assert_int_eq(fake_leaks(&k), 3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cleaner");
@@ -448,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, test_scan);
 	tcase_add_test(tc, test_fate);
 	tcase_add_test(tc, test_plan);
+	tcase_add_test(tc, test_submit);
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_mountinfo);
 	tcase_add_test(tc, test_manual_run);
