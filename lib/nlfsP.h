@@ -100,6 +100,8 @@ static inline uint64_t nlfs_palloc_geo_desc(const struct nlfs_palloc_geo *g, uin
 int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err);
 bool nlfs_rf_lookup(const struct nlfs_fs *fs, uint64_t ino, uint64_t blkoff, uint64_t *block);
 void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f);
+/* one past the last block roll-forward puts back into F (0: none) */
+uint64_t nlfs_rf_end(const struct nlfs_fs *fs, const struct nlfs_file *f);
 /* Where the logs after the latest super root end (complete or not): a
  * writer continuing the volume starts there, so that a crash before its
  * super root leaves them for the kernel's roll-forward.  SEGS: the

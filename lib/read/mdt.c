@@ -39,11 +39,7 @@ static int note_end(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
 int nlfs_file_mapped_end(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t *end,
 			 struct nlfs_err *err)
 {
-	*end = 0;
-	if (f->cno && f->cno == fs->rec.cno)
-		for (size_t i = 0; i < fs->nrf; i++)
-			if (fs->rf[i].ino == f->ino && fs->rf[i].blkoff >= *end)
-				*end = fs->rf[i].blkoff + 1;
+	*end = nlfs_rf_end(fs, f);
 	return nlfs_bmap_iterate(fs, f, note_end, end, err);
 }
 

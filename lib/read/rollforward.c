@@ -183,16 +183,29 @@ bool nlfs_rf_lookup(const struct nlfs_fs *fs, uint64_t ino, uint64_t blkoff, uin
 	return false;
 }
 
+uint64_t nlfs_rf_end(const struct nlfs_fs *fs, const struct nlfs_file *f)
+{
+	size_t lo = 0, hi = fs->nrf;
+
+	if (!f->cno || f->cno != fs->rec.cno)
+		return 0;
+	/* sorted by (ino, blkoff): the last entry of the inode is its end */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fs->rf[mid].ino <= f->ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && fs->rf[lo - 1].ino == f->ino ? fs->rf[lo - 1].blkoff + 1 : 0;
+}
+
 void nlfs_rf_adjust_inode(const struct nlfs_fs *fs, struct nlfs_file *f)
 {
-	uint64_t end = 0, bs = fs->geo.blocksize;
-
-	if (!fs->nrf || f->cno != fs->rec.cno)
-		return;
 	/* the kernel writes whole blocks back: a file grows to cover them */
-	for (size_t i = 0; i < fs->nrf; i++)
-		if (fs->rf[i].ino == f->ino && (fs->rf[i].blkoff + 1) * bs > end)
-			end = (fs->rf[i].blkoff + 1) * bs;
+	uint64_t end = nlfs_rf_end(fs, f) * fs->geo.blocksize;
+
 	if (end > nlfs_le64(f->inode.i_size))
 		f->inode.i_size = nlfs_cpu_to_le64(end);
 }
