@@ -112,11 +112,14 @@ static const char *slot_name(int slot)
 	return slot == NLFS_SB_PRIMARY ? "primary" : "secondary";
 }
 
-static int view_super(struct nlfs_fs *fs, const struct opts *o)
+static int view_super(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		      struct nlfs_err *err)
 {
 	const struct nlfs_sb_choice *c = nlfs_fs_sb_choice(fs);
 	struct json j;
 
+	(void)args;
+	(void)err;
 	if (o->json) {
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
@@ -328,12 +331,15 @@ static int view_segment(struct nlfs_fs *fs, const struct opts *o, uint64_t segnu
 	return rc;
 }
 
-static int view_sr(struct nlfs_fs *fs, const struct opts *o)
+static int view_sr(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		   struct nlfs_err *err)
 {
 	const struct nlfs_recovery *r = nlfs_fs_recovery(fs);
 	static const char *const names[] = { "dat", "cpfile", "sufile" };
 	struct json j;
 
+	(void)args;
+	(void)err;
 	if (o->json) {
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
@@ -400,13 +406,15 @@ static int open_target(struct nlfs_fs *fs, const struct opts *o, const char *spe
 	return nlfs_path_lookup(fs, &ifile, spec, f, err);
 }
 
-static int print_segments(struct nlfs_fs *fs, const struct opts *o, struct nlfs_err *err)
+static int view_segments(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+			 struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
 	struct nlfs_sufile_header h;
 	struct json j;
 	int rc = nlfs_sufile_header(fs, &h, err);
 
+	(void)args;
 	if (rc)
 		return rc;
 	if (o->json) {
@@ -449,13 +457,15 @@ static int print_segments(struct nlfs_fs *fs, const struct opts *o, struct nlfs_
 	return rc;
 }
 
-static int print_checkpoints(struct nlfs_fs *fs, const struct opts *o, struct nlfs_err *err)
+static int view_checkpoints(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+			    struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
 	uint64_t last = nlfs_fs_recovery(fs)->cno;
 	struct json j;
 	int rc = nlfs_cpfile_header(fs, &h, err);
 
+	(void)args;
 	if (rc)
 		return rc;
 	if (o->json) {
@@ -504,11 +514,14 @@ static int print_checkpoints(struct nlfs_fs *fs, const struct opts *o, struct nl
 	return rc;
 }
 
-static int print_inode(const struct nlfs_file *f, const struct opts *o)
+static int print_inode(struct nlfs_fs *fs, const struct nlfs_file *f, const struct opts *o,
+		       struct nlfs_err *err)
 {
 	const struct nlfs_inode *in = &f->inode;
 	struct json j;
 
+	(void)fs;
+	(void)err;
 	if (!o->json) {
 		printf("inode %" PRIu64 " (checkpoint %" PRIu64 "): mode %06o links %u uid %u gid %u\n"
 		       "size %" PRIu64 " blocks %" PRIu64 " flags 0x%x generation %u\n"
@@ -632,11 +645,13 @@ static int print_dir(struct nlfs_fs *fs, const struct nlfs_file *f, const struct
 	return rc;
 }
 
-static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, struct nlfs_err *err)
+static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, const struct opts *o,
+			  struct nlfs_err *err)
 {
 	static uint8_t buf[1 << 16];
 	uint64_t off = 0;
 
+	(void)o;
 	if ((nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR)
 		return nlfs_err_set(err, EISDIR, NLFS_NOWHERE, "inode %" PRIu64, f->ino);
 	for (;;) {
@@ -653,21 +668,113 @@ static int print_contents(struct nlfs_fs *fs, const struct nlfs_file *f, struct 
 	}
 }
 
-static int view_file(struct nlfs_fs *fs, const struct opts *o, const char *view,
-		     const char *spec, struct nlfs_err *err)
-{
-	struct nlfs_file f;
-	int rc = open_target(fs, o, spec, &f, err);
+/* The file a view shows, named by its first operand (PATH or #INO) */
+typedef int (*file_view_fn)(struct nlfs_fs *fs, const struct nlfs_file *f, const struct opts *o,
+			    struct nlfs_err *err);
 
-	if (rc)
-		return rc;
-	if (!strcmp(view, "inode"))
-		return print_inode(&f, o);
-	if (!strcmp(view, "bmap"))
-		return print_bmap(fs, &f, o, err);
-	if (!strcmp(view, "ls"))
-		return print_dir(fs, &f, o, err);
-	return print_contents(fs, &f, err);
+/* The views' handlers: ARGS are the operands after the view's name, as
+ * many as its row in the table asks for (checked before the call). */
+static int run_logs(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		    struct nlfs_err *err)
+{
+	(void)args;
+	return view_logs(fs, o, false, err);
+}
+
+static int run_summaries(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+			 struct nlfs_err *err)
+{
+	(void)args;
+	return view_logs(fs, o, true, err);
+}
+
+static int run_segment(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		       struct nlfs_err *err)
+{
+	uint64_t seg;
+
+	if (cli_strtou64(args[0], &seg))
+		cli_usage_error("segment needs a segment number");
+	return view_segment(fs, o, seg, err);
+}
+
+static int run_stats(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		     struct nlfs_err *err)
+{
+	(void)args;
+	return dump_stats(fs, o->json, err);
+}
+
+static int run_extract(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		       struct nlfs_err *err)
+{
+	return dump_extract(fs, o->cno, args[0], args[1], err);
+}
+
+/*
+ * Every view, in the order --help lists them: its name, its operands as
+ * --help shows them, what it shows, how many operands it needs and the
+ * usage error when they are missing, and its handler: RUN, or SHOW for a
+ * view of the file its first operand names.  Every view reads -j but cat
+ * and extract; -c applies to those that read files (the file views and
+ * extract).
+ */
+struct view {
+	const char *name;
+	const char *operands;
+	const char *help;
+	int noperands;
+	const char *missing;
+	int (*run)(struct nlfs_fs *fs, const struct opts *o, char *const *args,
+		   struct nlfs_err *err);
+	file_view_fn show;
+};
+#define VIEW(name_, help_, run_) { .name = name_, .operands = "", .help = help_, .run = run_ }
+#define FILE_VIEW(name_, help_, show_) \
+	{ .name = name_, .operands = "PATH|#INO", .help = help_, .noperands = 1, \
+	  .missing = name_ " needs a path or #inode", .show = show_ }
+
+static const struct view views[] = {
+	VIEW("super", "both superblocks and which one is used", view_super),
+	VIEW("logs", "the log chain from the superblock cursor", run_logs),
+	VIEW("summaries", "the log chain with every finfo and binfo", run_summaries),
+	{ .name = "segment", .operands = "N",
+	  .help = "the logs of segment N with their finfos and binfos",
+	  .noperands = 1, .missing = "segment needs a segment number", .run = run_segment },
+	VIEW("sr", "the latest super root and its metadata-file inodes", view_sr),
+	VIEW("checkpoints", "the checkpoints in the cpfile", view_checkpoints),
+	VIEW("segments", "the segment usage table (sufile); text lists non-clean ones",
+	     view_segments),
+	FILE_VIEW("inode", "an inode of the checkpoint", print_inode),
+	FILE_VIEW("bmap", "a file's block map: keys, levels, virtual and disk addresses",
+		  print_bmap),
+	FILE_VIEW("ls", "a directory's entries", print_dir),
+	FILE_VIEW("cat", "a file's contents, to standard output", print_contents),
+	VIEW("stats", "DAT share, B-tree depths, directory sizes, segment live ratios",
+	     run_stats),
+	{ .name = "extract", .operands = "PATH DEST",
+	  .help = "restore the subtree at PATH into host directory DEST",
+	  .noperands = 2, .missing = "extract needs a path and a destination",
+	  .run = run_extract },
+};
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
+
+static const struct view *find_view(const char *name)
+{
+	for (size_t i = 0; i < NVIEWS; i++)
+		if (!strcmp(views[i].name, name))
+			return &views[i];
+	return NULL;
+}
+
+/* a view's usage line: its description at column 19, or two spaces on */
+static void print_view_usage(FILE *out, const struct view *v)
+{
+	char left[64];
+	int n = snprintf(left, sizeof(left), "%s%s%s", v->name, *v->operands ? " " : "",
+			 v->operands);
+
+	fprintf(out, "  %-*s%s\n", n + 2 > 17 ? n + 2 : 17, left, v->help);
 }
 
 static void usage(FILE *out)
@@ -675,21 +782,10 @@ static void usage(FILE *out)
 	fputs(CLI_USAGE_HEADER
 	      " dump.nilfs2 [options] <device>|<image> <view> [<args>]\n"
 	      "\nShow the on-disk structures of a NILFS2 volume.\n"
-	      "\nViews:\n"
-	      "  super            both superblocks and which one is used\n"
-	      "  logs             the log chain from the superblock cursor\n"
-	      "  summaries        the log chain with every finfo and binfo\n"
-	      "  segment N        the logs of segment N with their finfos and binfos\n"
-	      "  sr               the latest super root and its metadata-file inodes\n"
-	      "  checkpoints      the checkpoints in the cpfile\n"
-	      "  segments         the segment usage table (sufile); text lists non-clean ones\n"
-	      "  inode PATH|#INO  an inode of the checkpoint\n"
-	      "  bmap PATH|#INO   a file's block map: keys, levels, virtual and disk addresses\n"
-	      "  ls PATH|#INO     a directory's entries\n"
-	      "  cat PATH|#INO    a file's contents, to standard output\n"
-	      "  stats            DAT share, B-tree depths, directory sizes, segment live ratios\n"
-	      "  extract PATH DEST  restore the subtree at PATH into host directory DEST\n"
-	      CLI_USAGE_OPTIONS
+	      "\nViews:\n", out);
+	for (size_t i = 0; i < NVIEWS; i++)
+		print_view_usage(out, &views[i]);
+	fputs(CLI_USAGE_OPTIONS
 	      " -c, --checkpoint <cno>  read files at checkpoint <cno> (default: latest)\n"
 	      " -j, --json              print JSON\n", out);
 	cli_usage_tail(out, 25);
@@ -708,7 +804,7 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	const char *view;
+	const struct view *view;
 	char msg[320];
 	int c, rc;
 
@@ -730,13 +826,9 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind]);
 	if (!o.device)
 		return CLI_EXIT_FAILURE;
-	view = argv[optind + 1];
-	if (strcmp(view, "super") && strcmp(view, "logs") && strcmp(view, "summaries") &&
-	    strcmp(view, "segment") && strcmp(view, "sr") && strcmp(view, "checkpoints") &&
-	    strcmp(view, "inode") && strcmp(view, "bmap") && strcmp(view, "ls") &&
-	    strcmp(view, "cat") && strcmp(view, "extract") && strcmp(view, "stats") &&
-	    strcmp(view, "segments"))
-		cli_usage_error("unknown view '%s'", view);
+	view = find_view(argv[optind + 1]);
+	if (!view)
+		cli_usage_error("unknown view '%s'", argv[optind + 1]);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (rc) {
 		cli_warnx("%s: %s", o.device, nlfs_strerror(rc));
@@ -750,32 +842,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nlfs_err_clear(&err);
-	if (!strcmp(view, "super")) {
-		rc = view_super(fs, &o);
-	} else if (!strcmp(view, "logs") || !strcmp(view, "summaries")) {
-		rc = view_logs(fs, &o, !strcmp(view, "summaries"), &err);
-	} else if (!strcmp(view, "sr")) {
-		rc = view_sr(fs, &o);
-	} else if (!strcmp(view, "checkpoints")) {
-		rc = print_checkpoints(fs, &o, &err);
-	} else if (!strcmp(view, "segments")) {
-		rc = print_segments(fs, &o, &err);
-	} else if (!strcmp(view, "stats")) {
-		rc = dump_stats(fs, o.json, &err);
-	} else if (!strcmp(view, "extract")) {
-		if (argc - optind < 4)
-			cli_usage_error("extract needs a path and a destination");
-		rc = dump_extract(fs, o.cno, argv[optind + 2], argv[optind + 3], &err);
-	} else if (strcmp(view, "segment")) {
-		if (argc - optind < 3)
-			cli_usage_error("%s needs a path or #inode", view);
-		rc = view_file(fs, &o, view, argv[optind + 2], &err);
-	} else {
-		uint64_t seg;
+	if (argc - optind - 2 < view->noperands)
+		cli_usage_error("%s", view->missing);
+	if (view->show) {
+		struct nlfs_file f;
 
-		if (argc - optind < 3 || cli_strtou64(argv[optind + 2], &seg))
-			cli_usage_error("segment needs a segment number");
-		rc = view_segment(fs, &o, seg, &err);
+		rc = open_target(fs, &o, argv[optind + 2], &f, &err);
+		if (!rc)
+			rc = view->show(fs, &f, &o, &err);
+	} else {
+		rc = view->run(fs, &o, argv + optind + 2, &err);
 	}
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
