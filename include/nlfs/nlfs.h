@@ -443,6 +443,10 @@ int nlfs_dir_record(const void *block, uint32_t blocksize, unsigned off,
 enum nlfs_dir_salvage { NLFS_DIR_SOUND, NLFS_DIR_MENDED, NLFS_DIR_DROPPED };
 enum nlfs_dir_salvage nlfs_dir_salvage(const void *block, uint32_t blocksize, unsigned off,
 				       struct nlfs_dir_rec *rec, unsigned *next, const char **why);
+/* format/dir_record.c: the file_type byte a directory record naming an
+ * inode of MODE carries (1 regular .. 7 symlink, the kernel's table), 0
+ * for a mode that is none of the seven types */
+uint8_t nlfs_file_type_of_mode(uint32_t mode);
 /* inode numbers a directory entry may not name (below 11, except 2 and 10) */
 bool nlfs_dir_private_ino(uint64_t ino);
 typedef int (*nlfs_dir_cb)(const char *name, unsigned name_len, uint64_t ino,

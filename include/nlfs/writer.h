@@ -237,7 +237,6 @@ struct nlfs_dirw {
 	uint32_t used, last;      /* bytes used; offset of the last record */
 	uint64_t blkoff;
 };
-uint8_t nlfs_file_type_of_mode(uint32_t mode);
 int nlfs_dirw_begin(struct nlfs_dirw *d, struct nlfs_writer *w, uint64_t ino, uint64_t parent,
 		    struct nlfs_err *err);
 int nlfs_dirw_add(struct nlfs_dirw *d, const char *name, size_t len, uint64_t ino,

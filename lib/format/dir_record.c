@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Directory records as the kernel checks them while reading (its
- * nilfs_check_folio), and what of a damaged block can be kept.
+ * nilfs_check_folio), what of a damaged block can be kept, and the file
+ * type a record carries for its inode's mode.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,22 @@ static unsigned rec_len_of(uint16_t raw)
 	unsigned len = nlfs_le16(raw);
 
 	return len == 65535 ? 65536 : len;  /* 64 KiB blocks */
+}
+
+/* the file_type byte of a record naming an inode of MODE, as the kernel's
+ * nilfs_set_de_type sets it (its fs_ftype_table); 0 for a mode of no type */
+uint8_t nlfs_file_type_of_mode(uint32_t mode)
+{
+	switch (mode & NLFS_S_IFMT) {
+	case NLFS_S_IFREG: return 1;
+	case NLFS_S_IFDIR: return 2;
+	case NLFS_S_IFCHR: return 3;
+	case NLFS_S_IFBLK: return 4;
+	case NLFS_S_IFIFO: return 5;
+	case NLFS_S_IFSOCK: return 6;
+	case NLFS_S_IFLNK: return 7;
+	default: return 0;
+	}
 }
 
 bool nlfs_dir_private_ino(uint64_t ino)

@@ -37,12 +37,9 @@ static int count_inode(const struct nlfs_file *f, void *arg)
 	struct count_walk *cw = arg;
 
 	/* devices, fifos and sockets have no map: i_bmap[0] may hold a device number */
-	switch (nlfs_le16(f->inode.i_mode) & 0170000) {
-	case 0100000: case 0040000: case 0120000:
-		return nlfs_bmap_iterate(cw->fs, f, count_entry, cw, cw->err);
-	default:
+	if (!nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
 		return 0;
-	}
+	return nlfs_bmap_iterate(cw->fs, f, count_entry, cw, cw->err);
 }
 
 int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,

@@ -7,24 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
-
-uint8_t nlfs_file_type_of_mode(uint32_t mode)
-{
-	switch (mode & NLFS_S_IFMT) {
-	case NLFS_S_IFREG: return 1;
-	case NLFS_S_IFDIR: return 2;
-	case NLFS_S_IFCHR: return 3;
-	case NLFS_S_IFBLK: return 4;
-	case NLFS_S_IFIFO: return 5;
-	case NLFS_S_IFSOCK: return 6;
-	case NLFS_S_IFLNK: return 7;
-	default: return 0;
-	}
-}
 
 /* 65536 does not fit in rec_len: it is stored as 65535 */
 static uint16_t rec_len_to_disk(uint32_t len)
@@ -88,9 +73,10 @@ int nlfs_dirw_begin(struct nlfs_dirw *d, struct nlfs_writer *w, uint64_t ino, ui
 		return -ENOMEM;
 	rc = nlfs_writer_file_begin(w, ino, err);
 	if (!rc)
-		rc = nlfs_dirw_add(d, ".", 1, ino, 2, err);
+		rc = nlfs_dirw_add(d, ".", 1, ino, nlfs_file_type_of_mode(NLFS_S_IFDIR), err);
 	if (!rc)
-		rc = nlfs_dirw_add(d, "..", 2, parent, 2, err);
+		rc = nlfs_dirw_add(d, "..", 2, parent, nlfs_file_type_of_mode(NLFS_S_IFDIR),
+				   err);
 	return rc;
 }
 
