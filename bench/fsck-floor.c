@@ -125,7 +125,7 @@ static int list(const char *img, bool all)
 			void *summary = NULL;
 			uint32_t nsum;
 
-			if (nlfs_log_read(fs, p, &log, &summary, &err))
+			if (nlfs_log_read(fs, p, &log, &summary, 0, &err))
 				break;
 			nsum = nlfs_summary_blocks(&log, g->blocksize);
 			for (uint32_t i = 0; i < nsum; i++)

@@ -147,7 +147,7 @@ int assess_segment(struct assess *a, uint64_t segnum, uint64_t *live, bool *prot
 	rc = a->vol->ops->segments(a->vol, &fs);
 	if (rc)
 		return rc;
-	rc = nlfs_segment_walk(fs, segnum, 0, &seq, NULL, NULL, &err);
+	rc = nlfs_segment_walk(fs, segnum, 0, 0, &seq, NULL, NULL, &err);
 	if (rc)
 		goto walk_failed;
 	if (nlfs_seq_ge(seq, a->protseq)) {
@@ -155,7 +155,7 @@ int assess_segment(struct assess *a, uint64_t segnum, uint64_t *live, bool *prot
 		return 0;
 	}
 	nlfs_err_clear(&err);
-	rc = nlfs_segment_walk(fs, segnum, si.sui_nblocks, NULL, collect_block, &c, &err);
+	rc = nlfs_segment_walk(fs, segnum, si.sui_nblocks, 0, NULL, collect_block, &c, &err);
 	if (!rc)
 		rc = count_live(a, &c, live);
 	free(c.v);

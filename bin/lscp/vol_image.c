@@ -173,7 +173,7 @@ static int pending(struct vol *v, struct nlfs_writer **w)
 	int rc = 0;
 
 	if (!p->w)
-		rc = nlfs_writer_open(p->fs, (uint64_t)time(NULL), &p->w, &p->err);
+		rc = nlfs_writer_open(p->fs, (uint64_t)time(NULL), 0, &p->w, &p->err);
 	*w = p->w;
 	return rc ? (int)fail(v, rc) : 0;
 }

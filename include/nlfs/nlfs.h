@@ -166,15 +166,16 @@ uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum);
 uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
 
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
- * SUMMARY, if not NULL, receives a malloc'd copy of the summary area. */
-int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-		  void **summary, struct nlfs_err *err);
-/* The same with FLAGS: NLFS_LOG_READ_SUMMARY_ONLY reads the summary blocks
- * alone and leaves ss_datasum unverified (datasum_checked false), for a
- * check of the metadata that need not read every data block. */
+ * SUMMARY, if not NULL, receives a malloc'd copy of the summary area.
+ * FLAGS: NLFS_LOG_READ_SUMMARY_ONLY reads the summary blocks alone and
+ * leaves ss_datasum unverified (datasum_checked false), for a check of the
+ * metadata that need not read every data block.  A checksum that does not
+ * match is no error (datasum_ok, sumsum_ok say it).  0; NLFS_EBADMAGIC or
+ * NLFS_ECORRUPT for a header that does not hold up; a negative errno from
+ * the io or -ENOMEM. */
 #define NLFS_LOG_READ_SUMMARY_ONLY 1u
-int nlfs_log_read_flags(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-			void **summary, unsigned flags, struct nlfs_err *err);
+int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log, void **summary,
+		  unsigned flags, struct nlfs_err *err);
 
 /* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it. */
 int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
@@ -460,23 +461,25 @@ int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const ch
 /* segment.c: what the cleaner sees in a segment */
 /* The logs of segment SEGNUM within its first NBLOCKS blocks (su_nblocks),
  * the way the cleaner reads them: each needs the summary magic and a good
- * ss_sumsum, and the walk ends at the first log that has not.  CB gets each
- * finfo/binfo as nlfs_summary_walk gives them.  *SEQ, if not NULL, receives
- * the ss_seq field of the segment's first block, unchecked.  Whether a block
- * is live is nlfs_gc_block_live's (<nlfs/gc.h>). */
-int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
-		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
-/* The same, for a caller that must see every block (the offline cleaner):
- * a log inside NBLOCKS that does not check out is an error. */
-int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
-			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
-
-/* The same as the online cleaner reads a segment it will have the kernel
- * free: besides, every log carries the first log's sequence number (in
- * *SEQ, if not NULL) and the logs cover NBLOCKS exactly (NLFS_ECORRUPT
- * otherwise, the reason in ERR). */
-int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
-			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
+ * ss_sumsum.  CB (if not NULL) gets each finfo/binfo as nlfs_summary_walk
+ * gives them; its non-zero return stops the walk and is returned.  *SEQ,
+ * if not NULL, receives the ss_seq field of the segment's first block,
+ * unchecked.  Whether a block is live is nlfs_gc_block_live's (<nlfs/gc.h>).
+ * FLAGS says where the walk ends:
+ * 0: at the first log that does not check out (the end of what was
+ *    written there);
+ * NLFS_SEGMENT_WALK_STRICT: for a caller that must see every block (the
+ *    offline cleaner), such a log inside NBLOCKS is an error;
+ * NLFS_SEGMENT_WALK_EXACT: as the online cleaner reads a segment it will
+ *    have the kernel free: STRICT, and besides every log carries the first
+ *    log's sequence number and the logs cover NBLOCKS exactly.
+ * 0; -ERANGE for a segment the volume does not have; under STRICT or EXACT
+ * a log that does not hold up is NLFS_EBADMAGIC, NLFS_EBADCRC or
+ * NLFS_ECORRUPT; a negative errno from the io or -ENOMEM. */
+#define NLFS_SEGMENT_WALK_STRICT 0x1u
+#define NLFS_SEGMENT_WALK_EXACT  0x2u
+int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, unsigned flags,
+		      uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
 /* The sequence number of the log at the start of segment SEGNUM, whose
  * summary must decode (magic, sizes; NLFS_ECORRUPT or NLFS_EBADMAGIC). */
 int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err);

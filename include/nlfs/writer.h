@@ -39,19 +39,21 @@ struct nlfs_writer;
  * The old superblocks are invalidated before anything else is written. */
 int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 		       struct nlfs_writer **out, struct nlfs_err *err);
-/* The next checkpoint of an existing volume (FS opened on a writable io). */
-int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
-		     struct nlfs_err *err);
-/* NLFS_WRITER_REPAIR: fsck's construction.  A volume the kernel did not
+/* The next checkpoint of an existing volume (FS opened on a writable io).
+ * FLAGS: 0, or these:
+ * NLFS_WRITER_REPAIR: fsck's construction.  A volume the kernel did not
  * unmount cleanly is accepted (if no logs wait to be rolled forward), and
- * the superblocks are marked valid when it commits. */
-#define NLFS_WRITER_REPAIR 0x1u
-/* NLFS_WRITER_ROLLFORWARD: logs after the latest super root are accepted;
+ * the superblocks are marked valid when it commits.
+ * NLFS_WRITER_ROLLFORWARD: logs after the latest super root are accepted;
  * the construction starts after them (nlfs_writer_roll_forward replays
- * what the kernel would) */
+ * what the kernel would).
+ * 0; -EBUSY for a volume not cleanly unmounted (or with logs after its
+ * super root) that FLAGS do not accept; NLFS_ECORRUPT or a negative errno
+ * from reading the metadata files; -ENOMEM. */
+#define NLFS_WRITER_REPAIR 0x1u
 #define NLFS_WRITER_ROLLFORWARD 0x2u
-int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
-			   struct nlfs_writer **out, struct nlfs_err *err);
+int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, unsigned flags, struct nlfs_writer **out,
+		     struct nlfs_err *err);
 /* Write the construction and the superblocks.  The handle is spent afterwards. */
 int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err);
 void nlfs_writer_free(struct nlfs_writer *w);

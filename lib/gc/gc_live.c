@@ -80,7 +80,7 @@ int nlfs_gc_segment_live(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			 struct nlfs_err *err)
 {
 	struct live_count lc = { .fs = fs, .p = p };
-	int rc = nlfs_segment_walk(fs, segnum, nblocks, NULL, count_block, &lc, err);
+	int rc = nlfs_segment_walk(fs, segnum, nblocks, 0, NULL, count_block, &lc, err);
 
 	*live = lc.live;
 	*total = lc.total;

@@ -158,8 +158,8 @@ static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk_all(sw->w->fs, segnum, nlfs_le32(su.su_nblocks), visit, sw,
-					   sw->err);
+		rc = nlfs_segment_walk(sw->w->fs, segnum, nlfs_le32(su.su_nblocks),
+				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
 
@@ -308,7 +308,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc)
 		rc = nlfs_gc_protect_load(fs, limit, &prot, &snaps, err);
 	if (!rc)
-		rc = nlfs_writer_open(fs, p->now, &w, err);
+		rc = nlfs_writer_open(fs, p->now, 0, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
 		rc = -ENOMEM;
 	if (!rc)

@@ -140,7 +140,7 @@ static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now, uint
 	if (!rc)
 		rc = ri.new_nsegments < ri.old_nsegments
 			     ? nlfs_writer_open_within(fs, now, ri.new_nsegments, &w, err)
-			     : nlfs_writer_open(fs, now, &w, err);
+			     : nlfs_writer_open(fs, now, 0, &w, err);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = nlfs_writer_gc_segment(w, segs[i], &keep_all, &gst, err);
 	if (!rc && !left)

@@ -33,14 +33,8 @@ static int read_log_blocks(struct nlfs_fs *fs, uint64_t start, uint32_t first, u
 	return 0;
 }
 
-int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-		  void **summary, struct nlfs_err *err)
-{
-	return nlfs_log_read_flags(fs, start, log, summary, 0, err);
-}
-
-int nlfs_log_read_flags(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log,
-			void **summary, unsigned flags, struct nlfs_err *err)
+int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log, void **summary,
+		  unsigned flags, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = &fs->geo;
 	uint32_t bs = g->blocksize;

@@ -83,7 +83,7 @@ static int rf_walk(struct nlfs_fs *fs, rf_visit visit, void *arg)
 		void *summary = NULL;
 
 		if (pseg + 1 > nlfs_seg_end(g, seg) ||
-		    nlfs_log_read(fs, pseg, &log, &summary, NULL) || log.seq != seq ||
+		    nlfs_log_read(fs, pseg, &log, &summary, 0, NULL) || log.seq != seq ||
 		    !log.datasum_ok) {
 			free(summary);
 			/* the next segment of the chain, while logs keep coming */

@@ -10,17 +10,11 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
-enum walk_rule {
-	WALK_TO_FIRST_BAD,   /* the walk ends at the first log that does not check out */
-	WALK_STRICT,         /* such a log inside NBLOCKS is an error, not the end */
-	WALK_EXACT,          /* and so is a log of another seq, or logs that do not
-			      * cover NBLOCKS exactly */
-};
-
-static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
-		nlfs_finfo_cb cb, void *arg, enum walk_rule rule, struct nlfs_err *err)
+int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, unsigned flags,
+		      uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
 {
-	bool strict = rule != WALK_TO_FIRST_BAD;
+	bool exact = flags & NLFS_SEGMENT_WALK_EXACT;
+	bool strict = exact || (flags & NLFS_SEGMENT_WALK_STRICT);
 	uint64_t seq0 = 0;
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t start, end, used, pos;
@@ -46,29 +40,29 @@ static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t 
 					    nlfs_io_name(fs->io), (unsigned long long)segnum);
 		*seq = nlfs_le64(ss.ss_seq);
 	}
-	if (rule == WALK_EXACT && start + nblocks > end)
+	if (exact && start + nblocks > end)
 		return nlfs_err_set(err, NLFS_ECORRUPT, start,
 				    "segment %llu: su_nblocks %u goes past the segment's end",
 				    (unsigned long long)segnum, nblocks);
 	/* a log needs at least two blocks, so none starts in the last one */
-	for (pos = start; pos < used && (rule == WALK_EXACT || pos + 2 <= end);) {
+	for (pos = start; pos < used && (exact || pos + 2 <= end);) {
 		struct nlfs_log log;
 		void *summary = NULL;
 		struct nlfs_err lerr;
 
-		if (rule == WALK_EXACT && used - pos < 2)
+		if (exact && used - pos < 2)
 			return nlfs_err_set(err, NLFS_ECORRUPT, pos,
 					    "%llu block(s) at block %llu hold no log",
 					    (unsigned long long)(used - pos), (unsigned long long)pos);
 
 		/* the cleaner trusts ss_sumsum; the data checksum is not its rule */
-		rc = nlfs_log_read_flags(fs, pos, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
-					 strict ? err : &lerr);
+		rc = nlfs_log_read(fs, pos, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
+				   strict ? err : &lerr);
 		if (!rc && !log.sumsum_ok)
 			rc = nlfs_err_set(strict ? err : &lerr, NLFS_EBADCRC, pos,
 					  "segment %llu: summary checksum",
 					  (unsigned long long)segnum);
-		if (!rc && rule == WALK_EXACT) {
+		if (!rc && exact) {
 			if (pos == start)
 				seq0 = log.seq;
 			if (log.seq != seq0)
@@ -96,24 +90,6 @@ static int walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t 
 		pos += log.nblocks;
 	}
 	return 0;
-}
-
-int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uint64_t *seq,
-		      nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
-{
-	return walk(fs, segnum, nblocks, seq, cb, arg, WALK_TO_FIRST_BAD, err);
-}
-
-int nlfs_segment_walk_all(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
-			  nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
-{
-	return walk(fs, segnum, nblocks, NULL, cb, arg, WALK_STRICT, err);
-}
-
-int nlfs_segment_walk_exact(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
-			    uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
-{
-	return walk(fs, segnum, nblocks, seq, cb, arg, WALK_EXACT, err);
 }
 
 int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err)
@@ -157,7 +133,7 @@ int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks
 	for (pos = start; pos + 2 <= end;) {
 		struct nlfs_log log;
 		struct nlfs_err lerr;
-		int rc = nlfs_log_read_flags(fs, pos, &log, NULL, NLFS_LOG_READ_SUMMARY_ONLY, &lerr);
+		int rc = nlfs_log_read(fs, pos, &log, NULL, NLFS_LOG_READ_SUMMARY_ONLY, &lerr);
 
 		if (rc == -ENOMEM || rc == -EIO)
 			return nlfs_err_set(err, rc, pos, "%s: reading segment %llu",

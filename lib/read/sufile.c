@@ -64,7 +64,7 @@ static int load_cursor(struct nlfs_fs *fs, struct nlfs_err *err)
 		return 0;
 	if (!fs->sr)   /* opened with nlfs_fs_open_sb */
 		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "no super root was read");
-	rc = nlfs_log_read(fs, fs->rec.sr_log, &log, NULL, err);
+	rc = nlfs_log_read(fs, fs->rec.sr_log, &log, NULL, 0, err);
 	if (rc)
 		return rc;
 	fs->cur_seg = fs->rec.sr_log / fs->geo.blocks_per_segment;

@@ -112,7 +112,7 @@ int nlfs_recount_blocks(struct nlfs_fs *fs, uint64_t now, struct nlfs_recount *r
 	if (!rc)
 		rc = count_all(fs, rs, &bad, &nbad, err);
 	if (!rc && nbad)
-		rc = nlfs_writer_open(fs, now, &w, err);
+		rc = nlfs_writer_open(fs, now, 0, &w, err);
 	if (rc || !nbad) {
 		free(bad);
 		return rc;

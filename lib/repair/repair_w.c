@@ -4,7 +4,7 @@
  * from what they count, bitmaps and inodes set right, files rewritten.
  * Each one only changes blocks in the writer's cache, so nothing reaches
  * the device before the construction commits.  Call them right after
- * nlfs_writer_open_flags(), before anything else uses the writer: the
+ * nlfs_writer_open(), before anything else uses the writer: the
  * writer keeps its own counters by deltas from the values found here.
  */
 #include <errno.h>

@@ -60,7 +60,7 @@ static int scan_segment(struct nlfs_fs *fs, uint64_t seg, struct rb_scan *s)
 
 		bool ok;
 
-		if (nlfs_log_read(fs, pos, &log, NULL, &lerr))
+		if (nlfs_log_read(fs, pos, &log, NULL, 0, &lerr))
 			break;
 		ok = log.sumsum_ok && log.datasum_ok;
 		if (pos == nlfs_seg_start(g, seg)) {
@@ -134,7 +134,7 @@ static int segments_kept(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 	uint64_t own = c->start / g->blocks_per_segment, next = UINT64_MAX;
 	struct nlfs_segment_usage su[64];
 	struct nlfs_log log;
-	int rc = nlfs_log_read(fs, c->start, &log, NULL, err);
+	int rc = nlfs_log_read(fs, c->start, &log, NULL, 0, err);
 
 	if (rc)
 		return rc;

@@ -263,12 +263,6 @@ static int after_tail(struct nlfs_writer *w, const struct nlfs_log *srlog,
 	return rc;
 }
 
-int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, struct nlfs_writer **out,
-		     struct nlfs_err *err)
-{
-	return nlfs_writer_open_flags(fs, now, 0, out, err);
-}
-
 /* The construction of a shrink starts below LIMIT: if the kernel's next
  * log (or the segment reserved after it) lies in the cut, a clean segment
  * below takes its place.  The old reservation stays in use until the cut
@@ -310,8 +304,8 @@ static int keep_below(struct nlfs_writer *w, uint64_t limit, struct nlfs_logw_po
 static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t limit,
 		     struct nlfs_writer **out, struct nlfs_err *err);
 
-int nlfs_writer_open_flags(struct nlfs_fs *fs, uint64_t now, unsigned flags,
-			   struct nlfs_writer **out, struct nlfs_err *err)
+int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, unsigned flags, struct nlfs_writer **out,
+		     struct nlfs_err *err)
 {
 	return open_impl(fs, now, flags, UINT64_MAX, out, err);
 }
@@ -382,7 +376,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 	if (!rc)
 		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, NLFS_IFILE_INO, &f.inode, &f, &w->ifile);
 	if (!rc)
-		rc = nlfs_log_read(fs, rec->sr_log, &log, NULL, err);
+		rc = nlfs_log_read(fs, rec->sr_log, &log, NULL, 0, err);
 	if (rc)
 		goto fail;
 	pos.pos = rec->next_pseg;

@@ -3,9 +3,10 @@
  * plan.c - segment walk and block classification for CLEAN_SEGMENTS.
  *
  * Only the summary blocks of each log are read, by the library's walk
- * (nlfs_segment_walk_exact) on an uncached reader of the device.  A segment
- * is either described completely (every log from its start to su_nblocks,
- * each with a valid ss_sumsum and the segment's seq) or not at all:
+ * (nlfs_segment_walk, NLFS_SEGMENT_WALK_EXACT) on an uncached reader of
+ * the device.  A segment is either described completely (every log from
+ * its start to su_nblocks, each with a valid ss_sumsum and the segment's
+ * seq) or not at all:
  * cleaning a segment frees all of it, so a block missed here would be lost.
  *
  * One check goes beyond nilfs-utils: a virtual block whose DAT entry no
@@ -168,7 +169,8 @@ int cld_segment_scan(struct cld_reader *r, uint64_t segnum, uint32_t nblocks,
 	int rc;
 
 	nlfs_err_clear(&err);
-	rc = nlfs_segment_walk_exact(r->fs, segnum, nblocks, &seq, on_block, &w, &err);
+	rc = nlfs_segment_walk(r->fs, segnum, nblocks, NLFS_SEGMENT_WALK_EXACT, &seq, on_block, &w,
+			       &err);
 	if (w.rc) {
 		rc = w.rc;
 		snprintf(why, whylen, rc == -EBADMSG ? "segment %" PRIu64 ": a block with "

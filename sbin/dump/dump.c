@@ -312,7 +312,7 @@ static int view_segment(struct nlfs_fs *fs, const struct opts *o, uint64_t segnu
 		void *summary = NULL;
 		struct nlfs_err scratch;
 
-		if (nlfs_log_read(fs, pseg, &log, &summary, &scratch))
+		if (nlfs_log_read(fs, pseg, &log, &summary, 0, &scratch))
 			break;
 		if (!first && log.seq != seq) {
 			free(summary);

@@ -221,13 +221,13 @@ static int read_log(struct fsck *c, uint64_t p, struct nlfs_log *log, void **sum
 	int rc;
 
 	if (c->o.check_data)
-		return nlfs_log_read(c->fs, p, log, summary, err);
-	rc = nlfs_log_read_flags(c->fs, p, log, summary, NLFS_LOG_READ_SUMMARY_ONLY, err);
+		return nlfs_log_read(c->fs, p, log, summary, 0, err);
+	rc = nlfs_log_read(c->fs, p, log, summary, NLFS_LOG_READ_SUMMARY_ONLY, err);
 	if (rc || log->seq < nlfs_le64(c->sb->s_last_seq))
 		return rc;
 	free(*summary);
 	*summary = NULL;
-	return nlfs_log_read(c->fs, p, log, summary, err);
+	return nlfs_log_read(c->fs, p, log, summary, 0, err);
 }
 
 static void check_segment(struct fsck *c, uint64_t seg)
@@ -426,7 +426,7 @@ static void check_current(struct fsck *c)
 		fsck_problem(c, PR_SU_CURRENT, "segment %" PRIu64 ": holds the latest super root (block %" PRIu64
 			     "), but its usage is flags 0x%x, su_nblocks %u",
 			     seg, rec->sr_block, c->segs[seg].su_flags, c->segs[seg].su_nblocks);
-	if (nlfs_log_read(c->fs, rec->sr_log, &log, NULL, &err))
+	if (nlfs_log_read(c->fs, rec->sr_log, &log, NULL, 0, &err))
 		return;
 	nextseg = log.next / g->blocks_per_segment;
 	if (nextseg < g->nsegments && !(c->segs[nextseg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))

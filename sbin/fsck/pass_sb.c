@@ -144,7 +144,7 @@ static const char *cursor_problem(struct fsck *c, uint64_t start, uint64_t seq,
 {
 	struct nlfs_err err;
 
-	if (nlfs_log_read(c->fs, start, log, NULL, &err))
+	if (nlfs_log_read(c->fs, start, log, NULL, 0, &err))
 		return "no valid log there";
 	if (log->seq != seq)
 		return "the log there has another sequence number";

@@ -159,7 +159,7 @@ static void segment_blocks(struct fsck_readahead *ra, uint64_t seg, uint32_t nbl
 {
 	struct nlfs_err err;
 
-	nlfs_segment_walk(ra->fs, seg, nblocks, NULL, summary_block, ra, &err);
+	nlfs_segment_walk(ra->fs, seg, nblocks, 0, NULL, summary_block, ra, &err);
 	flush_run(ra);
 }
 

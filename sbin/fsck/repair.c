@@ -256,8 +256,8 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	if (rc == -ENOENT && found(c, PR_CP_LATEST))
 		rc = 0;   /* its entry is mended below; the passes made no note about its files */
 	if (!rc)
-		rc = nlfs_writer_open_flags(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
-					    &r.w, &r.err);
+		rc = nlfs_writer_open(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
+				      &r.w, &r.err);
 	if (rc) {
 		rc = lib_failed(&r, rc, "opening the volume for writing");
 		goto out;

@@ -249,8 +249,8 @@ static void owners_from_summaries(struct evac *e)
 			struct nlfs_err err;
 			void *summary = NULL;
 
-			if (nlfs_log_read_flags(e->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
-						&err) || !log.sumsum_ok || !log.nblocks) {
+			if (nlfs_log_read(e->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
+					  &err) || !log.sumsum_ok || !log.nblocks) {
 				free(summary);
 				break;
 			}

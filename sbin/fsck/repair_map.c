@@ -160,8 +160,8 @@ static int index_summaries(struct mapfix *m)
 			struct nlfs_err lerr;
 			void *summary = NULL;
 			size_t first = m->nrecs;
-			int rc = nlfs_log_read_flags(m->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
-						     &lerr);
+			int rc = nlfs_log_read(m->fs, p, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
+					       &lerr);
 
 			if (rc || !log.sumsum_ok || !log.nblocks) {
 				free(summary);

@@ -265,7 +265,7 @@ static int mend_sufile(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w
 	struct nlfs_log log;
 	int rc;
 
-	if (!nlfs_log_read(fs, rec->sr_log, &log, NULL, err))
+	if (!nlfs_log_read(fs, rec->sr_log, &log, NULL, 0, err))
 		next = log.next / g->blocks_per_segment;
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
 		struct nlfs_segment_usage su;

@@ -637,7 +637,7 @@ static void rewrite_at(const char *path, uint64_t hint0, uint64_t hint1)
 		die("cannot open %s for writing", img);
 	rc = nlfs_fs_open(io, &wfs, &err);
 	if (!rc)
-		rc = nlfs_writer_open(wfs, now, &w, &err);
+		rc = nlfs_writer_open(wfs, now, 0, &w, &err);
 	if (!rc)
 		rc = nlfs_writer_file_replace(w, f.ino, &err);
 	if (!rc)

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	cno = nlfs_fs_recovery(fs)->cno;
-	if (nlfs_writer_open(fs, 1700000000, &w, &err) == 0) {
+	if (nlfs_writer_open(fs, 1700000000, 0, &w, &err) == 0) {
 		nlfs_writer_set_snapshot(w, cno, true, &err);
 		nlfs_writer_delete_checkpoints(w, 1, 2, &n, &err);
 		nlfs_writer_commit(w, &err);

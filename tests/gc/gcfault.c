@@ -107,7 +107,7 @@ static int open_writer(const char *img, uint64_t now, struct nlfs_fs **fs,
 	if (!rc && !now)
 		now = nlfs_le64(cp.cp_create) + 1;
 	if (!rc)
-		rc = nlfs_writer_open(*fs, now, w, err);
+		rc = nlfs_writer_open(*fs, now, 0, w, err);
 	if (rc) {
 		nlfs_fs_close(*fs);
 		*fs = NULL;

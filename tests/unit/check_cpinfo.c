@@ -278,17 +278,17 @@ START_TEST(segment_walk_sees_the_mkfs_log)
 
 	NEED_IMAGE();
 	fs = open_image();
-	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 11, &seq, count_blocks, &f, &err), 0);
+	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 11, 0, &seq, count_blocks, &f, &err), 0);
 	ck_assert_uint_eq(seq, 0);
 	/* root dir, DAT, cpfile, sufile, ifile (and mkfs 2.2.9's .nilfs file) */
 	ck_assert_uint_ge(f.nfinfo, 5);
 	ck_assert_uint_eq(f.inos & 0x7c, 0x7c);
 	ck_assert_uint_ge(f.nblocks, 5);
 	memset(&f, 0, sizeof(f));
-	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 0, &seq, count_blocks, &f, &err), 0);
+	ck_assert_int_eq(nlfs_segment_walk(fs, 0, 0, 0, &seq, count_blocks, &f, &err), 0);
 	ck_assert_uint_eq(f.nfinfo, 0);               /* nothing written there */
-	ck_assert_int_eq(nlfs_segment_walk(fs, 1, 0, NULL, count_blocks, &f, &err), 0);
-	ck_assert_int_eq(nlfs_segment_walk(fs, nlfs_fs_geometry(fs)->nsegments, 1, NULL,
+	ck_assert_int_eq(nlfs_segment_walk(fs, 1, 0, 0, NULL, count_blocks, &f, &err), 0);
+	ck_assert_int_eq(nlfs_segment_walk(fs, nlfs_fs_geometry(fs)->nsegments, 1, 0, NULL,
 					   count_blocks, &f, &err), -ERANGE);
 	nlfs_fs_close(fs);
 }

@@ -114,7 +114,7 @@ static void next_gen(struct vol *v, bool rewrite, bool snap, uint64_t del0, uint
 	uint64_t n;
 
 	ck_assert_int_eq(nlfs_fs_open(v->io, &fs, &err), 0);
-	ck_assert_int_eq(nlfs_writer_open(fs, NOW, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_open(fs, NOW, 0, &w, &err), 0);
 	if (rewrite) {
 		v->gen++;
 		ck_assert_int_eq(nlfs_writer_file_replace(w, v->ino, &err), 0);

@@ -59,7 +59,7 @@ START_TEST(walk_reports_finfo_and_binfo)
 	struct walk_seen w = { 0 };
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
-	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, 0, &err), 0);
 	ck_assert(log.datasum_ok && log.sumsum_ok);
 	ck_assert_uint_eq(log.flags, NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR);
 	ck_assert_int_eq(nlfs_summary_walk(&log, summary, TESTIMG_BS, count_binfo, &w, &err), 0);
@@ -86,7 +86,7 @@ START_TEST(wrong_sumsum_is_reported_separately_from_datasum)
 	sum = nlfs_cpu_to_le32(nlfs_crc32(TESTIMG_SEED, d + 4, TESTIMG_NBLOCKS * TESTIMG_BS - 4));
 	memcpy(d, &sum, 4);
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);   /* the kernel checks datasum only */
-	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, NULL, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, NULL, 0, &err), 0);
 	ck_assert(log.datasum_ok);
 	ck_assert(!log.sumsum_ok);
 	nlfs_fs_close(fs);
@@ -104,10 +104,10 @@ START_TEST(summary_only_read_leaves_datasum_unchecked)
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	d[TESTIMG_BS + 100] ^= 0x40;   /* a payload block changes after the open */
-	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &whole, &s1, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &whole, &s1, 0, &err), 0);
 	ck_assert(whole.datasum_checked && !whole.datasum_ok && whole.sumsum_ok);
-	ck_assert_int_eq(nlfs_log_read_flags(fs, TESTIMG_LOG, &head, &s2, NLFS_LOG_READ_SUMMARY_ONLY,
-					     &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &head, &s2, NLFS_LOG_READ_SUMMARY_ONLY,
+				       &err), 0);
 	ck_assert(!head.datasum_checked && !head.datasum_ok && head.sumsum_ok);
 	ck_assert_uint_eq(head.nblocks, whole.nblocks);
 	ck_assert_mem_eq(s1, s2, whole.sumbytes);
@@ -129,7 +129,7 @@ START_TEST(finfo_claiming_too_many_blocks_is_corrupt)
 	memcpy(log_at(io, TESTIMG_LOG) + 64 + 16, &big, 4);
 	testimg_reseal_log(io, TESTIMG_LOG);
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
-	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, &err), 0);
+	ck_assert_int_eq(nlfs_log_read(fs, TESTIMG_LOG, &log, &summary, 0, &err), 0);
 	ck_assert_int_eq(nlfs_summary_walk(&log, summary, TESTIMG_BS, NULL, NULL, &err),
 			 -NLFS_ECORRUPT);
 	ck_assert_uint_eq(err.block, TESTIMG_LOG);

@@ -219,7 +219,7 @@ static int second_job(struct nlfs_io *io, struct nlfs_err *err)
 
 	if (rc)
 		return rc;
-	rc = nlfs_writer_open(fs, 1700000100, &w, err);
+	rc = nlfs_writer_open(fs, 1700000100, 0, &w, err);
 	if (!rc) {
 		rc = nlfs_writer_commit(w, err);
 		nlfs_writer_free(w);
@@ -305,7 +305,7 @@ static int rewrite_root_job(struct nlfs_fs *fs, struct nlfs_err *err)
 	if (!rc)
 		rc = nlfs_dir_iterate(fs, &root, keep_entry, &d, err);
 	if (!rc)
-		rc = nlfs_writer_open_flags(fs, 1700000200, NLFS_WRITER_REPAIR, &w, err);
+		rc = nlfs_writer_open(fs, 1700000200, NLFS_WRITER_REPAIR, &w, err);
 	if (!rc)
 		rc = nlfs_writer_get_inode(w, NLFS_ROOT_INO, &inode, err);
 	if (!rc)
@@ -325,7 +325,7 @@ static int rewrite_root_job(struct nlfs_fs *fs, struct nlfs_err *err)
 static int plain_job(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	struct nlfs_writer *w = NULL;
-	int rc = nlfs_writer_open(fs, 1700000100, &w, err);
+	int rc = nlfs_writer_open(fs, 1700000100, 0, &w, err);
 
 	if (!rc)
 		rc = nlfs_writer_commit(w, err);
@@ -400,7 +400,7 @@ static int remap_job(struct nlfs_fs *fs, struct nlfs_err *err)
 	int rc = nlfs_fs_ifile(fs, 0, &ifile, err);
 
 	if (!rc)
-		rc = nlfs_writer_open_flags(fs, 1700000300, NLFS_WRITER_REPAIR, &w, err);
+		rc = nlfs_writer_open(fs, 1700000300, NLFS_WRITER_REPAIR, &w, err);
 	for (size_t i = 0; !rc && i < 2; i++) {
 		struct pairs pp = { .n = 0 };
 
@@ -681,7 +681,7 @@ static int construct(struct nlfs_io *io, wop op, void *arg, struct nlfs_err *err
 
 	if (rc)
 		return rc;
-	rc = nlfs_writer_open(fs, 1700000200, &w, err);
+	rc = nlfs_writer_open(fs, 1700000200, 0, &w, err);
 	if (!rc && op)
 		rc2 = op(w, arg, err);
 	if (!rc && (rc2 == 0 || rc2 == -EBUSY))
@@ -870,7 +870,7 @@ START_TEST(test_recount_blocks)
 	/* checkpoints 2 and 4 and the new latest, 7, counted wrong */
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_int_eq(nlfs_cpfile_get(fs, 0, &cp, &err), 0);
-	ck_assert_int_eq(nlfs_writer_open(fs, 1700000250, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_open(fs, 1700000250, 0, &w, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 2, 1, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 4, 100000, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 99, 1, &err), -ENOENT);
@@ -971,7 +971,7 @@ static int six_at(struct nlfs_io *io, uint64_t hint, struct nlfs_err *err)
 	if (!rc)
 		rc = nlfs_path_lookup(fs, &ifile, "/six", &f, err);
 	if (!rc)
-		rc = nlfs_writer_open(fs, 1700000250, &w, err);
+		rc = nlfs_writer_open(fs, 1700000250, 0, &w, err);
 	if (!rc)
 		rc = nlfs_writer_file_replace(w, f.ino, err);
 	if (!rc)
@@ -1084,7 +1084,7 @@ START_TEST(test_top_vblocks)
 	for (size_t i = 0; i < sizeof(bitmap); i++)
 		ck_assert_uint_eq(bitmap[i], 0);
 	/* every group's count agrees with its bitmap, the top one included */
-	ck_assert_int_eq(nlfs_writer_open_flags(fs, 1700000400, NLFS_WRITER_REPAIR, &w, &err), 0);
+	ck_assert_int_eq(nlfs_writer_open(fs, 1700000400, NLFS_WRITER_REPAIR, &w, &err), 0);
 	ck_assert_int_eq(nlfs_writer_fix_palloc(w, NLFS_DAT_INO, &nfixed, &err), 0);
 	ck_assert_uint_eq(nfixed, 0);
 	nlfs_writer_free(w);
