@@ -231,19 +231,25 @@ int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
 			    struct nlfs_writer **out, struct nlfs_err *err);
 int nlfs_writer_resize(struct nlfs_writer *w, uint64_t new_devsize, struct nlfs_err *err);
 
-/* dirw.c: a new directory's blocks, streamed through the writer */
-struct nlfs_dirw {
-	struct nlfs_writer *w;
-	uint32_t blocksize;
-	uint8_t *blk;
-	uint32_t used, last;      /* bytes used; offset of the last record */
-	uint64_t blkoff;
-};
-int nlfs_dirw_begin(struct nlfs_dirw *d, struct nlfs_writer *w, uint64_t ino, uint64_t parent,
+/* dirw.c: a new directory's blocks, streamed through the writer, its
+ * records packed as the kernel packs them.  Begin starts file INO (as
+ * nlfs_writer_file_begin does) with "." and ".." (PARENT) and gives the
+ * builder in *OUT; 0, -ENOMEM, or what starting the file returns (*OUT is
+ * NULL then). */
+struct nlfs_dirw;
+int nlfs_dirw_begin(struct nlfs_writer *w, uint64_t ino, uint64_t parent, struct nlfs_dirw **out,
 		    struct nlfs_err *err);
+/* One record, FILE_TYPE as nlfs_file_type_of_mode gives it.  0;
+ * -ENAMETOOLONG for a name of 0 or more than NLFS_NAME_LEN bytes; what
+ * writing a full block returns. */
 int nlfs_dirw_add(struct nlfs_dirw *d, const char *name, size_t len, uint64_t ino,
 		  uint8_t file_type, struct nlfs_err *err);
-/* sets i_size (whole blocks) and ends the file */
+/* The last block written, i_size set (whole blocks) and the file ended
+ * with INODE (nlfs_writer_file_end); D is freed.  0 or what the writer
+ * returns. */
 int nlfs_dirw_end(struct nlfs_dirw *d, struct nlfs_inode *inode, struct nlfs_err *err);
+/* A directory given up after an error: D freed, nothing more written (NULL
+ * is allowed). */
+void nlfs_dirw_free(struct nlfs_dirw *d);
 
 #endif /* NLFS_WRITER_H */

@@ -11,6 +11,14 @@
 #include <nlfs/endian.h>
 #include <nlfs/writer.h>
 
+struct nlfs_dirw {
+	struct nlfs_writer *w;
+	uint32_t blocksize;
+	uint8_t *blk;
+	uint32_t used, last;      /* bytes used; offset of the last record */
+	uint64_t blkoff;
+};
+
 /* 65536 does not fit in rec_len: it is stored as 65535 */
 static uint16_t rec_len_to_disk(uint32_t len)
 {
@@ -60,34 +68,52 @@ int nlfs_dirw_add(struct nlfs_dirw *d, const char *name, size_t len, uint64_t in
 	return 0;
 }
 
-int nlfs_dirw_begin(struct nlfs_dirw *d, struct nlfs_writer *w, uint64_t ino, uint64_t parent,
+void nlfs_dirw_free(struct nlfs_dirw *d)
+{
+	if (!d)
+		return;
+	free(d->blk);
+	free(d);
+}
+
+int nlfs_dirw_begin(struct nlfs_writer *w, uint64_t ino, uint64_t parent, struct nlfs_dirw **out,
 		    struct nlfs_err *err)
 {
+	uint8_t dir_type = nlfs_file_type_of_mode(NLFS_S_IFDIR);
+	struct nlfs_dirw *d = calloc(1, sizeof(*d));
 	int rc;
 
-	memset(d, 0, sizeof(*d));
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
 	d->w = w;
 	d->blocksize = nlfs_writer_geometry(w)->blocksize;
 	d->blk = calloc(1, d->blocksize);
-	if (!d->blk)
+	if (!d->blk) {
+		free(d);
 		return -ENOMEM;
+	}
 	rc = nlfs_writer_file_begin(w, ino, err);
 	if (!rc)
-		rc = nlfs_dirw_add(d, ".", 1, ino, nlfs_file_type_of_mode(NLFS_S_IFDIR), err);
+		rc = nlfs_dirw_add(d, ".", 1, ino, dir_type, err);
 	if (!rc)
-		rc = nlfs_dirw_add(d, "..", 2, parent, nlfs_file_type_of_mode(NLFS_S_IFDIR),
-				   err);
-	return rc;
+		rc = nlfs_dirw_add(d, "..", 2, parent, dir_type, err);
+	if (rc) {
+		nlfs_dirw_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
 }
 
 int nlfs_dirw_end(struct nlfs_dirw *d, struct nlfs_inode *inode, struct nlfs_err *err)
 {
 	int rc = flush_block(d, err);
 
-	free(d->blk);
-	d->blk = NULL;
-	if (rc)
-		return rc;
-	inode->i_size = nlfs_cpu_to_le64(d->blkoff * d->blocksize);
-	return nlfs_writer_file_end(d->w, inode, err);
+	if (!rc) {
+		inode->i_size = nlfs_cpu_to_le64(d->blkoff * d->blocksize);
+		rc = nlfs_writer_file_end(d->w, inode, err);
+	}
+	nlfs_dirw_free(d);
+	return rc;
 }

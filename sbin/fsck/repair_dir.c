@@ -389,16 +389,18 @@ static int settle_names(struct rewrite *rw)
 static int write_fresh(struct repair *r, const struct dir_edit *e)
 {
 	struct nlfs_inode inode = e->fresh_inode;
-	struct nlfs_dirw d;
+	struct nlfs_dirw *d;
 	int rc;
 
 	inode.i_links_count = nlfs_cpu_to_le16((uint16_t)(2 + e->link_delta));
-	rc = nlfs_dirw_begin(&d, r->w, e->ino, e->parent, &r->err);
+	rc = nlfs_dirw_begin(r->w, e->ino, e->parent, &d, &r->err);
 	for (size_t i = 0; !rc && i < e->nadds; i++)
-		rc = nlfs_dirw_add(&d, e->adds[i].name, strlen(e->adds[i].name), e->adds[i].ino,
+		rc = nlfs_dirw_add(d, e->adds[i].name, strlen(e->adds[i].name), e->adds[i].ino,
 				   e->adds[i].type, &r->err);
 	if (!rc)
-		rc = nlfs_dirw_end(&d, &inode, &r->err);
+		rc = nlfs_dirw_end(d, &inode, &r->err);
+	else
+		nlfs_dirw_free(d);
 	return rc ? repair_lib_failed(r, rc, "making a directory") : 0;
 }
 
@@ -417,7 +419,7 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 	const struct fsck_link_fix *lf;
 	struct nlfs_inode inode;
 	struct nlfs_file f;
-	struct nlfs_dirw d;
+	struct nlfs_dirw *d = NULL;
 	uint64_t parent;
 	uint32_t links;
 	char size[64] = "";
@@ -447,11 +449,11 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 	if (!rc)
 		rc = nlfs_writer_file_replace(r->w, e->ino, &r->err);
 	if (!rc)
-		rc = nlfs_dirw_begin(&d, r->w, e->ino, parent, &r->err);
+		rc = nlfs_dirw_begin(r->w, e->ino, parent, &d, &r->err);
 	for (size_t i = 0; !rc && i < rw.n; i++)
-		rc = nlfs_dirw_add(&d, rw.v[i].name, rw.v[i].len, rw.v[i].ino, rw.v[i].type, &r->err);
+		rc = nlfs_dirw_add(d, rw.v[i].name, rw.v[i].len, rw.v[i].ino, rw.v[i].type, &r->err);
 	for (size_t i = 0; !rc && i < e->nadds; i++)
-		rc = nlfs_dirw_add(&d, e->adds[i].name, strlen(e->adds[i].name), e->adds[i].ino,
+		rc = nlfs_dirw_add(d, e->adds[i].name, strlen(e->adds[i].name), e->adds[i].ino,
 				   e->adds[i].type, &r->err);
 	lf = repair_link_fix(r->c, e->ino);
 	links = lf ? lf->links : nlfs_le16(inode.i_links_count);
@@ -463,7 +465,9 @@ static int rewrite_dir(struct repair *r, const struct dir_edit *e)
 			    links);
 	inode.i_links_count = nlfs_cpu_to_le16((uint16_t)links);
 	if (!rc)
-		rc = nlfs_dirw_end(&d, &inode, &r->err);
+		rc = nlfs_dirw_end(d, &inode, &r->err);
+	else
+		nlfs_dirw_free(d);
 	free_kept(&rw);
 	if (rc)
 		return repair_lib_failed(r, rc, "rewriting a directory");

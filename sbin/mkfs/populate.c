@@ -362,7 +362,7 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 {
 	struct child *c = NULL;
 	size_t n = 0, nsub = 0;
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw = NULL;
 	struct nlfs_inode inode;
 	struct nlfs_err err;
 	int rc = list_dir(p, dfd, &c, &n);
@@ -397,13 +397,15 @@ static int copy_dir(struct pop *p, int dfd, const struct stat *st, uint64_t ino,
 		nsub += S_ISDIR(c[i].st.st_mode);
 	}
 	if (!rc)
-		rc = nlfs_dirw_begin(&dw, p->w, ino, parent, &err);
+		rc = nlfs_dirw_begin(p->w, ino, parent, &dw, &err);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = nlfs_dirw_add(&dw, c[i].name, strlen(c[i].name), c[i].ino,
+		rc = nlfs_dirw_add(dw, c[i].name, strlen(c[i].name), c[i].ino,
 				   nlfs_file_type_of_mode(c[i].st.st_mode), &err);
 	if (!rc) {
 		fill_inode(&inode, st, (uint32_t)(2 + nsub));
-		rc = nlfs_dirw_end(&dw, &inode, &err);
+		rc = nlfs_dirw_end(dw, &inode, &err);
+	} else {
+		nlfs_dirw_free(dw);
 	}
 	if (rc && !p->errbuf[0])
 		snprintf(p->errbuf, p->errlen, "%s: %s", p->path, err.what);
@@ -555,7 +557,7 @@ int populate_tree(struct nlfs_writer *w, const char *dir, struct populate_stats 
 int populate_empty_root(struct nlfs_writer *w, uint64_t now, char *errbuf, size_t errlen)
 {
 	struct stat st;
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw;
 	struct nlfs_inode inode;
 	struct nlfs_err err;
 	int rc;
@@ -565,10 +567,10 @@ int populate_empty_root(struct nlfs_writer *w, uint64_t now, char *errbuf, size_
 	st.st_uid = getuid();
 	st.st_gid = getgid();
 	st.st_ctim.tv_sec = st.st_mtim.tv_sec = (time_t)now;
-	rc = nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, &err);
+	rc = nlfs_dirw_begin(w, NLFS_ROOT_INO, NLFS_ROOT_INO, &dw, &err);
 	if (!rc) {
 		fill_inode(&inode, &st, 2);
-		rc = nlfs_dirw_end(&dw, &inode, &err);
+		rc = nlfs_dirw_end(dw, &inode, &err);
 	}
 	if (rc)
 		snprintf(errbuf, errlen, "root directory: %s", err.what);

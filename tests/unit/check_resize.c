@@ -84,7 +84,7 @@ static void make_volume(struct vol *v)
 				      .uuid = { 9, 8, 7 } };
 	struct nlfs_super_block sb;
 	struct nlfs_writer *w;
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw;
 	struct nlfs_inode in;
 	struct nlfs_err err;
 
@@ -93,10 +93,10 @@ static void make_volume(struct vol *v)
 	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, NULL, &err), 0);
 	ck_assert_int_eq(nlfs_writer_create(v->io, &sb, &w, &err), 0);
 	ck_assert_int_eq(nlfs_writer_new_ino(w, &v->ino, &err), 0);
-	ck_assert_int_eq(nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, &err), 0);
-	ck_assert_int_eq(nlfs_dirw_add(&dw, "data", 4, v->ino, 1, &err), 0);
+	ck_assert_int_eq(nlfs_dirw_begin(w, NLFS_ROOT_INO, NLFS_ROOT_INO, &dw, &err), 0);
+	ck_assert_int_eq(nlfs_dirw_add(dw, "data", 4, v->ino, 1, &err), 0);
 	data_inode(&in, 040755, 0);
-	ck_assert_int_eq(nlfs_dirw_end(&dw, &in, &err), 0);
+	ck_assert_int_eq(nlfs_dirw_end(dw, &in, &err), 0);
 	write_data(w, v);
 	ck_assert_int_eq(nlfs_writer_commit(w, &err), 0);
 	nlfs_writer_free(w);

@@ -71,7 +71,7 @@ static int mkfs_job(struct nlfs_io *io, uint32_t bs, uint32_t bps, uint64_t size
 	struct nlfs_super_block sb;
 	struct nlfs_writer *w;
 	struct nlfs_err err;
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw = NULL;
 	struct nlfs_inode ino;
 	uint64_t inos[NFILES];
 	uint8_t *buf = malloc(bs);
@@ -84,12 +84,14 @@ static int mkfs_job(struct nlfs_io *io, uint32_t bs, uint32_t bps, uint64_t size
 	for (size_t i = 0; !rc && i < nfiles; i++)
 		rc = nlfs_writer_new_ino(w, &inos[i], &err);
 	if (!rc)
-		rc = nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, &err);
+		rc = nlfs_dirw_begin(w, NLFS_ROOT_INO, NLFS_ROOT_INO, &dw, &err);
 	for (size_t i = 0; !rc && i < nfiles; i++)
-		rc = nlfs_dirw_add(&dw, files[i].name, strlen(files[i].name), inos[i], 1, &err);
+		rc = nlfs_dirw_add(dw, files[i].name, strlen(files[i].name), inos[i], 1, &err);
 	if (!rc) {
 		mk_inode(&ino, 040755, 2, 0);
-		rc = nlfs_dirw_end(&dw, &ino, &err);
+		rc = nlfs_dirw_end(dw, &ino, &err);
+	} else {
+		nlfs_dirw_free(dw);
 	}
 	for (size_t i = 0; !rc && i < nfiles; i++) {
 		rc = nlfs_writer_file_begin(w, inos[i], &err);
@@ -297,7 +299,7 @@ static int rewrite_root_job(struct nlfs_fs *fs, struct nlfs_err *err)
 	struct nlfs_file ifile, root;
 	struct nlfs_inode inode;
 	struct dirents d = { .n = 0 };
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw = NULL;
 	int rc = nlfs_fs_ifile(fs, 0, &ifile, err);
 
 	if (!rc)
@@ -311,11 +313,13 @@ static int rewrite_root_job(struct nlfs_fs *fs, struct nlfs_err *err)
 	if (!rc)
 		rc = nlfs_writer_file_replace(w, NLFS_ROOT_INO, err);
 	if (!rc)
-		rc = nlfs_dirw_begin(&dw, w, NLFS_ROOT_INO, NLFS_ROOT_INO, err);
+		rc = nlfs_dirw_begin(w, NLFS_ROOT_INO, NLFS_ROOT_INO, &dw, err);
 	for (size_t i = 0; !rc && i < d.n; i++)
-		rc = nlfs_dirw_add(&dw, d.name[i], strlen(d.name[i]), d.ino[i], d.type[i], err);
+		rc = nlfs_dirw_add(dw, d.name[i], strlen(d.name[i]), d.ino[i], d.type[i], err);
 	if (!rc)
-		rc = nlfs_dirw_end(&dw, &inode, err);
+		rc = nlfs_dirw_end(dw, &inode, err);
+	else
+		nlfs_dirw_free(dw);
 	if (!rc)
 		rc = nlfs_writer_commit(w, err);
 	nlfs_writer_free(w);
