@@ -104,8 +104,5 @@ int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err);
-/* Live blocks of SEGNUM, changing nothing. */
-int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
-			const struct nlfs_gc_protect *prot, uint32_t *live, struct nlfs_err *err);
 
 #endif /* NLFS_GC_H */

@@ -207,29 +207,6 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
-/* The kernel's recovery at mount on a volume not cleanly unmounted with no
- * log after its latest super root: both superblocks point at the super root
- * nlfs_fs_recovery names (past a stale cursor) and say cleanly unmounted,
- * the copy not in use written first.  FS's io must be open for writing;
- * -EBUSY if logs follow the super root (a roll-forward construction takes
- * those up, see nlfs_writer_roll_forward). */
-int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *err);
-
-/* rollback.c: the newest super root that holds up, for pointing both
- * superblocks back at it when the latest logs are damaged.  FS comes from
- * nlfs_fs_open_sb (its io open for writing, for nlfs_rollback_write). */
-struct nlfs_rollback {
-	uint64_t log, seq, cno;   /* its log, that log's seq, the checkpoint it commits */
-	uint64_t free_blocks;     /* s_free_blocks_count from its sufile */
-	bool needed;              /* the kernel's mount would not start there already */
-	uint64_t discarded;       /* logs newer than it (damaged ones included) */
-	uint64_t rejected;        /* newer super roots that do not hold up */
-};
-int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs_err *err);
-/* Point both superblock copies at RB (secondary first; each flushed), all
- * else kept.  A bad copy is rewritten from the one in use. */
-int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, struct nlfs_err *err);
-
 /* Files: any file of a checkpoint is read through its inode's bmap. */
 /* Whether an inode of MODE keeps a block map in i_bmap (regular files,
  * directories and symbolic links); the other types keep a device number
@@ -405,11 +382,6 @@ int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_i
 /* open the checkpoint's ifile (cno 0 = latest) */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
-/* cp_count.c: the block count checkpoint CNO (0 = latest) should keep in
- * cp_blocks_count, counted from its ifile and files (data and B-tree nodes) */
-int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
-			 struct nlfs_err *err);
-
 /* inode.c: file contents */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
 		    uint64_t off, size_t *done, struct nlfs_err *err);

@@ -192,8 +192,9 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	return 0;
 }
 
-int nlfs_writer_gc_live(struct nlfs_writer *w, uint64_t segnum,
-			const struct nlfs_gc_protect *prot, uint32_t *live, struct nlfs_err *err)
+/* Live blocks of SEGNUM, changing nothing. */
+static int segment_live(struct nlfs_writer *w, uint64_t segnum, const struct nlfs_gc_protect *prot,
+			uint32_t *live, struct nlfs_err *err)
 {
 	struct nlfs_gc_stats st = { 0 };
 	struct seg_walk sw = { .w = w, .prot = prot, .st = &st, .count_only = true, .err = err };
@@ -335,7 +336,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	}
 	for (uint64_t i = 0; !rc && i < nseen; i++) {
 		/* offline, every policy can afford exact live counts */
-		rc = nlfs_writer_gc_live(w, c[i].segnum, &prot, &c[i].live, err);
+		rc = segment_live(w, c[i].segnum, &prot, &c[i].live, err);
 		if (!rc && c[i].nblocks >= c[i].live + minr) {
 			if (p->manual && !st->passes)
 				(*start)[c[i].segnum] = 1;

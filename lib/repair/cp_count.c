@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "../nlfsP.h"
 
 struct count_walk {

@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../nlfsP.h"
 
 struct clean_cursor {

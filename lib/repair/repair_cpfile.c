@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 #define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 int nlfs_writer_ifile_punch(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)

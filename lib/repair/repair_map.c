@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,

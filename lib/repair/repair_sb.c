@@ -5,6 +5,7 @@
  * a change made here reaches both, and a crash before then changes none.
  */
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 void nlfs_writer_sb_state(struct nlfs_writer *w, uint16_t clear)

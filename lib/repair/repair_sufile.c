@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 int nlfs_writer_set_segusage(struct nlfs_writer *w, uint64_t segnum, uint32_t flags,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../write/writerP.h"
 
 static void set_le64(uint64_t *field, uint64_t want, uint64_t *nfixed)

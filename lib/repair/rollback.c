@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "../nlfsP.h"
 
 struct rb_log {

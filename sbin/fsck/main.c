@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include <nlfs/undo.h>
 #include "cli.h"
 #include "fsck.h"

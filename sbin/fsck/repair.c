@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "repairP.h"
 
 static bool found(const struct fsck *c, enum fsck_pr code)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include <nlfs/nlfs.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "fsck.h"
 
 /* one directory to rewrite: its records that hold up, mended, plus adds */

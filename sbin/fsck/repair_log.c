@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "array.h"
 #include "fsck.h"
 

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "fsck.h"
 #include "array.h"
 

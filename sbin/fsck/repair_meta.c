@@ -19,7 +19,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "fsck.h"
 
 #define SU_KNOWN (NLFS_SEGMENT_USAGE_ACTIVE | NLFS_SEGMENT_USAGE_DIRTY | NLFS_SEGMENT_USAGE_ERROR)

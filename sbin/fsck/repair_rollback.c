@@ -11,6 +11,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include <nlfs/repair.h>
 #include "fsck.h"
 
 static int failed(struct fsck *c, const struct nlfs_err *err, const char *doing)

@@ -27,7 +27,7 @@
 #include <uuid.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 #include "devtag.h"
 #include "holder.h"
 #include "io_open.h"

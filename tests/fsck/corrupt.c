@@ -37,7 +37,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 
 static const char *img;
 static int fd;

@@ -14,7 +14,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 
 #define BS      1024u
 #define BPS     64u

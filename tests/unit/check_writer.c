@@ -11,7 +11,7 @@
 #include "check_main.h"
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
-#include <nlfs/writer.h>
+#include <nlfs/repair.h>
 
 struct tfile {
 	const char *name;
