@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nlfs/io_test.h>
+
 #include "io_open.h"
 #include "strutils.h"
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one I/O seam of the library.  Every byte the library reads or writes
- * goes through a struct nlfs_io; backends are a device/file, memory, and a
- * fault injector stacked on another backend.  flush() is the write barrier.
- * All calls return 0 or a negative errno.
+ * goes through a struct nlfs_io; backends are a device/file here, memory
+ * and a fault injector stacked on another backend for tests
+ * (<nlfs/io_test.h>).  flush() is the write barrier.  All calls return 0
+ * or a negative errno.
  */
 #ifndef NLFS_IO_H
 #define NLFS_IO_H
@@ -53,21 +54,5 @@ int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
 
 /* io_unix.c: a regular file or a block device (size via BLKGETSIZE64) */
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out);
-
-/* io_mem.c: a zero-filled in-memory device of SIZE bytes */
-int nlfs_io_open_mem(uint64_t size, struct nlfs_io **out);
-/* direct access to the memory device's bytes (tests, fuzzers) */
-uint8_t *nlfs_io_mem_data(struct nlfs_io *io);
-
-/* io_fault.c: wraps LOWER (taking ownership) and injects faults */
-int nlfs_io_open_fault(struct nlfs_io *lower, struct nlfs_io **out);
-/* Write number N (0-based, counted from open) fails with -EIO. */
-void nlfs_io_fault_fail_write(struct nlfs_io *io, uint64_t n);
-/* Write number N stores only its first KEEP bytes, then power is lost:
- * every later write and flush fails with -EIO. */
-void nlfs_io_fault_tear_write(struct nlfs_io *io, uint64_t n, size_t keep);
-/* Simulate power loss now: writes since the last flush are undone. */
-void nlfs_io_fault_crash(struct nlfs_io *io);
-uint64_t nlfs_io_fault_writes(const struct nlfs_io *io);
 
 #endif /* NLFS_IO_H */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nlfs/io.h>
+#include <nlfs/io_test.h>
 
 struct undo_rec {
 	uint64_t off;

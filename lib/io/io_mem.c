@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nlfs/io.h>
+#include <nlfs/io_test.h>
 
 struct mem_priv {
 	uint8_t *data;

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <nlfs/io_test.h>
 #include <nlfs/undo.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

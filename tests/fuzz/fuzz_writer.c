@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include <nlfs/io_test.h>
 #include <nlfs/writer.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

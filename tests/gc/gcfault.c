@@ -39,6 +39,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/nlfs.h>
+#include <nlfs/io_test.h>
 #include <nlfs/repair.h>
 
 static int fail(const char *what, const struct nlfs_err *err, int rc)

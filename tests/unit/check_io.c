@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include <nlfs/io.h>
+#include <nlfs/io_test.h>
 #include <nlfs/undo.h>
 #include <nlfs/endian.h>
 #include <nlfs/ondisk.h>

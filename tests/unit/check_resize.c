@@ -14,6 +14,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
+#include <nlfs/io_test.h>
 #include <nlfs/repair.h>
 
 #define BS      1024u

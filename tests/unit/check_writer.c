@@ -11,6 +11,7 @@
 #include "check_main.h"
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
+#include <nlfs/io_test.h>
 #include <nlfs/repair.h>
 
 struct tfile {

@@ -4,6 +4,7 @@
 #define TESTIMG_H
 
 #include <nlfs/nlfs.h>
+#include <nlfs/io_test.h>
 
 #define TESTIMG_BS       1024u
 #define TESTIMG_BPS      16u
