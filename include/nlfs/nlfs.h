@@ -456,9 +456,22 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uns
  * summary must decode (magic, sizes; NLFS_ECORRUPT or NLFS_EBADMAGIC). */
 int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct nlfs_err *err);
 
+/* The logs one pass wrote into segment SEGNUM, from its start: each log
+ * whose header holds up (nlfs_log_read) and that carries the first log's
+ * sequence number, read to the segment's end whatever su_nblocks says; the
+ * first that does not is where they end.  CB gets each with its summary
+ * area (NULL under NLFS_SEGMENT_LOGS_HEADERS); a negative return stops the
+ * walk and is returned, a positive one stops it with 0.  FLAGS:
+ * NLFS_LOG_READ_SUMMARY_ONLY as for nlfs_log_read; NLFS_SEGMENT_LOGS_VALID:
+ * a log with a bad ss_sumsum ends them too (else CB sees it, sumsum_ok
+ * false); NLFS_SEGMENT_LOGS_HEADERS: no summary copies.  0; -ERANGE for a
+ * segment the volume does not have; -EIO or -ENOMEM. */
+#define NLFS_SEGMENT_LOGS_VALID   0x100u
+#define NLFS_SEGMENT_LOGS_HEADERS 0x200u
+int nlfs_segment_logs(struct nlfs_fs *fs, uint64_t segnum, unsigned flags, nlfs_log_cb cb,
+		      void *arg, struct nlfs_err *err);
 /* How far the logs of segment SEGNUM reach from its start (*NBLOCKS):
- * consecutive logs with a good summary and the first one's sequence, read
- * to the end of the segment whatever su_nblocks says. */
+ * nlfs_segment_logs's valid logs, counted.  0, or as nlfs_segment_logs. */
 int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,
 			  struct nlfs_err *err);
 

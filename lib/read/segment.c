@@ -119,30 +119,59 @@ int nlfs_segment_seq(struct nlfs_fs *fs, uint64_t segnum, uint64_t *seq, struct 
 	return rc;
 }
 
-int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,
-			  struct nlfs_err *err)
+int nlfs_segment_logs(struct nlfs_fs *fs, uint64_t segnum, unsigned flags, nlfs_log_cb cb,
+		      void *arg, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t start, end, pos, seq = 0;
+	bool want_summary = !(flags & NLFS_SEGMENT_LOGS_HEADERS);
+	int rc = 0;
 
 	if (segnum >= g->nsegments)
 		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
 				    (unsigned long long)segnum);
 	start = nlfs_seg_start(g, segnum);
 	end = nlfs_seg_end(g, segnum) + 1;
+	/* a log needs at least two blocks, so none starts in the last one */
 	for (pos = start; pos + 2 <= end;) {
 		struct nlfs_log log;
+		void *summary = NULL;
 		struct nlfs_err lerr;
-		int rc = nlfs_log_read(fs, pos, &log, NULL, NLFS_LOG_READ_SUMMARY_ONLY, &lerr);
 
+		rc = nlfs_log_read(fs, pos, &log, want_summary ? &summary : NULL,
+				   flags & NLFS_LOG_READ_SUMMARY_ONLY, &lerr);
 		if (rc == -ENOMEM || rc == -EIO)
 			return nlfs_err_set(err, rc, pos, "%s: reading segment %llu",
 					    nlfs_io_name(fs->io), (unsigned long long)segnum);
-		if (rc || !log.sumsum_ok || (pos != start && log.seq != seq))
-			break;
+		/* logs of one pass over the segment share its first log's seq;
+		 * a header that does not hold up or another seq is where they end */
+		if (rc || (pos != start && log.seq != seq) ||
+		    ((flags & NLFS_SEGMENT_LOGS_VALID) && !log.sumsum_ok)) {
+			free(summary);
+			return 0;
+		}
 		seq = log.seq;
+		rc = cb(&log, summary, arg);
+		free(summary);
+		if (rc)
+			return rc < 0 ? rc : 0;
 		pos += log.nblocks;
 	}
-	*nblocks = (uint32_t)(pos - start);
 	return 0;
+}
+
+static int add_log_blocks(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	(void)summary;
+	*(uint32_t *)arg += log->nblocks;
+	return 0;
+}
+
+int nlfs_segment_logs_end(struct nlfs_fs *fs, uint64_t segnum, uint32_t *nblocks,
+			  struct nlfs_err *err)
+{
+	*nblocks = 0;
+	return nlfs_segment_logs(fs, segnum,
+				 NLFS_LOG_READ_SUMMARY_ONLY | NLFS_SEGMENT_LOGS_HEADERS |
+				 NLFS_SEGMENT_LOGS_VALID, add_log_blocks, nblocks, err);
 }

@@ -50,35 +50,36 @@ static bool newer(const struct rb_log *x, const struct rb_log *than)
 	return cmp_newest(x, than) < 0;
 }
 
-static int scan_segment(struct nlfs_fs *fs, uint64_t seg, struct rb_scan *s)
+struct rb_visit {
+	struct rb_scan *s;
+	uint64_t seg, start;
+};
+
+/* each log nlfs_segment_logs finds, the damaged one that ends its segment too */
+static int note_log(const struct nlfs_log *log, const void *summary, void *arg)
 {
-	const struct nlfs_geometry *g = &fs->geo;
-	uint64_t end = nlfs_seg_end(g, seg) + 1;
+	struct rb_visit *v = arg;
+	struct rb_scan *s = v->s;
+	bool ok = log->sumsum_ok && log->datasum_ok;
 
-	for (uint64_t pos = nlfs_seg_start(g, seg); pos + 2 <= end;) {
-		struct nlfs_log log;
-		struct nlfs_err lerr;
-
-		bool ok;
-
-		if (nlfs_log_read(fs, pos, &log, NULL, 0, &lerr))
-			break;
-		ok = log.sumsum_ok && log.datasum_ok;
-		if (pos == nlfs_seg_start(g, seg)) {
-			s->segseq[seg] = log.seq;
-			s->written[seg] = ok;
-		} else if (log.seq != s->segseq[seg]) {
-			break;   /* left from an earlier pass over the segment */
-		}
-		if (NLFS_GROW(s->logs, s->caplogs, s->nlogs + 1))
-			return -ENOMEM;
-		s->logs[s->nlogs++] = (struct rb_log){ pos, log.seq, log.cno,
-						       (log.flags & NLFS_SS_SR) != 0, ok };
-		if (!ok)
-			break;   /* its length cannot be trusted */
-		pos += log.nblocks;
+	(void)summary;
+	if (log->start == v->start) {
+		s->segseq[v->seg] = log->seq;
+		s->written[v->seg] = ok;
 	}
-	return 0;
+	if (NLFS_GROW(s->logs, s->caplogs, s->nlogs + 1))
+		return -ENOMEM;
+	s->logs[s->nlogs++] = (struct rb_log){ log->start, log->seq, log->cno,
+					       (log->flags & NLFS_SS_SR) != 0, ok };
+	return ok ? 0 : 1;   /* a damaged log's length cannot be trusted */
+}
+
+static int scan_segment(struct nlfs_fs *fs, uint64_t seg, struct rb_scan *s,
+			struct nlfs_err *err)
+{
+	struct rb_visit v = { s, seg, nlfs_seg_start(&fs->geo, seg) };
+
+	return nlfs_segment_logs(fs, seg, NLFS_SEGMENT_LOGS_HEADERS, note_log, &v, err);
 }
 
 struct mdt_read {
@@ -230,7 +231,7 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 	if (!s.segseq || !s.written)
 		rc = -ENOMEM;
 	for (uint64_t seg = 0; !rc && seg < g->nsegments; seg++)
-		rc = scan_segment(fs, seg, &s);
+		rc = scan_segment(fs, seg, &s, err);
 	if (!rc && s.nlogs > 1)
 		qsort(s.logs, s.nlogs, sizeof(*s.logs), cmp_newest);
 	for (size_t i = 0; !rc && !found && i < s.nlogs; i++) {

@@ -294,9 +294,7 @@ static int view_segment(struct nlfs_fs *fs, const struct opts *o, uint64_t segnu
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
 	struct json j;
 	struct log_print lp = { o->json ? &j : NULL, g->blocksize, true, err };
-	uint64_t pseg, seq = 0;
-	bool first = true;
-	int rc = 0;
+	int rc;
 
 	if (segnum >= g->nsegments)
 		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %" PRIu64
@@ -306,26 +304,7 @@ static int view_segment(struct nlfs_fs *fs, const struct opts *o, uint64_t segnu
 		json_init(&j, stdout);
 		json_open(&j, NULL, '[');
 	}
-	/* logs of one segment share a seq; stop at the first that does not follow */
-	for (pseg = nlfs_seg_start(g, segnum); pseg + 1 <= nlfs_seg_end(g, segnum);) {
-		struct nlfs_log log;
-		void *summary = NULL;
-		struct nlfs_err scratch;
-
-		if (nlfs_log_read(fs, pseg, &log, &summary, 0, &scratch))
-			break;
-		if (!first && log.seq != seq) {
-			free(summary);
-			break;
-		}
-		first = false;
-		seq = log.seq;
-		rc = print_log(&log, summary, &lp);
-		free(summary);
-		if (rc)
-			break;
-		pseg += log.nblocks;
-	}
+	rc = nlfs_segment_logs(fs, segnum, 0, print_log, &lp, err);
 	if (o->json)
 		json_close(&j, ']');
 	return rc;

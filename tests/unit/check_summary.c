@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Summaries, log validation and the super-root search. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,65 @@ START_TEST(unclean_volume_scans_forward_to_newer_super_root)
 }
 END_TEST
 
+struct seen_logs {
+	unsigned n, nbad;
+	uint64_t start[4];
+};
+
+static int note_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct seen_logs *sl = arg;
+
+	ck_assert_ptr_nonnull(summary);
+	if (sl->n < 4)
+		sl->start[sl->n] = log->start;
+	sl->n++;
+	sl->nbad += !log->sumsum_ok;
+	return 0;
+}
+
+/* three logs in segment 0: two of the first log's seq, then one of the
+ * next seq (left from another pass); then the second one's ss_sumsum bad */
+START_TEST(segment_logs_end_at_another_seq)
+{
+	struct nlfs_io *io = testimg_create();
+	uint8_t *first = log_at(io, TESTIMG_LOG);
+	uint64_t seq_next = nlfs_cpu_to_le64(1);
+	struct seen_logs sl = { 0 };
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint32_t end;
+
+	for (unsigned i = 1; i <= 2; i++) {
+		uint8_t *copy = log_at(io, TESTIMG_LOG + i * TESTIMG_NBLOCKS);
+
+		memcpy(copy, first, TESTIMG_NBLOCKS * TESTIMG_BS);
+		if (i == 2)
+			memcpy(copy + 16, &seq_next, 8);   /* ss_seq */
+		testimg_reseal_log(io, TESTIMG_LOG + i * TESTIMG_NBLOCKS);
+	}
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_segment_logs(fs, 0, 0, note_log, &sl, &err), 0);
+	ck_assert_uint_eq(sl.n, 2);
+	ck_assert_uint_eq(sl.start[0], TESTIMG_LOG);
+	ck_assert_uint_eq(sl.start[1], TESTIMG_LOG + TESTIMG_NBLOCKS);
+	ck_assert_int_eq(nlfs_segment_logs_end(fs, 0, &end, &err), 0);
+	ck_assert_uint_eq(end, TESTIMG_LOG - nlfs_seg_start(nlfs_fs_geometry(fs), 0) +
+			  2 * TESTIMG_NBLOCKS);
+
+	log_at(io, TESTIMG_LOG + TESTIMG_NBLOCKS)[4] ^= 1;   /* its ss_sumsum */
+	memset(&sl, 0, sizeof(sl));
+	ck_assert_int_eq(nlfs_segment_logs(fs, 0, 0, note_log, &sl, &err), 0);
+	ck_assert_uint_eq(sl.n, 2);        /* shown, checksum flagged */
+	ck_assert_uint_eq(sl.nbad, 1);
+	ck_assert_int_eq(nlfs_segment_logs_end(fs, 0, &end, &err), 0);
+	ck_assert_uint_eq(end, TESTIMG_LOG - nlfs_seg_start(nlfs_fs_geometry(fs), 0) +
+			  TESTIMG_NBLOCKS);
+	ck_assert_int_eq(nlfs_segment_logs(fs, TESTIMG_NSEGS, 0, note_log, &sl, &err), -ERANGE);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 START_TEST(falls_back_to_other_superblock_when_search_fails)
 {
 	struct nlfs_io *io = testimg_create();
@@ -238,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, bad_super_root_crc_fails_open);
 	tcase_add_test(tc, unclean_volume_scans_forward_to_newer_super_root);
 	tcase_add_test(tc, falls_back_to_other_superblock_when_search_fails);
+	tcase_add_test(tc, segment_logs_end_at_another_seq);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
