@@ -168,28 +168,24 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   struct nlfs_err *err)
 {
 	struct seg_walk sw = { .w = w, .prot = prot, .st = st, .err = err };
+	bool done;
 	int rc;
 
 	if (!w->fs || w->sf_open)
 		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
-	if (segnum >= w->geo.nsegments || nlfs_writer_segment_busy(w, segnum))
-		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
-				    "segment %llu is in use by the log writer",
-				    (unsigned long long)segnum);
-	if (nlfs_writer_segment_released(w, segnum))
-		return 0;
+	rc = nlfs_suw_may_release(w, segnum, &done, err);
+	if (rc || done)
+		return rc;
 	if (!w->gc) {
 		w->gc = true;
 		nlfs_logw_set_gc(w->lw);
 	}
 	rc = walk_segment(&sw, segnum);
-	if (rc)
-		return rc;
-	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
-		return -ENOMEM;
-	w->victims[w->nvictims++] = segnum;
-	st->segments++;
-	return 0;
+	if (!rc)
+		rc = nlfs_suw_release(w, segnum);
+	if (!rc)
+		st->segments++;
+	return rc;
 }
 
 /* Live blocks of SEGNUM, changing nothing. */

@@ -129,16 +129,10 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 
 int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err)
 {
-	if (segnum >= w->geo.nsegments || nlfs_writer_segment_busy(w, segnum))
-		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
-				    "segment %llu is in use by the log writer",
-				    (unsigned long long)segnum);
-	if (nlfs_writer_segment_released(w, segnum))
-		return 0;
-	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
-		return -ENOMEM;
-	w->victims[w->nvictims++] = segnum;
-	return 0;
+	bool done;
+	int rc = nlfs_suw_may_release(w, segnum, &done, err);
+
+	return rc || done ? rc : nlfs_suw_release(w, segnum);
 }
 
 void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)

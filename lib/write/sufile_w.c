@@ -158,3 +158,23 @@ bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum)
 			return true;
 	return false;
 }
+
+int nlfs_suw_may_release(const struct nlfs_writer *w, uint64_t segnum, bool *done,
+			 struct nlfs_err *err)
+{
+	*done = false;
+	if (segnum >= w->geo.nsegments || nlfs_writer_segment_busy(w, segnum))
+		return nlfs_err_set(err, EBUSY, NLFS_NOWHERE,
+				    "segment %llu is in use by the log writer",
+				    (unsigned long long)segnum);
+	*done = nlfs_writer_segment_released(w, segnum);
+	return 0;
+}
+
+int nlfs_suw_release(struct nlfs_writer *w, uint64_t segnum)
+{
+	if (NLFS_GROW(w->victims, w->capvictims, w->nvictims + 1))
+		return -ENOMEM;
+	w->victims[w->nvictims++] = segnum;
+	return 0;
+}

@@ -291,6 +291,13 @@ int nlfs_suw_mark_segments(struct nlfs_writer *w, struct nlfs_err *err);
 /* after the final layout: usage of the segments written, reservations
  * not needed and cleaned segments made clean */
 int nlfs_suw_finalize(struct nlfs_writer *w, struct nlfs_err *err);
+/* Whether SEGNUM may be given up by this construction (cleaned, or emptied
+ * by a repair): -EBUSY for one the writer itself uses (or past the last
+ * segment); 0 with *DONE set if it was given up already */
+int nlfs_suw_may_release(const struct nlfs_writer *w, uint64_t segnum, bool *done,
+			 struct nlfs_err *err);
+/* SEGNUM given up: clean in the new sufile.  0 or -ENOMEM */
+int nlfs_suw_release(struct nlfs_writer *w, uint64_t segnum);
 
 /* resize_w.c: at commit, after the sufile is final: the header's counts for
  * the new size, every cut segment checked clean */
