@@ -137,25 +137,11 @@ static int clear_path(struct ctx *c, const char *path)
 	return 0;
 }
 
-struct blocks {
-	uint64_t *off;
-	size_t n, cap;
-};
-
-static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
-{
-	struct blocks *b = arg;
-
-	(void)ptr;
-	if (level != 0)
-		return 0;
-	return CLI_PUSH(b->off, b->n, b->cap, blkoff);
-}
-
 static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *path)
 {
 	uint64_t size = nlfs_le64(f->inode.i_size);
-	struct blocks b = { 0 };
+	uint64_t *keys = NULL;
+	size_t nkeys = 0;
 	int fd, rc;
 
 	if ((rc = clear_path(c, path)))
@@ -167,23 +153,23 @@ static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *p
 		rc = host_err(c, "ftruncate", path);
 		goto out;
 	}
-	rc = nlfs_bmap_iterate(c->fs, f, collect_block, &b, c->err);
+	rc = nlfs_bmap_keys(c->fs, f, &keys, &nkeys, c->err);
 	if (rc) {
 		if (rc == -ENOMEM)
 			rc = nlfs_err_set(c->err, ENOMEM, NLFS_NOWHERE, "block list");
 		rc = ino_err(c, rc, f->ino);
 		goto out;
 	}
-	for (size_t i = 0; i < b.n; i++) {
-		uint64_t off = b.off[i] * c->blocksize;
+	for (size_t i = 0; i < nkeys; i++) {
+		uint64_t off = keys[i] * c->blocksize;
 		size_t len = c->blocksize;
 		bool hole;
 
-		if (b.off[i] > UINT64_MAX / c->blocksize || off >= size)
+		if (keys[i] > UINT64_MAX / c->blocksize || off >= size)
 			continue;   /* past EOF: nothing to restore */
 		if (size - off < len)
 			len = (size_t)(size - off);
-		rc = nlfs_file_read_block(c->fs, f, b.off[i], c->block, &hole, c->err);
+		rc = nlfs_file_read_block(c->fs, f, keys[i], c->block, &hole, c->err);
 		if (rc) {
 			rc = ino_err(c, rc, f->ino);
 			goto out;
@@ -204,7 +190,7 @@ static int write_regular(struct ctx *c, const struct nlfs_file *f, const char *p
 		}
 	}
 out:
-	free(b.off);
+	free(keys);
 	if (close(fd) && !rc)
 		rc = host_err(c, "closing", path);
 	return rc;
