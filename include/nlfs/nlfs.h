@@ -303,6 +303,12 @@ struct nlfs_palloc_group {
 int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32_t entry_size,
 			   uint64_t group, struct nlfs_palloc_group *out, struct nlfs_err *err);
 
+/* format/table_layout.c: the first entry slot of the cpfile and of the
+ * sufile, after their header (checkpoint CNO is slot CNO - 1 + first,
+ * segment SEGNUM slot SEGNUM + first; ENTRY_SIZE from the superblock) */
+uint64_t nlfs_cpfile_first_slot(uint32_t entry_size);
+uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
+
 /* cpfile.c */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
 /* checkpoint CNO (0 = the latest); -ENOENT if it does not exist */

@@ -35,8 +35,7 @@ int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *cp
 		    struct nlfs_err *err)
 {
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
-	/* the header takes the first slots of block 0 */
-	uint64_t first = (sizeof(struct nlfs_cpfile_header) + esz - 1) / esz;
+	uint64_t first = nlfs_cpfile_first_slot(esz);
 	bool hole;
 	int rc;
 
@@ -134,7 +133,7 @@ int nlfs_cpfile_iter_open(struct nlfs_fs *fs, struct nlfs_cpfile_iter **out,
 	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &r->f);
 	r->esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
 	r->epb = fs->geo.blocksize / r->esz;
-	r->first = (sizeof(struct nlfs_cpfile_header) + r->esz - 1) / r->esz;
+	r->first = nlfs_cpfile_first_slot(r->esz);
 	r->blkoff = UINT64_MAX;
 	*out = r;
 	return 0;

@@ -34,7 +34,7 @@ int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usa
 		    struct nlfs_err *err)
 {
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
-	uint64_t first = (sizeof(struct nlfs_sufile_header) + esz - 1) / esz;
+	uint64_t first = nlfs_sufile_first_slot(esz);
 	int rc;
 
 	if (segnum >= fs->geo.nsegments)
@@ -117,7 +117,7 @@ int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
 	uint32_t epb = bs / esz;
-	uint64_t first = (sizeof(struct nlfs_sufile_header) + esz - 1) / esz;
+	uint64_t first = nlfs_sufile_first_slot(esz);
 	uint64_t blkoff = UINT64_MAX;
 	struct nlfs_file f;
 	uint8_t *buf;
@@ -166,7 +166,7 @@ int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
-	uint64_t first = (sizeof(struct nlfs_sufile_header) + esz - 1) / esz;
+	uint64_t first = nlfs_sufile_first_slot(esz);
 	uint32_t epb = bs / esz;
 	uint64_t loaded = UINT64_MAX;
 	struct nlfs_file f;

@@ -241,12 +241,12 @@ int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *k
 /* the first entry slot after the header of the sufile and of the cpfile */
 static inline uint64_t su_first(const struct nlfs_writer *w)
 {
-	return (sizeof(struct nlfs_sufile_header) + w->susz - 1) / w->susz;
+	return nlfs_sufile_first_slot(w->susz);
 }
 
 static inline uint64_t cp_first(const struct nlfs_writer *w)
 {
-	return (sizeof(struct nlfs_cpfile_header) + w->cpsz - 1) / w->cpsz;
+	return nlfs_cpfile_first_slot(w->cpsz);
 }
 
 /* a checkpoint's ifile inode as the kernel can use it: a regular file, linked */
