@@ -29,6 +29,7 @@ struct nlfs_gc_candidate {
 
 /* "timestamp", "greedy", "cost-benefit" (also "cost_benefit"); -EINVAL otherwise */
 int nlfs_gc_policy_parse(const char *name, enum nlfs_gc_policy *out);
+/* The name nlfs_gc_policy_parse takes. */
 const char *nlfs_gc_policy_name(enum nlfs_gc_policy p);
 /* Score and sort C best-first.  A segment modified in the future (clock
  * skew) counts as written at NOW.  Policies that need live counts use
@@ -46,7 +47,8 @@ struct nlfs_gc_protect {
 	size_t nsnapshots;
 	uint64_t protcno;            /* checkpoints >= protcno are protected (UINT64_MAX: none) */
 };
-/* FI_CNO from the block's finfo; [START, END) from its DAT entry */
+/* FI_CNO from the block's finfo; [START, END) from its DAT entry.  True if
+ * live. */
 bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64_t start,
 			uint64_t end);
 struct nlfs_fs;
@@ -54,14 +56,16 @@ struct nlfs_err;
 /* A volume's protection (gc_offline.c): its snapshots, from the cpfile's
  * snapshot list (*SNAPS, which the caller frees, holds them), and the
  * oldest checkpoint created at or after LIMIT seconds (none: UINT64_MAX,
- * as with LIMIT UINT64_MAX). */
+ * as with LIMIT UINT64_MAX).
+ * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_get; -ENOMEM. */
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err);
 /* The blocks the logs of segment SEGNUM describe within its first NBLOCKS
  * (*TOTAL) and those of them that are live (*LIVE), read through the
  * reader (nlfs_segment_walk): a DAT data block while the DAT maps it there,
  * any other block by nlfs_gc_block_live when its DAT entry still points at
- * this copy (gc_live.c). */
+ * this copy (gc_live.c).
+ * 0, or as nlfs_segment_walk. */
 int nlfs_gc_segment_live(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			 const struct nlfs_gc_protect *p, uint64_t *live, uint64_t *total,
 			 struct nlfs_err *err);
@@ -97,10 +101,14 @@ struct nlfs_gc_params {
 /* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,
  * nothing reclaimable is left, or MAX_PASSES constructions were made.  A
  * MANUAL run (nilfs-clean's) cleans every segment that is reclaimable when
- * it starts, whatever the clean count. */
+ * it starts, whatever the clean count.
+ * 0; -EBUSY for a volume not cleanly unmounted; as nlfs_fs_open,
+ * nlfs_writer_open and nlfs_writer_commit. */
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
 		    struct nlfs_err *err);
-/* One victim in the writer's construction (live blocks copied, dead freed). */
+/* One victim in the writer's construction (live blocks copied, dead freed).  0;
+ * -EINVAL for a writer of a new volume; -EBUSY for a segment the writer uses;
+ * as nlfs_segment_walk (STRICT) and nlfs_dat_lookup; -ENOMEM. */
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err);

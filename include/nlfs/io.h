@@ -43,16 +43,23 @@ struct nlfs_io {
 #define NLFS_IO_UNCACHED 0x10
 
 /* io.c */
+/* 0; -EINVAL for a range past the device; the backend's negative errno (-EIO) */
 int nlfs_io_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off);
+/* 0; -EROFS on a read-only io; -EINVAL past the device; the backend's negative
+ * errno. */
 int nlfs_io_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t off);
+/* 0 or the backend's negative errno. */
 int nlfs_io_flush(struct nlfs_io *io);
+/* 0 or the backend's negative errno. */
 int nlfs_io_size(struct nlfs_io *io, uint64_t *bytes);
 void nlfs_io_close(struct nlfs_io *io);
+/* The name given at open. */
 const char *nlfs_io_name(const struct nlfs_io *io);
 /* a hint that these bytes are read soon; 0 where the backend has none */
 int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
 
-/* io_unix.c: a regular file or a block device (size via BLKGETSIZE64) */
+/* io_unix.c: a regular file or a block device (size via BLKGETSIZE64).  0; the
+ * errno of open(2) or of reading the size, negative; -ENOMEM. */
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out);
 
 #endif /* NLFS_IO_H */

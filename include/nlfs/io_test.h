@@ -11,12 +11,13 @@
 
 #include <nlfs/io.h>
 
-/* io_mem.c: a zero-filled in-memory device of SIZE bytes */
+/* io_mem.c: a zero-filled in-memory device of SIZE bytes.  0 or -ENOMEM. */
 int nlfs_io_open_mem(uint64_t size, struct nlfs_io **out);
-/* direct access to the memory device's bytes (tests, fuzzers) */
+/* direct access to the memory device's bytes (tests, fuzzers).  Its SIZE bytes. */
 uint8_t *nlfs_io_mem_data(struct nlfs_io *io);
 
-/* io_fault.c: wraps LOWER (taking ownership) and injects faults */
+/* io_fault.c: wraps LOWER (taking ownership) and injects faults.  0 or -ENOMEM
+ * (LOWER is closed then too). */
 int nlfs_io_open_fault(struct nlfs_io *lower, struct nlfs_io **out);
 /* Write number N (0-based, counted from open) fails with -EIO. */
 void nlfs_io_fault_fail_write(struct nlfs_io *io, uint64_t n);

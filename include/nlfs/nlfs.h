@@ -3,6 +3,9 @@
  * libnlfs: the NILFS2 on-disk-format library.  Functions return 0 or a
  * negative error (errno values, or NLFS_E* below for format problems) and
  * never print; the detail of the last failure is kept in struct nlfs_err.
+ * Each function's comment lists what it returns; "as nlfs_foo" stands for
+ * the codes nlfs_foo's comment lists, and "a negative errno from the io"
+ * for what the backend's read or write gives (-EIO mostly).
  */
 #ifndef NLFS_NLFS_H
 #define NLFS_NLFS_H
@@ -34,18 +37,21 @@ struct nlfs_err {
 	char what[160];
 };
 
+/* A static message for CODE, an errno value or NLFS_E* (either sign). */
 const char *nlfs_strerror(int code);
 
 /* array.c: make room for NEED elements of ELEM bytes in *ARR (room for
  * *CAP), doubling from 8.  0, or -ENOMEM with *ARR and *CAP unchanged. */
 int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 void nlfs_err_clear(struct nlfs_err *e);
+/* Fills E (if not NULL) with CODE (an errno value or NLFS_E*, either sign),
+ * BLOCK and the message; returns the code, negative. */
 int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* "what (block B, inode I, checkpoint C): reason", into BUF */
 void nlfs_err_format(const struct nlfs_err *e, char *buf, size_t len);
 
-/* crc.c: the kernel's crc32_le(seed, ...) (no pre/post inversion) */
+/* crc.c: the kernel's crc32_le(seed, ...) (no pre/post inversion).  The CRC. */
 uint32_t nlfs_crc32(uint32_t seed, const void *buf, size_t len);
 
 /* sb.c: superblocks */
@@ -58,17 +64,23 @@ struct nlfs_sb_status {
 	uint64_t offset;  /* byte offset on the device */
 };
 
+/* The byte offset of the secondary superblock on a device of DEVSIZE bytes. */
 uint64_t nlfs_sb2_offset(uint64_t devsize);
 /* the segments a volume of DEVSIZE bytes holds: they end before the
- * secondary superblock's 4 KiB slot (mkfs and the kernel's resize) */
+ * secondary superblock's 4 KiB slot (mkfs and the kernel's resize).
+ * The segment count (0 if none fits). */
 uint64_t nlfs_nsegments_for(uint64_t devsize, uint32_t blocksize, uint32_t blocks_per_segment);
 /* segments kept clean for the cleaner: PERCENTAGE of NSEGMENTS, rounded
- * up, at least NLFS_MIN_NRSVSEGS */
+ * up, at least NLFS_MIN_NRSVSEGS.
+ * The reserved segment count. */
 uint64_t nlfs_nrsvsegs(uint32_t percentage, uint64_t nsegments);
+/* s_sum as it should be. */
 uint32_t nlfs_sb_crc(const struct nlfs_super_block *sb);
-/* magic, s_bytes bounds and CRC: what makes a copy "valid" for the kernel */
+/* magic, s_bytes bounds and CRC: what makes a copy "valid" for the kernel.  0;
+ * -NLFS_EBADMAGIC, -NLFS_ECORRUPT (s_bytes) or -NLFS_EBADCRC. */
 int nlfs_sb_check_crc(const struct nlfs_super_block *sb);
-/* geometry and field sanity as the kernel checks at mount */
+/* geometry and field sanity as the kernel checks at mount.  0; -NLFS_EREVISION,
+ * -NLFS_EFEATURE or -NLFS_ECORRUPT, the field in ERR. */
 int nlfs_sb_check_geometry(const struct nlfs_super_block *sb, uint64_t devsize,
 			   struct nlfs_err *err);
 /* recompute s_sum in place */
@@ -79,7 +91,10 @@ struct nlfs_sb_choice {
 	enum nlfs_sb_slot used;
 	const char *reason;   /* why that copy was chosen */
 };
-/* Read both copies and choose one as the kernel's mount does. */
+/* Read both copies and choose one as the kernel's mount does.  0 (CHOICE says
+ * which copy and why); if neither copy is valid, the first one's reason
+ * (-NLFS_EBADMAGIC, -NLFS_EBADCRC, a negative errno from the io); as
+ * nlfs_sb_check_geometry for the copy chosen. */
 int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
 
@@ -88,15 +103,18 @@ int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
  * then nothing is written); the CRCs are recomputed and the copy the kernel
  * does not use is written first.  CHOICE tells which copies there were. */
 typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
+/* 0; as nlfs_sb_read_both; what EDIT returns; a negative errno from the io. */
 int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
 		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
 
 /* After a resize to FS_SIZE bytes on a larger device: the valid secondary
  * at FS_SIZE's end is copied to the device's end, where the kernel's next
- * mount looks for it (nothing to do if the two places are one). */
+ * mount looks for it (nothing to do if the two places are one).
+ * 0; a negative errno from the io. */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
 /* When no valid secondary is at the device's end (a volume smaller than its
- * device), a copy of the superblock in use is written there. */
+ * device), a copy of the superblock in use is written there.
+ * 0; as nlfs_sb_read_both; a negative errno from the io. */
 int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
@@ -110,7 +128,8 @@ struct nlfs_log {
 	bool datasum_ok, sumsum_ok;
 };
 
-/* Decode the header in the first summary block; checks magic and bounds only. */
+/* Decode the header in the first summary block; checks magic and bounds only.
+ * 0; -NLFS_EBADMAGIC or -NLFS_ECORRUPT (ss_bytes). */
 int nlfs_summary_decode(const void *block, uint32_t blocksize, uint64_t start,
 			struct nlfs_log *log, struct nlfs_err *err);
 
@@ -132,9 +151,12 @@ struct nlfs_binfo_rec {
 };
 typedef int (*nlfs_finfo_cb)(const struct nlfs_finfo_rec *fi,
 			     const struct nlfs_binfo_rec *bi, void *arg);
+/* 0; -NLFS_ECORRUPT for records that overrun the summary or the log; the first
+ * non-zero return of CB. */
 int nlfs_summary_walk(const struct nlfs_log *log, const void *summary,
 		      uint32_t blocksize, nlfs_finfo_cb cb, void *arg,
 		      struct nlfs_err *err);
+/* The blocks ss_sumbytes takes. */
 uint32_t nlfs_summary_blocks(const struct nlfs_log *log, uint32_t blocksize);
 
 /* fs.c: the filesystem handle */
@@ -149,20 +171,30 @@ struct nlfs_geometry {
 	uint32_t inode_size;
 };
 
-/* Open for reading: superblocks, then the latest super root. */
+/* Open for reading: superblocks, then the latest super root.  0; the
+ * superblocks' errors (nlfs_sb_read_both); -NLFS_ENOSR or -NLFS_ECORRUPT from
+ * the super-root search; a negative errno from the io; -ENOMEM.  On failure IO
+ * stays open and the caller's. */
 int nlfs_fs_open(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
 /* Superblocks and geometry only, no super-root search: for reading the logs
  * of a volume the kernel has mounted and is writing (nlfs_log_read and
- * nlfs_segment_walk work; the metadata-file functions must not be called). */
+ * nlfs_segment_walk work; the metadata-file functions must not be called).
+ * 0; as nlfs_sb_read_both; -ENOMEM. */
 int nlfs_fs_open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *err);
 void nlfs_fs_close(struct nlfs_fs *fs);   /* also closes the io */
-/* free the handle and hand its io back, still open */
+/* free the handle and hand its io back, still open.  The io. */
 struct nlfs_io *nlfs_fs_release(struct nlfs_fs *fs);
+/* The io FS reads. */
 struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs);
+/* Copy SLOT as read (valid or not). */
 const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot);
+/* Which copy is used and why. */
 const struct nlfs_sb_choice *nlfs_fs_sb_choice(const struct nlfs_fs *fs);
+/* The geometry of the copy in use. */
 const struct nlfs_geometry *nlfs_fs_geometry(const struct nlfs_fs *fs);
+/* The first block of segment SEGNUM (segment 0 starts at s_first_data_block). */
 uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum);
+/* The last block of segment SEGNUM. */
 uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
 
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
@@ -177,7 +209,8 @@ uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log, void **summary,
 		  unsigned flags, struct nlfs_err *err);
 
-/* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it. */
+/* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it.  0;
+ * -NLFS_ECORRUPT (sr_bytes) or -NLFS_EBADCRC. */
 int nlfs_super_root_check(const void *block, uint32_t blocksize, uint32_t seed,
 			  uint32_t inode_size, uint64_t blocknr, struct nlfs_err *err);
 
@@ -196,21 +229,25 @@ struct nlfs_recovery {
 	uint64_t rf_logical_segments, rf_blocks;
 	bool from_other_sb;     /* the kernel's fallback to the other copy was taken */
 };
+/* The search's result. */
 const struct nlfs_recovery *nlfs_fs_recovery(const struct nlfs_fs *fs);
-/* The super root's raw block (blocksize bytes). */
+/* The super root's raw block (blocksize bytes).  The block. */
 const uint8_t *nlfs_fs_super_root(const struct nlfs_fs *fs);
-/* One of the three root metadata-file inodes inside the super root. */
+/* One of the three root metadata-file inodes inside the super root.  The inode
+ * (INO is NLFS_DAT_INO, NLFS_CPFILE_INO or NLFS_SUFILE_INO). */
 const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino);
 
 /* Visit each log of the chain from the superblock cursor as the kernel's
  * search walks it (valid logs only; stops at the first gap). */
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
+/* 0; the first non-zero return of CB; a negative errno from the io; -ENOMEM. */
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
 
 /* Files: any file of a checkpoint is read through its inode's bmap. */
 /* Whether an inode of MODE keeps a block map in i_bmap (regular files,
  * directories and symbolic links); the other types keep a device number
- * or nothing there. */
+ * or nothing there.
+ * True for those three types. */
 static inline bool nlfs_mode_has_map(uint16_t mode)
 {
 	uint16_t t = mode & NLFS_S_IFMT;
@@ -225,16 +262,21 @@ struct nlfs_file {
 };
 
 /* bmap.c: direct and B-tree block maps.  Pointers are virtual block
- * numbers except in the DAT, whose pointers are physical. */
+ * numbers except in the DAT, whose pointers are physical.
+ * 0 (*PTR 0 for an unmapped offset); -NLFS_ECORRUPT for a node that does not
+ * hold up; a negative errno from the io; -ENOMEM. */
 int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 		     uint64_t *ptr, struct nlfs_err *err);
 typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg);
-/* In key order: every mapped block (level 0) and every node block (level >= 1). */
+/* In key order: every mapped block (level 0) and every node block (level >= 1).
+ * 0; the first non-zero return of CB; -NLFS_ECORRUPT for a node that does not
+ * hold up; a negative errno from the io; -ENOMEM. */
 int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
 		      void *arg, struct nlfs_err *err);
 
 /* The offsets of the data blocks, in map order, in a new array *KEYS (to
- * free; it holds what was found before an error, too). */
+ * free; it holds what was found before an error, too).
+ * 0, or as nlfs_bmap_iterate. */
 int nlfs_bmap_keys(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t **keys, size_t *nkeys,
 		   struct nlfs_err *err);
 
@@ -242,31 +284,40 @@ int nlfs_bmap_keys(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t **key
  * nlfs_bmap_iterate, but a node that does not hold up (unreadable, wrong
  * level, child count out of range) is skipped with its subtree and counted
  * in *NBAD, and keys are passed on in whatever order the nodes hold them.
- * Only a negative return from CB (or -ENOMEM) stops the walk. */
+ * Only a negative return from CB (or -ENOMEM) stops the walk.
+ * 0; the first negative return of CB; -ENOMEM. */
 int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb, void *arg,
 		      unsigned *nbad);
 
 /* The pointer at LEVEL for KEY, as the kernel's lookup at a level: level 0
  * is the data block of offset KEY (nlfs_bmap_lookup), level L >= 1 the node
- * of level L whose key is KEY.  *PTR is 0 if there is none. */
+ * of level L whose key is KEY.  *PTR is 0 if there is none.
+ * 0, or as nlfs_bmap_lookup. */
 int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err);
 
 /* dat.c: virtual-to-physical translation */
+/* VBLOCKNR's entry.  0; -NLFS_ECORRUPT for a hole where the entry should
+ * be; a negative errno from the io; -ENOMEM. */
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err);
+/* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 		       struct nlfs_err *err);
 
-/* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed) */
+/* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed).  0;
+ * -NLFS_ECORRUPT from the map or the DAT; a negative errno from the io;
+ * -ENOMEM. */
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err);
 /* One past the last block the file maps (its map's, or one roll-forward
  * puts back), 0 for none: a walk over a file's blocks stops there, not at
- * i_size, which a damaged inode may set to anything */
+ * i_size, which a damaged inode may set to anything.
+ * 0, or as nlfs_bmap_iterate. */
 int nlfs_file_mapped_end(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t *end,
 			 struct nlfs_err *err);
-/* the block's physical address, translating through the DAT (0 for a hole) */
+/* the block's physical address, translating through the DAT (0 for a hole).  0,
+ * or as nlfs_dat_translate. */
 int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
 			 uint64_t *blocknr, struct nlfs_err *err);
 /* root metadata file (DAT, cpfile, sufile) from the super root */
@@ -275,9 +326,11 @@ void nlfs_fs_mdt_file(const struct nlfs_fs *fs, unsigned ino, struct nlfs_file *
 /* format/palloc_layout.c: where entry NR of a palloc file (DAT, ifile) lives */
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 			uint64_t *blkoff, uint32_t *byteoff);
+/* The block offsets of group GROUP's bitmap and descriptor block. */
 uint64_t nlfs_palloc_bitmap_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
 uint64_t nlfs_palloc_desc_blkoff(uint32_t blocksize, uint32_t entry_size, uint64_t group);
-/* groups a palloc file reaches when its last mapped block is LAST_BLKOFF */
+/* groups a palloc file reaches when its last mapped block is LAST_BLKOFF.  The
+ * count. */
 uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t last_blkoff);
 /*
  * The groups that the mapped blocks KEYS (any order) of a palloc file fall
@@ -300,26 +353,35 @@ struct nlfs_palloc_group {
 	bool desc_hole, bitmap_hole;
 	uint64_t desc_blkoff;
 };
+/* 0, or as nlfs_file_read_block. */
 int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32_t entry_size,
 			   uint64_t group, struct nlfs_palloc_group *out, struct nlfs_err *err);
 
 /* format/table_layout.c: the first entry slot of the cpfile and of the
  * sufile, after their header (checkpoint CNO is slot CNO - 1 + first,
- * segment SEGNUM slot SEGNUM + first; ENTRY_SIZE from the superblock) */
+ * segment SEGNUM slot SEGNUM + first; ENTRY_SIZE from the superblock).
+ * The slot numbers. */
 uint64_t nlfs_cpfile_first_slot(uint32_t entry_size);
 uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
 
 /* cpfile.c */
+/* the header (host-endian fields).  0; -NLFS_ECORRUPT if the header block
+ * is a hole; as nlfs_file_read_block. */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
-/* checkpoint CNO (0 = the latest); -ENOENT if it does not exist */
+/* checkpoint CNO (0 = the latest).  0; -ENOENT for a checkpoint past the
+ * latest or invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
 int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
 		    struct nlfs_err *err);
 
-/* sufile.c: per-segment usage; a hole in the sufile reads as a clean segment */
+/* sufile.c: per-segment usage; a hole in the sufile reads as a clean segment.
+ * 0 (host-endian fields), or as nlfs_file_read_block. */
 int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err);
+/* 0 (host-endian fields); -ERANGE for a segment the volume does not have; as
+ * nlfs_file_read_block. */
 int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
 		    struct nlfs_err *err);
-/* N consecutive segments from SEGNUM, each sufile block read once */
+/* N consecutive segments from SEGNUM, each sufile block read once.  0; -ERANGE
+ * past the last segment; as nlfs_file_read_block. */
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 			 struct nlfs_segment_usage *su, struct nlfs_err *err);
 
@@ -340,17 +402,21 @@ enum nlfs_cpinfo_mode {
 	NLFS_CPINFO_CHECKPOINTS = 0,   /* every valid checkpoint from *cno up */
 	NLFS_CPINFO_SNAPSHOTS = 1,     /* the snapshot list from *cno (0: its head) */
 };
+/* 0, or as nlfs_cpfile_header. */
 int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err *err);
 /* Up to N entries into CI, *GOT of them; *CNO is moved on so that the next
  * call continues.  CHECKPOINTS needs *cno >= 1 (-EINVAL otherwise); SNAPSHOTS
- * stops at an entry that is not a snapshot, as the kernel does. */
+ * stops at an entry that is not a snapshot, as the kernel does.
+ * 0; -EINVAL; as nlfs_file_read_block. */
 int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cno, enum nlfs_cpinfo_mode mode,
 		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err);
 /* The same, for many calls in a row: an iterator reads the cpfile's block
  * map once.  It is valid while FS is open and unchanged. */
 struct nlfs_cpfile_iter;
+/* 0 or -ENOMEM. */
 int nlfs_cpfile_iter_open(struct nlfs_fs *fs, struct nlfs_cpfile_iter **it,
 			  struct nlfs_err *err);
+/* 0; -EINVAL; as nlfs_file_read_block. */
 int nlfs_cpfile_iter_list(struct nlfs_cpfile_iter *it, uint64_t *cno,
 			  enum nlfs_cpinfo_mode mode, struct nlfs_cpinfo *ci, size_t n,
 			  size_t *got, struct nlfs_err *err);
@@ -367,28 +433,35 @@ struct nlfs_suinfo {
 	uint32_t nblocks;
 	uint32_t flags;         /* NLFS_SEGMENT_USAGE_*, ACTIVE as the kernel reports it */
 };
+/* 0, or as nlfs_sufile_header. */
 int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err *err);
 /* Usage of segments SEGNUM.. (at most N, never past the last segment).  The
  * on-disk ACTIVE bit is ignored: ACTIVE is set on the two segments the
- * kernel writes into after mounting (nlfs_fs_active_segments). */
+ * kernel writes into after mounting (nlfs_fs_active_segments).
+ * 0, or as nlfs_file_read_block. */
 int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si, size_t n,
 		     size_t *got, struct nlfs_err *err);
 /* The kernel's current segment (that of the latest super-root log) and the
- * next one it has reserved (that log's ss_next). */
+ * next one it has reserved (that log's ss_next).
+ * 0, or as nlfs_log_read. */
 int nlfs_fs_active_segments(struct nlfs_fs *fs, uint64_t seg[2], struct nlfs_err *err);
 
-/* ifile.c: inode INO of the checkpoint whose ifile is IFILE */
+/* ifile.c: inode INO of the checkpoint whose ifile is IFILE.  0; -ENOENT
+ * for an inode whose bitmap bit is clear; -NLFS_ECORRUPT; as
+ * nlfs_file_read_block. */
 int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
 		    struct nlfs_file *out, struct nlfs_err *err);
 /* every inode whose bitmap bit is set, in inode order (reserved slots skipped);
  * a non-zero return from CB stops the walk and is returned */
 typedef int (*nlfs_inode_cb)(const struct nlfs_file *f, void *arg);
+/* 0; the first non-zero return of CB; as nlfs_file_read_block. */
 int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_inode_cb cb,
 		       void *arg, struct nlfs_err *err);
-/* open the checkpoint's ifile (cno 0 = latest) */
+/* open the checkpoint's ifile (cno 0 = latest).  0, or as nlfs_cpfile_get. */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
-/* inode.c: file contents */
+/* inode.c: file contents, LEN bytes from OFF.  0 (*DONE bytes read, 0 at
+ * the end of the file), or as nlfs_file_read_block. */
 int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, size_t len,
 		    uint64_t off, size_t *done, struct nlfs_err *err);
 
@@ -396,7 +469,8 @@ int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, si
  * the kernel stores 512-byte units, mkfs.nilfs2 stores fs blocks for the
  * inodes it makes, and the kernel keeps adding its own units to those.
  * MAX_FS_UNITS bounds how many blocks may still be counted mkfs's way
- * (0 for inodes the kernel made). */
+ * (0 for inodes the kernel made).
+ * Whether I_BLOCKS is one a kernel or mkfs.nilfs2 could have stored. */
 bool nlfs_inode_blocks_ok(uint64_t i_blocks, uint64_t nblocks, uint32_t blocksize,
 			  unsigned max_fs_units);
 
@@ -408,7 +482,7 @@ struct nlfs_dir_rec {
 	const char *name;      /* inside the caller's block, not NUL-terminated */
 };
 /* Decode the record at byte OFF of a directory block and check it as the
- * kernel does; -NLFS_ECORRUPT with the reason in ERR if it is bad. */
+ * kernel does.  0, or -NLFS_ECORRUPT with the reason in ERR if it is bad. */
 int nlfs_dir_record(const void *block, uint32_t blocksize, unsigned off,
 		    struct nlfs_dir_rec *rec, struct nlfs_err *err);
 /* A directory block salvaged record by record (fsck.nilfs2), keeping every
@@ -426,13 +500,18 @@ enum nlfs_dir_salvage nlfs_dir_salvage(const void *block, uint32_t blocksize, un
  * inode of MODE carries (1 regular .. 7 symlink, the kernel's table), 0
  * for a mode that is none of the seven types */
 uint8_t nlfs_file_type_of_mode(uint32_t mode);
-/* inode numbers a directory entry may not name (below 11, except 2 and 10) */
+/* inode numbers a directory entry may not name (below 11, except 2 and 10).
+ * True for those. */
 bool nlfs_dir_private_ino(uint64_t ino);
 typedef int (*nlfs_dir_cb)(const char *name, unsigned name_len, uint64_t ino,
 			   unsigned file_type, void *arg);
+/* 0; the first non-zero return of CB; -NLFS_ECORRUPT for a record that does not
+ * hold up; as nlfs_file_read_block. */
 int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,
 		     void *arg, struct nlfs_err *err);
-/* resolve an absolute PATH in the checkpoint of IFILE (no symlinks followed) */
+/* resolve an absolute PATH in the checkpoint of IFILE (no symlinks followed).
+ * 0; -ENOENT for a name that is not there; -ENOTDIR for a component that is no
+ * directory; as nlfs_dir_iterate. */
 int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
 		     struct nlfs_file *out, struct nlfs_err *err);
 

@@ -19,15 +19,17 @@ struct nlfs_resize_info {
 	uint64_t free_after;                   /* clean, unreserved segments after a shrink */
 	uint64_t short_segments;               /* a shrink that does not fit: segments missing */
 };
-/* What resizing FS to NEW_DEVSIZE bytes involves.  -ENOSPC (with
+/* What resizing FS to NEW_DEVSIZE bytes involves.  0; -ENOSPC (with
  * short_segments set) when the clean segments cannot cover the cut and the
- * new reserve, the rule of the kernel and nilfs-utils. */
+ * new reserve, the rule of the kernel and nilfs-utils; as
+ * nlfs_sufile_get. */
 int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resize_info *ri,
 		      struct nlfs_err *err);
 
 /* The same from the numbers alone (a mounted volume's, from the kernel):
  * G's geometry, the reserve PERCENTAGE, the size now and the clean
- * segments now; inuse_in_cut is left 0. */
+ * segments now; inuse_in_cut is left 0.
+ * 0; -ENOSPC (short_segments set) for a shrink the clean segments cannot cover. */
 int nlfs_resize_fill(struct nlfs_resize_info *ri, const struct nlfs_geometry *g,
 		     uint32_t percentage, uint64_t old_devsize, uint64_t ncleansegs,
 		     uint64_t new_devsize);
@@ -47,7 +49,9 @@ struct nlfs_resize_params {
 };
 /* Resize the unmounted volume on IO to NEW_DEVSIZE bytes, which the
  * device must hold (an image file is extended before a grow and cut after
- * a shrink by the caller). */
+ * a shrink by the caller).
+ * 0; -EINVAL for a size the device cannot hold; -ENOSPC as nlfs_resize_check;
+ * as nlfs_fs_open, nlfs_writer_open and nlfs_writer_commit. */
 int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 			const struct nlfs_resize_params *p, struct nlfs_resize_stats *st,
 			struct nlfs_err *err);

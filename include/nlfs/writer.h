@@ -29,14 +29,16 @@ struct nlfs_mkfs_params {
 #define NLFS_DEF_RESERVED_PERCENT   5u
 
 /* Validate the parameters and build the superblock (no I/O).  On a device
- * that is too small, *MIN_BYTES (if not NULL) tells the size needed. */
+ * that is too small, *MIN_BYTES (if not NULL) tells the size needed.
+ * 0; -EINVAL for parameters out of range; -ENOSPC for a device too small. */
 int nlfs_mkfs_superblock(const struct nlfs_mkfs_params *p, struct nlfs_super_block *sb,
 			 uint64_t *min_bytes, struct nlfs_err *err);
 
 struct nlfs_writer;
 
 /* A new volume on IO, described by SB; its first construction is checkpoint 1.
- * The old superblocks are invalidated before anything else is written. */
+ * The old superblocks are invalidated before anything else is written.
+ * 0; a negative errno from the io; -ENOMEM. */
 int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 		       struct nlfs_writer **out, struct nlfs_err *err);
 /* The next checkpoint of an existing volume (FS opened on a writable io).
@@ -54,11 +56,16 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
 #define NLFS_WRITER_ROLLFORWARD 0x2u
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, unsigned flags, struct nlfs_writer **out,
 		     struct nlfs_err *err);
-/* Write the construction and the superblocks.  The handle is spent afterwards. */
+/* Write the construction and the superblocks.  The handle is spent afterwards.
+ * 0; -EINVAL while a file is open; -ENOSPC when no clean segment is left for
+ * the logs; -NLFS_ECORRUPT or a negative errno from the io from reading the old
+ * state; -ENOMEM.  A failure leaves the old state. */
 int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err);
 void nlfs_writer_free(struct nlfs_writer *w);
 
+/* The checkpoint the construction builds. */
 uint64_t nlfs_writer_cno(const struct nlfs_writer *w);
+/* The volume's geometry. */
 const struct nlfs_geometry *nlfs_writer_geometry(const struct nlfs_writer *w);
 /* blocks of logs laid out so far in this construction */
 uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w);
@@ -69,32 +76,42 @@ uint64_t nlfs_writer_blocks_written(const struct nlfs_writer *w);
  * use this to make volumes the way it can. */
 void nlfs_writer_dat_hint(struct nlfs_writer *w, uint64_t vbn);
 
-/* Inodes of the checkpoint being built */
+/* Inodes of the checkpoint being built.  0; -ENOSPC when no inode number is
+ * free; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_new_ino(struct nlfs_writer *w, uint64_t *ino, struct nlfs_err *err);
+/* 0; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_put_inode(struct nlfs_writer *w, uint64_t ino, const struct nlfs_inode *inode,
 			  struct nlfs_err *err);
+/* 0; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_get_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode *inode,
 			  struct nlfs_err *err);
 
 /* A new file's blocks, in ascending offset order, one file at a time.  End
- * sets i_bmap and i_blocks in INODE and stores it. */
+ * sets i_bmap and i_blocks in INODE and stores it.
+ * 0; -EINVAL while another file is open. */
 int nlfs_writer_file_begin(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
+/* 0; -EINVAL out of order or with no file open; -ENOSPC; a negative errno from
+ * the io; -ENOMEM. */
 int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *buf,
 			   struct nlfs_err *err);
+/* 0; -EINVAL with no file open; -ENOSPC; a negative errno from the io; -ENOMEM. */
 int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err);
 
 /* cpfile_w.c: checkpoint changes (chcp, rmcp) carried by the construction.
- * Setting or clearing a snapshot is idempotent; -ENOENT for a checkpoint
- * that does not exist. */
+ * Setting or clearing a snapshot is idempotent.  0; -ENOENT for a
+ * checkpoint that does not exist; -NLFS_ECORRUPT for a broken snapshot
+ * list; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_set_snapshot(struct nlfs_writer *w, uint64_t cno, bool snapshot,
 			     struct nlfs_err *err);
 /* cp_blocks_count of existing checkpoint CNO set to NBLOCKS (nilfs-tune -O
- * block_count); -ENOENT for a checkpoint that does not exist */
+ * block_count).  0; -ENOENT for a checkpoint that does not exist; as
+ * nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_set_cp_blocks(struct nlfs_writer *w, uint64_t cno, uint64_t nblocks,
 			      struct nlfs_err *err);
-/* Invalidate the checkpoints in [START, END) that exist.  Snapshots are kept
- * and make the result -EBUSY (the others are still deleted); the current
- * checkpoint cannot be deleted (-EBUSY). */
+/* Invalidate the checkpoints in [START, END) that exist.  0; -EBUSY if
+ * snapshots were among them (they are kept, the others still deleted) or
+ * for the current checkpoint, which cannot be deleted; -EINVAL for an
+ * empty range; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
 				   uint64_t *ndeleted, struct nlfs_err *err);
 
@@ -103,7 +120,8 @@ uint64_t nlfs_writer_cp_changes(const struct nlfs_writer *w);
 
 /* The construction's own segments: SEGNUM is one the writer uses (its
  * logs go there), or one this construction gave up already (its blocks
- * moved; see nlfs_writer_release_segment, <nlfs/repair.h>) */
+ * moved; see nlfs_writer_release_segment, <nlfs/repair.h>).
+ * True for those. */
 bool nlfs_writer_segment_busy(const struct nlfs_writer *w, uint64_t segnum);
 bool nlfs_writer_segment_released(const struct nlfs_writer *w, uint64_t segnum);
 

@@ -172,7 +172,7 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	int rc;
 
 	if (!w->fs || w->sf_open)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
 	rc = nlfs_suw_may_release(w, segnum, &done, err);
 	if (rc || done)
 		return rc;

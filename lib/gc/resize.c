@@ -173,7 +173,7 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: cannot get the device size",
 				    nlfs_io_name(io));
 	if (new_devsize > size)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "%s: %llu bytes do not fit on the device (%llu bytes)",
 				    nlfs_io_name(io), (unsigned long long)new_devsize,
 				    (unsigned long long)size);
@@ -206,7 +206,7 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 	 * is refilled: the new logs stay below the end) */
 	for (uint64_t pass = 0; !rc && !done; pass++) {
 		if (pass > total / per_pass + 2)
-			return nlfs_err_set(err, -EIO, NLFS_NOWHERE,
+			return nlfs_err_set(err, EIO, NLFS_NOWHERE,
 					    "internal: the cut does not empty");
 		rc = one_pass(io, new_devsize, p->now, per_pass, st, &done, err);
 		if (!rc && p->progress)

@@ -262,7 +262,7 @@ int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **
 	/* an existing file may be the only way back from an earlier repair */
 	u->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (u->fd < 0) {
-		rc = nlfs_err_set(err, -errno, NLFS_NOWHERE, "%s: cannot create the undo file%s",
+		rc = nlfs_err_set(err, errno, NLFS_NOWHERE, "%s: cannot create the undo file%s",
 				  path, errno == EEXIST ? " (it exists; it is not overwritten)" : "");
 		goto fail;
 	}
@@ -335,7 +335,7 @@ int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		rc = nlfs_err_set(err, -errno, NLFS_NOWHERE, "%s: cannot open the undo file", path);
+		rc = nlfs_err_set(err, errno, NLFS_NOWHERE, "%s: cannot open the undo file", path);
 		goto out;
 	}
 	rc = read_all(fd, &h, sizeof(h), &got);
@@ -358,7 +358,7 @@ int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
 	    (want.devsize != h.devsize ||
 	     (!uuid_unknown(want.uuid) && !uuid_unknown(h.uuid) &&
 	      memcmp(want.uuid, h.uuid, 16)))) {
-		rc = nlfs_err_set(err, -EXDEV, NLFS_NOWHERE,
+		rc = nlfs_err_set(err, EXDEV, NLFS_NOWHERE,
 				  "%s: the undo file was made for another device (%s differs)",
 				  nlfs_io_name(dev), want.devsize != h.devsize ? "the size" : "the UUID");
 		goto out;

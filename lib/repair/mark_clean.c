@@ -44,7 +44,7 @@ int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *
 	int rc;
 
 	if (rec->nlogs_after_sr)
-		return nlfs_err_set(err, -EBUSY, rec->next_pseg,
+		return nlfs_err_set(err, EBUSY, rec->next_pseg,
 				    "%llu log(s) follow the latest super root: they are rolled "
 				    "forward by a construction, not by the superblocks alone",
 				    (unsigned long long)rec->nlogs_after_sr);

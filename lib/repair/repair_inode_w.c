@@ -24,7 +24,7 @@ int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err
 	int rc;
 
 	if (ino < w->first_ino)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is reserved",
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "inode %llu is reserved",
 				    (unsigned long long)ino);
 	rc = nlfs_palloc_test(w->ifile, w->isz, ino, &inuse, err);
 	if (rc || !inuse)

@@ -83,7 +83,7 @@ int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *
 		return -EINVAL;
 	for (size_t i = 1; i < n; i++)
 		if (keys[i] <= keys[i - 1])
-			return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+			return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 					    "inode %llu: new map out of order at %llu",
 					    (unsigned long long)ino, (unsigned long long)keys[i]);
 	rc = nlfs_writer_get_inode(w, ino, &inode, err);
@@ -163,7 +163,7 @@ int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inod
 	if (rc)
 		return rc;
 	if (!p)
-		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE, "inode %llu is not in use",
+		return nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "inode %llu is not in use",
 				    (unsigned long long)ino);
 	memcpy(inode, p, sizeof(*inode));
 	return 0;

@@ -20,7 +20,7 @@ int nlfs_writer_set_segusage(struct nlfs_writer *w, uint64_t segnum, uint32_t fl
 	int rc;
 
 	if (segnum >= w->geo.nsegments)
-		return nlfs_err_set(err, -ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
+		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
 				    (unsigned long long)segnum);
 	rc = nlfs_wfile_write(w->sufile, slot / epb, &blk, NULL, err);
 	if (rc)

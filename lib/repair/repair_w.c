@@ -181,7 +181,7 @@ int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err 
 	if (rc)
 		return rc;
 	if (!p)
-		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOENT, NLFS_NOWHERE,
 				    "virtual block %llu is not allocated", (unsigned long long)vbn);
 	memcpy(&e, p, sizeof(e));
 	if (nlfs_le64(e.de_end) != NLFS_CNO_MAX)

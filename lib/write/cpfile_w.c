@@ -111,7 +111,7 @@ static int cp_valid_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_check
 	int rc;
 
 	if (cno == 0 || cno >= w->cno)
-		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE, "checkpoint %llu does not exist",
+		return nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "checkpoint %llu does not exist",
 				    (unsigned long long)cno);
 	rc = nlfs_wfile_read(w->cpfile, slot / epb, &blk, err);
 	if (rc)
@@ -125,7 +125,7 @@ static int cp_valid_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_check
 			return rc;
 		}
 	}
-	rc = nlfs_err_set(err, -ENOENT, NLFS_NOWHERE, "checkpoint %llu does not exist",
+	rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE, "checkpoint %llu does not exist",
 			  (unsigned long long)cno);
 	if (err)
 		err->cno = cno;
@@ -223,9 +223,9 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 	if (rc)
 		return rc;
 	if (start == 0 || start >= end)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "empty checkpoint range");
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "empty checkpoint range");
 	if (end >= w->cno)
-		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+		return nlfs_err_set(err, EBUSY, NLFS_NOWHERE,
 				    "checkpoint %llu is the current one",
 				    (unsigned long long)(w->cno - 1));
 	for (uint64_t cno = start; cno < end;) {
@@ -273,7 +273,7 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 	*ndeleted = total;
 	w->cp_changes += total;
 	if (nsnap)
-		return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+		return nlfs_err_set(err, EBUSY, NLFS_NOWHERE,
 				    "%llu snapshots in the range were kept",
 				    (unsigned long long)nsnap);
 	return 0;
@@ -295,7 +295,7 @@ int nlfs_cpw_read_latest(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkp
 		return rc;
 	/* only an entry that is whole but for its INVALID flag is taken back */
 	if (hole || nlfs_le64(cp->cp_cno) != cno || !nlfs_cp_ifile_inode_ok(&cp->cp_ifile_inode))
-		return nlfs_err_set(err, -ENOENT, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOENT, NLFS_NOWHERE,
 				    "checkpoint %llu is not in the cpfile", (unsigned long long)cno);
 	w->revive_latest = true;
 	cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);

@@ -51,7 +51,7 @@ int nlfs_dirw_add(struct nlfs_dirw *d, const char *name, size_t len, uint64_t in
 	int rc;
 
 	if (len == 0 || len > NLFS_NAME_LEN)
-		return nlfs_err_set(err, -ENAMETOOLONG, NLFS_NOWHERE, "name of %zu bytes", len);
+		return nlfs_err_set(err, ENAMETOOLONG, NLFS_NOWHERE, "name of %zu bytes", len);
 	if (d->used + need > d->blocksize) {
 		rc = flush_block(d, err);
 		if (rc)

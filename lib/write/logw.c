@@ -233,7 +233,7 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 		if (l->start + sum_blocks(s, bs) + l->nitems + 1 + 1 >
 		    nlfs_seg_end(&lw->g, lw->at.seg) + 1) {
 			if (l->nitems == 0)
-				return nlfs_err_set(err, -ENOSPC, l->start,
+				return nlfs_err_set(err, ENOSPC, l->start,
 						    "segment too small for a log");
 			rc = close_log(lw, l, false, err);
 			if (!rc)
@@ -254,7 +254,7 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 		l->last_node = it->level != 0;
 		return 0;
 	}
-	return nlfs_err_set(err, -ENOSPC, lw->at.pos, "no room for a log");
+	return nlfs_err_set(err, ENOSPC, lw->at.pos, "no room for a log");
 }
 
 int nlfs_logw_finish(struct nlfs_logw *lw, struct nlfs_err *err)

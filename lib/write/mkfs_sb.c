@@ -31,22 +31,22 @@ int nlfs_mkfs_superblock(const struct nlfs_mkfs_params *p, struct nlfs_super_blo
 
 	if (!power_of_two(bs) || bs < NLFS_MIN_BLOCK_SIZE ||
 	    bs > (NLFS_MIN_BLOCK_SIZE << NLFS_MAX_LOG_BLOCK_SIZE))
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "invalid block size %u: a power of two from 1024 to 65536", bs);
 	while ((NLFS_MIN_BLOCK_SIZE << logbs) < bs)
 		logbs++;
 	first = (DISK_HEADER_BYTES + bs - 1) / bs;
 	if (bps < NLFS_MIN_BLOCKS_PER_SEG || bps < first + 2 || !power_of_two(bps))
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "invalid blocks per segment %u: a power of two, at least %u",
 				    bps, (unsigned)(first + 2 > NLFS_MIN_BLOCKS_PER_SEG ?
 						    first + 2 : NLFS_MIN_BLOCKS_PER_SEG));
 	if (p->r_segments_percentage < 1 || p->r_segments_percentage > 99)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "invalid reserved segments percentage %u: 1 to 99",
 				    p->r_segments_percentage);
 	if (p->feature_compat_ro & ~(uint64_t)NLFS_FEATURE_COMPAT_RO_SUPP)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "unsupported feature bits");
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "unsupported feature bits");
 	nsegs = nlfs_nsegments_for(p->devsize, bs, bps);
 	rsv = nlfs_nrsvsegs(p->r_segments_percentage, nsegs);
 	min_segs = rsv + MIN_USER_SEGMENTS;
@@ -56,7 +56,7 @@ int nlfs_mkfs_superblock(const struct nlfs_mkfs_params *p, struct nlfs_super_blo
 
 		if (min_bytes)
 			*min_bytes = need;
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE,
 				    "device too small: %llu bytes, %llu needed for %llu segments "
 				    "of %llu bytes",
 				    (unsigned long long)p->devsize, (unsigned long long)need,

@@ -149,7 +149,7 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 		*nr = group * g.epg + (uint64_t)r;
 		return set_bit(wf, &g, entry_size, *nr, true, err);
 	}
-	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "inode %llu: every entry is in use",
+	return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE, "inode %llu: every entry is in use",
 			    (unsigned long long)wf->ino);
 }
 

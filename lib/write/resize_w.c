@@ -34,13 +34,13 @@ int nlfs_writer_resize(struct nlfs_writer *w, uint64_t new_devsize, struct nlfs_
 	uint64_t epb = w->geo.blocksize / w->susz;
 
 	if (!w->fs || w->mkfs)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "resizing needs an existing volume");
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "resizing needs an existing volume");
 	if (n < NLFS_MIN_NRSVSEGS + 1)
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE,
 				    "%llu bytes hold only %llu segments",
 				    (unsigned long long)new_devsize, (unsigned long long)n);
 	if (n < old && w->alloc_limit > n)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "internal: a shrink needs a writer kept below segment %llu",
 				    (unsigned long long)n);
 	/* Segments gained may have entries from an earlier, larger life of the
@@ -85,7 +85,7 @@ int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err)
 		if (rc)
 			return rc;
 		if (su && su->su_flags)
-			return nlfs_err_set(err, -EBUSY, NLFS_NOWHERE,
+			return nlfs_err_set(err, EBUSY, NLFS_NOWHERE,
 					    "segment %llu, past the new end, is still in use",
 					    (unsigned long long)s);
 	}
@@ -96,7 +96,7 @@ int nlfs_resize_finalize(struct nlfs_writer *w, struct nlfs_err *err)
 	clean = n >= old ? clean + (n - old) : clean - (old - n);
 	rsv = nlfs_nrsvsegs(nlfs_le32(w->sb.s_r_segments_percentage), n);
 	if (n < old && clean < rsv)
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE,
 				    "%llu clean segments would be left, %llu are reserved",
 				    (unsigned long long)clean, (unsigned long long)rsv);
 	h->sh_ncleansegs = nlfs_cpu_to_le64(clean);

@@ -63,7 +63,7 @@ int nlfs_suw_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
 	if (rc)
 		return rc;
 	if (!use_reserve && nlfs_le64(h->sh_ncleansegs) <= w->nrsvsegs)
-		return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE,
+		return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE,
 				    "%s: no space left: %llu clean segments, %llu of them reserved",
 				    nlfs_io_name(w->io),
 				    (unsigned long long)nlfs_le64(h->sh_ncleansegs),
@@ -90,7 +90,7 @@ int nlfs_suw_alloc(struct nlfs_writer *w, bool use_reserve, uint64_t *segnum,
 		*segnum = s;
 		return 0;
 	}
-	return nlfs_err_set(err, -ENOSPC, NLFS_NOWHERE, "%s: no clean segment left",
+	return nlfs_err_set(err, ENOSPC, NLFS_NOWHERE, "%s: no clean segment left",
 			    nlfs_io_name(w->io));
 }
 

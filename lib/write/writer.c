@@ -59,7 +59,7 @@ static int lw_next_segment(void *arg, uint64_t *segnum, struct nlfs_err *err)
 		return 0;
 	}
 	if (w->final)
-		return nlfs_err_set(err, -EIO, NLFS_NOWHERE, "internal: metadata layout changed");
+		return nlfs_err_set(err, EIO, NLFS_NOWHERE, "internal: metadata layout changed");
 	return nlfs_suw_alloc(w, false, segnum, err);
 }
 
@@ -331,7 +331,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 
 	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) ||
 	    (rec->nlogs_after_sr && !(flags & NLFS_WRITER_ROLLFORWARD)))
-		return nlfs_err_set(err, -EBUSY, rec->sr_log,
+		return nlfs_err_set(err, EBUSY, rec->sr_log,
 				    "%s: the volume was not cleanly unmounted; mount it once "
 				    "(or run fsck.nilfs2) before changing it offline",
 				    nlfs_io_name(nlfs_fs_io(fs)));
@@ -481,7 +481,7 @@ int nlfs_writer_get_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inode
 int nlfs_writer_file_begin(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
 {
 	if (w->sf_open)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
 				    (unsigned long long)w->sf_ino);
 	w->sf_open = true;
 	w->sf_ino = ino;
@@ -497,7 +497,7 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 	int rc;
 
 	if (!w->sf_open || (w->sf_n && blkoff <= w->sf_keys[w->sf_n - 1]))
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE,
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE,
 				    "inode %llu: block %llu out of order",
 				    (unsigned long long)w->sf_ino, (unsigned long long)blkoff);
 	if (w->sf_n == w->sf_cap) {
@@ -841,12 +841,12 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	int rc;
 
 	if (w->sf_open)
-		return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
+		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "inode %llu is still being written",
 				    (unsigned long long)w->sf_ino);
 	rc = nlfs_cpw_prepare(w, err);
 	for (int round = 0; !rc && !stable; round++) {
 		if (round == 64)
-			return nlfs_err_set(err, -EIO, NLFS_NOWHERE,
+			return nlfs_err_set(err, EIO, NLFS_NOWHERE,
 					    "internal: metadata layout does not settle");
 		rc = plan_round(w, &stable, err);
 	}

@@ -158,7 +158,7 @@ static int apply(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
 		char why[128];
 
 		if (tune_edit_features(o->features, f, why, sizeof(why)))
-			return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "%s", why);
+			return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "%s", why);
 		sb->s_feature_compat = nlfs_cpu_to_le64(f[0]);
 		sb->s_feature_compat_ro = nlfs_cpu_to_le64(f[1]);
 		sb->s_feature_incompat = nlfs_cpu_to_le64(f[2]);

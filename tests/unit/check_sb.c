@@ -141,7 +141,7 @@ static int refuse(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err)
 {
 	(void)sb;
 	(void)arg;
-	return nlfs_err_set(err, -EINVAL, NLFS_NOWHERE, "refused");
+	return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "refused");
 }
 
 static struct nlfs_io *copy_of(struct nlfs_io *io)
