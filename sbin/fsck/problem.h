@@ -62,7 +62,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "both copies rewritten from the one the kernel uses") \
 	X(PR_SB_NEWER_LOGS, SEV_WARNING, 1, FIX_YES, \
 	  "valid logs follow the cursor of a cleanly unmounted volume", \
-	  "the cursor moved to the newest super root, keeping the newer logs") \
+	  "the cursor moved to the newest super root when the logs continue its history; stale ones (left by a writer cut before its superblocks, where a later one went on from the cursor) ended by zeroing the first one's summary block") \
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
