@@ -178,6 +178,12 @@ struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t en
  * ERR). */
 int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
 			   bool *invalidated, struct nlfs_err *err);
+/* The chain ended after a log that ends just before block END (sequence
+ * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
+ * nor at the head of NEXTSEG, where the kernel's search goes when the rest
+ * of the segment holds no log.  *NINVALIDATED: the blocks zeroed. */
+int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
+		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
 
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
  * SUMMARY, if not NULL, receives a malloc'd copy of the summary area. */

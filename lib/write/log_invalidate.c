@@ -49,3 +49,19 @@ int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_c
 	free(buf);
 	return rc;
 }
+
+int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
+		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err)
+{
+	struct nlfs_chain_pos next = nlfs_chain_next(g, end, seq, nextseg);
+	struct nlfs_chain_pos head = { nlfs_seg_start(g, nextseg), seq + 1 };
+	bool done;
+	int rc = nlfs_log_invalidate_at(io, g->blocksize, next, &done, err);
+
+	*ninvalidated = done;
+	if (!rc && next.pos != head.pos) {
+		rc = nlfs_log_invalidate_at(io, g->blocksize, head, &done, err);
+		*ninvalidated += done;
+	}
+	return rc;
+}

@@ -842,20 +842,13 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 }
 
 /* Where the kernel's chain goes on after this construction, no stale log
- * of an earlier, crashed writer may go on with it (log_invalidate.c): not
- * after its last log, nor at the head of the segment reserved next, where
- * the kernel's search goes when the rest of the segment holds no log. */
+ * of an earlier, crashed writer may go on with it (log_invalidate.c). */
 static int end_chain(struct nlfs_writer *w, struct nlfs_err *err)
 {
 	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-	struct nlfs_chain_pos next = nlfs_chain_next(&w->geo, at.pos, at.seq, at.nextseg);
-	struct nlfs_chain_pos head = { nlfs_seg_start(&w->geo, at.nextseg), at.seq + 1 };
-	bool invalidated;
-	int rc = nlfs_log_invalidate_at(w->io, w->geo.blocksize, next, &invalidated, err);
+	unsigned n;
 
-	if (!rc && next.pos != head.pos)
-		rc = nlfs_log_invalidate_at(w->io, w->geo.blocksize, head, &invalidated, err);
-	return rc;
+	return nlfs_log_end_chain(w->io, &w->geo, at.pos, at.seq, at.nextseg, &n, err);
 }
 
 int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)

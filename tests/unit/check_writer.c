@@ -633,10 +633,18 @@ START_TEST(test_crash_rollback)
 			st = state_of(after, 1024);
 			ck_assert_msg(st == 0 || st == 1, "crash at write %llu (mode %d): checkpoint %llu",
 				      (unsigned long long)k, mode, (unsigned long long)st);
-			if (k == 1 && mode == 2)   /* only the secondary written */
+			/* write 0 ends the chain at the discarded log */
+			if (k == 2 && mode == 2)   /* only the secondary written */
 				ck_assert_uint_eq(st, 1);
-			if (finished)
+			if (finished) {
+				struct nlfs_chain_tail t;
+
 				ck_assert_uint_eq(st, 1);
+				ck_assert_int_eq(nlfs_fs_open(after, &fs, &err), 0);
+				ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+				ck_assert_uint_eq(t.nlogs, 0);   /* no search leads back */
+				nlfs_fs_release(fs);
+			}
 			seen[st == 1]++;
 			nlfs_io_close(after);
 		}
