@@ -724,7 +724,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
 			fsck_problem(c, PR_INO_ORPHAN,
 				     "checkpoint %" PRIu64 ": inode %" PRIu64
-				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
+				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes): "
+				     "unlinked while open at a crash, its blocks are never freed",
 				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
 			fix_note_detached(c, cno, ino);
 		} else if (links == 0) {
