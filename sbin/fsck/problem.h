@@ -270,10 +270,10 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "a file's size set to cover its blocks, a symbolic link's to its target (none: cleared), a directory rewritten") \
 	X(PR_INO_ORPHAN, SEV_WARNING, 6, FIX_YES, \
 	  "an inode with no links is still allocated: a file unlinked while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
-	  "linked into /lost+found as #INO") \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
 	X(PR_INO_UNATTACHED, SEV_ERROR, 6, FIX_YES, \
 	  "an inode in use is not reachable from the root", \
-	  "linked into /lost+found as #INO") \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
 	X(PR_INO_LINKS, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's link count is wrong", \
 	  "set to the entries that name it") \
