@@ -273,7 +273,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
 	X(PR_INO_UNATTACHED, SEV_ERROR, 6, FIX_YES, \
 	  "an inode in use is not reachable from the root", \
-	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
+	  "linked into /lost+found as #INO") \
 	X(PR_INO_LINKS, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's link count is wrong", \
 	  "set to the entries that name it") \
