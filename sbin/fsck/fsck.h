@@ -106,13 +106,19 @@ struct fsck {
 extern volatile sig_atomic_t fsck_cancel_requested;
 extern volatile sig_atomic_t fsck_progress_toggle;   /* SIGUSR1: 1 on, SIGUSR2: 2 off */
 
-/* problem.c: report one problem (printf-style object and description) */
-void fsck_problem(struct fsck *c, enum fsck_pr code, const char *fmt, ...)
+/* problem.c: report one problem by its message (problem.h), the arguments
+ * its template asks for checked by the compiler:
+ *   fsck_problem(c, MSG_SB_CRC, copy, offset, stored, computed); */
+#define fsck_problem(c, msg, ...) fsck_problem_fmt((c), (msg), fsck_fmt_##msg, ##__VA_ARGS__)
+void fsck_problem_fmt(struct fsck *c, enum fsck_msg id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* a library failure: NLFS_ECORRUPT and friends are problems of CODE, an
- * errno value is an operational error (the check cannot be trusted) */
-void fsck_lib_problem(struct fsck *c, enum fsck_pr code, const struct nlfs_err *err,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* a library failure, its context appended to the message: NLFS_ECORRUPT
+ * and friends are problems of the message's code, an errno value is an
+ * operational error (PR_IO: the check cannot be trusted) */
+#define fsck_lib_problem(c, msg, err, ...) \
+	fsck_lib_problem_fmt((c), (msg), (err), fsck_fmt_##msg, ##__VA_ARGS__)
+void fsck_lib_problem_fmt(struct fsck *c, enum fsck_msg id, const struct nlfs_err *err,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 bool fsck_is_format_error(int rc);
 
 /* report.c */

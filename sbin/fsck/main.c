@@ -172,8 +172,7 @@ static int allocate_maps(struct fsck *c)
 
 	if (fsck_bitmap_init(&c->datphys, nblocks) ||
 	    fsck_bitmap_init(&c->datblk, nblocks) || fsck_bitmap_init(&c->unverified, nblocks)) {
-		fsck_problem(c, PR_IO, "out of memory for the block maps of %llu blocks",
-			     (unsigned long long)nblocks);
+		fsck_problem(c, MSG_OOM_BLOCK_MAPS, (unsigned long long)nblocks);
 		return -ENOMEM;
 	}
 	return 0;
@@ -226,7 +225,7 @@ static void run_checks(struct fsck *c)
 	}
 	free(cnos);
 	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
-		fsck_problem(c, PR_IO, "out of memory for the sets of virtual blocks: the check is incomplete");
+		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
 }
 
 /* Forget what a check found, to check again after a repair. */
@@ -266,7 +265,7 @@ static int check_volume(struct fsck *c, struct nlfs_io *io)
 	rc = nlfs_fs_open(io, &c->fs, &err);
 	if (rc) {
 		nlfs_io_close(io);
-		fsck_lib_problem(c, PR_FS_OPEN, &err, "cannot open the volume as the kernel mounts it");
+		fsck_lib_problem(c, MSG_FS_OPEN, &err);
 		c->aborted = true;
 		return 0;
 	}

@@ -55,10 +55,8 @@ static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc,
 	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
 	    fsck_phys_in_use(c, de->de_blocknr))
 		return;   /* ended before any repair */
-	fsck_problem(c, PR_REPAIR_LIVE,
-		     "%s: block map: %s %" PRIu64 " (virtual block %" PRIu64 "): %s after the repairs "
-		     "(checkpoint %" PRIu64 " on): a repair left a live block unprotected",
-		     fc->what, level ? "node at key" : "file block", key, ptr, why, c->repair_cno);
+	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fc->what, level ? "node at key" : "file block", key,
+		     ptr, why, c->repair_cno);
 }
 
 static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
@@ -72,9 +70,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	fc->nblocks++;
 	if (level == 0) {
 		if (w->any_key && key <= w->last_key && map_note(w))
-			fsck_problem(c, PR_BMAP_ORDER,
-				     "%s: block map: data key %" PRIu64 " follows key %" PRIu64,
-				     fc->what, key, w->last_key);
+			fsck_problem(c, MSG_BMAP_KEY_ORDER, fc->what, key, w->last_key);
 		w->last_key = key;
 		w->any_key = true;
 		if (key + 1 > fc->last_data)
@@ -85,42 +81,34 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		if (!fsck_phys_in_use(c, ptr)) {
 			fix_note_dat_rewrite(c);
 			if (map_note(w))
-				fsck_problem(c, PR_DAT_PTR,
-					     "DAT: block %" PRIu64 " (%s %" PRIu64 ") is not in a segment in use",
-					     ptr, level ? "node at key" : "file block", key);
+				fsck_problem(c, MSG_DAT_BLOCK_OUTSIDE, ptr,
+					     level ? "node at key" : "file block", key);
 			return level ? 1 : 0;
 		}
 		fsck_bit_set(&c->datblk, ptr);
 		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))
-			fsck_problem(c, PR_DAT_SHARED, "DAT: block %" PRIu64 " is mapped twice", ptr);
+			fsck_problem(c, MSG_DAT_BLOCK_TWICE, ptr);
 		return 0;
 	}
 	if (!fsck_vbit_test(&c->valloc, ptr)) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
 		fix_note_vblock(c, ptr);
 		if (map_note(w))
-			fsck_problem(c, PR_BMAP_VBLOCK,
-				     "%s: block map: %s %" PRIu64 " points to virtual block %" PRIu64
-				     ", which the DAT does not allocate",
-				     fc->what, level ? "node at key" : "file block", key, ptr);
+			fsck_problem(c, MSG_BMAP_VBLOCK_FREE, fc->what,
+				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
 	}
 	if (fsck_vbit_test_set(&c->vref, ptr) && map_note(w))
-		fsck_problem(c, PR_BMAP_SHARED,
-			     "%s: block map: virtual block %" PRIu64 " (%s %" PRIu64
-			     ") is also used by another block of this checkpoint",
-			     fc->what, ptr, level ? "node at key" : "file block", key);
+		fsck_problem(c, MSG_BMAP_VBLOCK_TWICE, fc->what, ptr,
+			     level ? "node at key" : "file block", key);
 	if (nlfs_dat_lookup(c->fs, ptr, &de, &err)) {
-		fsck_lib_problem(c, PR_BMAP_VBLOCK, &err, "%s: block map: virtual block %" PRIu64,
-				 fc->what, ptr);
+		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fc->what, ptr);
 		return level ? 1 : 0;
 	}
 	if (de.de_blocknr == 0) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
 		if (map_note(w))
-			fsck_problem(c, PR_BMAP_VBLOCK,
-				     "%s: block map: %s %" PRIu64 ": virtual block %" PRIu64
-				     " has no disk address", fc->what,
+			fsck_problem(c, MSG_BMAP_VBLOCK_NO_ADDRESS, fc->what,
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
@@ -141,11 +129,9 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				snprintf(end, sizeof(end), "open");
 			else
 				snprintf(end, sizeof(end), "%" PRIu64, de.de_end);
-			fsck_problem(c, PR_BMAP_PERIOD,
-				     "%s: block map: %s %" PRIu64 " (virtual block %" PRIu64
-				     ") has the DAT period [%" PRIu64 ", %s), which %s",
-				     fc->what, level ? "node at key" : "file block", key, ptr,
-				     de.de_start, end,
+			fsck_problem(c, MSG_BMAP_VBLOCK_PERIOD, fc->what,
+				     level ? "node at key" : "file block", key, ptr, de.de_start,
+				     end,
 				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
 		}
 	}
@@ -167,14 +153,13 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	 * and leaves the old root's level and child count behind */
 	memcpy(&flags, f->inode.i_bmap, 1);
 	if (!(flags & NLFS_BMAP_LARGE) && flags)
-		fsck_problem(c, PR_BMAP_DIRECT, "%s: direct block map has unknown flags 0x%02x",
-			     fc->what, flags);
+		fsck_problem(c, MSG_BMAP_DIRECT_FLAGS, fc->what, flags);
 	nlfs_err_clear(&err);
 	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
 	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
 		fix_note_map(c, fc->cno, f->ino, fc->what);
 	if (rc < 0) {
-		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "%s: block map", fc->what);
+		fsck_lib_problem(c, MSG_BMAP_WALK, &err, fc->what);
 		c->maps_incomplete = true;
 		return;
 	}
@@ -185,10 +170,7 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	fc->map_ok = true;
 	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
 				  fc->max_fs_units))
-		fsck_problem(c, PR_INO_BLOCKS,
-			     "%s: i_blocks %" PRIu64 ", but its map holds %" PRIu64 " blocks (%" PRIu64
-			     " in 512-byte units)",
-			     fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
+		fsck_problem(c, MSG_INO_BLOCKS, fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
 			     fc->nblocks * (c->g->blocksize / 512));
 	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
 				  fc->max_fs_units))
@@ -274,17 +256,12 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 		cp->iblock_off[slot] = UINT64_MAX;
 		if (nlfs_file_read_block(c->fs, &cp->ifile, blkoff, block, &cp->iblock_hole[slot],
 					 &err)) {
-			fsck_lib_problem(c, PR_IFILE_HOLE, &err,
-					 "checkpoint %" PRIu64 ": ifile block %" PRIu64 " (inode %" PRIu64 ")",
-					 cp->cno, blkoff, ino);
+			fsck_lib_problem(c, MSG_IFILE_BLOCK_READ, &err, cp->cno, blkoff, ino);
 			return -1;
 		}
 		cp->iblock_off[slot] = blkoff;
 		if (cp->iblock_hole[slot])
-			fsck_problem(c, PR_IFILE_HOLE,
-				     "checkpoint %" PRIu64 ": ifile block %" PRIu64
-				     " is missing but holds inodes in use (first: %" PRIu64 ")",
-				     cp->cno, blkoff, ino);
+			fsck_problem(c, MSG_IFILE_BLOCK_MISSING, cp->cno, blkoff, ino);
 	}
 	if (cp->iblock_hole[slot]) {
 		lose_inode(c, cp, ino, blkoff);
@@ -379,7 +356,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	case NLFS_S_IFCHR: case NLFS_S_IFBLK: case NLFS_S_IFIFO: case NLFS_S_IFSOCK:
 		return true;   /* no blocks; i_bmap[0] may hold a device number */
 	default:
-		fsck_problem(c, PR_INO_MODE, "%s: invalid file type in mode 0%o", what, mode);
+		fsck_problem(c, MSG_INO_FILE_TYPE, what, mode);
 		clear_inode(c, cp, f, what, "invalid file type");
 		cp->blocks_uncounted = true;   /* its map is not walked */
 		return false;
@@ -399,36 +376,26 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	switch (mode & NLFS_S_IFMT) {
 	case NLFS_S_IFREG:
 		if (fc.last_data > (size + bs - 1) / bs) {
-			fsck_problem(c, PR_INO_SIZE,
-				     "%s: file block %" PRIu64 " lies beyond i_size %" PRIu64, what,
-				     fc.last_data - 1, size);
+			fsck_problem(c, MSG_FILE_PAST_SIZE, what, fc.last_data - 1, size);
 			/* as e2fsck: the size covers the blocks */
 			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);
 		}
 		break;
 	case NLFS_S_IFDIR:
 		if (size == 0 || size % bs)
-			fsck_problem(c, PR_INO_SIZE,
-				     "%s: directory i_size %" PRIu64 " is not a positive multiple of the block size",
-				     what, size);
+			fsck_problem(c, MSG_DIR_SIZE_UNALIGNED, what, size);
 		else if (fc.last_data > size / bs)
-			fsck_problem(c, PR_INO_SIZE,
-				     "%s: directory block %" PRIu64 " lies beyond i_size %" PRIu64, what,
-				     fc.last_data - 1, size);
+			fsck_problem(c, MSG_DIR_PAST_SIZE, what, fc.last_data - 1, size);
 		else if (fc.last_data < size / bs)
-			fsck_problem(c, PR_INO_SIZE,
-				     "%s: directory i_size %" PRIu64 " reaches past its last block (%" PRIu64 ")",
-				     what, size, fc.last_data ? fc.last_data - 1 : 0);
+			fsck_problem(c, MSG_DIR_SIZE_PAST_BLOCKS, what, size,
+				     fc.last_data ? fc.last_data - 1 : 0);
 		break;
 	case NLFS_S_IFLNK:
 		if (size == 0 || size >= bs) {
-			fsck_problem(c, PR_INO_SIZE, "%s: symbolic link i_size %" PRIu64
-				     " (must be 1..%u)", what, size, bs - 1);
+			fsck_problem(c, MSG_SYMLINK_SIZE, what, size, bs - 1);
 			mend_symlink(c, cp, f, what, fc.nblocks);
 		} else if (fc.last_data != 1 || fc.nblocks != 1) {
-			fsck_problem(c, PR_INO_SIZE,
-				     "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64
-				     " blocks (block 0 only expected)", what, size, fc.nblocks);
+			fsck_problem(c, MSG_SYMLINK_BLOCKS, what, size, fc.nblocks);
 			if (!fc.last_data)   /* the kernel reads its target from block 0 */
 				clear_inode(c, cp, f, what, "symbolic link with no target");
 		}
@@ -455,8 +422,7 @@ static int load_ifile_groups(struct fsck *c, struct fsck_cp *cp, uint64_t ngroup
 		uint64_t used = 0;
 
 		if (nlfs_palloc_read_group(c->fs, &cp->ifile, c->g->inode_size, grp, &pg, &err)) {
-			fsck_lib_problem(c, PR_IFILE_DESC, &err,
-					 "checkpoint %" PRIu64 ": ifile group %" PRIu64, cp->cno, grp);
+			fsck_lib_problem(c, MSG_IFILE_GROUP_READ, &err, cp->cno, grp);
 			continue;
 		}
 		for (uint64_t r = 0; r < epg; r++) {
@@ -466,15 +432,9 @@ static int load_ifile_groups(struct fsck *c, struct fsck_cp *cp, uint64_t ngroup
 			}
 		}
 		if (!pg.desc_hole && pg.nfrees != epg - used)
-			fsck_problem(c, PR_IFILE_DESC,
-				     "checkpoint %" PRIu64 ": ifile group %" PRIu64
-				     ": descriptor says %u free inodes, its bitmap %" PRIu64,
-				     cp->cno, grp, pg.nfrees, epg - used);
+			fsck_problem(c, MSG_IFILE_DESC_NFREES, cp->cno, grp, pg.nfrees, epg - used);
 		else if (pg.desc_hole && used)
-			fsck_problem(c, PR_IFILE_DESC,
-				     "checkpoint %" PRIu64 ": ifile group %" PRIu64
-				     ": %" PRIu64 " inodes in use but its descriptor block is missing",
-				     cp->cno, grp, used);
+			fsck_problem(c, MSG_IFILE_DESC_MISSING, cp->cno, grp, used);
 	}
 out:
 	free(pg.desc);
@@ -575,7 +535,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	if (!rc)
 		rc = nlfs_fs_ifile(c->fs, cno, &cp.ifile, &err);
 	if (rc) {
-		fsck_lib_problem(c, PR_CP_ENTRY, &err, "checkpoint %" PRIu64, cno);
+		fsck_lib_problem(c, MSG_CP_READ, &err, cno);
 		return rc;
 	}
 	fc.cno = cno;
@@ -583,7 +543,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	fc.max_fs_units = 4;
 	check_file_map(c, &cp.ifile, &fc);
 	if (!fc.map_ok) {
-		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": the ifile cannot be read; its inodes are not checked", cno);
+		fsck_problem(c, MSG_CP_IFILE_UNREADABLE, cno);
 		return 0;
 	}
 	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
@@ -601,16 +561,13 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.cleared, cp.max_ino) ||
 	    load_ifile_groups(c, &cp, ngroups)) {
-		fsck_problem(c, PR_IO, "checkpoint %" PRIu64 ": out of memory for %" PRIu64 " inodes",
-			     cno, cp.max_ino);
+		fsck_problem(c, MSG_OOM_INODES, cno, cp.max_ino);
 		cp_free(&cp);
 		return -ENOMEM;
 	}
 	for (uint64_t ino = 0; ino < first_ino; ino++) {
 		if (!fsck_bit_test(&cp.alloc, ino))
-			fsck_problem(c, PR_IFILE_RESERVED,
-				     "checkpoint %" PRIu64 ": reserved inode %" PRIu64
-				     " is not marked in use in the ifile bitmap", cno, ino);
+			fsck_problem(c, MSG_IFILE_RESERVED_FREE, cno, ino);
 	}
 	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, 0); ino != UINT64_MAX;
 	     ino = fsck_bitmap_next(&cp.alloc, ino + 1))
@@ -621,14 +578,13 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	 * directory reaches; the repair makes a new root (as e2fsck does) and
 	 * puts them in its lost+found */
 	if (!fsck_bit_test(&cp.alloc, NLFS_ROOT_INO) || cp_read_inode(c, &cp, NLFS_ROOT_INO, &root)) {
-		fsck_problem(c, PR_DIR_ROOT, "checkpoint %" PRIu64 ": the root directory (inode 2) is not in use", cno);
+		fsck_problem(c, MSG_ROOT_FREE, cno);
 		fix_note_root(c, cno);
 		cp.blocks_uncounted = true;
 	} else if ((nlfs_le16(root.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR ||
 		   nlfs_le16(root.inode.i_links_count) == 0) {
-		fsck_problem(c, PR_DIR_ROOT,
-			     "checkpoint %" PRIu64 ": the root inode has mode 0%o and %u links",
-			     cno, nlfs_le16(root.inode.i_mode), nlfs_le16(root.inode.i_links_count));
+		fsck_problem(c, MSG_ROOT_MODE, cno, nlfs_le16(root.inode.i_mode),
+			     nlfs_le16(root.inode.i_links_count));
 		fix_note_root(c, cno);
 		cp.blocks_uncounted = true;
 	} else {
@@ -652,9 +608,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		if (!nlfs_le16(f.inode.i_links_count) &&
 		    !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS))
 			continue;
-		fsck_problem(c, PR_INO_UNATTACHED,
-			     "checkpoint %" PRIu64 ": directory inode %" PRIu64 " (%u links) is not reachable from the root",
-			     cno, ino, nlfs_le16(f.inode.i_links_count));
+		fsck_problem(c, MSG_DIR_UNREACHABLE, cno, ino, nlfs_le16(f.inode.i_links_count));
 		fix_note_detached(c, cno, ino);
 		fsck_bit_set(&cp.visited, ino);
 		check_inode(c, &cp, &f, NULL);
@@ -679,8 +633,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		if (fsck_bit_test(&cp.visited, ino) && (ino == NLFS_ROOT_INO || ino >= first_ino)) {
 			/* checked in the walk, which kept the link count */
 			if (cp.links[ino] != cp.nref[ino]) {
-				fsck_problem(c, PR_INO_LINKS,
-					     "%s: i_links_count %u, but %u directory entries name it",
+				fsck_problem(c, MSG_INO_LINKS,
 					     cp_name(&cp, ino, NULL, name, sizeof(name)),
 					     cp.links[ino], cp.nref[ino]);
 				fix_note_links(c, cno, ino, cp.nref[ino]);
@@ -705,10 +658,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		if (inode_is_empty(&f.inode) || inode_is_deleted(c, cno, &f)) {
 			/* a writer set the bit but never wrote the inode, or
 			 * set it again over a deleted file's record: it is free */
-			fsck_problem(c, PR_IFILE_FREE_BIT,
-				     "checkpoint %" PRIu64 ": inode %" PRIu64 " is marked in use in the "
-				     "ifile bitmap, but its record is %s and no directory names it",
-				     cno, ino, f.inode.i_mode ? "a deleted file's" : "empty");
+			fsck_problem(c, MSG_IFILE_BIT_EMPTY_RECORD, cno, ino,
+				     f.inode.i_mode ? "a deleted file's" : "empty");
 			fsck_bit_set(&cp.cleared, ino);
 			fix_note_free_bit(c, cno, ino);
 			nempty++;
@@ -722,10 +673,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		 * such inodes; only a cleanly unmounted latest state must not */
 		if (links == 0 && cno == c->latest_cno &&
 		    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
-			fsck_problem(c, PR_INO_ORPHAN,
-				     "checkpoint %" PRIu64 ": inode %" PRIu64
-				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
-				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
+			fsck_problem(c, MSG_INO_ORPHAN, cno, ino, nlfs_le16(f.inode.i_mode),
+				     nlfs_le64(f.inode.i_size));
 			fix_note_detached(c, cno, ino);
 		} else if (links == 0) {
 			if (cno == c->latest_cno)
@@ -733,10 +682,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			fsck_verbose(c, "checkpoint %" PRIu64 ": inode %" PRIu64
 				     " is unlinked but was still open", cno, ino);
 		} else {
-			fsck_problem(c, PR_INO_UNATTACHED,
-				     "checkpoint %" PRIu64 ": inode %" PRIu64
-				     " (mode 0%o, %u links) is in no directory",
-				     cno, ino, nlfs_le16(f.inode.i_mode), links);
+			fsck_problem(c, MSG_INO_IN_NO_DIR, cno, ino, nlfs_le16(f.inode.i_mode),
+				     links);
 			fix_note_detached(c, cno, ino);
 		}
 		check_inode(c, &cp, &f, NULL);
@@ -750,14 +697,10 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	if (fsck_cancelled(c))
 		goto out;
 	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
-		fsck_problem(c, PR_CP_NINODES,
-			     "checkpoint %" PRIu64 ": cp_inodes_count %" PRIu64 ", but %" PRIu64 " inodes are in use",
-			     cno, nlfs_le64(ck.cp_inodes_count), ninodes);
+		fsck_problem(c, MSG_CP_NINODES, cno, nlfs_le64(ck.cp_inodes_count), ninodes);
 	if (nlfs_le64(ck.cp_blocks_count) != cp.nblocks && !c->maps_incomplete &&
 	    !cp.blocks_uncounted)
-		fsck_problem(c, PR_CP_NBLOCKS,
-			     "checkpoint %" PRIu64 ": cp_blocks_count %" PRIu64 ", but its files hold %" PRIu64 " blocks",
-			     cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);
+		fsck_problem(c, MSG_CP_NBLOCKS, cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);
 out:
 	c->ncps_checked++;
 	cp_free(&cp);
