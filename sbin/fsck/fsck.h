@@ -147,7 +147,7 @@ void pass_dat_leaks(struct fsck *c);
 int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
-int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_inode.c */
+int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_checkpoint.c */
 
 /* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
@@ -157,7 +157,9 @@ bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
  * key) is reported and cut down to what the device could hold */
 uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data);
 
-/* pass_inode.c: shared by the metadata files, pass_cpfile and pass_dir */
+/* check_map.c: a file's block map, shared by the passes that walk files
+ * (the DAT in pass_dat, the cpfile and sufile in pass_cpfile, every file
+ * of a checkpoint in pass_inode) */
 struct fsck_file_check {
 	uint64_t cno;            /* checkpoint whose DAT periods must cover the blocks */
 	const char *what;        /* "inode 12 (/a/b)" etc., for messages */
@@ -169,7 +171,8 @@ struct fsck_file_check {
 };
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
 
-/* pass_inode.c: the inodes of one checkpoint, shared with pass_dir.c */
+/* the inodes of one checkpoint: pass_checkpoint.c walks them, with
+ * pass_dir.c's tree walk and pass_inode.c's checks of one inode */
 struct fsck_cp {
 	uint64_t cno;
 	struct nlfs_file ifile;
@@ -193,7 +196,8 @@ struct fsck_cp {
 	uint64_t nchecked;
 	uint64_t ninuse;
 };
-/* inode INO of the checkpoint (0, or -1 after reporting why it cannot be read) */
+/* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
+ * it cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
 /* check one inode's type, map and size; PATH may be NULL; false if its map
  * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */

@@ -9,8 +9,8 @@
  *   4 every DAT entry (pass_dat.c)
  *   5 the cpfile and the sufile's map (pass_cpfile.c)
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
- *     link counts (pass_inode.c, pass_dir.c); after the latest, unused
- *     live DAT entries (pass_dat.c)
+ *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c);
+ *     after the latest, unused live DAT entries (pass_dat.c)
  * With -y or -p, errors a repair exists for are repaired after the check
  * (repair.h says how), and the volume is checked again: the exit status
  * and the report are those of the second check.
