@@ -116,7 +116,6 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 	bool latest_ok = false;
 	int rc;
 
-	fsck_pass_begin(c, 5, "checking checkpoints");
 	*cnos = NULL;
 	*ncnos = 0;
 	if (!buf)

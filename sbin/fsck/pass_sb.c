@@ -112,7 +112,6 @@ int pass_sb(struct fsck *c, struct nlfs_io *io)
 	uint64_t devsize;
 	int rc;
 
-	fsck_pass_begin(c, 1, "checking superblocks");
 	rc = nlfs_io_size(io, &devsize);
 	if (rc) {
 		fsck_problem(c, MSG_DEVICE_SIZE, nlfs_strerror(rc));

@@ -24,7 +24,6 @@ int pass_sufile(struct fsck *c)
 	uint64_t nclean = 0, ndirty = 0;
 	int rc;
 
-	fsck_pass_begin(c, 2, "checking segment usage and the DAT's block map");
 	c->segs = calloc(g->nsegments, sizeof(*c->segs));
 	su = malloc(SU_CHUNK * sizeof(*su));
 	if (!c->segs || !su) {
