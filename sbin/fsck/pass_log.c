@@ -530,7 +530,12 @@ void pass_recovery(struct fsck *c)
 	if (!r.nafter)
 		return;
 	if (valid) {
-		fsck_problem(c, MSG_SB_NEWER_LOGS, r.nafter, rec->sr_block);
+		struct nlfs_chain_tail t;
+		bool stale = !nlfs_fs_chain_tail(c->fs, &t, &err) && t.nlogs && !t.continues;
+
+		fsck_problem(c, MSG_SB_NEWER_LOGS, r.nafter, rec->sr_block,
+			     stale ? " (stale: they do not continue the cursor's checkpoint; "
+				     "a crash could let the kernel take them up)" : "");
 		return;
 	}
 	if (r.replay_logs)

@@ -85,9 +85,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  M(MSG_SB_OTHER_CURSOR, "%s: log cursor (block %llu, sequence %llu): %s")) \
 	X(PR_SB_NEWER_LOGS, SEV_WARNING, 1, FIX_YES, \
 	  "valid logs follow the cursor of a cleanly unmounted volume", \
-	  "the cursor moved to the newest super root, keeping the newer logs", \
-	  M(MSG_SB_NEWER_LOGS, "%" PRIu64 " valid log(s) follow the super root at block %" \
-	    PRIu64 ", but the volume is marked clean: the kernel ignores and " "overwrites them")) \
+	  "the cursor moved to the newest super root when the logs continue its history; stale ones (left by a writer cut before its superblocks, where a later one went on from the cursor) ended by zeroing the first one's summary block", \
+	  M(MSG_SB_NEWER_LOGS, "%" PRIu64 " valid log(s) follow the super root at block %" PRIu64 \
+	    ", but the volume is marked clean: the kernel ignores and overwrites them%s")) \
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "", /* no check reports it */) \
@@ -494,11 +494,12 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  M(MSG_SYMLINK_SIZE, "%s: symbolic link i_size %" PRIu64 " (must be 1..%u)") \
 	  M(MSG_SYMLINK_BLOCKS, "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64 \
 	    " blocks (block 0 only expected)")) \
-	X(PR_INO_ORPHAN, SEV_ERROR, 6, FIX_YES, \
-	  "an inode with no links is still allocated", \
+	X(PR_INO_ORPHAN, SEV_WARNING, 6, FIX_YES, \
+	  "an inode with no links is still allocated: a file unlinked while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
 	  "linked into /lost+found as #INO", \
 	  M(MSG_INO_ORPHAN, "checkpoint %" PRIu64 ": inode %" PRIu64 \
-	    " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)")) \
+	    " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes): " \
+	    "unlinked while open at a crash, its blocks are never freed")) \
 	X(PR_INO_UNATTACHED, SEV_ERROR, 6, FIX_YES, \
 	  "an inode in use is not reachable from the root", \
 	  "linked into /lost+found as #INO", \
