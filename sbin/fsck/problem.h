@@ -13,7 +13,9 @@
  * it; INFO lines are notes (some shown only with -v).
  *
  * A caller reports a message by its id, fsck_problem(c, MSG_..., args):
- * the compiler checks ARGS against the template (fsck.h).
+ * the compiler checks ARGS against the template (fsck.h).  A message
+ * reported with fsck_lib_problem() is followed by ": " and the library's
+ * account of the failure.
  */
 #ifndef FSCK_PROBLEM_H
 #define FSCK_PROBLEM_H
