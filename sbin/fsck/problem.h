@@ -498,13 +498,13 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	    " blocks (block 0 only expected)")) \
 	X(PR_INO_ORPHAN, SEV_WARNING, 6, FIX_YES, \
 	  "an inode with no links is still allocated: a file unlinked while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
-	  "linked into /lost+found as #INO", \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)", \
 	  M(MSG_INO_ORPHAN, "checkpoint %" PRIu64 ": inode %" PRIu64 \
 	    " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes): " \
 	    "unlinked while open at a crash, its blocks are never freed")) \
 	X(PR_INO_UNATTACHED, SEV_ERROR, 6, FIX_YES, \
 	  "an inode in use is not reachable from the root", \
-	  "linked into /lost+found as #INO", \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)", \
 	  M(MSG_DIR_UNREACHABLE, "checkpoint %" PRIu64 ": directory inode %" PRIu64 \
 	    " (%u links) is not reachable from the root") \
 	  M(MSG_INO_IN_NO_DIR, "checkpoint %" PRIu64 ": inode %" PRIu64 \
