@@ -453,6 +453,36 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
 		     struct nlfs_file *out, struct nlfs_err *err);
 
+/* diff.c: what changed between checkpoints OLD_CNO and NEW_CNO, by the
+ * ifile: its blocks are compared by virtual block number, then the records
+ * of the blocks that differ; an inode whose record is the same in both is
+ * not looked into.  Directories that changed are compared block by block
+ * (virtual block numbers first, then entries), which names created,
+ * removed and renamed links; the paths of the other changed inodes (a
+ * file modified in place: NILFS2 inodes keep no parent) come from a walk
+ * of the directory names that stops once every one is found.  An inode
+ * number reused by another file (another generation or type) is one file
+ * removed and one created.  CB gets each change, in inode order. */
+enum nlfs_diff_kind { NLFS_DIFF_REMOVED, NLFS_DIFF_CREATED, NLFS_DIFF_MODIFIED, NLFS_DIFF_RENAMED };
+struct nlfs_diff_change {
+	enum nlfs_diff_kind kind;
+	uint64_t ino;
+	const char *path;              /* absolute; the old path of a rename */
+	const char *new_path;          /* RENAMED only */
+	const struct nlfs_inode *old_inode, *new_inode;   /* NULL on the side it is not */
+	bool contents;                 /* size or block map differ (MODIFIED, RENAMED) */
+};
+typedef int (*nlfs_diff_cb)(const struct nlfs_diff_change *c, void *arg);
+struct nlfs_diff_stats {
+	uint64_t ifile_blocks;         /* ifile blocks mapped in either checkpoint */
+	uint64_t ifile_blocks_differ;  /* of them, with another virtual block number */
+	uint64_t inodes_changed;       /* inodes whose record or links differ */
+	uint64_t dir_blocks_differ;    /* changed directories' blocks whose entries were read */
+	uint64_t dirs_walked;          /* directories read by the name walk (0: none needed) */
+};
+int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
+	      struct nlfs_diff_stats *stats, struct nlfs_err *err);
+
 /* segment.c: what the cleaner sees in a segment */
 /* The logs of segment SEGNUM within its first NBLOCKS blocks (su_nblocks),
  * the way the cleaner reads them: each needs the summary magic and a good
