@@ -483,6 +483,36 @@ struct nlfs_diff_stats {
 int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
 	      struct nlfs_diff_stats *stats, struct nlfs_err *err);
 
+/* A path of inode INO in checkpoint CNO (for a
+ * file with several: the first the walk of the directory names meets);
+ * *PATH to free.
+ * -ENOENT if the checkpoint holds no such inode or no name reaches it. */
+int nlfs_ino_path(struct nlfs_fs *fs, uint64_t cno, uint64_t ino, char **path,
+		  struct nlfs_err *err);
+
+/* history.c: the versions of inode INO of generation GENERATION, oldest
+ * first.  Every checkpoint's ifile pointer to the block holding the
+ * inode is compared with the previous one; the record is read only where
+ * that pointer changed, and a version is reported where the record
+ * differs.  The segment summaries in use say which checkpoints wrote the
+ * file's own blocks (finfo ino and cno); where the cleaner has reclaimed
+ * those logs, the ifile still tells the versions apart. */
+struct nlfs_version {
+	uint64_t cno;                  /* the first checkpoint holding it */
+	uint64_t create;               /* that checkpoint's creation time */
+	const struct nlfs_inode *inode;   /* NULL: the file is gone from CNO on */
+	bool written;                  /* summaries show its blocks written since the previous version */
+};
+typedef int (*nlfs_version_cb)(const struct nlfs_version *v, void *arg);
+struct nlfs_history_stats {
+	uint64_t checkpoints;          /* checkpoints looked at */
+	uint64_t records_read;         /* of them, whose inode record was read */
+	uint64_t logs;                 /* logs whose summaries were read */
+	uint64_t written_cnos;         /* checkpoints the summaries name for the file */
+};
+int nlfs_history(struct nlfs_fs *fs, uint64_t ino, uint32_t generation, nlfs_version_cb cb,
+		 void *arg, struct nlfs_history_stats *stats, struct nlfs_err *err);
+
 /* segment.c: what the cleaner sees in a segment */
 /* The logs of segment SEGNUM within its first NBLOCKS blocks (su_nblocks),
  * the way the cleaner reads them: each needs the summary magic and a good

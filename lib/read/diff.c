@@ -26,6 +26,14 @@ struct kp_list {
 	size_t n, cap;
 };
 
+/* a name of an inode: its path and the directory holding the name (the
+ * link's identity: a path may change with a directory above it while the
+ * link stays) */
+struct lpath {
+	char *path;
+	uint64_t parent;
+};
+
 /* one changed inode */
 struct ent {
 	uint64_t ino;
@@ -33,7 +41,7 @@ struct ent {
 	bool replaced;        /* the number names another file in the new one */
 	bool same_record;     /* only its links changed (or it moved with its directory) */
 	struct nlfs_inode rec[2];
-	char **paths[2];
+	struct lpath *paths[2];
 	size_t npaths[2], cap[2];
 };
 
@@ -501,13 +509,13 @@ static int add_link_only(struct dctx *c, uint64_t ino)
 
 /* ---- paths ---- */
 
-static int push_path(struct ent *e, int side, char *path)
+static int push_path(struct ent *e, int side, uint64_t parent, char *path)
 {
 	if (!path || NLFS_GROW(e->paths[side], e->cap[side], e->npaths[side] + 1)) {
 		free(path);
 		return -ENOMEM;
 	}
-	e->paths[side][e->npaths[side]++] = path;
+	e->paths[side][e->npaths[side]++] = (struct lpath){ path, parent };
 	return 0;
 }
 
@@ -621,6 +629,7 @@ struct walk {
 	struct dctx *c;
 	int side;
 	uint64_t remaining;
+	uint64_t dir;
 	const char *path;
 	struct { uint64_t ino; char *path; } *stack;
 	size_t n, cap;
@@ -637,7 +646,7 @@ static int walk_entry(const char *name, unsigned len, uint64_t ino, unsigned typ
 		return 0;
 	e = find_ent(w->c, ino);
 	if (e && e->alive[w->side] && ino != NLFS_ROOT_INO) {
-		if (push_path(e, w->side, join(w->path, name, len)))
+		if (push_path(e, w->side, w->dir, join(w->path, name, len)))
 			return -ENOMEM;
 		if (w->remaining)
 			w->remaining--;
@@ -684,6 +693,7 @@ static int walk_names(struct dctx *c, int side)
 		rc = nlfs_ifile_read(c->fs, &c->ifile[side], ino, &f, c->err);
 		if (!rc && is_dir(&f.inode)) {
 			w.path = path;
+			w.dir = ino;
 			c->st->dirs_walked++;
 			rc = nlfs_dir_iterate(c->fs, &f, walk_entry, &w, c->err);
 		}
@@ -733,17 +743,18 @@ static int place_links(struct dctx *c, int side)
 		return walk_names(c, side);
 	for (size_t i = 0; !rc && i < c->nents; i++) {
 		struct ent *e = &c->ents[i];
+		struct find_ino up = { 0, 0, NULL };
 		const char *dp;
-		char *copy;
 
 		if (!links_needed(e, side) || !is_dir(&e->rec[side]))
 			continue;
 		if (links_known(c, e->ino, side))
 			continue;
 		rc = dir_path(c, side, e->ino, &dp);
-		copy = rc ? NULL : strdup(dp);
 		if (!rc)
-			rc = push_path(e, side, copy);
+			rc = look_in(c, side, e->ino, &up);
+		if (!rc)
+			rc = push_path(e, side, up.found, strdup(dp));
 	}
 	for (size_t j = 0; !rc && j < c->nlch; j++) {
 		struct lchg *l = &c->lch[j];
@@ -757,16 +768,31 @@ static int place_links(struct dctx *c, int side)
 			continue;   /* a name of a dead inode: a damaged volume */
 		rc = dir_path(c, side, l->dir, &dp);
 		if (!rc)
-			rc = push_path(e, side, join(dp, l->name, strlen(l->name)));
+			rc = push_path(e, side, l->dir, join(dp, l->name, strlen(l->name)));
 	}
 	return rc;
 }
 
 /* ---- the changes ---- */
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_path(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct lpath *)a)->path, ((const struct lpath *)b)->path);
+}
+
+static const char *base(const char *path)
+{
+	return strrchr(path, '/') + 1;
+}
+
+/* by link: the directory, then the name in it */
+static int cmp_link(const void *a, const void *b)
+{
+	const struct lpath *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(base(x->path), base(y->path));
 }
 
 static int emit(const struct ent *e, enum nlfs_diff_kind kind, const char *path, const char *to,
@@ -786,7 +812,7 @@ static int emit(const struct ent *e, enum nlfs_diff_kind kind, const char *path,
 
 static int report(const struct ent *e, nlfs_diff_cb cb, void *arg)
 {
-	char **o = e->paths[OLD], **n = e->paths[NEW];
+	const struct lpath *o = e->paths[OLD], *n = e->paths[NEW];
 	size_t no = e->npaths[OLD], nn = e->npaths[NEW];
 	int rc = 0;
 
@@ -794,30 +820,32 @@ static int report(const struct ent *e, nlfs_diff_cb cb, void *arg)
 		return e->alive[OLD] && e->alive[NEW] ? emit(e, NLFS_DIFF_MODIFIED, "/", NULL, cb, arg) : 0;
 	if (e->replaced || !e->alive[NEW]) {
 		for (size_t i = 0; !rc && i < no; i++)
-			rc = emit(e, NLFS_DIFF_REMOVED, o[i], NULL, cb, arg);
+			rc = emit(e, NLFS_DIFF_REMOVED, o[i].path, NULL, cb, arg);
 		no = 0;
 	}
 	if (e->replaced || !e->alive[OLD]) {
 		for (size_t i = 0; !rc && i < nn; i++)
-			rc = emit(e, NLFS_DIFF_CREATED, n[i], NULL, cb, arg);
+			rc = emit(e, NLFS_DIFF_CREATED, n[i].path, NULL, cb, arg);
 		nn = 0;
 	}
-	/* on both sides: names kept are modified, names that went and came renamed */
+	/* on both sides: links kept are modified (at their path now), links
+	 * that went and came renamed */
 	size_t i = 0, j = 0, io = 0, jn = 0;
-	char **gone = no ? calloc(no, sizeof(*gone)) : NULL, **came = nn ? calloc(nn, sizeof(*came)) : NULL;
+	const char **gone = no ? calloc(no, sizeof(*gone)) : NULL;
+	const char **came = nn ? calloc(nn, sizeof(*came)) : NULL;
 
 	if ((no && !gone) || (nn && !came))
 		rc = -ENOMEM;
 	while (!rc && (i < no || j < nn)) {
-		int r = i == no ? 1 : j == nn ? -1 : strcmp(o[i], n[j]);
+		int r = i == no ? 1 : j == nn ? -1 : cmp_link(&o[i], &n[j]);
 
 		if (r < 0)
-			gone[io++] = o[i++];
+			gone[io++] = o[i++].path;
 		else if (r > 0)
-			came[jn++] = n[j++];
+			came[jn++] = n[j++].path;
 		else {
 			if (!e->same_record)
-				rc = emit(e, NLFS_DIFF_MODIFIED, n[j], NULL, cb, arg);
+				rc = emit(e, NLFS_DIFF_MODIFIED, n[j].path, NULL, cb, arg);
 			i++, j++;
 		}
 	}
@@ -827,8 +855,8 @@ static int report(const struct ent *e, nlfs_diff_cb cb, void *arg)
 		rc = emit(e, NLFS_DIFF_REMOVED, gone[k], NULL, cb, arg);
 	for (size_t k = io; !rc && k < jn; k++)
 		rc = emit(e, NLFS_DIFF_CREATED, came[k], NULL, cb, arg);
-	free(gone);
-	free(came);
+	free((void *)gone);
+	free((void *)came);
 	return rc;
 }
 
@@ -870,13 +898,14 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 		rc = place_links(&c, s);
 	for (size_t i = 0; !rc && i < c.nents; i++) {
 		for (int s = OLD; s <= NEW; s++)
-			qsort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(char *), cmp_str);
+			qsort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(struct lpath),
+			      cmp_link);
 		rc = report(&c.ents[i], cb, arg);
 	}
 	for (size_t i = 0; i < c.nents; i++)
 		for (int s = OLD; s <= NEW; s++) {
 			for (size_t k = 0; k < c.ents[i].npaths[s]; k++)
-				free(c.ents[i].paths[s][k]);
+				free(c.ents[i].paths[s][k].path);
 			free(c.ents[i].paths[s]);
 		}
 	for (size_t j = 0; j < c.nlch; j++)
@@ -885,5 +914,43 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 	free(c.ents);
 	umap_free(&c.dirpath[OLD]);
 	umap_free(&c.dirpath[NEW]);
+	return rc;
+}
+
+int nlfs_ino_path(struct nlfs_fs *fs, uint64_t cno, uint64_t ino, char **path,
+		  struct nlfs_err *err)
+{
+	struct nlfs_diff_stats st;
+	struct dctx c = { .fs = fs, .err = err, .st = &st };
+	struct nlfs_file f;
+	struct ent e = { .ino = ino };
+	int rc = nlfs_fs_ifile(fs, cno, &c.ifile[NEW], err);
+
+	*path = NULL;
+	if (!rc)
+		rc = nlfs_ifile_read(fs, &c.ifile[NEW], ino, &f, err);
+	if (rc)
+		return rc;
+	if (ino == NLFS_ROOT_INO) {
+		*path = strdup("/");
+		return *path ? 0 : -ENOMEM;
+	}
+	e.alive[NEW] = true;
+	e.rec[NEW] = f.inode;
+	c.ents = &e;
+	c.nents = 1;
+	rc = walk_names(&c, NEW);
+	if (!rc && !e.npaths[NEW])
+		rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE,
+				  "inode %llu has no name in checkpoint %llu",
+				  (unsigned long long)ino, (unsigned long long)c.ifile[NEW].cno);
+	if (!rc) {
+		qsort(e.paths[NEW], e.npaths[NEW], sizeof(struct lpath), cmp_path);
+		*path = e.paths[NEW][0].path;
+		e.paths[NEW][0].path = NULL;
+	}
+	for (size_t k = 0; k < e.npaths[NEW]; k++)
+		free(e.paths[NEW][k].path);
+	free(e.paths[NEW]);
 	return rc;
 }
