@@ -275,6 +275,13 @@ static int compare_entries(struct dctx *c, uint64_t blkoff, uint64_t first, uint
 	return rc;
 }
 
+/* qsort, for arrays that may be empty (and NULL) */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -309,7 +316,7 @@ static int diff_ifiles(struct dctx *c)
 			groups[ngroups++] = group;
 	}
 	if (!rc)
-		qsort(groups, ngroups, sizeof(*groups), cmp_u64);
+		sort(groups, ngroups, sizeof(*groups), cmp_u64);
 	for (size_t gi = 0, di = 0; !rc && gi < ngroups; gi++) {
 		uint64_t group = groups[gi], bblk = nlfs_palloc_bitmap_blkoff(c->bs, c->isz, group);
 		uint64_t group_end = (group + 1) * g.epg;
@@ -443,7 +450,7 @@ static int diff_dir(struct dctx *c, const struct ent *e)
 	}
 	/* an entry that moved between blocks is no change */
 	for (int s = OLD; s <= NEW; s++)
-		qsort(l[s].v, l[s].n, sizeof(*l[s].v), cmp_name_ino);
+		sort(l[s].v, l[s].n, sizeof(*l[s].v), cmp_name_ino);
 	for (size_t i = 0, j = 0; !rc && (i < l[OLD].n || j < l[NEW].n);) {
 		int r = i == l[OLD].n ? 1 : j == l[NEW].n ? -1 :
 			cmp_name_ino(&l[OLD].v[i], &l[NEW].v[j]);
@@ -483,6 +490,8 @@ static struct ent *find_ent(struct dctx *c, uint64_t ino)
 {
 	struct ent key = { .ino = ino };
 
+	if (!c->nents)
+		return NULL;
 	return bsearch(&key, c->ents, c->nents, sizeof(*c->ents), cmp_ent);
 }
 
@@ -886,19 +895,19 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 		    (c.ents[i].alive[NEW] && is_dir(&c.ents[i].rec[NEW])))
 			rc = diff_dir(&c, &c.ents[i]);
 	if (!rc) {
-		qsort(c.lch, c.nlch, sizeof(*c.lch), cmp_lchg);
-		qsort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
+		sort(c.lch, c.nlch, sizeof(*c.lch), cmp_lchg);
+		sort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
 		for (size_t j = 0; !rc && j < c.nlch; j++)
 			if ((!j || c.lch[j - 1].ino != c.lch[j].ino) && !find_ent(&c, c.lch[j].ino))
 				rc = add_link_only(&c, c.lch[j].ino);
-		qsort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
+		sort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
 	}
 	c.st->inodes_changed = c.nents;
 	for (int s = OLD; s <= NEW && !rc; s++)
 		rc = place_links(&c, s);
 	for (size_t i = 0; !rc && i < c.nents; i++) {
 		for (int s = OLD; s <= NEW; s++)
-			qsort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(struct lpath),
+			sort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(struct lpath),
 			      cmp_link);
 		rc = report(&c.ents[i], cb, arg);
 	}
@@ -945,7 +954,7 @@ int nlfs_ino_path(struct nlfs_fs *fs, uint64_t cno, uint64_t ino, char **path,
 				  "inode %llu has no name in checkpoint %llu",
 				  (unsigned long long)ino, (unsigned long long)c.ifile[NEW].cno);
 	if (!rc) {
-		qsort(e.paths[NEW], e.npaths[NEW], sizeof(struct lpath), cmp_path);
+		sort(e.paths[NEW], e.npaths[NEW], sizeof(struct lpath), cmp_path);
 		*path = e.paths[NEW][0].path;
 		e.paths[NEW][0].path = NULL;
 	}
