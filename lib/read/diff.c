@@ -782,6 +782,80 @@ static int place_links(struct dctx *c, int side)
 	return rc;
 }
 
+static const char *base(const char *path);
+
+/* Is (DIR, NAME) a link of INO that SIDE's directory changes name? */
+static bool link_changed(const struct dctx *c, uint64_t ino, int side, uint64_t dir,
+			 const char *name)
+{
+	size_t lo = 0, hi = c->nlch;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lch[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nlch && c->lch[lo].ino == ino; lo++)
+		if (c->lch[lo].side == side && c->lch[lo].dir == dir && !strcmp(c->lch[lo].name, name))
+			return true;
+	return false;
+}
+
+/* The old names from the new ones: a link no changed directory added was
+ * there before, in the same directory, whose old path is found upwards;
+ * the links the changed directories dropped are added.  Only where that
+ * does not account for every old link (a damaged volume, an inode number
+ * reused under the same name) are the old names walked. */
+static int derive_old(struct dctx *c)
+{
+	bool walk = false;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->nents && !walk; i++) {
+		struct ent *e = &c->ents[i];
+		const char *dp;
+
+		if (!links_needed(e, OLD))
+			continue;
+		for (size_t k = 0; !rc && e->alive[NEW] && !e->replaced && k < e->npaths[NEW]; k++) {
+			const struct lpath *lp = &e->paths[NEW][k];
+			const char *name = base(lp->path);
+
+			if (link_changed(c, e->ino, NEW, lp->parent, name))
+				continue;
+			rc = dir_path(c, OLD, lp->parent, &dp);
+			if (!rc)
+				rc = push_path(e, OLD, lp->parent, join(dp, name, strlen(name)));
+		}
+		walk = !rc && e->npaths[OLD] + links_known(c, e->ino, OLD) != links_needed(e, OLD);
+	}
+	if (rc)
+		return rc;
+	if (walk) {
+		for (size_t i = 0; i < c->nents; i++) {
+			for (size_t k = 0; k < c->ents[i].npaths[OLD]; k++)
+				free(c->ents[i].paths[OLD][k].path);
+			c->ents[i].npaths[OLD] = 0;
+		}
+		return walk_names(c, OLD);
+	}
+	for (size_t j = 0; !rc && j < c->nlch; j++) {
+		struct lchg *l = &c->lch[j];
+		struct ent *e = l->side == OLD ? find_ent(c, l->ino) : NULL;
+		const char *dp;
+
+		if (!e || !e->alive[OLD])
+			continue;
+		rc = dir_path(c, OLD, l->dir, &dp);
+		if (!rc)
+			rc = push_path(e, OLD, l->dir, join(dp, l->name, strlen(l->name)));
+	}
+	return rc;
+}
+
 /* ---- the changes ---- */
 
 static int cmp_path(const void *a, const void *b)
@@ -903,8 +977,10 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 		sort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
 	}
 	c.st->inodes_changed = c.nents;
-	for (int s = OLD; s <= NEW && !rc; s++)
-		rc = place_links(&c, s);
+	if (!rc)
+		rc = place_links(&c, NEW);
+	if (!rc)
+		rc = derive_old(&c);
 	for (size_t i = 0; !rc && i < c.nents; i++) {
 		for (int s = OLD; s <= NEW; s++)
 			sort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(struct lpath),

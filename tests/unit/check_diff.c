@@ -83,6 +83,9 @@ START_TEST(test_diff_changes)
 	expect(fs, 1, 2, one_two, &st);
 	ck_assert_uint_gt(st.ifile_blocks_differ, 0);
 	ck_assert_uint_eq(st.inodes_changed, 7);   /* /, a, b (renamed), c, d, e, h */
+	/* a, changed in place, is found by one walk of the new tree's two
+	 * directories; its old name follows from the new one */
+	ck_assert_uint_eq(st.dirs_walked, 2);
 	expect(fs, 2, 1, two_one, &st);
 	expect(fs, 2, 3, two_three, &st);
 	/* d's new entry names f: no walk of the tree was needed */
