@@ -210,23 +210,37 @@ done <"$tmp/hist.want"
 	{ cat "$tmp/err"; fail "a path that is not there: rc $rc"; }
 "$hist_cmd" --extract 999999 "$tmp/y" "$img" /a/t2 >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] || { cat "$tmp/err"; fail "--extract of a checkpoint that does not exist: rc $rc"; }
-# damage: blocks of the used segments overwritten with garbage; no crash
-ndamaged=0
-for seed in 1 2 3 4 5 6 7 8; do
+# damage: a directory block both checkpoints' diff must read, garbled,
+# is refused with a message; garbage over the metadata files' blocks and
+# random blocks may or may not be noticed, but nothing crashes
+dump=$top/dump.nilfs2
+blocks_of() { "$dump" "$@" 2>/dev/null | sed -n 's/^data key [0-9]* ptr [0-9]* block \([0-9]*\)$/\1/p'; }
+mdt_blocks() { "$dump" "$img" sr | awk '$1 == "dat" || $1 == "cpfile" { for (i = 6; i <= NF; i++) if ($i > 1) print $i }'; }
+damage() {  # damage NAME MUST-REFUSE BLOCK...
+	name=$1 must=$2
+	shift 2
+	[ $# -gt 0 ] || fail "damaged image '$name': no block to damage"
 	cp "$img" "$tmp/bad.img"
-	# 4 KiB blocks among the first segments, where the checkpoints' metadata lies
-	for k in 1 2 3 4; do
-		off=$(( (seed * 7919 + k * 104729) % 1500 + 1 ))
-		dd if=/dev/urandom of="$tmp/bad.img" bs=4096 seek=$off count=1 conv=notrunc 2>/dev/null
+	for blk in "$@"; do
+		dd if=/dev/urandom of="$tmp/bad.img" bs=4096 seek="$blk" count=1 conv=notrunc 2>/dev/null
 	done
 	"$diff_cmd" "$tmp/bad.img" "$cp1" "$cp5" >/dev/null 2>"$tmp/err"; rc=$?
-	[ $rc -le 1 ] || { cat "$tmp/err"; fail "damaged image $seed: nilfs-diff exited $rc"; }
-	[ $rc -eq 0 ] || [ -s "$tmp/err" ] || fail "damaged image $seed: failure without a message"
-	"$hist_cmd" "$tmp/bad.img" /a/t2 >/dev/null 2>"$tmp/err"; rc2=$?
-	[ $rc2 -le 1 ] || { cat "$tmp/err"; fail "damaged image $seed: nilfs-history exited $rc2"; }
+	[ $rc -le 1 ] || { cat "$tmp/err"; fail "damaged image '$name': nilfs-diff exited $rc"; }
+	[ $rc -eq 0 ] || [ -s "$tmp/err" ] || fail "damaged image '$name': failure without a message"
+	[ "$must" = no ] || [ $rc -eq 1 ] || fail "damaged image '$name': nilfs-diff did not notice"
+	"$hist_cmd" -d "$tmp/bad.img" /a/t2 >/dev/null 2>"$tmp/err"; rc2=$?
+	[ $rc2 -le 1 ] || { cat "$tmp/err"; fail "damaged image '$name': nilfs-history exited $rc2"; }
 	[ $rc -eq 0 ] && [ $rc2 -eq 0 ] || ndamaged=$((ndamaged + 1))
+}
+ndamaged=0
+damage "/a at checkpoint $cp5" yes $(blocks_of -c "$cp5" "$img" bmap /a)
+damage "/a at checkpoint $cp1" yes $(blocks_of -c "$cp1" "$img" bmap /a)
+damage "/ at checkpoint $cp5" yes $(blocks_of -c "$cp5" "$img" bmap /)
+damage "DAT and cpfile" no $(mdt_blocks)
+for seed in 1 2 3 4; do
+	damage "random $seed" no $(for k in 1 2 3 4; do echo $(( (seed * 7919 + k * 104729) % 1500 + 1 )); done)
 done
 
-echo "ours: $npairs checkpoint pairs, $nlines changes equal to the manifests; $i versions by nilfs-history, each extracted; $ndamaged of 8 damaged images refused with a message"
+echo "ours: $npairs checkpoint pairs, $nlines changes equal to the manifests; $i versions by nilfs-history, each extracted; $ndamaged of 8 damaged images refused with a message (3 of them must be)"
 echo "PASS: $0"
 exit 0
