@@ -115,6 +115,7 @@ n1=$(mkcp -p $dev); echo x >/mnt/online; sync; n2=$(mkcp -p $dev)
 /ktest/bin/nilfs-diff -H /mnt $n1 $n2 >/tmp/on 2>/tmp/onerr; echo "ONLINE RC $?"
 sed 's/^/ONLINE /' /tmp/on; sed 's/^/ONLINE-ERR /' /tmp/onerr
 lscp $dev | awk -v a=$n1 -v b=$n2 '$1 == a || $1 == b { print "ONLINE-MODE " $1 " " $4 }'
+/ktest/bin/nilfs-history /mnt /a/t2 >/tmp/on 2>&1; echo "ONLINE-HIST RC $? $(wc -l </tmp/on)"
 /ktest/bin/nilfs-diff /mnt 999999 >/dev/null 2>/tmp/onerr; echo "ONLINE-BAD RC $?"
 sed 's/^/ONLINE-BAD /' /tmp/onerr
 cd /
@@ -122,7 +123,7 @@ umount /mnt || { echo "UMOUNT FAILED"; exit 1; }
 echo "ALL DONE"
 GUEST
 
-NILFS_KTEST_EXTRA="$diff_cmd" "$guest" run "$tmp/guest-script" "$img" >"$tmp/out" 2>&1
+NILFS_KTEST_EXTRA="$diff_cmd $hist_cmd" "$guest" run "$tmp/guest-script" "$img" >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "guest script exited $rc"
 for l in "MOUNT OK" "ALL DONE"; do
@@ -199,6 +200,7 @@ while read -r _ before after size sum; do
 	[ "$got" = "$sum" ] || fail "version $i (checkpoint $1): extracted contents differ"
 done <"$tmp/hist.want"
 "$hist_cmd" -d --json "$img" /a/t2 >"$tmp/hjson" || fail "nilfs-history -d --json"
+grep -qx "ONLINE-HIST RC 0 $((i + 1))" "$tmp/out" || fail "online nilfs-history: $(grep ONLINE-HIST "$tmp/out")"
 [ "$(grep -c '"crc32":"[0-9a-f]\{8\}"' "$tmp/hjson")" -eq "$i" ] || { cat "$tmp/hjson"; fail "--digest"; }
 
 # bad input
