@@ -111,9 +111,11 @@ static int print_version(const struct nlfs_version *v, void *arg)
 		json_record_end(&c->jl);
 	} else {
 		cli_format_time(v->create, when, sizeof(when));
-		printf("%20" PRIu64 "  %s  %12" PRIu64 "  %-8s", v->cno, when, size, what);
+		printf("%20" PRIu64 "  %s  %12" PRIu64 "  ", v->cno, when, size);
 		if (c->digest && v->inode)
-			printf("  %08x", crc);
+			printf("%-8s  %08x", what, crc);
+		else
+			fputs(what, stdout);
 		putchar('\n');
 	}
 	if (v->inode)
