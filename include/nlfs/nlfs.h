@@ -492,8 +492,9 @@ int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const ch
  * not looked into.  Directories that changed are compared block by block
  * (virtual block numbers first, then entries), which names created,
  * removed and renamed links; the paths of the other changed inodes (a
- * file modified in place: NILFS2 inodes keep no parent) come from a walk
- * of the directory names that stops once every one is found.  An inode
+ * file modified in place: NILFS2 inodes keep no parent) come from one scan
+ * of the new checkpoint's directories in disk order (the old paths follow
+ * from the new ones).  An inode
  * number reused by another file (another generation or type) is one file
  * removed and one created.  CB gets each change, in inode order. */
 enum nlfs_diff_kind { NLFS_DIFF_REMOVED, NLFS_DIFF_CREATED, NLFS_DIFF_MODIFIED, NLFS_DIFF_RENAMED };
@@ -511,7 +512,7 @@ struct nlfs_diff_stats {
 	uint64_t ifile_blocks_differ;  /* of them, with another virtual block number */
 	uint64_t inodes_changed;       /* inodes whose record or links differ */
 	uint64_t dir_blocks_differ;    /* changed directories' blocks whose entries were read */
-	uint64_t dirs_walked;          /* directories read by the name walk (0: none needed) */
+	uint64_t dirs_walked;          /* directories read by the scan of the names (0: none needed) */
 };
 int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
 	      struct nlfs_diff_stats *stats, struct nlfs_err *err);

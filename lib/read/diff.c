@@ -735,6 +735,240 @@ static uint64_t links_known(const struct dctx *c, uint64_t ino, int side)
 	return n;
 }
 
+/*
+ * The scan of the names: every path of every changed inode of SIDE, from
+ * one pass over the checkpoint's directories in disk order.  The ifile
+ * gives the directories (read in order, not inode by inode), their blocks
+ * are translated in virtual block order (the DAT's order) and read in
+ * physical order; every entry naming a directory records that
+ * directory's parent and name, from which any directory's path follows.
+ */
+struct scan_blk {
+	uint64_t vbn, phys, blkoff;
+	size_t dir;
+};
+struct dir_parent {
+	uint64_t ino, parent;
+	char *name;
+};
+struct found {
+	struct ent *e;
+	uint64_t dir;
+	char *name;
+};
+struct scan {
+	struct dctx *c;
+	int side;
+	struct nlfs_file *dirs;
+	size_t ndirs, dcap;
+	struct scan_blk *blks;
+	size_t nblks, bcap;
+	size_t cur;                /* the directory whose blocks are collected */
+	uint64_t cur_nblocks;
+	uint64_t cur_dir;          /* the directory whose block is parsed */
+	struct dir_parent *par;
+	size_t npar, pcap;
+	struct found *hits;
+	size_t nhits, hcap;
+};
+
+static int scan_collect_dir(const struct nlfs_file *f, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (!is_dir(&f->inode) || !nlfs_le16(f->inode.i_links_count))
+		return 0;
+	if (NLFS_GROW(sc->dirs, sc->dcap, sc->ndirs + 1))
+		return -ENOMEM;
+	sc->dirs[sc->ndirs++] = *f;
+	return 0;
+}
+
+static int scan_collect_blk(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (level || !ptr || key >= sc->cur_nblocks)
+		return 0;
+	if (NLFS_GROW(sc->blks, sc->bcap, sc->nblks + 1))
+		return -ENOMEM;
+	sc->blks[sc->nblks++] = (struct scan_blk){ ptr, 0, key, sc->cur };
+	return 0;
+}
+
+static char *copy_name(const char *name, unsigned len)
+{
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, name, len);
+		copy[len] = 0;
+	}
+	return copy;
+}
+
+static int scan_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct scan *sc = arg;
+	struct ent *e;
+
+	if (dot_or_dotdot(name, len))
+		return 0;
+	if (type == NLFS_FT_DIR) {
+		char *copy = copy_name(name, len);
+
+		if (!copy || NLFS_GROW(sc->par, sc->pcap, sc->npar + 1)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		sc->par[sc->npar++] = (struct dir_parent){ ino, sc->cur_dir, copy };
+	}
+	e = find_ent(sc->c, ino);
+	if (e && e->alive[sc->side] && ino != NLFS_ROOT_INO) {
+		char *copy = copy_name(name, len);
+
+		if (!copy || NLFS_GROW(sc->hits, sc->hcap, sc->nhits + 1)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		sc->hits[sc->nhits++] = (struct found){ e, sc->cur_dir, copy };
+	}
+	return 0;
+}
+
+static int cmp_vbn(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct scan_blk *)a)->vbn, &((const struct scan_blk *)b)->vbn);
+}
+
+static int cmp_phys(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct scan_blk *)a)->phys, &((const struct scan_blk *)b)->phys);
+}
+
+static int cmp_par(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct dir_parent *)a)->ino, &((const struct dir_parent *)b)->ino);
+}
+
+/* the path of directory DIR from the parents the scan recorded (kept) */
+static int scan_dir_path(struct scan *sc, uint64_t dir, const char **out)
+{
+	struct umap *m = &sc->c->dirpath[sc->side];
+	uint64_t chain[MAX_DEPTH];
+	size_t depth = 0;
+	const char *at = "";
+	bool found;
+	char **slot;
+
+	for (uint64_t ino = dir; ino != NLFS_ROOT_INO; depth++) {
+		struct dir_parent key = { .ino = ino }, *p;
+
+		slot = umap_get(m, ino, &found);
+		if (found) {
+			at = *slot;
+			break;
+		}
+		p = sc->npar ? bsearch(&key, sc->par, sc->npar, sizeof(*sc->par), cmp_par) : NULL;
+		if (!p || depth == MAX_DEPTH)
+			return nlfs_err_set(sc->c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					    "directory %llu is not reached from the root "
+					    "(checkpoint %llu)", (unsigned long long)ino,
+					    (unsigned long long)sc->c->ifile[sc->side].cno);
+		chain[depth] = ino;
+		ino = p->parent;
+	}
+	while (depth--) {
+		struct dir_parent key = { .ino = chain[depth] };
+		struct dir_parent *p = bsearch(&key, sc->par, sc->npar, sizeof(*sc->par), cmp_par);
+		char *path = join(at, p->name, strlen(p->name));
+
+		if (!path || umap_put(m, chain[depth], path)) {
+			free(path);
+			return -ENOMEM;
+		}
+		at = path;
+	}
+	*out = at;
+	return 0;
+}
+
+/* the next PREFETCH blocks of B (N left), asked for in runs of nearby blocks */
+#define PREFETCH 64
+static void prefetch_blocks(struct nlfs_io *io, uint32_t bs, const struct scan_blk *b, size_t n)
+{
+	if (n > PREFETCH)
+		n = PREFETCH;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && b[j].phys - b[j - 1].phys <= 8; j++)
+			;
+		nlfs_io_prefetch(io, b[i].phys * bs, (b[j - 1].phys - b[i].phys + 1) * bs);
+	}
+}
+
+static int scan_names(struct dctx *c, int side)
+{
+	struct scan sc = { .c = c, .side = side };
+	struct nlfs_io *io = nlfs_fs_io(c->fs);
+	uint8_t *buf = malloc(c->bs);
+	int rc = buf ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = nlfs_ifile_iterate(c->fs, &c->ifile[side], scan_collect_dir, &sc, c->err);
+	for (size_t i = 0; !rc && i < sc.ndirs; i++) {
+		uint64_t size = nlfs_le64(sc.dirs[i].inode.i_size);
+
+		sc.cur = i;
+		sc.cur_nblocks = size / c->bs + (size % c->bs != 0);
+		rc = nlfs_bmap_iterate(c->fs, &sc.dirs[i], scan_collect_blk, &sc, c->err);
+	}
+	c->st->dirs_walked += sc.ndirs;
+	/* translated in the DAT's order, read in the disk's */
+	sort(sc.blks, sc.nblks, sizeof(*sc.blks), cmp_vbn);
+	for (size_t i = 0; !rc && i < sc.nblks; i++) {
+		struct scan_blk *b = &sc.blks[i];
+
+		if (!nlfs_rf_lookup(c->fs, sc.dirs[b->dir].ino, b->blkoff, &b->phys))
+			rc = nlfs_file_block_addr(c->fs, &sc.dirs[b->dir], b->vbn, &b->phys, c->err);
+	}
+	sort(sc.blks, sc.nblks, sizeof(*sc.blks), cmp_phys);
+	for (size_t i = 0; !rc && i < sc.nblks; i++) {
+		const struct scan_blk *b = &sc.blks[i];
+
+		if (i % PREFETCH == 0)
+			prefetch_blocks(io, c->bs, sc.blks + i + PREFETCH, i + PREFETCH < sc.nblks ?
+					sc.nblks - i - PREFETCH : 0);
+		rc = nlfs_io_read(io, buf, c->bs, b->phys * c->bs);
+		if (rc)
+			rc = nlfs_err_set(c->err, rc, b->phys, "directory %llu, block %llu",
+					  (unsigned long long)sc.dirs[b->dir].ino,
+					  (unsigned long long)b->blkoff);
+		sc.cur_dir = sc.dirs[b->dir].ino;
+		if (!rc)
+			rc = nlfs_dir_block_entries(&sc.dirs[b->dir], b->blkoff, buf, c->bs, scan_entry,
+						    &sc, c->err);
+	}
+	sort(sc.par, sc.npar, sizeof(*sc.par), cmp_par);
+	for (size_t i = 0; !rc && i < sc.nhits; i++) {
+		const char *dp;
+
+		rc = scan_dir_path(&sc, sc.hits[i].dir, &dp);
+		if (!rc)
+			rc = push_path(sc.hits[i].e, side, sc.hits[i].dir,
+				       join(dp, sc.hits[i].name, strlen(sc.hits[i].name)));
+	}
+	for (size_t i = 0; i < sc.nhits; i++)
+		free(sc.hits[i].name);
+	for (size_t i = 0; i < sc.npar; i++)
+		free(sc.par[i].name);
+	free(sc.hits);
+	free(sc.par);
+	free(sc.blks);
+	free(sc.dirs);
+	free(buf);
+	return rc;
+}
+
 static int place_links(struct dctx *c, int side)
 {
 	bool walk = false;
@@ -749,7 +983,7 @@ static int place_links(struct dctx *c, int side)
 		       !(known == 0 && e->alive[side] && is_dir(&e->rec[side]));
 	}
 	if (walk)
-		return walk_names(c, side);
+		return scan_names(c, side);
 	for (size_t i = 0; !rc && i < c->nents; i++) {
 		struct ent *e = &c->ents[i];
 		struct find_ino up = { 0, 0, NULL };
@@ -840,7 +1074,7 @@ static int derive_old(struct dctx *c)
 				free(c->ents[i].paths[OLD][k].path);
 			c->ents[i].npaths[OLD] = 0;
 		}
-		return walk_names(c, OLD);
+		return scan_names(c, OLD);
 	}
 	for (size_t j = 0; !rc && j < c->nlch; j++) {
 		struct lchg *l = &c->lch[j];
