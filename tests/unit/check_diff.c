@@ -83,8 +83,8 @@ START_TEST(test_diff_changes)
 	expect(fs, 1, 2, one_two, &st);
 	ck_assert_uint_gt(st.ifile_blocks_differ, 0);
 	ck_assert_uint_eq(st.inodes_changed, 7);   /* /, a, b (renamed), c, d, e, h */
-	/* a, changed in place, is found by one walk of the new tree's two
-	 * directories; its old name follows from the new one */
+	/* a, changed in place, is found by one scan of the new checkpoint's
+	 * two directories; its old name follows from the new one */
 	ck_assert_uint_eq(st.dirs_walked, 2);
 	expect(fs, 2, 1, two_one, &st);
 	expect(fs, 2, 3, two_three, &st);
