@@ -92,6 +92,11 @@ static inline uint64_t nlfs_palloc_geo_desc(const struct nlfs_palloc_geo *g, uin
 {
 	return (group / g->gpd) * g->bpd;
 }
+/* what block BLKOFF of a palloc file holds: a descriptor block, GROUP's
+ * bitmap, or GROUP's entries from FIRST_ENTRY on */
+enum nlfs_palloc_role { NLFS_PALLOC_DESC, NLFS_PALLOC_BITMAP, NLFS_PALLOC_ENTRIES };
+enum nlfs_palloc_role nlfs_palloc_role_of(const struct nlfs_palloc_geo *g, uint64_t blkoff,
+					  uint64_t *group, uint64_t *first_entry);
 
 /* array.c: nlfs_grow (nlfs.h) for a typed array */
 #define NLFS_GROW(arr, cap, need) nlfs_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
@@ -123,6 +128,11 @@ void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_bloc
  * sound (lengths, reserved inodes), else why not; *REC is filled */
 const char *nlfs_dir_record_why(const uint8_t *buf, uint32_t blocksize, unsigned off,
 				struct nlfs_dir_rec *rec);
+
+/* read/dir.c: the entries of block BLKOFF (in BUF) of directory DIR, each
+ * checked as nlfs_dir_iterate checks it, to CB (a non-zero return stops) */
+int nlfs_dir_block_entries(const struct nlfs_file *dir, uint64_t blkoff, const uint8_t *buf,
+			   uint32_t bs, nlfs_dir_cb cb, void *arg, struct nlfs_err *err);
 
 /* fs.c: read the super root fs->rec names and what roll-forward adds to
  * it (again, after the search has found another) */

@@ -549,6 +549,67 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 int nlfs_path_lookup(struct nlfs_fs *fs, const struct nlfs_file *ifile, const char *path,
 		     struct nlfs_file *out, struct nlfs_err *err);
 
+/* diff.c: what changed between checkpoints OLD_CNO and NEW_CNO, by the
+ * ifile: its blocks are compared by virtual block number, then the records
+ * of the blocks that differ; an inode whose record is the same in both is
+ * not looked into.  Directories that changed are compared block by block
+ * (virtual block numbers first, then entries), which names created,
+ * removed and renamed links; the paths of the other changed inodes (a
+ * file modified in place: NILFS2 inodes keep no parent) come from one scan
+ * of the new checkpoint's directories in disk order (the old paths follow
+ * from the new ones).  An inode
+ * number reused by another file (another generation or type) is one file
+ * removed and one created.  CB gets each change, in inode order. */
+enum nlfs_diff_kind { NLFS_DIFF_REMOVED, NLFS_DIFF_CREATED, NLFS_DIFF_MODIFIED, NLFS_DIFF_RENAMED };
+struct nlfs_diff_change {
+	enum nlfs_diff_kind kind;
+	uint64_t ino;
+	const char *path;              /* absolute; the old path of a rename */
+	const char *new_path;          /* RENAMED only */
+	const struct nlfs_inode *old_inode, *new_inode;   /* NULL on the side it is not */
+	bool contents;                 /* size or block map differ (MODIFIED, RENAMED) */
+};
+typedef int (*nlfs_diff_cb)(const struct nlfs_diff_change *c, void *arg);
+struct nlfs_diff_stats {
+	uint64_t ifile_blocks;         /* ifile blocks mapped in either checkpoint */
+	uint64_t ifile_blocks_differ;  /* of them, with another virtual block number */
+	uint64_t inodes_changed;       /* inodes whose record or links differ */
+	uint64_t dir_blocks_differ;    /* changed directories' blocks whose entries were read */
+	uint64_t dirs_walked;          /* directories read by the scan of the names (0: none needed) */
+};
+int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
+	      struct nlfs_diff_stats *stats, struct nlfs_err *err);
+
+/* A path of inode INO in checkpoint CNO (for a
+ * file with several: the first the walk of the directory names meets);
+ * *PATH to free.
+ * -ENOENT if the checkpoint holds no such inode or no name reaches it. */
+int nlfs_ino_path(struct nlfs_fs *fs, uint64_t cno, uint64_t ino, char **path,
+		  struct nlfs_err *err);
+
+/* history.c: the versions of inode INO of generation GENERATION, oldest
+ * first.  Every checkpoint's ifile pointer to the block holding the
+ * inode is compared with the previous one; the record is read only where
+ * that pointer changed, and a version is reported where the record
+ * differs.  The segment summaries in use say which checkpoints wrote the
+ * file's own blocks (finfo ino and cno); where the cleaner has reclaimed
+ * those logs, the ifile still tells the versions apart. */
+struct nlfs_version {
+	uint64_t cno;                  /* the first checkpoint holding it */
+	uint64_t create;               /* that checkpoint's creation time */
+	const struct nlfs_inode *inode;   /* NULL: the file is gone from CNO on */
+	bool written;                  /* summaries show its blocks written since the previous version */
+};
+typedef int (*nlfs_version_cb)(const struct nlfs_version *v, void *arg);
+struct nlfs_history_stats {
+	uint64_t checkpoints;          /* checkpoints looked at */
+	uint64_t records_read;         /* of them, whose inode record was read */
+	uint64_t logs;                 /* logs whose summaries were read */
+	uint64_t written_cnos;         /* checkpoints the summaries name for the file */
+};
+int nlfs_history(struct nlfs_fs *fs, uint64_t ino, uint32_t generation, nlfs_version_cb cb,
+		 void *arg, struct nlfs_history_stats *stats, struct nlfs_err *err);
+
 /* segment.c: what the cleaner sees in a segment */
 /* The logs of segment SEGNUM within its first NBLOCKS blocks (su_nblocks),
  * the way the cleaner reads them: each needs the summary magic and a good

@@ -110,6 +110,8 @@ struct nlfs_super_block {
 #define NLFS_S_IFDIR  0040000
 #define NLFS_S_IFCHR  0020000
 #define NLFS_S_IFIFO  0010000
+/* a directory entry's file_type for a directory (nlfs_file_type_of_mode) */
+#define NLFS_FT_DIR   2
 
 struct nlfs_inode {
 	uint64_t i_blocks;

@@ -107,3 +107,20 @@ void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 	*blkoff = nlfs_palloc_bitmap_blkoff(blocksize, entry_size, group) + 1 + r / g.epb;
 	*byteoff = (uint32_t)((r % g.epb) * entry_size);
 }
+
+enum nlfs_palloc_role nlfs_palloc_role_of(const struct nlfs_palloc_geo *g, uint64_t blkoff,
+					  uint64_t *group, uint64_t *first_entry)
+{
+	uint64_t d = blkoff / g->bpd, r = blkoff % g->bpd, w;
+
+	*group = d * g->gpd;
+	*first_entry = 0;
+	if (r == 0)
+		return NLFS_PALLOC_DESC;
+	*group += (r - 1) / g->bpg;
+	w = (r - 1) % g->bpg;
+	if (w == 0)
+		return NLFS_PALLOC_BITMAP;
+	*first_entry = *group * g->epg + (w - 1) * g->epb;
+	return NLFS_PALLOC_ENTRIES;
+}

@@ -10,6 +10,34 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
+int nlfs_dir_block_entries(const struct nlfs_file *dir, uint64_t blkoff, const uint8_t *buf,
+			   uint32_t bs, nlfs_dir_cb cb, void *arg, struct nlfs_err *err)
+{
+	for (unsigned off = 0; off < bs;) {
+		struct nlfs_dir_rec de;
+		const char *why = nlfs_dir_record_why(buf, bs, off, &de);
+		int rc;
+
+		if (why) {
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "directory block %llu, byte %u: %s",
+					  (unsigned long long)blkoff, off, why);
+			if (err) {
+				err->ino = dir->ino;
+				err->cno = dir->cno;
+			}
+			return rc;
+		}
+		if (de.ino && de.name_len) {
+			rc = cb(de.name, de.name_len, de.ino, de.file_type & 7, arg);
+			if (rc)
+				return rc;
+		}
+		off += de.rec_len;
+	}
+	return 0;
+}
+
 int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_cb cb,
 		     void *arg, struct nlfs_err *err)
 {
@@ -32,28 +60,7 @@ int nlfs_dir_iterate(struct nlfs_fs *fs, const struct nlfs_file *dir, nlfs_dir_c
 		rc = nlfs_file_read_block(fs, dir, b, buf, &hole, err);
 		if (rc || hole)
 			continue;
-		for (unsigned off = 0; off < bs;) {
-			struct nlfs_dir_rec de;
-
-			const char *why = nlfs_dir_record_why(buf, bs, off, &de);
-
-			if (why) {
-				rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
-						  "directory block %llu, byte %u: %s",
-						  (unsigned long long)b, off, why);
-				if (err) {
-					err->ino = dir->ino;
-					err->cno = dir->cno;
-				}
-				break;
-			}
-			if (de.ino && de.name_len) {
-				rc = cb(de.name, de.name_len, de.ino, de.file_type & 7, arg);
-				if (rc)
-					break;
-			}
-			off += de.rec_len;
-		}
+		rc = nlfs_dir_block_entries(dir, b, buf, bs, cb, arg, err);
 	}
 	free(buf);
 	return rc;

@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libsrc=$(find "$src/lib" -name '*.c' | sort)
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-for t in fuzz_open fuzz_writer fuzz_undo; do
+for t in fuzz_open fuzz_writer fuzz_undo fuzz_diff; do
 	# shellcheck disable=SC2086
 	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
 		-o "$tmp/$t" "$src/tests/fuzz/$t.c" $libsrc -lz; then
@@ -27,9 +27,11 @@ for t in fuzz_open fuzz_writer fuzz_undo; do
 done
 # shellcheck disable=SC2086
 "$CLANG" -std=c11 -D_DEFAULT_SOURCE -I"$src/include" -o "$tmp/mkseed" \
-	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" $libsrc -lz || exit 1
+	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" "$src/tests/unit/diffimg.c" \
+	$libsrc -lz || exit 1
 mkdir -p "$tmp/corpus"
-"$tmp/mkseed" "$tmp/corpus/minimal.img" || exit 1
+# the diff walk's seed: three checkpoints the writer made (tests/unit/diffimg.c)
+"$tmp/mkseed" "$tmp/corpus/minimal.img" "$tmp/diff-3cp.img" || exit 1
 # kept images, not made afresh, so that every run starts from the same bytes
 # (a fresh mkfs has a new UUID, CRC seed and times): nilfs-tools' mkfs.nilfs2
 # -b 1024 -B 16 on 1 MiB, and ours with -d of a small tree (a root with a
@@ -38,19 +40,22 @@ mkdir -p "$tmp/corpus"
 for seed in "$src"/tests/fuzz/seeds/*.img.xz; do
 	xz -dc "$seed" >"$tmp/corpus/$(basename "$seed" .xz)" || exit 1
 done
-# inputs per target: about 30 s each on an idle core here
+# inputs per target: about 30 s each on an idle core here (fuzz_diff: 10000
+# in about 60 s, most of them refused before the walk by a checksum)
 runs() {
 	case $1 in
 	fuzz_open) echo $((30000 * ${FUZZ_SCALE:-1})) ;;
 	fuzz_writer) echo $((16000 * ${FUZZ_SCALE:-1})) ;;
 	fuzz_undo) echo $((7000 * ${FUZZ_SCALE:-1})) ;;
 	fuzz_fsck) echo $((1000 * ${FUZZ_SCALE:-1})) ;;
+	fuzz_diff) echo $((10000 * ${FUZZ_SCALE:-1})) ;;
 	esac
 }
 limits="-seed=${FUZZ_SEED:-1} -max_total_time=${FUZZ_SECONDS:-180} -timeout=30"
-for t in fuzz_open fuzz_writer fuzz_undo; do
+for t in fuzz_open fuzz_writer fuzz_undo fuzz_diff; do
 	mkdir -p "$tmp/corpus-$t"
 	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
+	[ $t = fuzz_diff ] && cp "$tmp/diff-3cp.img" "$tmp/corpus-$t/"
 	# shellcheck disable=SC2086
 	"$tmp/$t" $limits -runs="$(runs $t)" -max_len=1100000 \
 		-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" 2>"$tmp/log"

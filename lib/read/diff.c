@@ -1,0 +1,1275 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What changed between two checkpoints (nlfs_diff in nlfs.h).  The work
+ * follows the change: the two ifiles' block maps are compared by virtual
+ * block number (a block the kernel did not rewrite has the same one), the
+ * records of the blocks that differ are compared, and only the inodes
+ * whose record differs are looked at further.  Changed directories are
+ * compared the same way, block by block, before their entries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "../nlfsP.h"
+
+#define OLD 0
+#define NEW 1
+#define MAX_DEPTH 4096   /* a deeper parent chain is a loop in a damaged volume */
+
+struct keyptr {
+	uint64_t key, ptr;
+};
+struct kp_list {
+	struct keyptr *v;
+	size_t n, cap;
+};
+
+/* a name of an inode: its path and the directory holding the name (the
+ * link's identity: a path may change with a directory above it while the
+ * link stays) */
+struct lpath {
+	char *path;
+	uint64_t parent;
+};
+
+/* one changed inode */
+struct ent {
+	uint64_t ino;
+	bool alive[2];        /* in the old, the new checkpoint */
+	bool replaced;        /* the number names another file in the new one */
+	bool same_record;     /* only its links changed (or it moved with its directory) */
+	struct nlfs_inode rec[2];
+	struct lpath *paths[2];
+	size_t npaths[2], cap[2];
+};
+
+/* a link created (side NEW) or removed (side OLD) in a changed directory */
+struct lchg {
+	uint64_t ino, dir;
+	char *name;
+	int side;
+};
+
+/* ino -> path (directory paths known), or a set of inodes (vals NULL) */
+struct umap {
+	uint64_t *keys;
+	char **vals;
+	size_t cap, used;
+};
+
+struct dctx {
+	struct nlfs_fs *fs;
+	struct nlfs_err *err;
+	struct nlfs_diff_stats *st;
+	uint32_t bs, isz;
+	uint64_t first_ino;
+	struct nlfs_file ifile[2];
+	struct ent *ents;
+	size_t nents, ecap;
+	struct lchg *lch;
+	size_t nlch, lcap;
+	struct umap dirpath[2];
+};
+
+/* ---- small helpers ---- */
+
+static int umap_put(struct umap *m, uint64_t key, char *val)
+{
+	if ((m->used + 1) * 2 > m->cap) {
+		struct umap n = { 0 };
+
+		n.cap = m->cap ? m->cap * 2 : 64;
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			free(n.keys);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = (size_t)(m->keys[i] * 0x9e3779b97f4a7c15ULL) & (n.cap - 1);
+
+			while (n.keys[j])
+				j = (j + 1) & (n.cap - 1);
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+		}
+		n.used = m->used;
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	size_t j = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);
+
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->keys[j])
+		m->used++;
+	m->keys[j] = key;
+	m->vals[j] = val;
+	return 0;
+}
+
+/* the slot of KEY, or NULL */
+static char **umap_get(const struct umap *m, uint64_t key, bool *found)
+{
+	*found = false;
+	if (!m->cap)
+		return NULL;
+	for (size_t j = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (m->cap - 1); m->keys[j];
+	     j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			*found = true;
+			return &m->vals[j];
+		}
+	return NULL;
+}
+
+static void umap_free(struct umap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			free(m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+}
+
+static char *join(const char *dir, const char *name, size_t len)
+{
+	size_t dl = strlen(dir);
+	char *p = malloc(dl + len + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, len);
+	p[dl + 1 + len] = 0;
+	return p;
+}
+
+static bool is_dir(const struct nlfs_inode *i)
+{
+	return (nlfs_le16(i->i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR;
+}
+
+static bool dot_or_dotdot(const char *name, unsigned len)
+{
+	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+static int collect_map(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct kp_list *l = arg;
+
+	if (level)
+		return 0;
+	if (NLFS_GROW(l->v, l->cap, l->n + 1))
+		return -ENOMEM;
+	l->v[l->n++] = (struct keyptr){ key, ptr };
+	return 0;
+}
+
+/* The keys whose pointer differs between the maps of A and B (in key
+ * order, into *OUT); *NMAPPED counts the keys mapped in either. */
+static int map_differences(struct dctx *c, const struct nlfs_file *a, const struct nlfs_file *b,
+			   struct kp_list *out, uint64_t *nmapped)
+{
+	struct kp_list la = { 0 }, lb = { 0 };
+	int rc = nlfs_bmap_iterate(c->fs, a, collect_map, &la, c->err);
+
+	if (!rc)
+		rc = nlfs_bmap_iterate(c->fs, b, collect_map, &lb, c->err);
+	for (size_t i = 0, j = 0; !rc && (i < la.n || j < lb.n);) {
+		struct keyptr k;
+
+		if (j == lb.n || (i < la.n && la.v[i].key < lb.v[j].key)) {
+			k = la.v[i++];
+		} else if (i == la.n || lb.v[j].key < la.v[i].key) {
+			k = lb.v[j++];
+		} else {
+			k = la.v[i];
+			if (la.v[i++].ptr == lb.v[j++].ptr) {
+				(*nmapped)++;
+				continue;
+			}
+		}
+		(*nmapped)++;
+		if (NLFS_GROW(out->v, out->cap, out->n + 1))
+			rc = -ENOMEM;
+		else
+			out->v[out->n++] = k;
+	}
+	free(la.v);
+	free(lb.v);
+	return rc;
+}
+
+/* ---- the ifiles ---- */
+
+static bool bit(const uint8_t *bm, uint64_t r)
+{
+	return bm[r / 8] & (1u << (r % 8));
+}
+
+static int add_ent(struct dctx *c, const struct ent *e)
+{
+	if (NLFS_GROW(c->ents, c->ecap, c->nents + 1))
+		return -ENOMEM;
+	c->ents[c->nents++] = *e;
+	return 0;
+}
+
+static bool record_alive(const struct dctx *c, uint64_t ino, bool allocated,
+			 const struct nlfs_inode *rec)
+{
+	return allocated && nlfs_le16(rec->i_links_count) > 0 &&
+	       (ino >= c->first_ino || ino == NLFS_ROOT_INO);
+}
+
+static void adjust(const struct dctx *c, int side, uint64_t ino, struct nlfs_inode *rec)
+{
+	struct nlfs_file f = { .ino = ino, .cno = c->ifile[side].cno, .inode = *rec };
+
+	nlfs_rf_adjust_inode(c->fs, &f);
+	*rec = f.inode;
+}
+
+/* the entries of block BLKOFF (from FIRST) in both checkpoints, bitmaps BM */
+static int compare_entries(struct dctx *c, uint64_t blkoff, uint64_t first, uint64_t group_end,
+			   uint8_t *bm[2], uint8_t *blk[2])
+{
+	const struct nlfs_palloc_geo g = nlfs_palloc_geo(c->bs, c->isz);
+	int rc = 0;
+
+	for (int s = OLD; s <= NEW && !rc; s++) {
+		bool hole;
+
+		rc = nlfs_file_read_block(c->fs, &c->ifile[s], blkoff, blk[s], &hole, c->err);
+	}
+	for (uint64_t i = 0; !rc && i < g.epb && first + i < group_end; i++) {
+		uint64_t ino = first + i, r = ino % g.epg;
+		struct ent e = { .ino = ino };
+
+		for (int s = OLD; s <= NEW; s++) {
+			memcpy(&e.rec[s], blk[s] + i * c->isz, sizeof(e.rec[s]));
+			e.alive[s] = record_alive(c, ino, bit(bm[s], r), &e.rec[s]);
+			if (e.alive[s])
+				adjust(c, s, ino, &e.rec[s]);
+		}
+		if (!e.alive[OLD] && !e.alive[NEW])
+			continue;
+		if (e.alive[OLD] && e.alive[NEW]) {
+			if (!memcmp(&e.rec[OLD], &e.rec[NEW], sizeof(e.rec[OLD])))
+				continue;
+			e.replaced = e.rec[OLD].i_generation != e.rec[NEW].i_generation ||
+				     ((nlfs_le16(e.rec[OLD].i_mode) ^ nlfs_le16(e.rec[NEW].i_mode)) &
+				      NLFS_S_IFMT);
+		}
+		rc = add_ent(c, &e);
+	}
+	return rc;
+}
+
+/* qsort, for arrays that may be empty (and NULL) */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int diff_ifiles(struct dctx *c)
+{
+	const struct nlfs_palloc_geo g = nlfs_palloc_geo(c->bs, c->isz);
+	struct kp_list d = { 0 };
+	uint64_t *groups = NULL;
+	size_t ngroups = 0, gcap = 0;
+	uint8_t *bm[2] = { malloc(c->bs), malloc(c->bs) }, *blk[2] = { malloc(c->bs), malloc(c->bs) };
+	int rc = -ENOMEM;
+
+	if (!bm[0] || !bm[1] || !blk[0] || !blk[1])
+		goto out;
+	rc = map_differences(c, &c->ifile[OLD], &c->ifile[NEW], &d, &c->st->ifile_blocks);
+	c->st->ifile_blocks_differ = d.n;
+	/* the groups touched: a changed bitmap may change entries whose blocks did not */
+	for (size_t i = 0; !rc && i < d.n; i++) {
+		uint64_t group, first;
+
+		if (nlfs_palloc_role_of(&g, d.v[i].key, &group, &first) == NLFS_PALLOC_DESC)
+			continue;
+		if (ngroups && groups[ngroups - 1] == group)
+			continue;
+		if (NLFS_GROW(groups, gcap, ngroups + 1))
+			rc = -ENOMEM;
+		else
+			groups[ngroups++] = group;
+	}
+	if (!rc)
+		sort(groups, ngroups, sizeof(*groups), cmp_u64);
+	for (size_t gi = 0, di = 0; !rc && gi < ngroups; gi++) {
+		uint64_t group = groups[gi], bblk = nlfs_palloc_bitmap_blkoff(c->bs, c->isz, group);
+		uint64_t group_end = (group + 1) * g.epg;
+		bool bitmap_differs = false;
+
+		if (gi && groups[gi - 1] == group)
+			continue;
+		for (int s = OLD; s <= NEW && !rc; s++) {
+			bool hole;
+
+			rc = nlfs_file_read_block(c->fs, &c->ifile[s], bblk, bm[s], &hole, c->err);
+		}
+		if (rc)
+			break;
+		while (di < d.n && d.v[di].key < bblk)
+			di++;
+		bitmap_differs = di < d.n && d.v[di].key == bblk;
+		for (uint64_t k = 0; !rc && k + 1 < g.bpg; k++) {
+			uint64_t blkoff = bblk + 1 + k, first = group * g.epg + k * g.epb;
+			bool changed = false;
+
+			while (di < d.n && d.v[di].key < blkoff)
+				di++;
+			changed = di < d.n && d.v[di].key == blkoff;
+			for (uint64_t r = k * g.epb; bitmap_differs && !changed && r < (k + 1) * g.epb &&
+			     r < g.epg; r++)
+				changed = bit(bm[OLD], r) != bit(bm[NEW], r);
+			if (changed)
+				rc = compare_entries(c, blkoff, first, group_end, bm, blk);
+		}
+	}
+out:
+	free(d.v);
+	free(groups);
+	free(bm[0]);
+	free(bm[1]);
+	free(blk[0]);
+	free(blk[1]);
+	return rc;
+}
+
+/* ---- directories ---- */
+
+struct name_ino {
+	char *name;
+	uint64_t ino;
+};
+struct ni_list {
+	struct name_ino *v;
+	size_t n, cap;
+};
+
+static int collect_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct ni_list *l = arg;
+	char *copy;
+
+	(void)type;
+	if (dot_or_dotdot(name, len))
+		return 0;
+	copy = malloc(len + 1);
+	if (!copy || NLFS_GROW(l->v, l->cap, l->n + 1)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	l->v[l->n++] = (struct name_ino){ copy, ino };
+	return 0;
+}
+
+static int cmp_name_ino(const void *a, const void *b)
+{
+	const struct name_ino *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : (x->ino < y->ino ? -1 : x->ino > y->ino);
+}
+
+static int add_lchg(struct dctx *c, uint64_t dir, struct name_ino *ni, int side)
+{
+	if (NLFS_GROW(c->lch, c->lcap, c->nlch + 1))
+		return -ENOMEM;
+	c->lch[c->nlch++] = (struct lchg){ ni->ino, dir, ni->name, side };
+	ni->name = NULL;   /* the link change owns it now */
+	return 0;
+}
+
+static void file_of(const struct dctx *c, const struct ent *e, int side, struct nlfs_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ino = e->ino;
+	f->cno = c->ifile[side].cno;
+	f->inode = e->rec[side];
+}
+
+/* the link changes of directory E: blocks whose virtual block numbers
+ * differ are read on both sides and their entries compared */
+static int diff_dir(struct dctx *c, const struct ent *e)
+{
+	struct nlfs_file f[2];
+	struct kp_list d = { 0 };
+	struct ni_list l[2] = { { 0 }, { 0 } };
+	uint8_t *buf = malloc(c->bs);
+	bool whole[2];
+	uint64_t nmapped = 0;
+	int rc = buf ? 0 : -ENOMEM;
+
+	for (int s = OLD; s <= NEW; s++) {
+		file_of(c, e, s, &f[s]);
+		whole[s] = e->alive[s] && is_dir(&e->rec[s]) &&
+			   (e->replaced || !e->alive[!s] || !is_dir(&e->rec[!s]));
+	}
+	if (!rc && (whole[OLD] || whole[NEW])) {
+		/* a directory on one side only: every entry is a link change */
+		for (int s = OLD; s <= NEW && !rc; s++)
+			if (whole[s])
+				rc = nlfs_dir_iterate(c->fs, &f[s], collect_entry, &l[s], c->err);
+	} else if (!rc && e->alive[OLD] && e->alive[NEW] && is_dir(&e->rec[OLD])) {
+		rc = map_differences(c, &f[OLD], &f[NEW], &d, &nmapped);
+		c->st->dir_blocks_differ += d.n;
+		for (size_t i = 0; !rc && i < d.n; i++)
+			for (int s = OLD; s <= NEW && !rc; s++) {
+				bool hole;
+
+				rc = nlfs_file_read_block(c->fs, &f[s], d.v[i].key, buf, &hole, c->err);
+				if (!rc && !hole)
+					rc = nlfs_dir_block_entries(&f[s], d.v[i].key, buf, c->bs,
+								    collect_entry, &l[s], c->err);
+			}
+	}
+	/* an entry that moved between blocks is no change */
+	for (int s = OLD; s <= NEW; s++)
+		sort(l[s].v, l[s].n, sizeof(*l[s].v), cmp_name_ino);
+	for (size_t i = 0, j = 0; !rc && (i < l[OLD].n || j < l[NEW].n);) {
+		int r = i == l[OLD].n ? 1 : j == l[NEW].n ? -1 :
+			cmp_name_ino(&l[OLD].v[i], &l[NEW].v[j]);
+
+		if (r < 0)
+			rc = add_lchg(c, e->ino, &l[OLD].v[i++], OLD);
+		else if (r > 0)
+			rc = add_lchg(c, e->ino, &l[NEW].v[j++], NEW);
+		else
+			i++, j++;
+	}
+	for (int s = OLD; s <= NEW; s++) {
+		for (size_t i = 0; i < l[s].n; i++)
+			free(l[s].v[i].name);
+		free(l[s].v);
+	}
+	free(d.v);
+	free(buf);
+	return rc;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct ent *)a)->ino, &((const struct ent *)b)->ino);
+}
+
+static int cmp_lchg(const void *a, const void *b)
+{
+	const struct lchg *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->side - y->side;
+}
+
+static struct ent *find_ent(struct dctx *c, uint64_t ino)
+{
+	struct ent key = { .ino = ino };
+
+	if (!c->nents)
+		return NULL;
+	return bsearch(&key, c->ents, c->nents, sizeof(*c->ents), cmp_ent);
+}
+
+/* An inode named by a link change whose record did not change (a writer
+ * need not touch a renamed file's ctime): it is a change all the same. */
+static int add_link_only(struct dctx *c, uint64_t ino)
+{
+	struct ent e = { .ino = ino, .same_record = true };
+
+	for (int s = OLD; s <= NEW; s++) {
+		struct nlfs_file f;
+		int rc = nlfs_ifile_read(c->fs, &c->ifile[s], ino, &f, c->err);
+
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		e.alive[s] = true;
+		e.rec[s] = f.inode;
+	}
+	nlfs_err_clear(c->err);
+	return add_ent(c, &e);
+}
+
+/* ---- paths ---- */
+
+static int push_path(struct ent *e, int side, uint64_t parent, char *path)
+{
+	if (!path || NLFS_GROW(e->paths[side], e->cap[side], e->npaths[side] + 1)) {
+		free(path);
+		return -ENOMEM;
+	}
+	e->paths[side][e->npaths[side]++] = (struct lpath){ path, parent };
+	return 0;
+}
+
+struct find_ino {
+	uint64_t want, found;
+	char *name;
+};
+
+static int match_ino(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct find_ino *f = arg;
+
+	(void)type;
+	if (len == 2 && !memcmp(name, "..", 2) && !f->want) {
+		f->found = ino;
+		return 1;
+	}
+	if (f->want && ino == f->want && !dot_or_dotdot(name, len)) {
+		f->name = malloc(len + 1);
+		if (!f->name)
+			return -ENOMEM;
+		memcpy(f->name, name, len);
+		f->name[len] = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* the ".." of directory INO in checkpoint SIDE (FIND->want 0), or the
+ * name INO has in directory DIR (FIND->want INO) */
+static int look_in(struct dctx *c, int side, uint64_t dir, struct find_ino *find)
+{
+	struct nlfs_file f;
+	int rc = nlfs_ifile_read(c->fs, &c->ifile[side], dir, &f, c->err);
+
+	if (!rc)
+		rc = nlfs_dir_iterate(c->fs, &f, match_ino, find, c->err);
+	return rc < 0 ? rc : 0;
+}
+
+/* The path of directory DIR in checkpoint SIDE ("" for the root): up by
+ * the ".." entries to a directory whose path is known, then down again,
+ * each name found in its parent; every path found is kept for the next. */
+static int dir_path(struct dctx *c, int side, uint64_t dir, const char **out)
+{
+	struct { uint64_t ino, parent; } *chain = NULL;
+	size_t depth = 0, cap = 0;
+	bool found;
+	char **slot;
+	int rc = 0;
+
+	for (uint64_t ino = dir; !rc && ino != NLFS_ROOT_INO;) {
+		struct find_ino up = { 0, 0, NULL };
+
+		umap_get(&c->dirpath[side], ino, &found);
+		if (found)
+			break;
+		if (depth == MAX_DEPTH) {
+			rc = nlfs_err_set(c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "directory %llu: no way up to the root (checkpoint %llu)",
+					  (unsigned long long)dir,
+					  (unsigned long long)c->ifile[side].cno);
+			break;
+		}
+		rc = look_in(c, side, ino, &up);
+		if (!rc && !up.found)
+			rc = nlfs_err_set(c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "directory %llu has no '..' (checkpoint %llu)",
+					  (unsigned long long)ino, (unsigned long long)c->ifile[side].cno);
+		if (!rc && NLFS_GROW(chain, cap, depth + 1))
+			rc = -ENOMEM;
+		if (rc)
+			break;
+		chain[depth].ino = ino;
+		chain[depth++].parent = up.found;
+		ino = up.found;
+	}
+	while (!rc && depth) {
+		uint64_t ino = chain[--depth].ino, parent = chain[depth].parent;
+		struct find_ino fi = { ino, 0, NULL };
+		const char *ppath = "";
+		char *path;
+
+		if (parent != NLFS_ROOT_INO)
+			ppath = *umap_get(&c->dirpath[side], parent, &found);
+		rc = look_in(c, side, parent, &fi);
+		if (!rc && !fi.name)
+			rc = nlfs_err_set(c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "directory %llu is not in its parent %llu (checkpoint %llu)",
+					  (unsigned long long)ino, (unsigned long long)parent,
+					  (unsigned long long)c->ifile[side].cno);
+		if (rc)
+			break;
+		path = join(ppath, fi.name, strlen(fi.name));
+		free(fi.name);
+		if (!path || umap_put(&c->dirpath[side], ino, path)) {
+			free(path);
+			rc = -ENOMEM;
+		}
+	}
+	free(chain);
+	if (rc)
+		return rc;
+	slot = dir == NLFS_ROOT_INO ? NULL : umap_get(&c->dirpath[side], dir, &found);
+	*out = slot ? *slot : "";
+	return 0;
+}
+
+/* the walk of the names: every path of every changed inode of SIDE */
+struct walk {
+	struct dctx *c;
+	int side;
+	uint64_t remaining;
+	uint64_t dir;
+	const char *path;
+	struct { uint64_t ino; char *path; } *stack;
+	size_t n, cap;
+	struct umap seen;
+};
+
+static int walk_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct walk *w = arg;
+	struct ent *e;
+	bool found;
+
+	if (dot_or_dotdot(name, len))
+		return 0;
+	e = find_ent(w->c, ino);
+	if (e && e->alive[w->side] && ino != NLFS_ROOT_INO) {
+		if (push_path(e, w->side, w->dir, join(w->path, name, len)))
+			return -ENOMEM;
+		if (w->remaining)
+			w->remaining--;
+	}
+	if (type == NLFS_FT_DIR) {
+		umap_get(&w->seen, ino, &found);
+		if (found)
+			return 0;   /* a directory named twice: a damaged volume */
+		if (umap_put(&w->seen, ino, NULL) || NLFS_GROW(w->stack, w->cap, w->n + 1))
+			return -ENOMEM;
+		w->stack[w->n].ino = ino;
+		w->stack[w->n].path = join(w->path, name, len);
+		if (!w->stack[w->n++].path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static uint64_t links_needed(const struct ent *e, int side)
+{
+	if (!e->alive[side] || e->ino == NLFS_ROOT_INO)
+		return 0;
+	return is_dir(&e->rec[side]) ? 1 : nlfs_le16(e->rec[side].i_links_count);
+}
+
+static int walk_names(struct dctx *c, int side)
+{
+	struct walk w = { .c = c, .side = side };
+	int rc = 0;
+
+	for (size_t i = 0; i < c->nents; i++)
+		w.remaining += links_needed(&c->ents[i], side);
+	if (umap_put(&w.seen, NLFS_ROOT_INO, NULL) || NLFS_GROW(w.stack, w.cap, 1))
+		return -ENOMEM;
+	w.stack[0].ino = NLFS_ROOT_INO;
+	w.stack[0].path = strdup("");
+	w.n = w.stack[0].path ? 1 : 0;
+	rc = w.n ? 0 : -ENOMEM;
+	while (!rc && w.n && w.remaining) {
+		uint64_t ino = w.stack[w.n - 1].ino;
+		char *path = w.stack[--w.n].path;
+		struct nlfs_file f;
+
+		rc = nlfs_ifile_read(c->fs, &c->ifile[side], ino, &f, c->err);
+		if (!rc && is_dir(&f.inode)) {
+			w.path = path;
+			w.dir = ino;
+			c->st->dirs_walked++;
+			rc = nlfs_dir_iterate(c->fs, &f, walk_entry, &w, c->err);
+		}
+		free(path);
+	}
+	for (size_t i = 0; i < w.n; i++)
+		free(w.stack[i].path);
+	free(w.stack);
+	free(w.seen.keys);
+	free(w.seen.vals);
+	return rc;
+}
+
+/* the link changes of INO on SIDE (c->lch is sorted by inode) */
+static uint64_t links_known(const struct dctx *c, uint64_t ino, int side)
+{
+	size_t lo = 0, hi = c->nlch;
+	uint64_t n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lch[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nlch && c->lch[lo].ino == ino; lo++)
+		n += c->lch[lo].side == side;
+	return n;
+}
+
+/*
+ * The scan of the names: every path of every changed inode of SIDE, from
+ * one pass over the checkpoint's directories in disk order.  The ifile
+ * gives the directories (read in order, not inode by inode), their blocks
+ * are translated in virtual block order (the DAT's order) and read in
+ * physical order; every entry naming a directory records that
+ * directory's parent and name, from which any directory's path follows.
+ */
+struct scan_blk {
+	uint64_t vbn, phys, blkoff;
+	size_t dir;
+};
+struct dir_parent {
+	uint64_t ino, parent;
+	char *name;
+};
+struct found {
+	struct ent *e;
+	uint64_t dir;
+	char *name;
+};
+struct scan {
+	struct dctx *c;
+	int side;
+	struct nlfs_file *dirs;
+	size_t ndirs, dcap;
+	struct scan_blk *blks;
+	size_t nblks, bcap;
+	size_t cur;                /* the directory whose blocks are collected */
+	uint64_t cur_nblocks;
+	uint64_t cur_dir;          /* the directory whose block is parsed */
+	struct dir_parent *par;
+	size_t npar, pcap;
+	struct found *hits;
+	size_t nhits, hcap;
+};
+
+static int scan_collect_dir(const struct nlfs_file *f, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (!is_dir(&f->inode) || !nlfs_le16(f->inode.i_links_count))
+		return 0;
+	if (NLFS_GROW(sc->dirs, sc->dcap, sc->ndirs + 1))
+		return -ENOMEM;
+	sc->dirs[sc->ndirs++] = *f;
+	return 0;
+}
+
+static int scan_collect_blk(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (level || !ptr || key >= sc->cur_nblocks)
+		return 0;
+	if (NLFS_GROW(sc->blks, sc->bcap, sc->nblks + 1))
+		return -ENOMEM;
+	sc->blks[sc->nblks++] = (struct scan_blk){ ptr, 0, key, sc->cur };
+	return 0;
+}
+
+static char *copy_name(const char *name, unsigned len)
+{
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, name, len);
+		copy[len] = 0;
+	}
+	return copy;
+}
+
+static int scan_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct scan *sc = arg;
+	struct ent *e;
+
+	if (dot_or_dotdot(name, len))
+		return 0;
+	if (type == NLFS_FT_DIR) {
+		char *copy = copy_name(name, len);
+
+		if (!copy || NLFS_GROW(sc->par, sc->pcap, sc->npar + 1)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		sc->par[sc->npar++] = (struct dir_parent){ ino, sc->cur_dir, copy };
+	}
+	e = find_ent(sc->c, ino);
+	if (e && e->alive[sc->side] && ino != NLFS_ROOT_INO) {
+		char *copy = copy_name(name, len);
+
+		if (!copy || NLFS_GROW(sc->hits, sc->hcap, sc->nhits + 1)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		sc->hits[sc->nhits++] = (struct found){ e, sc->cur_dir, copy };
+	}
+	return 0;
+}
+
+static int cmp_vbn(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct scan_blk *)a)->vbn, &((const struct scan_blk *)b)->vbn);
+}
+
+static int cmp_phys(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct scan_blk *)a)->phys, &((const struct scan_blk *)b)->phys);
+}
+
+static int cmp_par(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct dir_parent *)a)->ino, &((const struct dir_parent *)b)->ino);
+}
+
+/* the path of directory DIR from the parents the scan recorded (kept) */
+static int scan_dir_path(struct scan *sc, uint64_t dir, const char **out)
+{
+	struct umap *m = &sc->c->dirpath[sc->side];
+	uint64_t chain[MAX_DEPTH];
+	size_t depth = 0;
+	const char *at = "";
+	bool found;
+	char **slot;
+
+	for (uint64_t ino = dir; ino != NLFS_ROOT_INO; depth++) {
+		struct dir_parent key = { .ino = ino }, *p;
+
+		slot = umap_get(m, ino, &found);
+		if (found) {
+			at = *slot;
+			break;
+		}
+		p = sc->npar ? bsearch(&key, sc->par, sc->npar, sizeof(*sc->par), cmp_par) : NULL;
+		if (!p || depth == MAX_DEPTH)
+			return nlfs_err_set(sc->c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					    "directory %llu is not reached from the root "
+					    "(checkpoint %llu)", (unsigned long long)ino,
+					    (unsigned long long)sc->c->ifile[sc->side].cno);
+		chain[depth] = ino;
+		ino = p->parent;
+	}
+	while (depth--) {
+		struct dir_parent key = { .ino = chain[depth] };
+		struct dir_parent *p = bsearch(&key, sc->par, sc->npar, sizeof(*sc->par), cmp_par);
+		char *path = join(at, p->name, strlen(p->name));
+
+		if (!path || umap_put(m, chain[depth], path)) {
+			free(path);
+			return -ENOMEM;
+		}
+		at = path;
+	}
+	*out = at;
+	return 0;
+}
+
+/* the next PREFETCH blocks of B (N left), asked for in runs of nearby blocks */
+#define PREFETCH 64
+static void prefetch_blocks(struct nlfs_io *io, uint32_t bs, const struct scan_blk *b, size_t n)
+{
+	if (n > PREFETCH)
+		n = PREFETCH;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && b[j].phys - b[j - 1].phys <= 8; j++)
+			;
+		nlfs_io_prefetch(io, b[i].phys * bs, (b[j - 1].phys - b[i].phys + 1) * bs);
+	}
+}
+
+static int scan_names(struct dctx *c, int side)
+{
+	struct scan sc = { .c = c, .side = side };
+	struct nlfs_io *io = nlfs_fs_io(c->fs);
+	uint8_t *buf = malloc(c->bs);
+	int rc = buf ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = nlfs_ifile_iterate(c->fs, &c->ifile[side], scan_collect_dir, &sc, c->err);
+	for (size_t i = 0; !rc && i < sc.ndirs; i++) {
+		uint64_t size = nlfs_le64(sc.dirs[i].inode.i_size);
+
+		sc.cur = i;
+		sc.cur_nblocks = size / c->bs + (size % c->bs != 0);
+		rc = nlfs_bmap_iterate(c->fs, &sc.dirs[i], scan_collect_blk, &sc, c->err);
+	}
+	c->st->dirs_walked += sc.ndirs;
+	/* translated in the DAT's order, read in the disk's */
+	sort(sc.blks, sc.nblks, sizeof(*sc.blks), cmp_vbn);
+	for (size_t i = 0; !rc && i < sc.nblks; i++) {
+		struct scan_blk *b = &sc.blks[i];
+
+		if (!nlfs_rf_lookup(c->fs, sc.dirs[b->dir].ino, b->blkoff, &b->phys))
+			rc = nlfs_file_block_addr(c->fs, &sc.dirs[b->dir], b->vbn, &b->phys, c->err);
+	}
+	sort(sc.blks, sc.nblks, sizeof(*sc.blks), cmp_phys);
+	for (size_t i = 0; !rc && i < sc.nblks; i++) {
+		const struct scan_blk *b = &sc.blks[i];
+
+		if (i % PREFETCH == 0)
+			prefetch_blocks(io, c->bs, sc.blks + i + PREFETCH, i + PREFETCH < sc.nblks ?
+					sc.nblks - i - PREFETCH : 0);
+		rc = nlfs_io_read(io, buf, c->bs, b->phys * c->bs);
+		if (rc)
+			rc = nlfs_err_set(c->err, rc, b->phys, "directory %llu, block %llu",
+					  (unsigned long long)sc.dirs[b->dir].ino,
+					  (unsigned long long)b->blkoff);
+		sc.cur_dir = sc.dirs[b->dir].ino;
+		if (!rc)
+			rc = nlfs_dir_block_entries(&sc.dirs[b->dir], b->blkoff, buf, c->bs, scan_entry,
+						    &sc, c->err);
+	}
+	sort(sc.par, sc.npar, sizeof(*sc.par), cmp_par);
+	for (size_t i = 0; !rc && i < sc.nhits; i++) {
+		const char *dp;
+
+		rc = scan_dir_path(&sc, sc.hits[i].dir, &dp);
+		if (!rc)
+			rc = push_path(sc.hits[i].e, side, sc.hits[i].dir,
+				       join(dp, sc.hits[i].name, strlen(sc.hits[i].name)));
+	}
+	for (size_t i = 0; i < sc.nhits; i++)
+		free(sc.hits[i].name);
+	for (size_t i = 0; i < sc.npar; i++)
+		free(sc.par[i].name);
+	free(sc.hits);
+	free(sc.par);
+	free(sc.blks);
+	free(sc.dirs);
+	free(buf);
+	return rc;
+}
+
+static int place_links(struct dctx *c, int side)
+{
+	bool walk = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->nents && !walk; i++) {
+		struct ent *e = &c->ents[i];
+		uint64_t known = links_known(c, e->ino, side);
+
+		/* a directory's own path is found upwards, by its ".." */
+		walk = known != links_needed(e, side) &&
+		       !(known == 0 && e->alive[side] && is_dir(&e->rec[side]));
+	}
+	if (walk)
+		return scan_names(c, side);
+	for (size_t i = 0; !rc && i < c->nents; i++) {
+		struct ent *e = &c->ents[i];
+		struct find_ino up = { 0, 0, NULL };
+		const char *dp;
+
+		if (!links_needed(e, side) || !is_dir(&e->rec[side]))
+			continue;
+		if (links_known(c, e->ino, side))
+			continue;
+		rc = dir_path(c, side, e->ino, &dp);
+		if (!rc)
+			rc = look_in(c, side, e->ino, &up);
+		if (!rc)
+			rc = push_path(e, side, up.found, strdup(dp));
+	}
+	for (size_t j = 0; !rc && j < c->nlch; j++) {
+		struct lchg *l = &c->lch[j];
+		struct ent *e;
+		const char *dp;
+
+		if (l->side != side)
+			continue;
+		e = find_ent(c, l->ino);
+		if (!e || !e->alive[side])
+			continue;   /* a name of a dead inode: a damaged volume */
+		rc = dir_path(c, side, l->dir, &dp);
+		if (!rc)
+			rc = push_path(e, side, l->dir, join(dp, l->name, strlen(l->name)));
+	}
+	return rc;
+}
+
+static const char *base(const char *path);
+
+/* Is (DIR, NAME) a link of INO that SIDE's directory changes name? */
+static bool link_changed(const struct dctx *c, uint64_t ino, int side, uint64_t dir,
+			 const char *name)
+{
+	size_t lo = 0, hi = c->nlch;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lch[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nlch && c->lch[lo].ino == ino; lo++)
+		if (c->lch[lo].side == side && c->lch[lo].dir == dir && !strcmp(c->lch[lo].name, name))
+			return true;
+	return false;
+}
+
+/* The old names from the new ones: a link no changed directory added was
+ * there before, in the same directory, whose old path is found upwards;
+ * the links the changed directories dropped are added.  Only where that
+ * does not account for every old link (a damaged volume, an inode number
+ * reused under the same name) are the old names walked. */
+static int derive_old(struct dctx *c)
+{
+	bool walk = false;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->nents && !walk; i++) {
+		struct ent *e = &c->ents[i];
+		const char *dp;
+
+		if (!links_needed(e, OLD))
+			continue;
+		for (size_t k = 0; !rc && e->alive[NEW] && !e->replaced && k < e->npaths[NEW]; k++) {
+			const struct lpath *lp = &e->paths[NEW][k];
+			const char *name = base(lp->path);
+
+			if (link_changed(c, e->ino, NEW, lp->parent, name))
+				continue;
+			rc = dir_path(c, OLD, lp->parent, &dp);
+			if (!rc)
+				rc = push_path(e, OLD, lp->parent, join(dp, name, strlen(name)));
+		}
+		walk = !rc && e->npaths[OLD] + links_known(c, e->ino, OLD) != links_needed(e, OLD);
+	}
+	if (rc)
+		return rc;
+	if (walk) {
+		for (size_t i = 0; i < c->nents; i++) {
+			for (size_t k = 0; k < c->ents[i].npaths[OLD]; k++)
+				free(c->ents[i].paths[OLD][k].path);
+			c->ents[i].npaths[OLD] = 0;
+		}
+		return scan_names(c, OLD);
+	}
+	for (size_t j = 0; !rc && j < c->nlch; j++) {
+		struct lchg *l = &c->lch[j];
+		struct ent *e = l->side == OLD ? find_ent(c, l->ino) : NULL;
+		const char *dp;
+
+		if (!e || !e->alive[OLD])
+			continue;
+		rc = dir_path(c, OLD, l->dir, &dp);
+		if (!rc)
+			rc = push_path(e, OLD, l->dir, join(dp, l->name, strlen(l->name)));
+	}
+	return rc;
+}
+
+/* ---- the changes ---- */
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct lpath *)a)->path, ((const struct lpath *)b)->path);
+}
+
+static const char *base(const char *path)
+{
+	return strrchr(path, '/') + 1;
+}
+
+/* by link: the directory, then the name in it */
+static int cmp_link(const void *a, const void *b)
+{
+	const struct lpath *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(base(x->path), base(y->path));
+}
+
+static int emit(const struct ent *e, enum nlfs_diff_kind kind, const char *path, const char *to,
+		nlfs_diff_cb cb, void *arg)
+{
+	struct nlfs_diff_change ch = {
+		.kind = kind, .ino = e->ino, .path = path, .new_path = to,
+		.old_inode = kind == NLFS_DIFF_CREATED ? NULL : &e->rec[OLD],
+		.new_inode = kind == NLFS_DIFF_REMOVED ? NULL : &e->rec[NEW],
+	};
+
+	if (ch.old_inode && ch.new_inode)
+		ch.contents = e->rec[OLD].i_size != e->rec[NEW].i_size ||
+			      memcmp(e->rec[OLD].i_bmap, e->rec[NEW].i_bmap, sizeof(e->rec[OLD].i_bmap));
+	return cb(&ch, arg);
+}
+
+static int report(const struct ent *e, nlfs_diff_cb cb, void *arg)
+{
+	const struct lpath *o = e->paths[OLD], *n = e->paths[NEW];
+	size_t no = e->npaths[OLD], nn = e->npaths[NEW];
+	int rc = 0;
+
+	if (e->ino == NLFS_ROOT_INO)
+		return e->alive[OLD] && e->alive[NEW] ? emit(e, NLFS_DIFF_MODIFIED, "/", NULL, cb, arg) : 0;
+	if (e->replaced || !e->alive[NEW]) {
+		for (size_t i = 0; !rc && i < no; i++)
+			rc = emit(e, NLFS_DIFF_REMOVED, o[i].path, NULL, cb, arg);
+		no = 0;
+	}
+	if (e->replaced || !e->alive[OLD]) {
+		for (size_t i = 0; !rc && i < nn; i++)
+			rc = emit(e, NLFS_DIFF_CREATED, n[i].path, NULL, cb, arg);
+		nn = 0;
+	}
+	/* on both sides: links kept are modified (at their path now), links
+	 * that went and came renamed */
+	size_t i = 0, j = 0, io = 0, jn = 0;
+	const char **gone = no ? calloc(no, sizeof(*gone)) : NULL;
+	const char **came = nn ? calloc(nn, sizeof(*came)) : NULL;
+
+	if ((no && !gone) || (nn && !came))
+		rc = -ENOMEM;
+	while (!rc && (i < no || j < nn)) {
+		int r = i == no ? 1 : j == nn ? -1 : cmp_link(&o[i], &n[j]);
+
+		if (r < 0)
+			gone[io++] = o[i++].path;
+		else if (r > 0)
+			came[jn++] = n[j++].path;
+		else {
+			if (!e->same_record)
+				rc = emit(e, NLFS_DIFF_MODIFIED, n[j].path, NULL, cb, arg);
+			i++, j++;
+		}
+	}
+	for (size_t k = 0; !rc && k < io && k < jn; k++)
+		rc = emit(e, NLFS_DIFF_RENAMED, gone[k], came[k], cb, arg);
+	for (size_t k = jn; !rc && k < io; k++)
+		rc = emit(e, NLFS_DIFF_REMOVED, gone[k], NULL, cb, arg);
+	for (size_t k = io; !rc && k < jn; k++)
+		rc = emit(e, NLFS_DIFF_CREATED, came[k], NULL, cb, arg);
+	free((void *)gone);
+	free((void *)came);
+	return rc;
+}
+
+int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
+	      struct nlfs_diff_stats *stats, struct nlfs_err *err)
+{
+	struct nlfs_diff_stats local;
+	struct dctx c = {
+		.fs = fs, .err = err, .st = stats ? stats : &local,
+		.bs = fs->geo.blocksize, .isz = fs->geo.inode_size,
+		.first_ino = nlfs_le32(fs->sb[fs->choice.used].s_first_ino),
+	};
+	size_t nchanged;
+	int rc;
+
+	memset(c.st, 0, sizeof(*c.st));
+	if (c.isz < sizeof(struct nlfs_inode) || c.isz > c.bs)
+		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "inode size %u", c.isz);
+	rc = nlfs_fs_ifile(fs, old_cno, &c.ifile[OLD], err);
+	if (!rc)
+		rc = nlfs_fs_ifile(fs, new_cno, &c.ifile[NEW], err);
+	if (!rc)
+		rc = diff_ifiles(&c);
+	nchanged = c.nents;
+	for (size_t i = 0; !rc && i < nchanged; i++)
+		if ((c.ents[i].alive[OLD] && is_dir(&c.ents[i].rec[OLD])) ||
+		    (c.ents[i].alive[NEW] && is_dir(&c.ents[i].rec[NEW])))
+			rc = diff_dir(&c, &c.ents[i]);
+	if (!rc) {
+		sort(c.lch, c.nlch, sizeof(*c.lch), cmp_lchg);
+		sort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
+		for (size_t j = 0; !rc && j < c.nlch; j++)
+			if ((!j || c.lch[j - 1].ino != c.lch[j].ino) && !find_ent(&c, c.lch[j].ino))
+				rc = add_link_only(&c, c.lch[j].ino);
+		sort(c.ents, c.nents, sizeof(*c.ents), cmp_ent);
+	}
+	c.st->inodes_changed = c.nents;
+	if (!rc)
+		rc = place_links(&c, NEW);
+	if (!rc)
+		rc = derive_old(&c);
+	for (size_t i = 0; !rc && i < c.nents; i++) {
+		for (int s = OLD; s <= NEW; s++)
+			sort(c.ents[i].paths[s], c.ents[i].npaths[s], sizeof(struct lpath),
+			      cmp_link);
+		rc = report(&c.ents[i], cb, arg);
+	}
+	for (size_t i = 0; i < c.nents; i++)
+		for (int s = OLD; s <= NEW; s++) {
+			for (size_t k = 0; k < c.ents[i].npaths[s]; k++)
+				free(c.ents[i].paths[s][k].path);
+			free(c.ents[i].paths[s]);
+		}
+	for (size_t j = 0; j < c.nlch; j++)
+		free(c.lch[j].name);
+	free(c.lch);
+	free(c.ents);
+	umap_free(&c.dirpath[OLD]);
+	umap_free(&c.dirpath[NEW]);
+	return rc;
+}
+
+int nlfs_ino_path(struct nlfs_fs *fs, uint64_t cno, uint64_t ino, char **path,
+		  struct nlfs_err *err)
+{
+	struct nlfs_diff_stats st;
+	struct dctx c = { .fs = fs, .err = err, .st = &st };
+	struct nlfs_file f;
+	struct ent e = { .ino = ino };
+	int rc = nlfs_fs_ifile(fs, cno, &c.ifile[NEW], err);
+
+	*path = NULL;
+	if (!rc)
+		rc = nlfs_ifile_read(fs, &c.ifile[NEW], ino, &f, err);
+	if (rc)
+		return rc;
+	if (ino == NLFS_ROOT_INO) {
+		*path = strdup("/");
+		return *path ? 0 : -ENOMEM;
+	}
+	e.alive[NEW] = true;
+	e.rec[NEW] = f.inode;
+	c.ents = &e;
+	c.nents = 1;
+	rc = walk_names(&c, NEW);
+	if (!rc && !e.npaths[NEW])
+		rc = nlfs_err_set(err, ENOENT, NLFS_NOWHERE,
+				  "inode %llu has no name in checkpoint %llu",
+				  (unsigned long long)ino, (unsigned long long)c.ifile[NEW].cno);
+	if (!rc) {
+		sort(e.paths[NEW], e.npaths[NEW], sizeof(struct lpath), cmp_path);
+		*path = e.paths[NEW][0].path;
+		e.paths[NEW][0].path = NULL;
+	}
+	for (size_t k = 0; k < e.npaths[NEW]; k++)
+		free(e.paths[NEW][k].path);
+	free(e.paths[NEW]);
+	return rc;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The diff walk (nlfs_diff) on a volume the library's writer builds in
+ * memory through three checkpoints (diffimg.c): a file rewritten, one
+ * renamed (its record untouched), one removed, one created, a hard link
+ * added; then only a file created, whose path the changed directory names
+ * without a walk of the tree. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "diffimg.h"
+
+#define SIZE (48ull << 20)
+
+static struct nlfs_io *build(void)
+{
+	struct nlfs_io *io;
+	struct nlfs_err err;
+
+	ck_assert_msg(diffimg_build(SIZE, 64, &io, &err) == 0, "%s", err.what);
+	return io;
+}
+
+struct out {
+	char lines[32][128];
+	int n;
+};
+
+static int collect(const struct nlfs_diff_change *c, void *arg)
+{
+	struct out *o = arg;
+	const char *k = "-+MR";
+
+	ck_assert_int_lt(o->n, 32);
+	if (c->new_path)
+		snprintf(o->lines[o->n++], 128, "%c %s -> %s", k[c->kind], c->path, c->new_path);
+	else
+		snprintf(o->lines[o->n++], 128, "%c %s%s", k[c->kind], c->path,
+			 c->kind == NLFS_DIFF_MODIFIED && c->contents ? " contents" : "");
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static void expect(struct nlfs_fs *fs, uint64_t c1, uint64_t c2, const char *const *want,
+		   struct nlfs_diff_stats *st)
+{
+	struct out o = { .n = 0 };
+	struct nlfs_err err;
+	int n = 0;
+
+	ck_assert_msg(nlfs_diff(fs, c1, c2, collect, &o, st, &err) == 0, "%s", err.what);
+	qsort(o.lines, (size_t)o.n, sizeof(o.lines[0]), cmp_line);
+	while (want[n])
+		n++;
+	for (int i = 0; i < o.n || i < n; i++)
+		ck_assert_msg(i < o.n && i < n && !strcmp(o.lines[i], want[i]),
+			      "%d..%d: line %d: got '%s', want '%s'", c1 == c2 ? 0 : (int)c1, (int)c2, i,
+			      i < o.n ? o.lines[i] : "(none)", i < n ? want[i] : "(none)");
+}
+
+START_TEST(test_diff_changes)
+{
+	struct nlfs_io *io = build();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_diff_stats st;
+	static const char *const one_two[] = {
+		"+ /d/h2", "+ /e", "- /c", "M / contents", "M /a contents", "M /d contents", "M /h",
+		"R /d/b -> /d/b2", NULL };
+	static const char *const two_one[] = {
+		"+ /c", "- /d/h2", "- /e", "M / contents", "M /a contents", "M /d contents", "M /h",
+		"R /d/b2 -> /d/b", NULL };
+	static const char *const two_three[] = { "+ /d/f", "M /d contents", NULL };
+	static const char *const none[] = { NULL };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	expect(fs, 1, 2, one_two, &st);
+	ck_assert_uint_gt(st.ifile_blocks_differ, 0);
+	ck_assert_uint_eq(st.inodes_changed, 7);   /* /, a, b (renamed), c, d, e, h */
+	/* a, changed in place, is found by one scan of the new checkpoint's
+	 * two directories; its old name follows from the new one */
+	ck_assert_uint_eq(st.dirs_walked, 2);
+	expect(fs, 2, 1, two_one, &st);
+	expect(fs, 2, 3, two_three, &st);
+	/* d's new entry names f: no walk of the tree was needed */
+	ck_assert_uint_eq(st.dirs_walked, 0);
+	ck_assert_uint_eq(st.inodes_changed, 2);
+	ck_assert_uint_ge(st.dir_blocks_differ, 1);
+	expect(fs, 3, 3, none, &st);
+	ck_assert_uint_eq(st.ifile_blocks_differ, 0);
+	ck_assert_uint_eq(st.inodes_changed, 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(test_diff_bad_checkpoint)
+{
+	struct nlfs_io *io = build();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct out o = { .n = 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_diff(fs, 1, 9, collect, &o, NULL, &err), -ENOENT);
+	ck_assert_str_eq(err.what, "checkpoint 9");
+	ck_assert_int_eq(nlfs_diff(fs, 0x7fffffffffff, 1, collect, &o, NULL, &err), -ENOENT);
+	ck_assert_int_eq(o.n, 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("diff");
+	TCase *tc = tcase_create("diff");
+
+	tcase_add_test(tc, test_diff_changes);
+	tcase_add_test(tc, test_diff_bad_checkpoint);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
