@@ -33,7 +33,8 @@
 
 struct dent {
 	uint64_t ino;
-	uint32_t name_off;
+	const char *name;      /* in the list's names, set once they are all in */
+	size_t name_off;
 	uint16_t name_len;
 	uint8_t type;          /* DT_* */
 };
@@ -86,7 +87,7 @@ void nfuse_free(struct nfuse *nf)
 static int dirlist_add(struct dirlist *d, const char *name, size_t len, uint64_t ino,
 		       uint8_t type)
 {
-	struct dent e = { ino, (uint32_t)d->nlen, (uint16_t)len, type };
+	struct dent e = { ino, NULL, d->nlen, (uint16_t)len, type };
 
 	if (CLI_GROW(d->names, d->ncap, d->nlen + len + 1))
 		return -ENOMEM;
@@ -110,12 +111,12 @@ static int collect_dirent(const char *name, unsigned len, uint64_t ino, unsigned
 	return dirlist_add(arg, name, len, ino, dt_of(type));
 }
 
-static const char *dirlist_name(const struct dirlist *d, const struct dent *e)
+/* the names' places, once the names have stopped moving */
+static void dirlist_seal(struct dirlist *d)
 {
-	return d->names + e->name_off;
+	for (size_t i = 0; i < d->n; i++)
+		d->e[i].name = d->names + d->e[i].name_off;
 }
-
-static const struct dirlist *cmp_list;   /* qsort's context, one thread */
 
 static int cmp_dent(const void *a, const void *b)
 {
@@ -123,7 +124,7 @@ static int cmp_dent(const void *a, const void *b)
 
 	if (x->name_len != y->name_len)
 		return x->name_len < y->name_len ? -1 : 1;
-	return memcmp(dirlist_name(cmp_list, x), dirlist_name(cmp_list, y), x->name_len);
+	return memcmp(x->name, y->name, x->name_len);
 }
 
 /* directory node N's entries, from the cache or read; one reference for
@@ -156,7 +157,7 @@ static int dirlist_get(struct nfuse *nf, const struct node *n, struct dirlist **
 		dirlist_put(d);
 		return rc;
 	}
-	cmp_list = d;
+	dirlist_seal(d);
 	qsort(d->e, d->n, sizeof(*d->e), cmp_dent);
 	d->used = ++nf->dclock;
 	dirlist_put(nf->dcache[victim]);
@@ -174,7 +175,7 @@ static const struct dent *dirlist_find(const struct dirlist *d, const char *name
 		size_t mid = lo + (hi - lo) / 2;
 		const struct dent *e = &d->e[mid];
 		int c = e->name_len != len ? (e->name_len < len ? -1 : 1)
-					   : memcmp(dirlist_name(d, e), name, len);
+					   : memcmp(e->name, name, len);
 
 		if (c == 0)
 			return e;
@@ -280,16 +281,20 @@ static void reply_err(fuse_req_t req, struct nfuse *nf, const char *what, int rc
 	fuse_reply_err(req, e);
 }
 
-/* reply to a lookup with node N (one lookup counted already) */
-static void reply_entry(fuse_req_t req, struct nfuse *nf, struct node *n)
+/* reply to a lookup with node N (one lookup counted already); a name in
+ * a checkpoint's tree is cached for long, @CNO in the root only briefly
+ * (a plain checkpoint may be deleted) */
+static void reply_entry(fuse_req_t req, struct nfuse *nf, struct node *n, bool in_root)
 {
 	struct fuse_entry_param e;
 
 	memset(&e, 0, sizeof(e));
 	e.ino = nodes_id(&nf->nodes, n);
 	fill_attr(nf, n, &e.attr);
-	if (n->kind == NODE_FILE)
-		e.attr_timeout = e.entry_timeout = TREE_TIMEOUT;
+	if (n->kind == NODE_FILE) {
+		e.attr_timeout = TREE_TIMEOUT;
+		e.entry_timeout = in_root ? 1.0 : TREE_TIMEOUT;
+	}
 	if (fuse_reply_entry(req, &e))
 		nodes_forget(&nf->nodes, n, 1);
 }
@@ -365,7 +370,7 @@ static void nfuse_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (!n)
 		return (void)fuse_reply_err(req, ENOMEM);
-	reply_entry(req, nf, n);
+	reply_entry(req, nf, n, p->kind == NODE_ROOT);
 }
 
 static void nfuse_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -454,6 +459,7 @@ static int own_dirlist(struct nfuse *nf, const struct node *n, struct dirlist **
 		dirlist_put(d);
 		return rc;
 	}
+	dirlist_seal(d);
 	*out = d;
 	return 0;
 }
@@ -508,7 +514,7 @@ static void nfuse_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off
 		} else if ((size_t)(i - 2) < d->n) {
 			const struct dent *e = &d->e[i - 2];
 
-			name = dirlist_name(d, e);
+			name = e->name;
 			st.st_ino = n->kind == NODE_FILE ? nfuse_st_ino(n->cno, e->ino) : e->ino;
 			st.st_mode = (mode_t)e->type << 12;
 		} else {
