@@ -224,6 +224,77 @@ wait $fpid || fail "nilfs-fuse exited $? on the damaged copy"
 grep -q "big2\|inode\|block" "$tmp/fuse-err" || { cat "$tmp/fuse-err"; fail "no message on standard error"; }
 echo "ok: damaged blocks read as EIO with a message: $(head -n 1 "$tmp/fuse-err")"
 
+# a volume the kernel has mounted and writes, read live: nilfs-fuse runs in
+# the guest (fuse.ko loaded from the guest kernel's module tree, as
+# guest.sh finds that kernel) and each checkpoint the kernel makes
+# appears, its tree the kernel's
+kernel=${NILFS_KTEST_KERNEL:-$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n 1)}
+moddir=${NILFS_KTEST_MODDIR:-/lib/modules/${kernel##*/vmlinuz-}}
+ko=
+for ext in ko ko.xz ko.zst ko.gz; do
+	[ -f "$moddir/kernel/fs/fuse/fuse.$ext" ] && ko=$moddir/kernel/fs/fuse/fuse.$ext && break
+done
+if [ -z "$ko" ]; then
+	echo "no fuse module in $moddir: the live read is not tested"
+else
+	case $ko in
+	*.xz) xz -dc "$ko" >"$tmp/fuse.ko" ;;
+	*.zst) zstd -qdc "$ko" >"$tmp/fuse.ko" ;;
+	*.gz) gzip -dc "$ko" >"$tmp/fuse.ko" ;;
+	*) cp "$ko" "$tmp/fuse.ko" ;;
+	esac || fail "cannot unpack $ko"
+	chmod +x "$tmp/fuse.ko"   # guest.sh carries programs
+	truncate -s 256M "$tmp/live.img"
+	"$mkfs" -f -q "$tmp/live.img" || fail "host mkfs.nilfs2 (live)"
+	{
+		cat "$here/manifest.sh"
+		cat <<'GUEST'
+export TZ=UTC
+dev=/dev/vda
+insmod /ktest/bin/fuse.ko || echo "INSMOD FAILED"
+mkdir -p /fm
+mount -t nilfs2 -o noatime $dev /mnt || { echo "MOUNT FAILED"; exit 1; }
+/ktest/bin/nilfs-fuse $dev /fm || { echo "NILFS-FUSE FAILED"; exit 1; }
+echo "LIVE MOUNTED"
+i=0
+while [ $i -lt 4 ]; do
+	mkdir -p /mnt/r$i
+	dd if=/dev/urandom of=/mnt/r$i/data bs=4096 count=$((30 + i * 200)) 2>/dev/null
+	echo "round $i" >/mnt/r$i/note
+	[ $i -gt 0 ] && mv /mnt/r$((i - 1))/note /mnt/r$i/note-before
+	[ $i -gt 1 ] && rm -r /mnt/r$((i - 2))
+	sync
+	cno=$(lscp $dev | awk 'END { print $1 }')
+	sleep 2
+	ls /fm | grep -qx "@$cno" || echo "LIVE MISSING @$cno: $(ls /fm | tr '\n' ' ')"
+	[ "$(readlink /fm/latest)" = "@$cno" ] || echo "LIVE LATEST $(readlink /fm/latest) not @$cno"
+	manifest /mnt >/tmp/want
+	manifest /fm/@$cno >/tmp/got
+	if cmp -s /tmp/want /tmp/got; then
+		echo "LIVE OK @$cno $(grep -c '^S ' /tmp/want) paths"
+	else
+		echo "LIVE DIFF @$cno"
+		diff /tmp/want /tmp/got | head -n 20
+	fi
+	[ $i -eq 0 ] && first=$cno && manifest /mnt >/tmp/first
+	i=$((i + 1))
+done
+manifest /fm/@$first >/tmp/got
+cmp -s /tmp/first /tmp/got && echo "LIVE FIRST OK" || echo "LIVE DIFF first @$first"
+umount /fm || echo "UMOUNT FUSE FAILED"
+umount /mnt || echo "UMOUNT FAILED"
+echo "LIVE DONE"
+GUEST
+	} >"$tmp/live-script"
+	NILFS_KTEST_EXTRA="$tmp/fuse.ko $fuse" "$guest" run "$tmp/live-script" "$tmp/live.img" >"$tmp/out" 2>&1 ||
+		fail "live guest script exited $?"
+	grep -q "^LIVE DONE" "$tmp/out" && grep -q "^LIVE FIRST OK" "$tmp/out" ||
+		fail "live read: no end"
+	! grep -q "FAILED\|^LIVE MISSING\|^LIVE LATEST\|^LIVE DIFF" "$tmp/out" || fail "live read"
+	[ "$(grep -c '^LIVE OK' "$tmp/out")" = 4 ] || fail "live read: not 4 checkpoints compared"
+	echo "ok: read live under the kernel: $(grep '^LIVE OK' "$tmp/out" | sed 's/^LIVE OK //' | tr '\n' ',')"
+fi
+
 # a volume that is not one
 truncate -s 64M "$tmp/zero.img"
 "$fuse" "$tmp/zero.img" "$mnt" 2>"$tmp/err" && fail "nilfs-fuse mounted a zeroed file"
