@@ -62,6 +62,22 @@ static char *opt_join(char *a, const char *b)
 	return out;
 }
 
+/* N of the last "max_read=N" in the option list OPTS, 0 if none */
+static unsigned opt_max_read(const char *opts)
+{
+	unsigned n = 0;
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		uint64_t v;
+		const char *end;
+
+		if (!strncmp(p, "max_read=", 9) && !cli_strtou64_prefix(p + 9, &v, &end) &&
+		    (*end == ',' || *end == '\0') && v <= UINT32_MAX)
+			n = (unsigned)v;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -109,19 +125,19 @@ int main(int argc, char **argv)
 	free(fsname);
 	if (user_opts)
 		opts = opt_join(opts, user_opts);
-	free(user_opts);
 	{
 		char *fargv[] = { argv[0], "-o", opts, debug ? "-d" : NULL, NULL };
 		struct fuse_args args = FUSE_ARGS_INIT(debug ? 4 : 3, fargv);
 
 		memset(&nf, 0, sizeof(nf));
+		nf.max_read = opt_max_read(user_opts);
 		nf.uid = getuid();
 		nf.gid = getgid();
 		if (nodes_init(&nf.nodes))
 			cli_errc(ENOMEM, NULL);
 		rc = vol_open(&nf.vol, device);
 		if (rc) {
-			vol_report(&nf.vol, "opening", rc);
+			vol_report(&nf.vol, NULL, rc);
 			nfuse_free(&nf);
 			return CLI_EXIT_FAILURE;
 		}
@@ -129,6 +145,7 @@ int main(int argc, char **argv)
 		fuse_opt_free_args(&args);
 	}
 	free(opts);
+	free(user_opts);
 	if (!se) {
 		nfuse_free(&nf);
 		cli_errx("%s: the FUSE options are not right", device);

@@ -666,7 +666,11 @@ static void nfuse_statfs(fuse_req_t req, fuse_ino_t ino)
 
 static void nfuse_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	const struct nfuse *nf = userdata;
+
+	/* libfuse checks that init asks for the max_read of the options */
+	if (nf->max_read)
+		conn->max_read = nf->max_read;
 	/* whole files stream through in big requests */
 	if (conn->capable & FUSE_CAP_ASYNC_READ)
 		conn->want |= FUSE_CAP_ASYNC_READ;

@@ -22,6 +22,7 @@ struct nfuse {
 	size_t bufcap;                        /* room for bufcap - 1 more runs */
 	uint8_t *zeros;                       /* holes */
 	size_t zcap;
+	unsigned max_read;                    /* -o max_read=N, which init must repeat */
 	uid_t uid;                            /* owner of the mount's own entries */
 	gid_t gid;
 };

@@ -18,7 +18,7 @@ static int open_fs(const char *device, int mode, struct nlfs_fs **fs, struct nlf
 
 	nlfs_err_clear(err);
 	if (rc)
-		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: %s", device, nlfs_strerror(rc));
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "opening");
 	rc = nlfs_fs_open(io, fs, err);
 	if (rc)
 		nlfs_io_close(io);
@@ -90,7 +90,7 @@ int vol_open(struct volume *v, const char *device)
 		return -ENOMEM;
 	v->fd = open(device, O_RDONLY | O_CLOEXEC);
 	if (v->fd < 0)
-		return nlfs_err_set(&v->err, errno, NLFS_NOWHERE, "%s: %s", device, strerror(errno));
+		return nlfs_err_set(&v->err, errno, NLFS_NOWHERE, "opening");
 	rc = open_fs(device, NLFS_IO_RDONLY, &fs, &v->err);
 	if (rc)
 		return rc;
@@ -210,6 +210,9 @@ void vol_report(struct volume *v, const char *what, int rc)
 		nlfs_err_format(&v->err, msg, sizeof(msg));
 	else
 		snprintf(msg, sizeof(msg), "%s", nlfs_strerror(rc));
-	cli_warnx("%s: %s: %s", v->device, what, msg);
+	if (what)
+		cli_warnx("%s: %s: %s", v->device, what, msg);
+	else
+		cli_warnx("%s: %s", v->device, msg);
 	nlfs_err_clear(&v->err);
 }

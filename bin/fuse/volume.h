@@ -55,7 +55,8 @@ int vol_ifile(struct volume *v, uint64_t cno, const struct nlfs_file **ifile);
 int vol_inode(struct volume *v, uint64_t cno, uint64_t ino, struct nlfs_file *out);
 /* a library return as an errno for the kernel: format errors are EIO */
 int vol_errno(int rc);
-/* the last failure, once on standard error (seen in the foreground) */
+/* the last failure, once on standard error (seen in the foreground),
+ * after WHAT was being done (NULL: the failure says it) */
 void vol_report(struct volume *v, const char *what, int rc);
 
 #endif
