@@ -643,7 +643,8 @@ static void nfuse_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	if (rc)
 		return reply_err(req, nf, "read", rc);
-	fuse_reply_data(req, nf->bufv, FUSE_BUF_SPLICE_MOVE);
+	/* no FUSE_BUF_SPLICE_MOVE: the device's pages stay in its page cache */
+	fuse_reply_data(req, nf->bufv, (enum fuse_buf_copy_flags)0);
 }
 
 static void nfuse_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -675,7 +676,7 @@ static void nfuse_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_ASYNC_READ)
 		conn->want |= FUSE_CAP_ASYNC_READ;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
 }
 
 const struct fuse_lowlevel_ops nfuse_ops = {
