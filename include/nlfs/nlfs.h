@@ -164,6 +164,26 @@ const struct nlfs_sb_choice *nlfs_fs_sb_choice(const struct nlfs_fs *fs);
 const struct nlfs_geometry *nlfs_fs_geometry(const struct nlfs_fs *fs);
 uint64_t nlfs_seg_start(const struct nlfs_geometry *g, uint64_t segnum);
 uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum);
+/* Where the kernel's log chain goes on after a log that ends just before
+ * block END with sequence SEQ and ss_next segment NEXTSEG: the block it
+ * reads next and the sequence number it expects there. */
+struct nlfs_chain_pos {
+	uint64_t pos, seq;
+};
+struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t end,
+				      uint64_t seq, uint64_t nextseg);
+/* log_invalidate.c: if block AT.pos holds a log summary with sequence
+ * AT.seq (a stale log the chain would take up), zero that block and flush;
+ * *INVALIDATED tells whether it did.  0 or a negative errno (context in
+ * ERR). */
+int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
+			   bool *invalidated, struct nlfs_err *err);
+/* The chain ended after a log that ends just before block END (sequence
+ * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
+ * nor at the head of NEXTSEG, where the kernel's search goes when the rest
+ * of the segment holds no log.  *NINVALIDATED: the blocks zeroed. */
+int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
+		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
 
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
  * SUMMARY, if not NULL, receives a malloc'd copy of the summary area. */
@@ -205,6 +225,19 @@ const struct nlfs_inode *nlfs_fs_sr_inode(const struct nlfs_fs *fs, unsigned ino
  * search walks it (valid logs only; stops at the first gap). */
 typedef int (*nlfs_log_cb)(const struct nlfs_log *log, const void *summary, void *arg);
 int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlfs_err *err);
+
+/* The logs the chain goes on with past the cursor's super root, and
+ * whether they continue its history: the first names a later checkpoint
+ * and none was written before the one it follows.  Logs that do not are
+ * left from an earlier writer that crashed before its superblocks (see
+ * nlfs_log_invalidate_at).  0 or a negative errno. */
+struct nlfs_chain_tail {
+	uint64_t nlogs;               /* valid logs after the cursor's log */
+	struct nlfs_chain_pos first;  /* where the first of them is */
+	uint64_t first_cno;           /* the checkpoint it names */
+	bool continues;
+};
+int nlfs_fs_chain_tail(struct nlfs_fs *fs, struct nlfs_chain_tail *tail, struct nlfs_err *err);
 
 /* The kernel's recovery at mount on a volume not cleanly unmounted with no
  * log after its latest super root: both superblocks point at the super root

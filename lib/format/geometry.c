@@ -23,3 +23,16 @@ uint64_t nlfs_seg_end(const struct nlfs_geometry *g, uint64_t segnum)
 {
 	return segnum * g->blocks_per_segment + g->blocks_per_segment - 1;
 }
+
+/* The kernel reads a log where fewer than two blocks of the segment are
+ * left no more; it goes on at the start of the ss_next segment, whose
+ * sequence number is one higher. */
+struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t end,
+				      uint64_t seq, uint64_t nextseg)
+{
+	uint64_t seg = (end - 1) / g->blocks_per_segment;   /* the log's own */
+
+	if (end + 1 <= nlfs_seg_end(g, seg))
+		return (struct nlfs_chain_pos){ end, seq };
+	return (struct nlfs_chain_pos){ nlfs_seg_start(g, nextseg), seq + 1 };
+}

@@ -162,3 +162,38 @@ int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlf
 		return rc;
 	}
 }
+
+struct tail_walk {
+	struct nlfs_chain_tail *t;
+	uint64_t cursor_cno, prev_create;
+	bool at_cursor;
+};
+
+static int tail_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct tail_walk *w = arg;
+	struct nlfs_chain_tail *t = w->t;
+
+	(void)summary;
+	if (!w->at_cursor) {   /* the cursor's own log */
+		w->at_cursor = true;
+	} else {
+		if (!t->nlogs++) {
+			t->first = (struct nlfs_chain_pos){ log->start, log->seq };
+			t->first_cno = log->cno;
+			t->continues = log->cno > w->cursor_cno;
+		}
+		if (log->create < w->prev_create)
+			t->continues = false;
+	}
+	w->prev_create = log->create;
+	return 0;
+}
+
+int nlfs_fs_chain_tail(struct nlfs_fs *fs, struct nlfs_chain_tail *tail, struct nlfs_err *err)
+{
+	struct tail_walk w = { tail, nlfs_le64(fs->sb[fs->choice.used].s_last_cno), 0, false };
+
+	memset(tail, 0, sizeof(*tail));
+	return nlfs_fs_walk_chain(fs, tail_log, &w, err);
+}

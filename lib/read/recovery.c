@@ -94,10 +94,12 @@ next_segment:
 	if (!found)
 		return nlfs_err_set(err, NLFS_ENOSR, nlfs_le64(sb->s_last_pseg),
 				    "searching the super root");
-	if (rec.next_pseg + 1 > nlfs_seg_end(g, rec.sr_log / g->blocks_per_segment)) {
-		/* the writer continues in the super-root log's ss_next segment */
-		rec.next_pseg = nlfs_seg_start(g, sr_nextseg);
-		rec.next_seq = rec.sr_seq + 1;
+	{
+		/* the writer goes on where the chain does */
+		struct nlfs_chain_pos next = nlfs_chain_next(g, rec.next_pseg, rec.sr_seq, sr_nextseg);
+
+		rec.next_pseg = next.pos;
+		rec.next_seq = next.seq;
 	}
 	rec.from_other_sb = fs->rec.from_other_sb;
 	fs->rec = rec;

@@ -273,6 +273,20 @@ int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, stru
 	uint64_t off[2] = { NLFS_SB_OFFSET_BYTES, nlfs_sb2_offset(fs->geo.devsize) };
 	int rc = 0;
 
+	/* the logs given up are ended first: else, after a later crash, the
+	 * kernel's search goes on from the new cursor into them again */
+	if (rb->discarded) {
+		struct nlfs_log log;
+		unsigned n;
+
+		rc = nlfs_log_read(fs, rb->log, &log, NULL, err);
+		if (!rc)
+			rc = nlfs_log_end_chain(io, &fs->geo, rb->log + log.nblocks, rb->seq,
+						log.next / fs->geo.blocks_per_segment, &n, err);
+		if (rc)
+			return rc;
+	}
+
 	/* The secondary first, then the primary.  Between the two, the copy
 	 * still old names the newer checkpoint, so the kernel picks it, fails
 	 * to find its super root (-EINVAL) and falls back to the new copy:

@@ -841,6 +841,16 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	return 0;
 }
 
+/* Where the kernel's chain goes on after this construction, no stale log
+ * of an earlier, crashed writer may go on with it (log_invalidate.c). */
+static int end_chain(struct nlfs_writer *w, struct nlfs_err *err)
+{
+	struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
+	unsigned n;
+
+	return nlfs_log_end_chain(w->io, &w->geo, at.pos, at.seq, at.nextseg, &n, err);
+}
+
 int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 {
 	bool stable = false;
@@ -888,5 +898,6 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 	if (rc)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: writing the logs",
 				    nlfs_io_name(w->io));
-	return write_superblocks(w, err);
+	rc = end_chain(w, err);
+	return rc ? rc : write_superblocks(w, err);
 }

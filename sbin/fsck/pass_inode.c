@@ -666,6 +666,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, 0); ino != UINT64_MAX && !fsck_cancelled(c);
 	     ino = fsck_bitmap_next(&cp.alloc, ino + 1)) {
 		struct nlfs_file f;
+		char orphan[128];
+		uint64_t held = UINT64_MAX;
 		uint16_t links;
 		char name[PATH_MAX_NAME];
 
@@ -724,9 +726,15 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		    nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) {
 			fsck_problem(c, PR_INO_ORPHAN,
 				     "checkpoint %" PRIu64 ": inode %" PRIu64
-				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes)",
+				     " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes): "
+				     "unlinked while open at a crash, its blocks are never freed",
 				     cno, ino, nlfs_le16(f.inode.i_mode), nlfs_le64(f.inode.i_size));
-			fix_note_detached(c, cno, ino);
+			/* released, as the last close would have done: its
+			 * name was gone before the crash */
+			snprintf(orphan, sizeof(orphan), "checkpoint %" PRIu64 ": inode %" PRIu64
+				 " (orphan, %" PRIu64 " bytes)", cno, ino, nlfs_le64(f.inode.i_size));
+			fix_note_clear(c, cno, ino, orphan);
+			held = cp.nblocks;
 		} else if (links == 0) {
 			if (cno == c->latest_cno)
 				c->nopen_unlinked++;
@@ -740,6 +748,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			fix_note_detached(c, cno, ino);
 		}
 		check_inode(c, &cp, &f, NULL);
+		if (held != UINT64_MAX)   /* what the clearing takes out of the count */
+			fix_note_clear_blocks(c, cno, ino, cp.nblocks - held);
 	}
 	/* the repair's clearing counts each empty record out itself */
 	if (!c->maps_incomplete && !fsck_cancelled(c))

@@ -583,10 +583,15 @@ void pass_recovery(struct fsck *c)
 	if (!r.nafter)
 		return;
 	if (valid) {
+		struct nlfs_chain_tail t;
+		bool stale = !nlfs_fs_chain_tail(c->fs, &t, &err) && t.nlogs && !t.continues;
+
 		fsck_problem(c, PR_SB_NEWER_LOGS,
 			     "%" PRIu64 " valid log(s) follow the super root at block %" PRIu64
-			     ", but the volume is marked clean: the kernel ignores and overwrites them",
-			     r.nafter, rec->sr_block);
+			     ", but the volume is marked clean: the kernel ignores and overwrites them%s",
+			     r.nafter, rec->sr_block,
+			     stale ? " (stale: they do not continue the cursor's checkpoint; "
+				     "a crash could let the kernel take them up)" : "");
 		return;
 	}
 	if (r.replay_logs)

@@ -62,7 +62,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "both copies rewritten from the one the kernel uses") \
 	X(PR_SB_NEWER_LOGS, SEV_WARNING, 1, FIX_YES, \
 	  "valid logs follow the cursor of a cleanly unmounted volume", \
-	  "the cursor moved to the newest super root, keeping the newer logs") \
+	  "the cursor moved to the newest super root when the logs continue its history; stale ones (left by a writer cut before its superblocks, where a later one went on from the cursor) ended by zeroing the first one's summary block") \
 	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
 	  "s_free_blocks_count differs from the clean segments", \
 	  "") \
@@ -268,12 +268,12 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's size disagrees with its blocks", \
 	  "a file's size set to cover its blocks, a symbolic link's to its target (none: cleared), a directory rewritten") \
-	X(PR_INO_ORPHAN, SEV_ERROR, 6, FIX_YES, \
-	  "an inode with no links is still allocated", \
-	  "linked into /lost+found as #INO") \
+	X(PR_INO_ORPHAN, SEV_WARNING, 6, FIX_YES, \
+	  "an inode with no links is still allocated: a file unlinked while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
 	X(PR_INO_UNATTACHED, SEV_ERROR, 6, FIX_YES, \
 	  "an inode in use is not reachable from the root", \
-	  "linked into /lost+found as #INO") \
+	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)") \
 	X(PR_INO_LINKS, SEV_ERROR, 6, FIX_YES, \
 	  "an inode's link count is wrong", \
 	  "set to the entries that name it") \

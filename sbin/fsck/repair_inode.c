@@ -17,7 +17,7 @@
 
 int repair_clear_inodes(struct repair *r)
 {
-	const struct fsck *c = r->c;
+	struct fsck *c = r->c;
 	bool preen = c->o.mode == MODE_PREEN;
 
 	for (size_t i = 0; i < c->fix.nclears; i++) {
@@ -29,6 +29,9 @@ int repair_clear_inodes(struct repair *r)
 		rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
 		if (rc)
 			return repair_lib_failed(r, rc, "clearing an inode");
+		/* the counts set after the repairs are the check's, which held it */
+		if (c->fix.cp_nblocks >= cf->nblocks)
+			c->fix.cp_nblocks -= cf->nblocks;
 		if (cf->empty)
 			repair_done(r, 1, "%s: a free inode's record, its bit cleared in the ifile bitmap",
 				    cf->what);

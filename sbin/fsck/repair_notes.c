@@ -84,7 +84,7 @@ void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, c
 
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
 {
-	struct fsck_clear_fix f = { ino, strdup(what), false };
+	struct fsck_clear_fix f = { ino, strdup(what), false, 0 };
 
 	if (!latest(c, cno))
 		return;
@@ -95,6 +95,14 @@ void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what
 	NOTE(c, clears, nclears, capclears, f);
 	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
 		free(f.what);
+}
+
+/* the blocks the check counted for inode INO, noted to be cleared: the
+ * repair takes them out of the checkpoint's count when it clears it */
+void fix_note_clear_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblocks)
+{
+	if (latest(c, cno) && c->fix.nclears && c->fix.clears[c->fix.nclears - 1].ino == ino)
+		c->fix.clears[c->fix.nclears - 1].nblocks = nblocks;
 }
 
 /* an empty record whose bit is set: clearing it loses nothing (so -p may) */

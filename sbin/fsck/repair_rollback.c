@@ -67,6 +67,33 @@ int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed)
 	return rc;
 }
 
+/* Valid logs past the cursor of a clean volume that do not continue its
+ * history (an earlier writer's, cut before its superblocks, where a later
+ * writer went on from the cursor) are ended, never taken up: they were
+ * built on a state since replaced, and on blocks since overwritten. */
+static int stale_tail(struct fsck *c, struct nlfs_fs *fs, bool *changed, struct nlfs_err *err)
+{
+	struct nlfs_chain_tail t;
+	int rc = nlfs_fs_chain_tail(fs, &t, err);
+
+	if (rc)
+		return failed(c, err, "following the logs past the cursor");
+	if (!t.nlogs || t.continues)
+		return 0;
+	rc = nlfs_log_invalidate_at(nlfs_fs_io(fs), nlfs_fs_geometry(fs)->blocksize, t.first,
+				    changed, err);
+	if (rc)
+		return failed(c, err, "ending the log chain at the cursor");
+	if (*changed)
+		fsck_info(c, "repair: logs: %llu stale log(s) from block %llu on (checkpoint %llu) "
+			  "do not continue the cursor's checkpoint %llu: their first block zeroed, "
+			  "so that no crash lets the kernel take them up",
+			  (unsigned long long)t.nlogs, (unsigned long long)t.first.pos,
+			  (unsigned long long)t.first_cno,
+			  (unsigned long long)nlfs_le64(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_last_cno));
+	return 0;
+}
+
 int repair_cursor(struct fsck *c, struct nlfs_io *io, bool *changed)
 {
 	const struct nlfs_super_block *sb;
@@ -86,6 +113,13 @@ int repair_cursor(struct fsck *c, struct nlfs_io *io, bool *changed)
 	sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
 	cno = nlfs_le64(sb->s_last_cno);
 	log = nlfs_le64(sb->s_last_pseg);
+	if (!c->pr_count[PR_SB_CURSOR]) {
+		rc = stale_tail(c, fs, changed, &err);
+		if (rc || *changed) {
+			nlfs_fs_release(fs);
+			return rc;
+		}
+	}
 	rc = nlfs_rollback_find(fs, &rb, &err);
 	if (rc == -NLFS_ENOSR) {
 		rc = 0;   /* no super root holds up: the check's findings stand */

@@ -167,6 +167,29 @@ START_TEST(mode_types_match_kernel)
 }
 END_TEST
 
+/* where the kernel's search reads after a log (recovery.c's
+ * nilfs_search_super_root): on in the segment while two blocks are left */
+START_TEST(chain_goes_on_as_the_kernel_reads)
+{
+	const struct nlfs_geometry g = { .blocksize = 4096, .blocks_per_segment = 64,
+					 .nsegments = 16, .first_data_block = 1 };
+	struct nlfs_chain_pos p;
+
+	p = nlfs_chain_next(&g, 10, 5, 7);     /* segment 0, from block 1 */
+	ck_assert_uint_eq(p.pos, 10);
+	ck_assert_uint_eq(p.seq, 5);
+	p = nlfs_chain_next(&g, 64 + 62, 5, 7);   /* two blocks left in segment 1 */
+	ck_assert_uint_eq(p.pos, 64 + 62);
+	ck_assert_uint_eq(p.seq, 5);
+	p = nlfs_chain_next(&g, 64 + 63, 5, 7);   /* one left: the next segment */
+	ck_assert_uint_eq(p.pos, 7 * 64);
+	ck_assert_uint_eq(p.seq, 6);
+	p = nlfs_chain_next(&g, 128, 5, 0);       /* the log filled segment 1 */
+	ck_assert_uint_eq(p.pos, 1);              /* segment 0 starts after the superblock */
+	ck_assert_uint_eq(p.seq, 6);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("format");
@@ -177,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, summary_records_match_kernel);
 	tcase_add_test(tc, constants_match_kernel);
 	tcase_add_test(tc, mode_types_match_kernel);
+	tcase_add_test(tc, chain_goes_on_as_the_kernel_reads);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -633,10 +633,18 @@ START_TEST(test_crash_rollback)
 			st = state_of(after, 1024);
 			ck_assert_msg(st == 0 || st == 1, "crash at write %llu (mode %d): checkpoint %llu",
 				      (unsigned long long)k, mode, (unsigned long long)st);
-			if (k == 1 && mode == 2)   /* only the secondary written */
+			/* write 0 ends the chain at the discarded log */
+			if (k == 2 && mode == 2)   /* only the secondary written */
 				ck_assert_uint_eq(st, 1);
-			if (finished)
+			if (finished) {
+				struct nlfs_chain_tail t;
+
 				ck_assert_uint_eq(st, 1);
+				ck_assert_int_eq(nlfs_fs_open(after, &fs, &err), 0);
+				ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+				ck_assert_uint_eq(t.nlogs, 0);   /* no search leads back */
+				nlfs_fs_release(fs);
+			}
 			seen[st == 1]++;
 			nlfs_io_close(after);
 		}
@@ -1136,6 +1144,89 @@ START_TEST(test_crash_gc)
 }
 END_TEST
 
+/* Stale logs past the cursor: the offline cleaner loses power after its
+ * logs, before its superblocks; a checkpoint is then written at the
+ * cursor.  Its writer ends the chain where it stops, so that the kernel's
+ * search (after a later crash) cannot go on into the cleaner's logs, built
+ * on blocks the checkpoint has overwritten.  With those stale summaries put
+ * back (what an older writer left), the chain tail shows them as not
+ * continuing the cursor's checkpoint, and ending them gives the volume
+ * back as the second writer left it. */
+START_TEST(test_stale_tail)
+{
+	uint64_t size = 8ull << 20;
+	struct nlfs_io *base = garbage_volume(size), *cut = NULL, *io;
+	struct nlfs_gc_params p = { .policy = NLFS_GC_TIMESTAMP, .now = 1700000300,
+				    .nsegments_per_clean = 3, .max_passes = 1 };
+	uint64_t latest = verify(base, 1024, NULL), nblocks = size / 1024, restored = 0;
+	struct nlfs_chain_tail t;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint8_t a[1024], b[1024];
+	bool finished = false, invalidated;
+
+	p.target_clean = clean_segments(base) + 3;
+	/* the last crash point (a write completed, then power lost) that still
+	 * shows the old checkpoint: every log written, no superblock */
+	for (uint64_t k = 0; !finished; k++) {
+		struct nlfs_io *lower = snapshot(base, size), *fio = fault_at(lower, k, 1, 0);
+		struct nlfs_gc_stats st;
+
+		finished = nlfs_gc_offline(fio, &p, &st, &err) == 0;
+		nlfs_io_fault_crash(fio);
+		io = snapshot(lower, size);
+		nlfs_io_close(fio);
+		if (!finished && verify(io, 1024, NULL) == latest) {
+			if (cut)
+				nlfs_io_close(cut);
+			cut = io;
+		} else {
+			nlfs_io_close(io);
+		}
+	}
+	ck_assert_ptr_nonnull(cut);
+	ck_assert_int_eq(nlfs_fs_open(cut, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+	ck_assert_uint_gt(t.nlogs, 0);   /* the cleaner's logs, past the cursor */
+	ck_assert(t.continues);
+	nlfs_fs_release(fs);
+
+	io = snapshot(cut, size);
+	ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	ck_assert_uint_eq(verify(io, 1024, NULL), latest + 1);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+	ck_assert_uint_eq(t.nlogs, 0);
+	nlfs_fs_release(fs);
+
+	/* the summaries the writer zeroed, put back */
+	for (uint64_t blk = 0; blk < nblocks; blk++) {
+		ck_assert_int_eq(nlfs_io_read(cut, a, sizeof(a), blk * 1024), 0);
+		ck_assert_int_eq(nlfs_io_read(io, b, sizeof(b), blk * 1024), 0);
+		if (nlfs_le32(((const struct nlfs_segment_summary *)(const void *)a)->ss_magic) !=
+		    NLFS_SEGSUM_MAGIC ||
+		    b[0] || memcmp(b, b + 1, sizeof(b) - 1))
+			continue;
+		ck_assert_int_eq(nlfs_io_write(io, a, sizeof(a), blk * 1024), 0);
+		restored++;
+	}
+	ck_assert_uint_gt(restored, 0);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+	ck_assert_uint_gt(t.nlogs, 0);
+	ck_assert(!t.continues);
+	ck_assert_int_eq(nlfs_log_invalidate_at(io, 1024, t.first, &invalidated, &err), 0);
+	ck_assert(invalidated);
+	ck_assert_int_eq(nlfs_fs_chain_tail(fs, &t, &err), 0);
+	ck_assert_uint_eq(t.nlogs, 0);
+	nlfs_fs_release(fs);
+	ck_assert_uint_eq(verify(io, 1024, NULL), latest + 1);
+	nlfs_io_close(io);
+	nlfs_io_close(cut);
+	nlfs_io_close(base);
+}
+END_TEST
+
 Suite *writer_suite(void);
 Suite *writer_suite(void)
 {
@@ -1150,6 +1241,7 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_recount_blocks);
 	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
 	tcase_add_test(tc, test_crash_gc);
+	tcase_add_test(tc, test_stale_tail);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
 	tcase_add_test(tc, test_crash_rollback);
