@@ -23,15 +23,8 @@ fuse=$top/nilfs-fuse
 dump=$top/dump.nilfs2
 mkcp=$top/mkcp
 
-if [ ! -x "$fuse" ]; then
-	echo "SKIP: $0: nilfs-fuse not built (configure found no libfuse3: install libfuse3-dev)"
-	exit 77
-fi
-if [ ! -c /dev/fuse ] || ! [ -r /dev/fuse ] || ! [ -w /dev/fuse ]; then
-	echo "SKIP: $0: no usable /dev/fuse here"
-	exit 77
-fi
-command -v fusermount3 >/dev/null || { echo "SKIP: $0: no fusermount3 (install fuse3)"; exit 77; }
+. "$here/../image/fuse.sh"
+fuse_require
 "$guest" require || exit
 mkfs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v mkfs.nilfs2)
 [ -n "$mkfs" ] || { echo "SKIP: $0: host mkfs.nilfs2 not found (install nilfs-tools)"; exit 77; }
@@ -208,19 +201,13 @@ dirblk=$("$dump" -c "$c3" "$img" bmap /d | awk '$1 == "data" { print $NF; exit }
 for b in $node $dirblk; do
 	dd if=/dev/urandom of="$tmp/bad.img" bs="$bs" seek="$b" count=1 conv=notrunc 2>/dev/null
 done
-"$fuse" -f "$tmp/bad.img" "$mnt" 2>"$tmp/fuse-err" &
-fpid=$!
-i=0
-while ! mountpoint -q "$mnt" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-mountpoint -q "$mnt" || fail "nilfs-fuse on the damaged copy did not mount"
+fuse_mount "$tmp/bad.img" || fail "nilfs-fuse refused the damaged copy: $(cat "$tmp/fuse-err")"
 cat "$mnt/@$c3/big2" >/dev/null 2>"$tmp/cat" && fail "reading big2 through a damaged node succeeded"
 grep -q "Input/output error" "$tmp/cat" || { cat "$tmp/cat"; fail "big2: not EIO"; }
 ls "$mnt/@$c3/d" >/dev/null 2>"$tmp/ls" && fail "listing a damaged directory succeeded"
 grep -q "Input/output error" "$tmp/ls" || { cat "$tmp/ls"; fail "d/: not EIO"; }
 cmp -s "$mnt/@$c3/a/f1" "$mnt/@$c1/a/f1" || fail "an undamaged file unreadable after the errors"
-kill -0 $fpid 2>/dev/null || fail "nilfs-fuse died"
-fusermount3 -u "$mnt" || fail "fusermount3 -u of the damaged copy"
-wait $fpid || fail "nilfs-fuse exited $? on the damaged copy"
+fuse_umount "the damaged copy"
 grep -q "big2\|inode\|block" "$tmp/fuse-err" || { cat "$tmp/fuse-err"; fail "no message on standard error"; }
 echo "ok: damaged blocks read as EIO with a message: $(head -n 1 "$tmp/fuse-err")"
 
