@@ -17,12 +17,7 @@ fuse_require
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fuse-damage.XXXXXX") || exit 1
 mnt=$tmp/mnt
 fpid=
-cleanup() {
-	fusermount3 -u "$mnt" 2>/dev/null
-	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap fuse_cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$mnt" "$tmp/src/a/b" "$tmp/src/c"
 i=0
@@ -41,7 +36,7 @@ snap=$(ls "$mnt/snapshots")
 [ -n "$snap" ] || fail "no snapshot listed"
 diff -r --no-dereference "$tmp/src" "$mnt/snapshots/$snap/" || fail "snapshots/$snap differs from the source tree"
 [ "$(stat -c %i "$mnt/latest/a/f1")" = "$(stat -c %i "$mnt/latest/c/hard")" ] || fail "hard links differ in st_ino"
-ufuse_mount undamaged
+fuse_umount undamaged
 echo "ok: the latest tree and snapshot $snap are the source tree"
 
 bs=1024
@@ -70,7 +65,7 @@ while [ $seed -le "$SEEDS" ]; do
 		exit 0' walk "$mnt/" "$tmp/walk-err"
 	[ $? -eq 0 ] || fail "seed $seed: the walk hung or failed"
 	grep -q "Input/output error" "$tmp/walk-err" && eio=$((eio + 1))
-	ufuse_mount "seed $seed"
+	fuse_umount "seed $seed"
 	seed=$((seed + 1))
 done
 echo "ok: $SEEDS damaged copies: $refused refused with a message, $eio read with EIO somewhere, none crashed or hung"

@@ -32,11 +32,7 @@ mkfs=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v mkfs.nilfs2)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fuse.XXXXXX") || exit 1
 mnt=$tmp/mnt
 mkdir "$mnt"
-cleanup() {
-	fusermount3 -u "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap fuse_cleanup EXIT
 
 fail() {
 	echo "FAIL: $*"
