@@ -106,13 +106,19 @@ struct fsck {
 extern volatile sig_atomic_t fsck_cancel_requested;
 extern volatile sig_atomic_t fsck_progress_toggle;   /* SIGUSR1: 1 on, SIGUSR2: 2 off */
 
-/* problem.c: report one problem (printf-style object and description) */
-void fsck_problem(struct fsck *c, enum fsck_pr code, const char *fmt, ...)
+/* problem.c: report one problem by its message (problem.h), the arguments
+ * its template asks for checked by the compiler:
+ *   fsck_problem(c, MSG_SB_CRC, copy, offset, stored, computed); */
+#define fsck_problem(c, msg, ...) fsck_problem_fmt((c), (msg), fsck_fmt_##msg, ##__VA_ARGS__)
+void fsck_problem_fmt(struct fsck *c, enum fsck_msg id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* a library failure: NLFS_ECORRUPT and friends are problems of CODE, an
- * errno value is an operational error (the check cannot be trusted) */
-void fsck_lib_problem(struct fsck *c, enum fsck_pr code, const struct nlfs_err *err,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* a library failure, its context appended to the message: NLFS_ECORRUPT
+ * and friends are problems of the message's code, an errno value is an
+ * operational error (PR_IO: the check cannot be trusted) */
+#define fsck_lib_problem(c, msg, err, ...) \
+	fsck_lib_problem_fmt((c), (msg), (err), fsck_fmt_##msg, ##__VA_ARGS__)
+void fsck_lib_problem_fmt(struct fsck *c, enum fsck_msg id, const struct nlfs_err *err,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 bool fsck_is_format_error(int rc);
 
 /* report.c */
@@ -141,7 +147,7 @@ void pass_dat_leaks(struct fsck *c);
 int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
-int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_inode.c */
+int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_checkpoint.c */
 
 /* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
@@ -151,7 +157,9 @@ bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
  * key) is reported and cut down to what the device could hold */
 uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data);
 
-/* pass_inode.c: shared by the metadata files, pass_cpfile and pass_dir */
+/* check_map.c: a file's block map, shared by the passes that walk files
+ * (the DAT in pass_dat, the cpfile and sufile in pass_cpfile, every file
+ * of a checkpoint in pass_inode) */
 struct fsck_file_check {
 	uint64_t cno;            /* checkpoint whose DAT periods must cover the blocks */
 	const char *what;        /* "inode 12 (/a/b)" etc., for messages */
@@ -163,7 +171,8 @@ struct fsck_file_check {
 };
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
 
-/* pass_inode.c: the inodes of one checkpoint, shared with pass_dir.c */
+/* the inodes of one checkpoint: pass_checkpoint.c walks them, with
+ * pass_dir.c's tree walk and pass_inode.c's checks of one inode */
 struct fsck_cp {
 	uint64_t cno;
 	struct nlfs_file ifile;
@@ -187,7 +196,8 @@ struct fsck_cp {
 	uint64_t nchecked;
 	uint64_t ninuse;
 };
-/* inode INO of the checkpoint (0, or -1 after reporting why it cannot be read) */
+/* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
+ * it cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
 /* check one inode's type, map and size; PATH may be NULL; false if its map
  * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */

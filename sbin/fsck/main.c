@@ -2,15 +2,16 @@
 /*
  * main.c - fsck.nilfs2: check a NILFS2 volume without changing it.
  *
- * Options and exit status follow fsck(8) and e2fsck.  The passes:
+ * Options and exit status follow fsck(8) and e2fsck.  The passes, run from
+ * the table check_steps[] below:
  *   1 superblocks (pass_sb.c)
  *   2 segment usage, the DAT's own map and bitmaps (pass_sufile.c, pass_dat.c)
  *   3 every log of every segment in use (pass_log.c)
  *   4 every DAT entry (pass_dat.c)
  *   5 the cpfile and the sufile's map (pass_cpfile.c)
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
- *     link counts (pass_inode.c, pass_dir.c); after the latest, unused
- *     live DAT entries (pass_dat.c)
+ *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c);
+ *     after the latest, unused live DAT entries (pass_dat.c)
  * With -y or -p, errors a repair exists for are repaired after the check
  * (repair.h says how), and the volume is checked again: the exit status
  * and the report are those of the second check.
@@ -172,8 +173,7 @@ static int allocate_maps(struct fsck *c)
 
 	if (fsck_bitmap_init(&c->datphys, nblocks) ||
 	    fsck_bitmap_init(&c->datblk, nblocks) || fsck_bitmap_init(&c->unverified, nblocks)) {
-		fsck_problem(c, PR_IO, "out of memory for the block maps of %llu blocks",
-			     (unsigned long long)nblocks);
+		fsck_problem(c, MSG_OOM_BLOCK_MAPS, (unsigned long long)nblocks);
 		return -ENOMEM;
 	}
 	return 0;
@@ -192,41 +192,6 @@ static void free_all(struct fsck *c)
 	if (c->fs)
 		nlfs_fs_close(c->fs);
 	fsck_report_free(c);
-}
-
-static void run_checks(struct fsck *c)
-{
-	uint64_t *cnos = NULL, ncnos = 0;
-
-	if (allocate_maps(c) || pass_sufile(c) || fsck_cancelled(c))
-		return;
-	if (pass_dat_map(c) || fsck_cancelled(c))
-		return;
-	fsck_pass_begin(c, 3, "checking logs");
-	pass_logs(c);
-	pass_recovery(c);
-	if (fsck_cancelled(c))
-		return;
-	fsck_pass_begin(c, 4, "checking DAT entries");
-	pass_dat_entries(c);
-	if (fsck_cancelled(c))
-		return;
-	/* the latest checkpoint's map: its files, plus the cpfile and sufile */
-	fsck_vbitmap_clear_all(&c->vref);
-	if (pass_cpfile(c, &cnos, &ncnos))
-		return;
-	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
-		if (i > 0) {
-			fsck_vbitmap_clear_all(&c->vref);
-			c->maps_incomplete = false;
-		}
-		pass_checkpoint(c, cnos[i]);
-		if (i == 0 && !fsck_cancelled(c))
-			pass_dat_leaks(c);
-	}
-	free(cnos);
-	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
-		fsck_problem(c, PR_IO, "out of memory for the sets of virtual blocks: the check is incomplete");
 }
 
 /* Forget what a check found, to check again after a repair. */
@@ -248,36 +213,167 @@ static void reset_results(struct fsck *c)
 		c->op_error = true;
 }
 
+/* What the steps of a check hand on that struct fsck does not hold. */
+struct check_run {
+	struct nlfs_io *io;            /* the device, until the volume owns it */
+	struct fsck_readahead *ra;
+	bool maps_ready;               /* the block bitmaps are allocated */
+	bool cps_ready;                /* pass 5 chose the checkpoints */
+	uint64_t *cnos, ncnos;         /* ... these, for pass 6 */
+	int exit;                      /* 0, or an operational failure's exit status */
+};
+
+static int step_superblocks(struct fsck *c, struct check_run *r)
+{
+	int rc = pass_sb(c, r->io);
+
+	if (!rc)
+		return 0;
+	if (rc > 0)
+		fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
+			FSCK_PROG, c->o.device);
+	r->exit = FSCK_EXIT_OPERATIONAL;
+	return -1;
+}
+
+/* the volume as the kernel mounts it: what every later pass reads */
+static int step_open(struct fsck *c, struct check_run *r)
+{
+	struct nlfs_err err;
+	int rc = nlfs_fs_open(r->io, &c->fs, &err);
+
+	if (rc) {
+		nlfs_io_close(r->io);
+		r->io = NULL;
+		fsck_lib_problem(c, MSG_FS_OPEN, &err);
+		c->aborted = true;
+		return -1;
+	}
+	r->io = NULL;   /* the volume's now */
+	c->g = nlfs_fs_geometry(c->fs);
+	c->sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
+	c->latest_cno = nlfs_fs_recovery(c->fs)->cno;
+	fsck_readahead_start(c->o.device, &r->ra);
+	return 0;
+}
+
+static int step_cursor(struct fsck *c)
+{
+	pass_sb_cursor(c);
+	return 0;
+}
+
+static int step_recovery(struct fsck *c)
+{
+	pass_recovery(c);
+	return 0;
+}
+
+/* the latest checkpoint's map: its files, plus the cpfile and sufile */
+static int step_cpfile(struct fsck *c, struct check_run *r)
+{
+	int rc;
+
+	fsck_vbitmap_clear_all(&c->vref);
+	rc = pass_cpfile(c, &r->cnos, &r->ncnos);
+	r->cps_ready = !rc;
+	return rc;
+}
+
+/* each checkpoint pass 5 chose (its header names it); after the latest,
+ * the live DAT entries no file of it uses */
+static int step_checkpoints(struct fsck *c, struct check_run *r)
+{
+	for (uint64_t i = 0; i < r->ncnos && !fsck_cancelled(c); i++) {
+		if (i > 0) {
+			fsck_vbitmap_clear_all(&c->vref);
+			c->maps_incomplete = false;
+		}
+		pass_checkpoint(c, r->cnos[i]);
+		if (i == 0 && !fsck_cancelled(c))
+			pass_dat_leaks(c);
+	}
+	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
+		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
+	return 0;
+}
+
+/* what a step needs */
+#define NEEDS_DEVICE      0x1   /* the device, read raw (run->io) */
+#define NEEDS_VOLUME      0x2   /* the volume opened as the kernel mounts it */
+#define NEEDS_MAPS        0x4   /* the block bitmaps of fsck.h, made on first need */
+#define NEEDS_CHECKPOINTS 0x8   /* the checkpoints pass 5 chose */
+/* when the check stops after a step */
+#define STOP_FAILED       0x1   /* the step returned nonzero */
+#define STOP_CANCELLED    0x2   /* the user asked (SIGINT, SIGTERM) */
+
+/* A pass is one or more steps: each runs a pass's function on struct
+ * fsck alone (RUN) or with what the steps hand on (RUN_WITH). */
+static const struct check_step {
+	int pass;
+	const char *title;     /* the pass's header; NULL: none (pass 6 prints one per checkpoint) */
+	int (*run)(struct fsck *c);
+	int (*run_with)(struct fsck *c, struct check_run *r);
+	unsigned needs, stops;
+} check_steps[] = {
+	{ 1, "checking superblocks", NULL, step_superblocks, NEEDS_DEVICE, STOP_FAILED },
+	{ 1, NULL, NULL, step_open, NEEDS_DEVICE, STOP_FAILED },
+	{ 1, NULL, step_cursor, NULL, NEEDS_VOLUME, 0 },
+	{ 2, "checking segment usage and the DAT's block map", pass_sufile, NULL,
+	  NEEDS_VOLUME | NEEDS_MAPS, STOP_FAILED | STOP_CANCELLED },
+	{ 2, NULL, pass_dat_map, NULL, NEEDS_VOLUME | NEEDS_MAPS, STOP_FAILED | STOP_CANCELLED },
+	/* what a log or a DAT entry holds is reported there: passes 3 and 4 go on */
+	{ 3, "checking logs", pass_logs, NULL, NEEDS_VOLUME | NEEDS_MAPS, 0 },
+	{ 3, NULL, step_recovery, NULL, NEEDS_VOLUME | NEEDS_MAPS, STOP_CANCELLED },
+	{ 4, "checking DAT entries", pass_dat_entries, NULL, NEEDS_VOLUME | NEEDS_MAPS,
+	  STOP_CANCELLED },
+	{ 5, "checking checkpoints", NULL, step_cpfile, NEEDS_VOLUME | NEEDS_MAPS, STOP_FAILED },
+	{ 6, NULL, NULL, step_checkpoints, NEEDS_VOLUME | NEEDS_MAPS | NEEDS_CHECKPOINTS, 0 },
+};
+
+/* false if what STEP needs is not there (a step before it failed) */
+static bool step_ready(struct fsck *c, struct check_run *r, const struct check_step *step)
+{
+	if ((step->needs & NEEDS_DEVICE && !r->io) || (step->needs & NEEDS_VOLUME && !c->fs) ||
+	    (step->needs & NEEDS_CHECKPOINTS && !r->cps_ready))
+		return false;
+	if (step->needs & NEEDS_MAPS && !r->maps_ready) {
+		if (allocate_maps(c))
+			return false;
+		r->maps_ready = true;
+	}
+	return true;
+}
+
+static void run_steps(struct fsck *c, struct check_run *r)
+{
+	for (size_t i = 0; i < sizeof(check_steps) / sizeof(check_steps[0]); i++) {
+		const struct check_step *step = &check_steps[i];
+		int rc;
+
+		if (!step_ready(c, r, step))
+			return;
+		if (step->title)
+			fsck_pass_begin(c, step->pass, step->title);
+		rc = step->run ? step->run(c) : step->run_with(c, r);
+		if ((rc && step->stops & STOP_FAILED) ||
+		    (step->stops & STOP_CANCELLED && fsck_cancelled(c)))
+			return;
+	}
+}
+
 /* Passes 1 to 6 on IO (owned from now on).  0 when the check ran (whatever
  * it found), else the exit status. */
 static int check_volume(struct fsck *c, struct nlfs_io *io)
 {
-	struct fsck_readahead *ra;
-	struct nlfs_err err;
-	int rc = pass_sb(c, io);
+	struct check_run r = { .io = io };
 
-	if (rc) {
-		if (rc > 0)
-			fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
-				FSCK_PROG, c->o.device);
-		nlfs_io_close(io);
-		return FSCK_EXIT_OPERATIONAL;
-	}
-	rc = nlfs_fs_open(io, &c->fs, &err);
-	if (rc) {
-		nlfs_io_close(io);
-		fsck_lib_problem(c, PR_FS_OPEN, &err, "cannot open the volume as the kernel mounts it");
-		c->aborted = true;
-		return 0;
-	}
-	c->g = nlfs_fs_geometry(c->fs);
-	c->sb = nlfs_fs_sb(c->fs, nlfs_fs_sb_choice(c->fs)->used);
-	c->latest_cno = nlfs_fs_recovery(c->fs)->cno;
-	fsck_readahead_start(c->o.device, &ra);
-	pass_sb_cursor(c);
-	run_checks(c);
-	fsck_readahead_stop(ra);
-	return 0;
+	run_steps(c, &r);
+	if (r.io)
+		nlfs_io_close(r.io);
+	fsck_readahead_stop(r.ra);
+	free(r.cnos);
+	return r.exit;
 }
 
 /* Did the check find errors a repair exists for, in this mode?  *ALL tells

@@ -51,19 +51,17 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 	if (!*valid)
 		return;
 	if (cno > c->latest_cno) {
-		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": valid, but the latest checkpoint is %" PRIu64,
-			     cno, c->latest_cno);
+		fsck_problem(c, MSG_CP_PAST_LATEST, cno, c->latest_cno);
 		*valid = *snap = false;
 		return;
 	}
 	if (nlfs_le64(cp->cp_cno) != cno)
-		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": its entry says cp_cno %" PRIu64, cno,
-			     nlfs_le64(cp->cp_cno));
+		fsck_problem(c, MSG_CP_CNO_FIELD, cno, nlfs_le64(cp->cp_cno));
 	if (fl & ~CP_KNOWN)
-		fsck_problem(c, PR_CP_ENTRY, "checkpoint %" PRIu64 ": unknown flags 0x%x", cno, fl);
+		fsck_problem(c, MSG_CP_FLAGS_UNKNOWN, cno, fl);
 	if ((nlfs_le16(in->i_mode) & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
-		fsck_problem(c, PR_CP_IFILE, "checkpoint %" PRIu64 ": ifile inode has mode 0%o and %u links",
-			     cno, nlfs_le16(in->i_mode), nlfs_le16(in->i_links_count));
+		fsck_problem(c, MSG_CP_IFILE_MODE, cno, nlfs_le16(in->i_mode),
+			     nlfs_le16(in->i_links_count));
 }
 
 static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header *h,
@@ -77,42 +75,31 @@ static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header 
 		struct nlfs_err err;
 
 		if (i >= snaps->n) {
-			fsck_problem(c, PR_CP_SNAPLIST,
-				     "snapshot list: links to checkpoint %" PRIu64 " after %" PRIu64
-				     ", but there are no more snapshots", cno, prev);
+			fsck_problem(c, MSG_SNAPLIST_TOO_LONG, cno, prev);
 			return;
 		}
 		if (snaps->v[i] != cno) {
 			if (prev)
-				fsck_problem(c, PR_CP_SNAPLIST,
-					     "snapshot list: links to checkpoint %" PRIu64 " after %" PRIu64
-					     ", but the next snapshot is %" PRIu64, cno, prev, snaps->v[i]);
+				fsck_problem(c, MSG_SNAPLIST_WRONG_NEXT, cno, prev, snaps->v[i]);
 			else
-				fsck_problem(c, PR_CP_SNAPLIST,
-					     "snapshot list: the header links to checkpoint %" PRIu64
-					     ", but the first snapshot is %" PRIu64, cno, snaps->v[i]);
+				fsck_problem(c, MSG_SNAPLIST_WRONG_FIRST, cno, snaps->v[i]);
 			return;
 		}
 		if (nlfs_cpfile_get(c->fs, cno, &cp, &err)) {
-			fsck_lib_problem(c, PR_CP_SNAPLIST, &err, "snapshot list");
+			fsck_lib_problem(c, MSG_SNAPLIST_READ, &err);
 			return;
 		}
 		if (nlfs_le64(cp.cp_snapshot_prev) != prev)
-			fsck_problem(c, PR_CP_SNAPLIST,
-				     "snapshot list: checkpoint %" PRIu64 " links back to %" PRIu64 ", not %" PRIu64,
-				     cno, nlfs_le64(cp.cp_snapshot_prev), prev);
+			fsck_problem(c, MSG_SNAPLIST_WRONG_PREV, cno,
+				     nlfs_le64(cp.cp_snapshot_prev), prev);
 		prev = cno;
 		cno = nlfs_le64(cp.cp_snapshot_next);
 		i++;
 	}
 	if (i < snaps->n)
-		fsck_problem(c, PR_CP_SNAPLIST,
-			     "snapshot list: ends after %" PRIu64 " snapshot(s); snapshot %" PRIu64 " is not in it",
-			     (uint64_t)i, snaps->v[i]);
+		fsck_problem(c, MSG_SNAPLIST_TOO_SHORT, (uint64_t)i, snaps->v[i]);
 	if (h->ch_snapshot_prev != prev)
-		fsck_problem(c, PR_CP_SNAPLIST,
-			     "snapshot list: the header's last snapshot is %" PRIu64 ", the list ends at %" PRIu64,
-			     h->ch_snapshot_prev, prev);
+		fsck_problem(c, MSG_SNAPLIST_WRONG_LAST, h->ch_snapshot_prev, prev);
 }
 
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
@@ -129,7 +116,6 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 	bool latest_ok = false;
 	int rc;
 
-	fsck_pass_begin(c, 5, "checking checkpoints");
 	*cnos = NULL;
 	*ncnos = 0;
 	if (!buf)
@@ -142,12 +128,12 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 	check_file_map(c, &cpf, &fc);
 	rc = nlfs_cpfile_header(c->fs, &h, &err);
 	if (rc) {
-		fsck_lib_problem(c, PR_CP_NCHECKPOINTS, &err, "cpfile header");
+		fsck_lib_problem(c, MSG_CPFILE_HEADER_READ, &err);
 		goto out;
 	}
 	rc = nlfs_bmap_iterate(c->fs, &cpf, collect_keys, &keys, &err);
 	if (rc) {
-		fsck_lib_problem(c, PR_BMAP_STRUCT, &err, "cpfile: block map");
+		fsck_lib_problem(c, MSG_CPFILE_MAP, &err);
 		goto out;
 	}
 	for (size_t k = 0; k < keys.n && !fsck_cancelled(c); k++) {
@@ -157,7 +143,7 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 
 		fsck_progress(c, 5, k, keys.n);
 		if (nlfs_file_read_block(c->fs, &cpf, b, buf, &hole, &err)) {
-			fsck_lib_problem(c, PR_CP_ENTRY, &err, "cpfile block %" PRIu64, b);
+			fsck_lib_problem(c, MSG_CPFILE_BLOCK_READ, &err, b);
 			continue;
 		}
 		memcpy(&first_cp, buf, sizeof(first_cp));
@@ -175,7 +161,7 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 				continue;
 			nvalid++;
 			if (push(&valid, cno) || (s && push(&snaps, cno))) {
-				fsck_problem(c, PR_IO, "cpfile: out of memory");
+				fsck_problem(c, MSG_OOM_CPFILE);
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -184,21 +170,16 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 		}
 		/* block 0's first slot is the header, so it keeps no count */
 		if (b > 0 && nlfs_le32(first_cp.cp_checkpoints_count) != nvalid)
-			fsck_problem(c, PR_CP_BLKCOUNT,
-				     "cpfile block %" PRIu64 " (checkpoints %" PRIu64 "..%" PRIu64
-				     "): count %u, but %" PRIu64 " are valid",
-				     b, b * epb - first + 1, b * epb - first + epb,
+			fsck_problem(c, MSG_CP_BLOCK_COUNT, b, b * epb - first + 1,
+				     b * epb - first + epb,
 				     nlfs_le32(first_cp.cp_checkpoints_count), nvalid);
 	}
 	if (!latest_ok)
-		fsck_problem(c, PR_CP_LATEST, "checkpoint %" PRIu64 ": committed by the latest super root, but not valid in the cpfile",
-			     c->latest_cno);
+		fsck_problem(c, MSG_CP_LATEST_INVALID, c->latest_cno);
 	if (h.ch_ncheckpoints != valid.n)
-		fsck_problem(c, PR_CP_NCHECKPOINTS, "cpfile header: ch_ncheckpoints %" PRIu64 ", but %zu checkpoints are valid",
-			     h.ch_ncheckpoints, valid.n);
+		fsck_problem(c, MSG_CP_NCHECKPOINTS, h.ch_ncheckpoints, valid.n);
 	if (h.ch_nsnapshots != snaps.n)
-		fsck_problem(c, PR_CP_NSNAPSHOTS, "cpfile header: ch_nsnapshots %" PRIu64 ", but %zu checkpoints are snapshots",
-			     h.ch_nsnapshots, snaps.n);
+		fsck_problem(c, MSG_CP_NSNAPSHOTS, h.ch_nsnapshots, snaps.n);
 	check_snapshot_list(c, &h, &snaps);
 	c->ncheckpoints = valid.n;
 	c->nsnapshots = snaps.n;

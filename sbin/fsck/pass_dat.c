@@ -42,10 +42,8 @@ static void check_mdt_inodes(struct fsck *c)
 
 		/* the kernel refuses to load them otherwise */
 		if ((mode & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
-			fsck_problem(c, PR_MDT_INODE,
-				     "super root: %s inode (%u) has mode 0%o and %u links",
-				     mdt_names[ino - NLFS_DAT_INO], ino, mode,
-				     nlfs_le16(in->i_links_count));
+			fsck_problem(c, MSG_MDT_INODE_MODE, mdt_names[ino - NLFS_DAT_INO], ino,
+				     mode, nlfs_le16(in->i_links_count));
 	}
 }
 
@@ -60,10 +58,7 @@ uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, ui
 
 	if (ngroups <= limit)
 		return ngroups;
-	fsck_problem(c, PR_MDT_SIZE,
-		     "%s: its block map reaches file block %" PRIu64 " (%" PRIu64
-		     " groups); only the first %" PRIu64 " groups are checked",
-		     what, last_data - 1, ngroups, limit);
+	fsck_problem(c, MSG_PALLOC_TOO_FAR, what, last_data - 1, ngroups, limit);
 	return limit;
 }
 
@@ -87,9 +82,7 @@ static int dat_groups(struct fsck *c, const struct nlfs_file *dat, uint64_t **gr
 				   &nbeyond);
 	free(keys);
 	if (!rc && nbeyond)
-		fsck_problem(c, PR_MDT_SIZE,
-			     "DAT: %" PRIu64 " of its blocks lie past the last group of the 64-bit "
-			     "entry space", nbeyond);
+		fsck_problem(c, MSG_DAT_PAST_ENTRY_SPACE, nbeyond);
 	return rc;
 }
 
@@ -108,7 +101,7 @@ int pass_dat_map(struct fsck *c)
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
 	check_file_map(c, &dat, &fc);
 	if (!fc.map_ok && fc.last_data == 0) {
-		fsck_problem(c, PR_MDT_INODE, "DAT: its block map cannot be walked; virtual blocks are not checked");
+		fsck_problem(c, MSG_DAT_MAP_UNWALKABLE);
 		return -1;
 	}
 	pg.desc = malloc(bs);
@@ -122,7 +115,7 @@ int pass_dat_map(struct fsck *c)
 
 		fsck_progress(c, 2, i, ngroups);
 		if (nlfs_palloc_read_group(c->fs, &dat, dat_esz(c), grp, &pg, &err)) {
-			fsck_lib_problem(c, PR_DAT_DESC, &err, "DAT: group %" PRIu64, grp);
+			fsck_lib_problem(c, MSG_DAT_GROUP_READ, &err, grp);
 			continue;
 		}
 		for (uint64_t r = 0; r < epg; r++) {
@@ -133,13 +126,9 @@ int pass_dat_map(struct fsck *c)
 		}
 		c->nvalloc += used;
 		if (!pg.desc_hole && pg.nfrees != epg - used)
-			fsck_problem(c, PR_DAT_DESC,
-				     "DAT: group %" PRIu64 ": descriptor says %u free entries, its bitmap %" PRIu64,
-				     grp, pg.nfrees, epg - used);
+			fsck_problem(c, MSG_DAT_DESC_NFREES, grp, pg.nfrees, epg - used);
 		else if (pg.desc_hole && used)
-			fsck_problem(c, PR_DAT_DESC,
-				     "DAT: group %" PRIu64 ": %" PRIu64 " entries in use but its descriptor block is missing",
-				     grp, used);
+			fsck_problem(c, MSG_DAT_DESC_MISSING, grp, used);
 	}
 	if (c->valloc.oom)
 		rc = -ENOMEM;
@@ -148,7 +137,7 @@ out:
 	free(pg.desc);
 	free(pg.bitmap);
 	if (rc)
-		fsck_problem(c, PR_IO, "DAT: out of memory");
+		fsck_problem(c, MSG_OOM_DAT);
 	return rc;
 }
 
@@ -174,44 +163,34 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		snprintf(endstr, sizeof(endstr), "%" PRIu64, end);
 	if (v == 0) {
 		if (blk || start || end) {
-			fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not zero (block %" PRIu64 ")", blk);
+			fsck_problem(c, MSG_DAT_ENTRY0_NOT_ZERO, blk);
 			fix_note_vblock(c, 0);
 		}
 		return;
 	}
 	if (start == 0 || start > end || start > c->latest_cno ||
 	    (end != NLFS_CNO_MAX && end > c->latest_cno)) {
-		fsck_problem(c, PR_DAT_RANGE,
-			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 "): period [%" PRIu64
-			     ", %s) is impossible with checkpoints 1..%" PRIu64,
-			     v, blk, start, endstr, c->latest_cno);
+		fsck_problem(c, MSG_DAT_PERIOD_IMPOSSIBLE, v, blk, start, endstr, c->latest_cno);
 		fix_note_vblock(c, v);
 	}
 	if (blk == 0) {
-		fsck_problem(c, PR_DAT_NOADDR, "DAT: virtual block %" PRIu64 " is allocated but has no address",
-			     v);
+		fsck_problem(c, MSG_DAT_NO_ADDRESS, v);
 		fix_note_vblock(c, v);
 		return;
 	}
 	if (!fsck_phys_in_use(c, blk)) {
 		if (blk / c->g->blocks_per_segment < c->g->nsegments)
 			fix_note_seg_live(c, blk / c->g->blocks_per_segment);
-		fsck_problem(c, PR_DAT_OUTSIDE,
-			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
-			     ", which is not in a segment in use", v, blk);
+		fsck_problem(c, MSG_DAT_ADDRESS_OUTSIDE, v, blk);
 		fix_note_vblock(c, v);
 		return;
 	}
 	if (!fsck_vbit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
-		fsck_problem(c, PR_DAT_UNCLAIMED,
-			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
-			     ", which no segment summary claims for it", v, blk);
+		fsck_problem(c, MSG_DAT_ADDRESS_UNCLAIMED, v, blk);
 		fix_note_vblock(c, v);
 	}
 	if (fsck_bit_test_set(&c->datphys, blk)) {
-		fsck_problem(c, PR_DAT_SHARED,
-			     "DAT: virtual block %" PRIu64 " points to block %" PRIu64
-			     ", which another entry or a DAT block uses too", v, blk);
+		fsck_problem(c, MSG_DAT_ADDRESS_SHARED, v, blk);
 		fix_note_vblock(c, v);
 	}
 }
@@ -227,12 +206,12 @@ int pass_dat_entries(struct fsck *c)
 	uint8_t *buf = malloc(bs);
 
 	if (!buf) {
-		fsck_problem(c, PR_IO, "DAT: out of memory");
+		fsck_problem(c, MSG_OOM_DAT);
 		return -ENOMEM;
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
 	if (!fsck_vbit_test(&c->valloc, 0)) {
-		fsck_problem(c, PR_DAT_ENTRY0, "DAT: entry 0 is not marked in use in its bitmap");
+		fsck_problem(c, MSG_DAT_ENTRY0_FREE);
 		fix_note_vblock(c, 0);
 	}
 	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
@@ -246,16 +225,14 @@ int pass_dat_entries(struct fsck *c)
 			loaded = blkoff;
 			hole_told = false;
 			if (nlfs_file_read_block(c->fs, &dat, blkoff, buf, &hole, &err)) {
-				fsck_lib_problem(c, PR_DAT_HOLE, &err, "DAT: entry block %" PRIu64, blkoff);
+				fsck_lib_problem(c, MSG_DAT_ENTRY_BLOCK_READ, &err, blkoff);
 				hole = true;
 				hole_told = true;
 			}
 		}
 		if (hole) {
 			if (!hole_told)
-				fsck_problem(c, PR_DAT_HOLE,
-					     "DAT: entry block %" PRIu64 " is missing but holds allocated entries (first: virtual block %" PRIu64 ")",
-					     blkoff, v);
+				fsck_problem(c, MSG_DAT_ENTRY_BLOCK_MISSING, blkoff, v);
 			hole_told = true;
 			fix_note_vblock(c, v);
 			continue;
@@ -283,7 +260,7 @@ void pass_dat_leaks(struct fsck *c)
 	}
 	buf = malloc(bs);
 	if (!buf) {
-		fsck_problem(c, PR_IO, "DAT: out of memory");
+		fsck_problem(c, MSG_OOM_DAT);
 		return;
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
@@ -305,10 +282,8 @@ void pass_dat_leaks(struct fsck *c)
 		memcpy(&de, buf + byteoff, sizeof(de));
 		if (nlfs_le64(de.de_end) != NLFS_CNO_MAX)
 			continue;
-		fsck_problem(c, PR_DAT_LEAK,
-			     "DAT: virtual block %" PRIu64 " (block %" PRIu64 ", since checkpoint %" PRIu64
-			     ") is live, but no file of checkpoint %" PRIu64 " uses it",
-			     v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start), c->latest_cno);
+		fsck_problem(c, MSG_DAT_LEAK, v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start),
+			     c->latest_cno);
 		fix_note_leak(c, v);
 	}
 	free(buf);

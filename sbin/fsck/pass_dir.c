@@ -118,12 +118,12 @@ static void pop(struct walk *w)
 	cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
 	/* the rewrite puts in what is missing: count it as there */
 	if (!fr->dot) {
-		fsck_problem(w->c, PR_DIR_DOT, "%s: directory has no '.' entry first", what);
+		fsck_problem(w->c, MSG_DIR_NO_DOT, what);
 		count_ref(w->cp, fr->ino);
 		fr->rebuild = true;
 	}
 	if (!fr->dotdot) {
-		fsck_problem(w->c, PR_DIR_DOTDOT, "%s: directory has no '..' entry second", what);
+		fsck_problem(w->c, MSG_DIR_NO_DOTDOT, what);
 		count_ref(w->cp, fr->parent);
 		fr->rebuild = true;
 	}
@@ -160,7 +160,7 @@ static void check_type(struct walk *w, const struct nlfs_dir_rec *rec, unsigned 
 
 	if (rec->file_type <= 7 && (!rec->file_type || !want || rec->file_type == want))
 		return;
-	fsck_problem(w->c, PR_DIR_TYPE, "%s: entry type %u, but inode %" PRIu64 " has mode 0%o",
+	fsck_problem(w->c, MSG_DIR_ENTRY_TYPE,
 		     cp_name(w->cp, rec->ino, w->path, child, sizeof(child)), rec->file_type,
 		     rec->ino, mode);
 	note_entry(w, rec, off, DIRENT_RETYPE, (uint8_t)want, NULL);
@@ -192,8 +192,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 	if (rec->ino == 0)
 		return;   /* an unused record */
 	if (rec->name_len == 0) {
-		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": entry for inode %" PRIu64 " has an empty name",
-			     WHAT, fr->blk, rec->ino);
+		fsck_problem(c, MSG_DIR_NAME_EMPTY, WHAT, fr->blk, rec->ino);
 		note_entry(w, rec, off, DIRENT_DROP, 0, "its name is empty");
 		return;
 	}
@@ -201,69 +200,63 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		if (is_dot) {
 			fr->dot = true;
 			if (rec->ino != fr->ino) {
-				fsck_problem(c, PR_DIR_DOT, "%s: '.' names inode %" PRIu64, WHAT, rec->ino);
+				fsck_problem(c, MSG_DIR_DOT_INODE, WHAT, rec->ino);
 				fr->rebuild = true;
 			}
 			count_ref(cp, fr->ino);
 			return;
 		}
-		fsck_problem(c, PR_DIR_DOT, "%s: first entry is '%.*s', not '.'", WHAT,
-			     (int)rec->name_len, rec->name);
+		fsck_problem(c, MSG_DIR_FIRST_NOT_DOT, WHAT, (int)rec->name_len, rec->name);
 		fr->rebuild = true;
 	} else if (idx == 1) {
 		if (is_dotdot) {
 			fr->dotdot = true;
 			if (fr->parent && rec->ino != fr->parent) {
-				fsck_problem(c, PR_DIR_DOTDOT,
-					     "%s: '..' names inode %" PRIu64 ", but the directory is in inode %" PRIu64,
-					     WHAT, rec->ino, fr->parent);
+				fsck_problem(c, MSG_DIR_DOTDOT_INODE, WHAT, rec->ino, fr->parent);
 				fr->rebuild = true;
 			}
 			/* a directory no other reaches gets /lost+found's */
 			count_ref(cp, fr->parent);
 			return;
 		}
-		fsck_problem(c, PR_DIR_DOTDOT, "%s: second entry is '%.*s', not '..'", WHAT,
-			     (int)rec->name_len, rec->name);
+		fsck_problem(c, MSG_DIR_SECOND_NOT_DOTDOT, WHAT, (int)rec->name_len, rec->name);
 		fr->rebuild = true;
 	}
 	if (is_dot || is_dotdot) {
-		fsck_problem(c, PR_DIR_NAME, "%s: block %" PRIu64 ": another '%s' entry (inode %" PRIu64 ")",
-			     WHAT, fr->blk, is_dot ? "." : "..", rec->ino);
+		fsck_problem(c, MSG_DIR_NAME_EXTRA_DOT, WHAT, fr->blk, is_dot ? "." : "..",
+			     rec->ino);
 		fr->rebuild = true;   /* the rewrite writes '.' and '..' once */
 		return;
 	}
 	if (bad_name(rec)) {
-		fsck_problem(c, PR_DIR_NAME, "%s: entry '%.*s' (inode %" PRIu64 ") has '/' or NUL in its name",
-			     WHAT, (int)rec->name_len, rec->name, rec->ino);
+		fsck_problem(c, MSG_DIR_NAME_SLASH_NUL, WHAT, (int)rec->name_len, rec->name,
+			     rec->ino);
 		note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
 		renamed = true;
 	}
 	rc = fsck_names_add(&fr->names, rec->name, rec->name_len, rec->ino, &prev);
 	if (rc == 1 && prev == rec->ino) {
-		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' for the same inode %" PRIu64,
-			     WHAT, (int)rec->name_len, rec->name, rec->ino);
+		fsck_problem(c, MSG_DIR_DUP_SAME_INODE, WHAT, (int)rec->name_len, rec->name,
+			     rec->ino);
 		if (!renamed)
 			note_entry(w, rec, off, DIRENT_DROP, 0, "a second entry of that name for that inode");
 		return;
 	}
 	if (rc == 1) {
-		fsck_problem(c, PR_DIR_DUP, "%s: a second entry named '%.*s' (inode %" PRIu64 ")", WHAT,
-			     (int)rec->name_len, rec->name, rec->ino);
+		fsck_problem(c, MSG_DIR_DUP_NAME, WHAT, (int)rec->name_len, rec->name, rec->ino);
 		if (!renamed)
 			note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
 	}
 	if (rec->ino >= cp->max_ino || !fsck_bit_test(&cp->alloc, rec->ino)) {
-		fsck_problem(c, PR_DIR_FREE_INODE, "%s: entry '%.*s' names inode %" PRIu64 ", which is not in use",
-			     WHAT, (int)rec->name_len, rec->name, rec->ino);
+		fsck_problem(c, MSG_DIR_ENTRY_FREE_INODE, WHAT, (int)rec->name_len, rec->name,
+			     rec->ino);
 		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
 		if (fsck_bit_test(&cp->cleared, rec->ino)) {
-			fsck_problem(c, PR_IFILE_HOLE, "%s: entry '%.*s' names inode %" PRIu64
-				     ", whose record is lost with its ifile block", WHAT,
-				     (int)rec->name_len, rec->name, rec->ino);
+			fsck_problem(c, MSG_DIR_ENTRY_LOST_INODE, WHAT, (int)rec->name_len,
+				     rec->name, rec->ino);
 			if (set_path(w, pathlen, rec->name, rec->name_len))
 				note_entry(w, rec, off, DIRENT_DROP, 0,
 					   "the inode it names is lost with its ifile block");
@@ -288,7 +281,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		count_ref(cp, rec->ino);
 		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
 			if (push(w, &f, fr->ino, strlen(w->path)))
-				fsck_problem(c, PR_IO, "%s: out of memory",
+				fsck_problem(c, MSG_OOM_DIR_ENTRY,
 					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
 		}
 		return;
@@ -298,8 +291,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		return;
 	}
 	if (fsck_bit_test(&cp->isdir, rec->ino)) {
-		fsck_problem(c, PR_DIR_LINKED,
-			     "%s: directory is also linked from elsewhere (a second link or a cycle)",
+		fsck_problem(c, MSG_DIR_LINKED_TWICE,
 			     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
 		note_entry(w, rec, off, DIRENT_DROP,
 			   0, "a second link to a directory (it keeps the one found first)");
@@ -353,11 +345,9 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 			if (next > fr->expect)
 				fr->rebuild = true;   /* the rewrite leaves the hole out */
 			if (next == fr->expect + 1)
-				fsck_problem(c, PR_DIR_HOLE, "%s: directory block %" PRIu64 " is missing",
-					     what, fr->expect);
+				fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->expect);
 			else if (next > fr->expect)
-				fsck_problem(c, PR_DIR_HOLE, "%s: directory blocks %" PRIu64 "..%" PRIu64
-					     " are missing", what, fr->expect, next - 1);
+				fsck_problem(c, MSG_DIR_BLOCKS_MISSING, what, fr->expect, next - 1);
 			if (next >= fr->nblocks) {
 				pop(&w);
 				continue;
@@ -366,14 +356,12 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 			fr->blk = next;
 			fr->expect = next + 1;
 			if (nlfs_file_read_block(c->fs, &fr->f, fr->blk, fr->buf, &hole, &err)) {
-				fsck_lib_problem(c, PR_DIR_RECORD, &err, "%s: directory block %" PRIu64,
-						 what, fr->blk);
+				fsck_lib_problem(c, MSG_DIR_BLOCK_READ, &err, what, fr->blk);
 				fr->rebuild = true;
 				continue;
 			}
 			if (hole) {
-				fsck_problem(c, PR_DIR_HOLE, "%s: directory block %" PRIu64 " is missing",
-					     what, fr->blk);
+				fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->blk);
 				fr->rebuild = true;
 				continue;
 			}
@@ -387,17 +375,14 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 			cp_name(cp, fr->ino, w.path, what, sizeof(what));
 			fr->rebuild = true;
 			if (st == NLFS_DIR_MENDED)
-				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
-					     "byte %u: %s (entry '%.*s' for inode %" PRIu64 " can be kept)",
-					     what, fr->blk, off, why, (int)rec.name_len, rec.name, rec.ino);
+				fsck_problem(c, MSG_DIR_RECORD_KEPT, what, fr->blk, off, why,
+					     (int)rec.name_len, rec.name, rec.ino);
 			else if (dropped_entry(&rec, bs - off))
-				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
-					     "byte %u: %s (entry '%.*s' for inode %" PRIu64 " is lost)",
-					     what, fr->blk, off, why, (int)rec.name_len, rec.name, rec.ino);
+				fsck_problem(c, MSG_DIR_RECORD_ENTRY_LOST, what, fr->blk, off, why,
+					     (int)rec.name_len, rec.name, rec.ino);
 			else
-				fsck_problem(c, PR_DIR_RECORD, "%s: block %" PRIu64 ": directory record at "
-					     "byte %u: %s (bytes %u..%u are lost)",
-					     what, fr->blk, off, why, off, end - 1);
+				fsck_problem(c, MSG_DIR_RECORD_BYTES_LOST, what, fr->blk, off, why,
+					     off, end - 1);
 			if (st == NLFS_DIR_DROPPED)
 				continue;
 		}
@@ -409,7 +394,7 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 	free(w.path);
 	return;
 oom:
-	fsck_problem(c, PR_IO, "checkpoint %" PRIu64 ": out of memory walking the tree", cp->cno);
+	fsck_problem(c, MSG_OOM_TREE_WALK, cp->cno);
 	while (w.n)
 		pop(&w);
 	free(w.st);

@@ -59,56 +59,45 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 
 		w->nblocks += fi->nblocks;
 		if (fi->ino == 0 && note(w))
-			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": a file record for inode 0", w->seg, log->start);
+			fsck_problem(c, MSG_FINFO_INODE0, w->seg, log->start);
 		/* the kernel writes 0 for the DAT, cpfile and sufile, mkfs 1;
 		 * the cleaner's moved blocks keep their own, older checkpoint
 		 * (and kernel 6.1 writes such logs without the GC flag) */
 		if (!w->cno_bad && fi->cno > log->cno && note(w))
-			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": inode %" PRIu64 " has fi_cno %" PRIu64 " in a log of checkpoint %" PRIu64,
-				     w->seg, log->start, fi->ino, fi->cno, log->cno);
+			fsck_problem(c, MSG_FINFO_CNO, w->seg, log->start, fi->ino, fi->cno,
+				     log->cno);
 		else if (!w->cno_bad && mdt && fi->cno != 0 && fi->cno != log->cno && note(w))
-			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": metadata file %" PRIu64 " has fi_cno %" PRIu64 " in a log of checkpoint %" PRIu64,
-				     w->seg, log->start, fi->ino, fi->cno, log->cno);
+			fsck_problem(c, MSG_FINFO_MDT_CNO, w->seg, log->start, fi->ino, fi->cno,
+				     log->cno);
 		if (log->flags & NLFS_SS_SYNDT && fi->nblocks != fi->ndatablk && note(w))
-			fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": inode %" PRIu64 " has B-tree node blocks in a data-sync log",
-				     w->seg, log->start, fi->ino);
+			fsck_problem(c, MSG_FINFO_NODES_IN_DSYNC, w->seg, log->start, fi->ino);
 	}
 	if (!bi)
 		return 0;
 	if (fi->ino == NLFS_DAT_INO) {
 		if (!bi->is_data && (bi->level < 1 || bi->level >= NLFS_BTREE_LEVEL_MAX) && note(w))
-			fsck_problem(c, PR_LOG_BINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": DAT node block %" PRIu64 " has level %u", w->seg, log->start,
-				     bi->block, bi->level);
+			fsck_problem(c, MSG_BINFO_DAT_LEVEL, w->seg, log->start, bi->block,
+				     bi->level);
 		fsck_bit_clear(&c->datblk, bi->block);   /* a DAT block, as the DAT says */
 		return 0;
 	}
 	if (bi->vblocknr == 0) {
 		if (note(w))
-			fsck_problem(c, PR_LOG_BINFO, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": block %" PRIu64 " of inode %" PRIu64 " has virtual block number 0",
-				     w->seg, log->start, bi->block, fi->ino);
+			fsck_problem(c, MSG_BINFO_VBLOCK0, w->seg, log->start, bi->block, fi->ino);
 		return 0;
 	}
 	if (!fsck_vbit_test(&c->valloc, bi->vblocknr)) {
 		if (note(w))
-			fsck_problem(c, PR_LOG_VFREE, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": block %" PRIu64 " (inode %" PRIu64 ", %s) claims virtual block %" PRIu64
-				     ", which the DAT does not allocate",
-				     w->seg, log->start, bi->block, fi->ino, bi->is_data ? "data" : "node",
-				     bi->vblocknr);
+			fsck_problem(c, MSG_LOG_VBLOCK_FREE, w->seg, log->start, bi->block, fi->ino,
+				     bi->is_data ? "data" : "node", bi->vblocknr);
 		fix_note_vblock(c, bi->vblocknr);
 		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
 	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
 		if (note(w))
-			fsck_lib_problem(c, PR_LOG_VFREE, &err, "segment %" PRIu64 ": log at block %" PRIu64
-					 ": virtual block %" PRIu64, w->seg, log->start, bi->vblocknr);
+			fsck_lib_problem(c, MSG_LOG_VBLOCK_READ, &err, w->seg, log->start,
+					 bi->vblocknr);
 		return 0;
 	}
 	if (de.de_blocknr == bi->block) {
@@ -118,10 +107,8 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	fix_note_vblock(c, bi->vblocknr);
 	fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 	if (note(w))
-		fsck_problem(c, PR_LOG_VSTALE, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": block %" PRIu64 " (inode %" PRIu64 ") claims virtual block %" PRIu64
-			     ", which the DAT maps to block %" PRIu64,
-			     w->seg, log->start, bi->block, fi->ino, bi->vblocknr, de.de_blocknr);
+		fsck_problem(c, MSG_LOG_VBLOCK_STALE, w->seg, log->start, bi->block, fi->ino,
+			     bi->vblocknr, de.de_blocknr);
 	return 0;
 }
 
@@ -137,13 +124,10 @@ static void check_sr_block(struct fsck *c, uint64_t seg, const struct nlfs_log *
 		return;
 	rc = nlfs_io_read(nlfs_fs_io(c->fs), buf, bs, blk * bs);
 	if (rc)
-		fsck_problem(c, PR_IO, "segment %" PRIu64 ": super root block %" PRIu64 ": %s", seg, blk,
-			     nlfs_strerror(rc));
+		fsck_problem(c, MSG_SR_READ, seg, blk, nlfs_strerror(rc));
 	else if (nlfs_super_root_check(buf, bs, nlfs_le32(c->sb->s_crc_seed), c->g->inode_size,
 				       blk, &err))
-		fsck_problem(c, PR_LOG_SR, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": super root block %" PRIu64 ": %s", seg, log->start, blk,
-			     nlfs_strerror(err.code));
+		fsck_problem(c, MSG_SR_INVALID, seg, log->start, blk, nlfs_strerror(err.code));
 	free(buf);
 }
 
@@ -155,38 +139,26 @@ static bool check_flags(struct fsck *c, uint64_t seg, const struct nlfs_log *log
 	uint16_t f = log->flags;
 
 	if (f & ~SS_KNOWN)
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": unknown flags 0x%x", seg, log->start, f);
+		fsck_problem(c, MSG_LOG_FLAGS_UNKNOWN, seg, log->start, f);
 	if (f & NLFS_SS_SR && !(f & NLFS_SS_LOGEND))
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": a super root in a log that does not end its logical segment",
-			     seg, log->start);
+		fsck_problem(c, MSG_LOG_SR_NOT_LAST, seg, log->start);
 	if (f & NLFS_SS_SR && f & NLFS_SS_SYNDT)
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": a data-sync log with a super root", seg, log->start);
+		fsck_problem(c, MSG_LOG_SR_IN_DSYNC, seg, log->start);
 	if (f & NLFS_SS_SR && log->nblocks < 2)
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": a super root in a log of %u block", seg, log->start, log->nblocks);
+		fsck_problem(c, MSG_LOG_SR_TOO_SMALL, seg, log->start, log->nblocks);
 	if (!prev)
 		return true;
 	if (!(prev->flags & NLFS_SS_LOGEND) && f & NLFS_SS_LOGBGN)
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": begins a logical segment before the one at block %" PRIu64 " ended",
-			     seg, log->start, prev->start);
+		fsck_problem(c, MSG_LOG_LSEG_UNENDED, seg, log->start, prev->start);
 	if (prev->flags & NLFS_SS_LOGEND && !(f & NLFS_SS_LOGBGN))
-		fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": continues a logical segment that ended at block %" PRIu64,
-			     seg, log->start, prev->start);
+		fsck_problem(c, MSG_LOG_LSEG_ENDED, seg, log->start, prev->start);
 	if (log->cno < prev->cno) {
-		fsck_problem(c, PR_LOG_CNO, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": checkpoint %" PRIu64 " after checkpoint %" PRIu64 " at block %" PRIu64,
-			     seg, log->start, log->cno, prev->cno, prev->start);
+		fsck_problem(c, MSG_LOG_CNO_BACKWARDS, seg, log->start, log->cno, prev->cno,
+			     prev->start);
 		return false;
 	}
 	if (!(f & NLFS_SS_LOGBGN) && !(prev->flags & NLFS_SS_LOGEND) && log->cno != prev->cno) {
-		fsck_problem(c, PR_LOG_CNO, "segment %" PRIu64 ": log at block %" PRIu64
-			     ": checkpoint %" PRIu64 " inside a logical segment of checkpoint %" PRIu64,
-			     seg, log->start, log->cno, prev->cno);
+		fsck_problem(c, MSG_LOG_CNO_IN_LSEG, seg, log->start, log->cno, prev->cno);
 		return false;
 	}
 	return true;
@@ -254,27 +226,23 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				 * header does not: the log is damaged, what follows
 				 * in the segment cannot be found through it */
 				nlfs_err_format(&err, why, sizeof(why));
-				fsck_problem(c, PR_LOG_HEADER, "segment %" PRIu64 ": log at block %" PRIu64
-					     ": %s", seg, p, why);
+				fsck_problem(c, MSG_LOG_HEADER, seg, p, why);
 			} else if (fsck_is_format_error(rc)) {
 				char why[320];
 
 				nlfs_err_format(&err, why, sizeof(why));
-				fsck_problem(c, PR_SU_SHORT, "segment %" PRIu64 ": su_nblocks %u, but the logs end at block %" PRIu64
-					     " (%" PRIu64 " blocks in): %s", seg, s->su_nblocks, p, p - start, why);
+				fsck_problem(c, MSG_SU_LOGS_SHORT, seg, s->su_nblocks, p, p - start,
+					     why);
 				fix_note_log(c, seg, FSCK_LOG_SHORT, 0, false);
 			}
 			else
-				fsck_lib_problem(c, PR_IO, &err, "segment %" PRIu64, seg);
+				fsck_lib_problem(c, MSG_SEGMENT_READ, &err, seg);
 			s->truncated = true;
 			untrusted(c, p, end);
 			break;
 		}
 		if (!first && log.seq != s->seq) {
-			fsck_problem(c, PR_LOG_SEQ, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": sequence %" PRIu64 " in a segment of sequence %" PRIu64
-				     " (su_nblocks %u counts a stale log)", seg, p, log.seq, s->seq,
-				     s->su_nblocks);
+			fsck_problem(c, MSG_LOG_SEQ_STALE, seg, p, log.seq, s->seq, s->su_nblocks);
 			free(summary);
 			s->truncated = true;
 			untrusted(c, p, end);
@@ -283,17 +251,13 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		c->nlogs++;
 		s->nlogs++;
 		if (log.nblocks > end - p)
-			fsck_problem(c, PR_LOG_OVERRUN, "segment %" PRIu64 ": log at block %" PRIu64
-				     " of %u blocks runs past su_nblocks %u", seg, p, log.nblocks,
-				     s->su_nblocks);
+			fsck_problem(c, MSG_LOG_OVERRUN, seg, p, log.nblocks, s->su_nblocks);
 		if (first) {
 			s->seq = log.seq;
 			s->next = log.next;
 			s->first_flags = log.flags;
 		} else if (log.next != s->next) {
-			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": ss_next %" PRIu64 ", but the segment's first log says %" PRIu64,
-				     seg, p, log.next, s->next);
+			fsck_problem(c, MSG_LOG_NEXT_DIFFERS, seg, p, log.next, s->next);
 		}
 		nextseg = log.next / g->blocks_per_segment;
 		if (first && nextseg >= g->nsegments && log.next == nlfs_seg_start(g, nextseg) &&
@@ -305,17 +269,13 @@ static void check_segment(struct fsck *c, uint64_t seg)
 				     seg, p, log.next);
 		else if (first && (nextseg >= g->nsegments ||
 				   log.next != nlfs_seg_start(g, nextseg) || nextseg == seg))
-			fsck_problem(c, PR_LOG_NEXT, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": ss_next %" PRIu64 " is not the start of another segment",
-				     seg, p, log.next);
+			fsck_problem(c, MSG_LOG_NEXT_NOT_SEGMENT, seg, p, log.next);
 		if (!log.sumsum_ok)
-			fsck_problem(c, PR_LOG_SUMSUM, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": summary checksum 0x%08x is wrong", seg, p, log.sumsum);
+			fsck_problem(c, MSG_LOG_SUMSUM, seg, p, log.sumsum);
 		if (log.datasum_checked)
 			c->nlogs_datasum++;
 		if (log.datasum_checked && !log.datasum_ok)
-			fsck_problem(c, PR_LOG_DATASUM, "segment %" PRIu64 ": log at block %" PRIu64
-				     ": data checksum 0x%08x is wrong", seg, p, log.datasum);
+			fsck_problem(c, MSG_LOG_DATASUM, seg, p, log.datasum);
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
 		if (log.flags & NLFS_SS_SR)
 			check_sr_block(c, seg, &log);
@@ -328,12 +288,9 @@ static void check_segment(struct fsck *c, uint64_t seg)
 
 			rc = nlfs_summary_walk(&log, summary, g->blocksize, count_blocks, &n, &err);
 			if (rc) {
-				fsck_lib_problem(c, PR_LOG_FINFO, &err, "segment %" PRIu64 ": log at block %" PRIu64,
-						 seg, p);
+				fsck_lib_problem(c, MSG_FINFO_READ, &err, seg, p);
 			} else if (n != payload) {
-				fsck_problem(c, PR_LOG_FINFO, "segment %" PRIu64 ": log at block %" PRIu64
-					     ": its file records claim %" PRIu64 " blocks, the log holds %u",
-					     seg, p, n, payload);
+				fsck_problem(c, MSG_FINFO_NBLOCKS, seg, p, n, payload);
 				rc = 1;
 			}
 		}
@@ -364,7 +321,7 @@ static void check_chain(struct fsck *c)
 	uint64_t n = 0, (*v)[2] = malloc(sizeof(*v) * (g->nsegments ? g->nsegments : 1));
 
 	if (!v) {
-		fsck_problem(c, PR_IO, "segments: out of memory");
+		fsck_problem(c, MSG_OOM_SEGMENTS);
 		return;
 	}
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
@@ -374,9 +331,7 @@ static void check_chain(struct fsck *c)
 		v[n][1] = seg;
 		n++;
 		if (c->segs[seg].seq > rec->sr_seq) {
-			fsck_problem(c, PR_SEG_SEQ_NEWER, "segment %" PRIu64 ": sequence %" PRIu64
-				     " is newer than the latest super root's (%" PRIu64 ")",
-				     seg, c->segs[seg].seq, rec->sr_seq);
+			fsck_problem(c, MSG_SEG_SEQ_NEWER, seg, c->segs[seg].seq, rec->sr_seq);
 			fix_note_relocate(c, seg);
 		}
 	}
@@ -385,8 +340,7 @@ static void check_chain(struct fsck *c)
 		const struct fsck_seg *a = &c->segs[v[i - 1][1]], *b = &c->segs[v[i][1]];
 
 		if (v[i][0] == v[i - 1][0]) {
-			fsck_problem(c, PR_SEG_SEQ_DUP, "segments %" PRIu64 " and %" PRIu64
-				     " both carry sequence number %" PRIu64, v[i - 1][1], v[i][1], v[i][0]);
+			fsck_problem(c, MSG_SEG_SEQ_DUP, v[i - 1][1], v[i][1], v[i][0]);
 			/* which one is wrong is not known: both are moved out (the
 			 * one the log writer is in stays) */
 			fix_note_relocate(c, v[i - 1][1]);
@@ -396,17 +350,15 @@ static void check_chain(struct fsck *c)
 		if (v[i][0] != v[i - 1][0] + 1)
 			continue;   /* the segment between was cleaned and reused */
 		if (a->next != nlfs_seg_start(g, v[i][1])) {
-			fsck_problem(c, PR_SEG_CHAIN, "segment %" PRIu64 " (sequence %" PRIu64
-				     "): ss_next %" PRIu64 ", but sequence %" PRIu64 " is in segment %" PRIu64,
-				     v[i - 1][1], v[i - 1][0], a->next, v[i][0], v[i][1]);
+			fsck_problem(c, MSG_SEG_CHAIN, v[i - 1][1], v[i - 1][0], a->next, v[i][0],
+				     v[i][1]);
 			fix_note_relocate(c, v[i - 1][1]);
 		} else if (!a->truncated &&
 			 !(a->last_flags & NLFS_SS_LOGEND) != !(b->first_flags & NLFS_SS_LOGBGN))
-			fsck_problem(c, PR_LOG_FLAGS, "segment %" PRIu64 " (sequence %" PRIu64
-				     "): %s, but segment %" PRIu64 " %s",
-				     v[i - 1][1], v[i - 1][0],
-				     a->last_flags & NLFS_SS_LOGEND ? "its last log ends a logical segment"
-								    : "its last log leaves a logical segment open",
+			fsck_problem(c, MSG_SEG_CHAIN_FLAGS, v[i - 1][1], v[i - 1][0],
+				     a->last_flags & NLFS_SS_LOGEND ?
+				     "its last log ends a logical segment" :
+				     "its last log leaves a logical segment open",
 				     v[i][1],
 				     b->first_flags & NLFS_SS_LOGBGN ? "begins a new one" : "continues one");
 	}
@@ -423,15 +375,13 @@ static void check_current(struct fsck *c)
 
 	if (!(c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY) ||
 	    c->segs[seg].su_nblocks < rec->sr_block + 1 - nlfs_seg_start(g, seg))
-		fsck_problem(c, PR_SU_CURRENT, "segment %" PRIu64 ": holds the latest super root (block %" PRIu64
-			     "), but its usage is flags 0x%x, su_nblocks %u",
-			     seg, rec->sr_block, c->segs[seg].su_flags, c->segs[seg].su_nblocks);
+		fsck_problem(c, MSG_SU_CURRENT, seg, rec->sr_block, c->segs[seg].su_flags,
+			     c->segs[seg].su_nblocks);
 	if (nlfs_log_read(c->fs, rec->sr_log, &log, NULL, &err))
 		return;
 	nextseg = log.next / g->blocks_per_segment;
 	if (nextseg < g->nsegments && !(c->segs[nextseg].su_flags & NLFS_SEGMENT_USAGE_DIRTY))
-		fsck_problem(c, PR_SU_NEXT, "segment %" PRIu64 ": the kernel writes there next (ss_next of the log at block %" PRIu64
-			     "), but it is not allocated", nextseg, rec->sr_log);
+		fsck_problem(c, MSG_SU_NEXT, nextseg, rec->sr_log);
 }
 
 /* problems that make a log damaged (repair_log.c gives its segment up; a
@@ -496,9 +446,7 @@ int pass_logs(struct fsck *c)
 	check_current(c);
 	for (uint64_t b = fsck_bitmap_next(&c->datblk, 0); b != UINT64_MAX;
 	     b = fsck_bitmap_next(&c->datblk, b + 1)) {
-		fsck_problem(c, PR_DAT_UNCLAIMED_BLOCK,
-			     "DAT: block %" PRIu64 " is part of the DAT, but no segment summary describes it as a DAT block",
-			     b);
+		fsck_problem(c, MSG_DAT_BLOCK_UNCLAIMED, b);
 		fix_note_dat_rewrite(c);
 	}
 	return 0;
@@ -546,8 +494,7 @@ static int recovery_log(const struct nlfs_log *log, const void *summary, void *a
 		r->seg_start = log->start;
 	}
 	if (!(log->flags & NLFS_SS_SYNDT)) {
-		fsck_problem(c, PR_LOG_FLAGS, "log at block %" PRIu64 ": a log that is not data-sync inside the data-sync series from block %" PRIu64
-			     "; the kernel's roll-forward stops with an error", log->start, r->seg_start);
+		fsck_problem(c, MSG_DSYNC_SERIES_BROKEN, log->start, r->seg_start);
 		r->in_dsync = false;
 		return 0;
 	}
@@ -586,20 +533,13 @@ void pass_recovery(struct fsck *c)
 		struct nlfs_chain_tail t;
 		bool stale = !nlfs_fs_chain_tail(c->fs, &t, &err) && t.nlogs && !t.continues;
 
-		fsck_problem(c, PR_SB_NEWER_LOGS,
-			     "%" PRIu64 " valid log(s) follow the super root at block %" PRIu64
-			     ", but the volume is marked clean: the kernel ignores and overwrites them%s",
-			     r.nafter, rec->sr_block,
+		fsck_problem(c, MSG_SB_NEWER_LOGS, r.nafter, rec->sr_block,
 			     stale ? " (stale: they do not continue the cursor's checkpoint; "
 				     "a crash could let the kernel take them up)" : "");
 		return;
 	}
 	if (r.replay_logs)
-		fsck_problem(c, PR_RECOVERY,
-			     "roll-forward: at mount the kernel replays %" PRIu64 " data-sync log(s) written after checkpoint %" PRIu64
-			     " (%" PRIu64 " data blocks)", r.replay_logs, rec->cno, r.replay_blocks);
+		fsck_problem(c, MSG_ROLL_FORWARD, r.replay_logs, rec->cno, r.replay_blocks);
 	if (r.dropped_logs)
-		fsck_problem(c, PR_RECOVERY,
-			     "roll-forward: %" PRIu64 " log(s) after checkpoint %" PRIu64
-			     " are not complete data-sync logs; the kernel discards them", r.dropped_logs, rec->cno);
+		fsck_problem(c, MSG_ROLL_FORWARD_DISCARDED, r.dropped_logs, rec->cno);
 }

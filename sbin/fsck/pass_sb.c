@@ -44,52 +44,51 @@ static void check_copy(struct fsck *c, int i, const struct nlfs_super_block *sb,
 	uint16_t state;
 
 	if (!st->read_ok) {
-		fsck_problem(c, PR_SB_READ, "%s (byte %llu): cannot be read: %s", copy_name(i),
-			     (unsigned long long)st->offset, nlfs_strerror(st->error));
+		fsck_problem(c, MSG_SB_READ, copy_name(i), (unsigned long long)st->offset,
+			     nlfs_strerror(st->error));
 		return;
 	}
 	rc = nlfs_sb_check_crc(sb);
 	if (rc == -NLFS_EBADMAGIC) {
-		fsck_problem(c, PR_SB_MAGIC, "%s (byte %llu): bad magic number 0x%04x",
-			     copy_name(i), (unsigned long long)st->offset, nlfs_le16(sb->s_magic));
+		fsck_problem(c, MSG_SB_MAGIC, copy_name(i), (unsigned long long)st->offset,
+			     nlfs_le16(sb->s_magic));
 		return;
 	}
 	if (rc == -NLFS_ECORRUPT) {
-		fsck_problem(c, PR_SB_BYTES, "%s (byte %llu): s_bytes %u out of range",
-			     copy_name(i), (unsigned long long)st->offset, nlfs_le16(sb->s_bytes));
+		fsck_problem(c, MSG_SB_BYTES, copy_name(i), (unsigned long long)st->offset,
+			     nlfs_le16(sb->s_bytes));
 		return;
 	}
 	if (rc) {
-		fsck_problem(c, PR_SB_CRC, "%s (byte %llu): checksum 0x%08x, computed 0x%08x",
-			     copy_name(i), (unsigned long long)st->offset, nlfs_le32(sb->s_sum),
-			     nlfs_sb_crc(sb));
+		fsck_problem(c, MSG_SB_CRC, copy_name(i), (unsigned long long)st->offset,
+			     nlfs_le32(sb->s_sum), nlfs_sb_crc(sb));
 		return;
 	}
 	rc = nlfs_sb_check_geometry(sb, devsize, &err);
 	if (rc) {
-		fsck_problem(c, rc == -NLFS_EREVISION ? PR_SB_REVISION : PR_SB_GEOMETRY,
-			     "%s (byte %llu): %s", copy_name(i), (unsigned long long)st->offset,
-			     err.what);
+		if (rc == -NLFS_EREVISION)
+			fsck_problem(c, MSG_SB_REVISION, copy_name(i),
+				     (unsigned long long)st->offset, err.what);
+		else
+			fsck_problem(c, MSG_SB_GEOMETRY, copy_name(i),
+				     (unsigned long long)st->offset, err.what);
 	} else if (i == NLFS_SB_SECONDARY && !st->valid) {
-		fsck_problem(c, PR_SB_GEOMETRY, "%s (byte %llu): lies inside the segment area",
-			     copy_name(i), (unsigned long long)st->offset);
+		fsck_problem(c, MSG_SB_IN_SEGMENTS, copy_name(i), (unsigned long long)st->offset);
 	}
 	if (nlfs_le64(sb->s_dev_size) > devsize)
-		fsck_problem(c, PR_SB_DEVSIZE, "%s: s_dev_size %llu but the device has %llu bytes",
-			     copy_name(i), (unsigned long long)nlfs_le64(sb->s_dev_size),
+		fsck_problem(c, MSG_SB_DEVSIZE, copy_name(i),
+			     (unsigned long long)nlfs_le64(sb->s_dev_size),
 			     (unsigned long long)devsize);
 	if (nlfs_le64(sb->s_feature_compat) & ~NLFS_FEATURE_COMPAT_SUPP ||
 	    nlfs_le64(sb->s_feature_compat_ro) & ~NLFS_FEATURE_COMPAT_RO_SUPP)
-		fsck_problem(c, PR_SB_FEATURE,
-			     "%s: unknown features (compat 0x%llx, read-only compat 0x%llx)",
-			     copy_name(i), (unsigned long long)nlfs_le64(sb->s_feature_compat),
+		fsck_problem(c, MSG_SB_FEATURES, copy_name(i),
+			     (unsigned long long)nlfs_le64(sb->s_feature_compat),
 			     (unsigned long long)nlfs_le64(sb->s_feature_compat_ro));
 	state = nlfs_le16(sb->s_state);
 	if (state & NLFS_STATE_ERROR_FS)
-		fsck_problem(c, PR_SB_STATE, "%s: s_state 0x%04x: the kernel recorded an error",
-			     copy_name(i), state);
+		fsck_problem(c, MSG_SB_ERROR_STATE, copy_name(i), state);
 	if (state & ~(NLFS_STATE_VALID_FS | NLFS_STATE_ERROR_FS))
-		fsck_problem(c, PR_SB_STATE_BITS, "%s: s_state 0x%04x has %s", copy_name(i), state,
+		fsck_problem(c, MSG_SB_STATE_BITS, copy_name(i), state,
 			     state & NLFS_STATE_RESIZE_FS ? "an unfinished resize" : "unknown bits");
 }
 
@@ -101,9 +100,7 @@ static void compare_copies(struct fsck *c, const struct nlfs_super_block sb[2])
 		size_t off = fixed_fields[i].off;
 
 		if (memcmp(a + off, b + off, fixed_fields[i].len))
-			fsck_problem(c, PR_SB_MISMATCH,
-				     "superblocks: the primary and secondary copies differ in %s",
-				     fixed_fields[i].name);
+			fsck_problem(c, MSG_SB_COPIES_DIFFER, fixed_fields[i].name);
 	}
 }
 
@@ -115,18 +112,16 @@ int pass_sb(struct fsck *c, struct nlfs_io *io)
 	uint64_t devsize;
 	int rc;
 
-	fsck_pass_begin(c, 1, "checking superblocks");
 	rc = nlfs_io_size(io, &devsize);
 	if (rc) {
-		fsck_problem(c, PR_IO, "cannot get the device size: %s", nlfs_strerror(rc));
+		fsck_problem(c, MSG_DEVICE_SIZE, nlfs_strerror(rc));
 		return rc;
 	}
 	c->devsize = devsize;
 	memset(&choice, 0, sizeof(choice));
 	nlfs_sb_read_both(io, sb, &choice, &err);
 	if (!choice.status[0].read_ok && !choice.status[1].read_ok) {
-		fsck_problem(c, PR_IO, "cannot read either superblock: %s",
-			     nlfs_strerror(choice.status[0].error));
+		fsck_problem(c, MSG_SB_NONE_READ, nlfs_strerror(choice.status[0].error));
 		return -1;
 	}
 	if (nlfs_le16(sb[0].s_magic) != NLFS_SB_MAGIC && nlfs_le16(sb[1].s_magic) != NLFS_SB_MAGIC)
@@ -168,28 +163,23 @@ void pass_sb_cursor(struct fsck *c)
 	fsck_verbose(c, "using the %s: %s", copy_name(used), ch->reason);
 	why = cursor_problem(c, nlfs_le64(sb->s_last_pseg), nlfs_le64(sb->s_last_seq), &log);
 	if (why || rec->from_other_sb) {
-		fsck_problem(c, PR_SB_CURSOR,
-			     "%s: log cursor (block %llu, sequence %llu): %s; the kernel falls back to the %s",
-			     copy_name(used), (unsigned long long)nlfs_le64(sb->s_last_pseg),
+		fsck_problem(c, MSG_SB_CURSOR, copy_name(used),
+			     (unsigned long long)nlfs_le64(sb->s_last_pseg),
 			     (unsigned long long)nlfs_le64(sb->s_last_seq),
 			     why ? why : "searching from it fails", copy_name(other));
 	} else if (log.cno != nlfs_le64(sb->s_last_cno)) {
-		fsck_problem(c, PR_SB_CURSOR,
-			     "%s: s_last_cno %llu but the log at block %llu commits checkpoint %llu",
-			     copy_name(used), (unsigned long long)nlfs_le64(sb->s_last_cno),
+		fsck_problem(c, MSG_SB_LAST_CNO, copy_name(used),
+			     (unsigned long long)nlfs_le64(sb->s_last_cno),
 			     (unsigned long long)log.start, (unsigned long long)log.cno);
 	}
 	if (ch->status[other].valid && !rec->from_other_sb) {
 		why = cursor_problem(c, nlfs_le64(osb->s_last_pseg), nlfs_le64(osb->s_last_seq),
 				     &log);
 		if (why)
-			fsck_problem(c, PR_SB_OTHER_CURSOR,
-				     "%s: log cursor (block %llu, sequence %llu): %s",
-				     copy_name(other), (unsigned long long)nlfs_le64(osb->s_last_pseg),
+			fsck_problem(c, MSG_SB_OTHER_CURSOR, copy_name(other),
+				     (unsigned long long)nlfs_le64(osb->s_last_pseg),
 				     (unsigned long long)nlfs_le64(osb->s_last_seq), why);
 	}
 	if (!(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS))
-		fsck_problem(c, PR_SB_UNCLEAN,
-			     "%s: not cleanly unmounted; the kernel will look for logs newer than its cursor",
-			     copy_name(used));
+		fsck_problem(c, MSG_SB_UNCLEAN, copy_name(used));
 }

@@ -24,18 +24,16 @@ int pass_sufile(struct fsck *c)
 	uint64_t nclean = 0, ndirty = 0;
 	int rc;
 
-	fsck_pass_begin(c, 2, "checking segment usage and the DAT's block map");
 	c->segs = calloc(g->nsegments, sizeof(*c->segs));
 	su = malloc(SU_CHUNK * sizeof(*su));
 	if (!c->segs || !su) {
 		free(su);
-		fsck_problem(c, PR_IO, "sufile: out of memory for %llu segments",
-			     (unsigned long long)g->nsegments);
+		fsck_problem(c, MSG_OOM_SEGMENT_USAGE, (unsigned long long)g->nsegments);
 		return -ENOMEM;
 	}
 	rc = nlfs_sufile_header(c->fs, &h, &err);
 	if (rc) {
-		fsck_lib_problem(c, PR_SU_NCLEAN, &err, "sufile header");
+		fsck_lib_problem(c, MSG_SUFILE_HEADER_READ, &err);
 		free(su);
 		return rc;
 	}
@@ -44,8 +42,7 @@ int pass_sufile(struct fsck *c)
 
 		rc = nlfs_sufile_get_many(c->fs, base, n, su, &err);
 		if (rc) {
-			fsck_lib_problem(c, PR_SU_FLAGS, &err, "sufile: segments from %llu",
-					 (unsigned long long)base);
+			fsck_lib_problem(c, MSG_SUFILE_READ, &err, (unsigned long long)base);
 			free(su);
 			return rc;
 		}
@@ -59,43 +56,36 @@ int pass_sufile(struct fsck *c)
 			if (fl == 0) {
 				nclean++;
 				if (su[i].su_nblocks || su[i].su_lastmod)
-					fsck_problem(c, PR_SU_CLEAN,
-						     "segment %llu: clean but su_nblocks %u, su_lastmod %llu",
-						     (unsigned long long)seg, su[i].su_nblocks,
+					fsck_problem(c, MSG_SU_CLEAN_USED, (unsigned long long)seg,
+						     su[i].su_nblocks,
 						     (unsigned long long)su[i].su_lastmod);
 				continue;
 			}
 			if (fl & NLFS_SEGMENT_USAGE_DIRTY)
 				ndirty++;
 			if (fl & ~SU_KNOWN)
-				fsck_problem(c, PR_SU_FLAGS, "segment %llu: unknown flags 0x%x",
-					     (unsigned long long)seg, fl);
+				fsck_problem(c, MSG_SU_FLAGS_UNKNOWN, (unsigned long long)seg, fl);
 			else if (fl == NLFS_SEGMENT_USAGE_ACTIVE)
-				fsck_problem(c, PR_SU_FLAGS,
-					     "segment %llu: flags ACTIVE alone (neither clean nor dirty)",
-					     (unsigned long long)seg);
+				fsck_problem(c, MSG_SU_ACTIVE_ALONE, (unsigned long long)seg);
 			if (fl & NLFS_SEGMENT_USAGE_ERROR)
-				fsck_problem(c, PR_SU_ERRSEG, "segment %llu: marked as failed (ERROR)",
-					     (unsigned long long)seg);
+				fsck_problem(c, MSG_SU_ERROR, (unsigned long long)seg);
 			if (su[i].su_nblocks > size) {
-				fsck_problem(c, PR_SU_NBLOCKS,
-					     "segment %llu: su_nblocks %u exceeds its %llu blocks",
-					     (unsigned long long)seg, su[i].su_nblocks,
-					     (unsigned long long)size);
+				fsck_problem(c, MSG_SU_NBLOCKS, (unsigned long long)seg,
+					     su[i].su_nblocks, (unsigned long long)size);
 				c->segs[seg].su_nblocks = (uint32_t)size;
 			}
 		}
 	}
 	free(su);
 	if (h.sh_ncleansegs != nclean)
-		fsck_problem(c, PR_SU_NCLEAN, "sufile header: sh_ncleansegs %llu, but %llu segments are clean",
-			     (unsigned long long)h.sh_ncleansegs, (unsigned long long)nclean);
+		fsck_problem(c, MSG_SU_NCLEAN, (unsigned long long)h.sh_ncleansegs,
+			     (unsigned long long)nclean);
 	if (h.sh_ndirtysegs != ndirty)
-		fsck_problem(c, PR_SU_NDIRTY, "sufile header: sh_ndirtysegs %llu, but %llu segments are dirty",
-			     (unsigned long long)h.sh_ndirtysegs, (unsigned long long)ndirty);
+		fsck_problem(c, MSG_SU_NDIRTY, (unsigned long long)h.sh_ndirtysegs,
+			     (unsigned long long)ndirty);
 	if (h.sh_last_alloc >= g->nsegments)
-		fsck_problem(c, PR_SU_LAST_ALLOC, "sufile header: sh_last_alloc %llu, but the volume has %llu segments",
-			     (unsigned long long)h.sh_last_alloc, (unsigned long long)g->nsegments);
+		fsck_problem(c, MSG_SU_LAST_ALLOC, (unsigned long long)h.sh_last_alloc,
+			     (unsigned long long)g->nsegments);
 	c->nsegs_used = ndirty;
 	return 0;
 }

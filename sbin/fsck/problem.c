@@ -8,20 +8,32 @@
 #include "fsck.h"
 
 const struct fsck_problem_def fsck_problems[PR_COUNT] = {
-#define FSCK_PR_DEF(code, sev, pass, fix, desc, action) \
+#define FSCK_PR_DEF(code, sev, pass, fix, desc, action, msgs) \
 	[code] = { #code, sev, pass, fix, desc, action },
-	FSCK_PROBLEMS(FSCK_PR_DEF)
+	FSCK_PROBLEMS(FSCK_PR_DEF, FSCK_PR_NO_MSG)
 #undef FSCK_PR_DEF
 };
+
+const struct fsck_message_def fsck_messages[] = {
+#define FSCK_MSG_DEF(id, fmt) { id, #id, fmt },
+	FSCK_PROBLEMS(FSCK_MSG_ROWS, FSCK_MSG_DEF)
+#undef FSCK_MSG_DEF
+};
+
+const unsigned fsck_nmessages = sizeof(fsck_messages) / sizeof(fsck_messages[0]);
+
+bool fix_is_repairable(enum fsck_pr code, bool preen)
+{
+	enum fsck_fix fix = fsck_problems[code].fix;
+
+	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
+}
 
 /* a flood of one kind says nothing more after a while; -v shows all */
 #define PR_PRINT_LIMIT 50
 
-static void vproblem(struct fsck *c, enum fsck_pr code, const char *fmt, va_list ap)
+static void count_and_add(struct fsck *c, enum fsck_pr code, const char *msg)
 {
-	char msg[1024];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
 	c->pr_count[code]++;
 	switch (fsck_problems[code].severity) {
 	case SEV_ERROR: c->nerrors++; break;
@@ -35,13 +47,15 @@ static void vproblem(struct fsck *c, enum fsck_pr code, const char *fmt, va_list
 	fsck_report_add(c, code, msg);
 }
 
-void fsck_problem(struct fsck *c, enum fsck_pr code, const char *fmt, ...)
+void fsck_problem_fmt(struct fsck *c, enum fsck_msg id, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vproblem(c, code, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	count_and_add(c, fsck_msg_code(id), msg);
 }
 
 bool fsck_is_format_error(int rc)
@@ -51,10 +65,11 @@ bool fsck_is_format_error(int rc)
 	return rc >= NLFS_EBADMAGIC && rc <= NLFS_ENOSR;
 }
 
-void fsck_lib_problem(struct fsck *c, enum fsck_pr code, const struct nlfs_err *err,
-		      const char *fmt, ...)
+void fsck_lib_problem_fmt(struct fsck *c, enum fsck_msg id, const struct nlfs_err *err,
+			  const char *fmt, ...)
 {
-	char prefix[512], what[400];
+	enum fsck_pr code = fsck_msg_code(id);
+	char prefix[512], what[400], msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -63,5 +78,6 @@ void fsck_lib_problem(struct fsck *c, enum fsck_pr code, const struct nlfs_err *
 	nlfs_err_format(err, what, sizeof(what));
 	if (!fsck_is_format_error(err->code))
 		code = PR_IO;
-	fsck_problem(c, code, "%s: %s", prefix, what);
+	snprintf(msg, sizeof(msg), "%s: %s", prefix, what);
+	count_and_add(c, code, msg);
 }

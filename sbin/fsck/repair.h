@@ -162,10 +162,6 @@ void fix_free(struct fsck_fixes *f);
  * check report the damage (PR_REPAIR_LIVE). */
 bool fsck_test_break(const char *what);
 
-/* Can the problems found be repaired in this mode?  Preen (-p) repairs
- * only what needs no judgement; -y everything a repair exists for. */
-bool fix_is_repairable(enum fsck_pr code, bool preen);
-
 /* repair_rollback.c: --rollback, before the other repairs.  *CHANGED
  * tells whether the superblocks were pointed back.  0, or a negative
  * errno after printing why. */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * repair_notes.c - the passes' notes for the repairs, and which problems
- * a repair exists for (the fix column of problem.h).
+ * repair_notes.c - the passes' notes for the repairs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,14 +12,6 @@
 #include <nlfs/nlfs.h>
 #include "fsck.h"
 #include "array.h"
-
-/* Can the problems found be repaired in this mode?  The table says. */
-bool fix_is_repairable(enum fsck_pr code, bool preen)
-{
-	enum fsck_fix fix = fsck_problems[code].fix;
-
-	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
-}
 
 bool fsck_test_break(const char *what)
 {

@@ -29,8 +29,8 @@ struct row {
 };
 
 static const struct row rows[] = {
-#define ROW(code, sev, pass, fix, desc, action) { #code, sev, pass, fix, desc, action },
-	FSCK_PROBLEMS(ROW)
+#define ROW(code, sev, pass, fix, desc, action, msgs) { #code, sev, pass, fix, desc, action },
+	FSCK_PROBLEMS(ROW, FSCK_PR_NO_MSG)
 #undef ROW
 };
 

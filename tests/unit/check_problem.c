@@ -37,15 +37,41 @@ START_TEST(table_is_complete_and_unique)
 }
 END_TEST
 
+/* every message belongs to one problem, under a unique name, and says
+ * something; every problem but one no check finds has a message */
+START_TEST(messages_belong_to_their_problem)
+{
+	unsigned nmsgs[PR_COUNT] = { 0 };
+
+	ck_assert_uint_gt(fsck_nmessages, PR_COUNT);
+	for (unsigned i = 0; i < fsck_nmessages; i++) {
+		const struct fsck_message_def *m = &fsck_messages[i];
+
+		ck_assert(!strncmp(m->name, "MSG_", 4));
+		ck_assert(strlen(m->fmt) > 4);
+		ck_assert_int_lt(fsck_msg_code(m->id), PR_COUNT);
+		nmsgs[fsck_msg_code(m->id)]++;
+		for (unsigned j = 0; j < i; j++) {
+			ck_assert_str_ne(m->name, fsck_messages[j].name);
+			ck_assert_int_ne(m->id, fsck_messages[j].id);
+		}
+	}
+	ck_assert_int_eq(fsck_msg_code(MSG_SB_CRC), PR_SB_CRC);
+	ck_assert_int_eq(fsck_msg_code(MSG_OOM_DAT), PR_IO);
+	for (int i = 0; i < PR_COUNT; i++)
+		ck_assert(nmsgs[i] > 0 || i == PR_SB_FREE);
+}
+END_TEST
+
 START_TEST(problems_are_counted_by_severity)
 {
 	struct fsck c;
 
 	memset(&c, 0, sizeof(c));
-	fsck_problem(&c, PR_SB_CRC, "x %d", 1);
-	fsck_problem(&c, PR_SB_FEATURE, "y");
-	fsck_problem(&c, PR_RECOVERY, "z");
-	fsck_problem(&c, PR_IO, "w");
+	fsck_problem(&c, MSG_SB_CRC, "primary superblock", 1024ull, 1u, 2u);
+	fsck_problem(&c, MSG_SB_FEATURES, "primary superblock", 1ull, 2ull);
+	fsck_problem(&c, MSG_ROLL_FORWARD, (uint64_t)1, (uint64_t)2, (uint64_t)3);
+	fsck_problem(&c, MSG_OOM_DAT);
 	ck_assert_uint_eq(c.nerrors, 2);
 	ck_assert_uint_eq(c.nwarnings, 1);
 	ck_assert(c.op_error);
@@ -110,6 +136,7 @@ int main(void)
 	TCase *tc = tcase_create("table");
 
 	tcase_add_test(tc, table_is_complete_and_unique);
+	tcase_add_test(tc, messages_belong_to_their_problem);
 	tcase_add_test(tc, problems_are_counted_by_severity);
 	tcase_add_test(tc, vbitmap_spans_the_64_bit_space);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * check_map.c - the block-map check shared by every pass that walks a file:
+ * the DAT's map (pass 2), the cpfile's and sufile's (pass 5) and every
+ * file of a checkpoint (pass 6).
+ *
+ * check_file_map() walks any file's block map (the DAT's physical one, the
+ * virtual ones of every other file): B-tree shape as the library checks
+ * it, keys in strictly ascending order across the whole tree, every
+ * virtual pointer allocated in the DAT, alive in the checkpoint that uses
+ * it, and used once per checkpoint (c->vref); the block count against
+ * i_blocks.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+
+struct map_walk {
+	struct fsck *c;
+	const struct nlfs_file *f;
+	struct fsck_file_check *fc;
+	uint64_t last_key;
+	bool any_key;
+	unsigned nproblems;
+	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
+};
+
+/* per file: the rest of a broken map repeats the same story */
+#define MAP_PROBLEM_LIMIT 8
+
+static bool map_note(struct map_walk *w)
+{
+	return ++w->nproblems <= MAP_PROBLEM_LIMIT;
+}
+
+/* The check of the repairs' work (the check that follows them): a live
+ * block of the latest checkpoint whose DAT entry a repair ended, or that
+ * lies outside the segments in use, is a repair that made the volume
+ * worse.  Entries ended before the repairs were reported by the first
+ * check and are not counted twice. */
+static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc, unsigned level,
+			       uint64_t key, uint64_t ptr, const struct nlfs_dat_entry *de,
+			       const char *why)
+{
+	if (!c->repair_cno || fc->cno != c->latest_cno || fc->metadata_current)
+		return;
+	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
+	    fsck_phys_in_use(c, de->de_blocknr))
+		return;   /* ended before any repair */
+	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fc->what, level ? "node at key" : "file block", key,
+		     ptr, why, c->repair_cno);
+}
+
+static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct map_walk *w = arg;
+	struct fsck *c = w->c;
+	struct fsck_file_check *fc = w->fc;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
+
+	fc->nblocks++;
+	if (level == 0) {
+		if (w->any_key && key <= w->last_key && map_note(w))
+			fsck_problem(c, MSG_BMAP_KEY_ORDER, fc->what, key, w->last_key);
+		w->last_key = key;
+		w->any_key = true;
+		if (key + 1 > fc->last_data)
+			fc->last_data = key + 1;
+	}
+	if (w->f->ino == NLFS_DAT_INO) {
+		/* the DAT maps itself with physical block numbers */
+		if (!fsck_phys_in_use(c, ptr)) {
+			fix_note_dat_rewrite(c);
+			if (map_note(w))
+				fsck_problem(c, MSG_DAT_BLOCK_OUTSIDE, ptr,
+					     level ? "node at key" : "file block", key);
+			return level ? 1 : 0;
+		}
+		fsck_bit_set(&c->datblk, ptr);
+		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))
+			fsck_problem(c, MSG_DAT_BLOCK_TWICE, ptr);
+		return 0;
+	}
+	if (!fsck_vbit_test(&c->valloc, ptr)) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
+		fix_note_vblock(c, ptr);
+		if (map_note(w))
+			fsck_problem(c, MSG_BMAP_VBLOCK_FREE, fc->what,
+				     level ? "node at key" : "file block", key, ptr);
+		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
+	}
+	if (fsck_vbit_test_set(&c->vref, ptr) && map_note(w))
+		fsck_problem(c, MSG_BMAP_VBLOCK_TWICE, fc->what, ptr,
+			     level ? "node at key" : "file block", key);
+	if (nlfs_dat_lookup(c->fs, ptr, &de, &err)) {
+		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fc->what, ptr);
+		return level ? 1 : 0;
+	}
+	if (de.de_blocknr == 0) {
+		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
+		if (map_note(w))
+			fsck_problem(c, MSG_BMAP_VBLOCK_NO_ADDRESS, fc->what,
+				     level ? "node at key" : "file block", key, ptr);
+		return level ? 1 : 0;
+	}
+	if (!fsck_phys_in_use(c, de.de_blocknr)) {
+		/* pass 4 reports the entry; the map is mended with it */
+		w->needs_rebuild = true;
+		repair_verify_live(c, fc, level, key, ptr, NULL,
+				   "its DAT entry points outside the segments in use");
+	}
+	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
+	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {
+		repair_verify_live(c, fc, level, key, ptr, &de,
+				   "its DAT entry does not hold this checkpoint");
+		if (map_note(w)) {
+			char end[24];
+
+			if (de.de_end == NLFS_CNO_MAX)
+				snprintf(end, sizeof(end), "open");
+			else
+				snprintf(end, sizeof(end), "%" PRIu64, de.de_end);
+			fsck_problem(c, MSG_BMAP_VBLOCK_PERIOD, fc->what,
+				     level ? "node at key" : "file block", key, ptr, de.de_start,
+				     end,
+				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
+		}
+	}
+	return 0;
+}
+
+void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc)
+{
+	struct map_walk w = { c, f, fc, 0, false, 0, false };
+	struct nlfs_err err;
+	uint8_t flags;
+	int rc;
+
+	fc->nblocks = 0;
+	fc->last_data = 0;
+	fc->map_ok = false;
+	/* only the flags byte of a direct map's header means anything: when the
+	 * kernel turns a B-tree back into a direct map it clears the B-tree bit
+	 * and leaves the old root's level and child count behind */
+	memcpy(&flags, f->inode.i_bmap, 1);
+	if (!(flags & NLFS_BMAP_LARGE) && flags)
+		fsck_problem(c, MSG_BMAP_DIRECT_FLAGS, fc->what, flags);
+	nlfs_err_clear(&err);
+	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
+	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
+		fix_note_map(c, fc->cno, f->ino, fc->what);
+	if (rc < 0) {
+		fsck_lib_problem(c, MSG_BMAP_WALK, &err, fc->what);
+		c->maps_incomplete = true;
+		return;
+	}
+	if (rc > 0)
+		c->maps_incomplete = true;
+	if (rc > 0 || w.nproblems)
+		return;
+	fc->map_ok = true;
+	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
+				  fc->max_fs_units))
+		fsck_problem(c, MSG_INO_BLOCKS, fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
+			     fc->nblocks * (c->g->blocksize / 512));
+	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
+				  fc->max_fs_units))
+		fix_note_blocks(c, fc->cno, f->ino, fc->nblocks);
+}
