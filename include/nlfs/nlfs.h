@@ -289,6 +289,18 @@ static inline bool nlfs_mode_has_map(uint16_t mode)
 	return t == NLFS_S_IFREG || t == NLFS_S_IFDIR || t == NLFS_S_IFLNK;
 }
 
+/* A device inode's number in i_bmap[0], in the kernel's new_encode_dev
+ * layout: minor bits 0-7, major bits 8-19, minor bits 8-19 at 20-31. */
+static inline uint64_t nlfs_dev_encode(uint32_t major, uint32_t minor)
+{
+	return (minor & 0xffu) | ((uint64_t)major << 8) | ((uint64_t)(minor & ~0xffu) << 12);
+}
+static inline void nlfs_dev_decode(uint64_t raw, uint32_t *major, uint32_t *minor)
+{
+	*major = (uint32_t)((raw >> 8) & 0xfff);
+	*minor = (uint32_t)((raw & 0xff) | ((raw >> 12) & 0xfff00));
+}
+
 struct nlfs_file {
 	uint64_t ino;
 	uint64_t cno;              /* checkpoint it was read from (0: metadata file) */
@@ -344,6 +356,11 @@ int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
  * -ENOMEM. */
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err);
+/* Where block BLKOFF of the file lies on the device (*BLOCKNR, 0 for a
+ * hole): the block nlfs_file_read_block reads, for a reader that moves the
+ * device's bytes itself (nilfs-fuse splices them to the kernel) */
+int nlfs_file_block_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			  uint64_t *blocknr, struct nlfs_err *err);
 /* One past the last block the file maps (its map's, or one roll-forward
  * puts back), 0 for none: a walk over a file's blocks stops there, not at
  * i_size, which a damaged inode may set to anything.

@@ -43,19 +43,28 @@ int nlfs_file_mapped_end(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 	return nlfs_bmap_iterate(fs, f, note_end, end, err);
 }
 
+int nlfs_file_block_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			  uint64_t *blocknr, struct nlfs_err *err)
+{
+	uint64_t ptr;
+	int rc;
+
+	if (f->cno && f->cno == fs->rec.cno && fs->nrf &&
+	    nlfs_rf_lookup(fs, f->ino, blkoff, blocknr))
+		return 0;
+	rc = nlfs_bmap_lookup(fs, f, blkoff, &ptr, err);
+	if (!rc)
+		rc = nlfs_file_block_addr(fs, f, ptr, blocknr, err);
+	return rc;
+}
+
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
-	uint64_t ptr, blocknr;
-	int rc = 0;
+	uint64_t blocknr;
+	int rc = nlfs_file_block_where(fs, f, blkoff, &blocknr, err);
 
-	if (!(f->cno && f->cno == fs->rec.cno && fs->nrf &&
-	      nlfs_rf_lookup(fs, f->ino, blkoff, &blocknr))) {
-		rc = nlfs_bmap_lookup(fs, f, blkoff, &ptr, err);
-		if (!rc)
-			rc = nlfs_file_block_addr(fs, f, ptr, &blocknr, err);
-	}
 	if (rc)
 		return rc;
 	*hole = blocknr == 0;

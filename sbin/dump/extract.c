@@ -228,10 +228,10 @@ static int write_special(struct ctx *c, const struct nlfs_file *f, const char *p
 	int rc;
 
 	if (S_ISCHR(mode) || S_ISBLK(mode)) {
-		uint64_t d = nlfs_le64(f->inode.i_bmap[0]);
+		uint32_t ma, mi;
 
-		dev = makedev((unsigned)((d >> 8) & 0xfff),
-			      (unsigned)((d & 0xff) | ((d >> 12) & 0xfff00)));
+		nlfs_dev_decode(nlfs_le64(f->inode.i_bmap[0]), &ma, &mi);
+		dev = makedev(ma, mi);
 	}
 	if ((rc = clear_path(c, path)))
 		return rc;

@@ -330,10 +330,8 @@ static int copy_nondir(struct pop *p, int dfd, const struct child *c)
 	}
 	inode.i_size = 0;
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
-		uint64_t ma = major(st->st_rdev), mi = minor(st->st_rdev);
-
-		/* the kernel's new_encode_dev */
-		inode.i_bmap[0] = nlfs_cpu_to_le64((mi & 0xff) | (ma << 8) | ((mi & ~0xffull) << 12));
+		inode.i_bmap[0] = nlfs_cpu_to_le64(nlfs_dev_encode(major(st->st_rdev),
+								   minor(st->st_rdev)));
 	}
 	p->stats->special++;
 	rc = nlfs_writer_put_inode(p->w, c->ino, &inode, &err);

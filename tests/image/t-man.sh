@@ -36,9 +36,12 @@ done
 # PAGE_OF PROG: its page
 page_of() { ls "$src"/man[18]/"$1".[18] 2>/dev/null | head -n 1; }
 
-# every option of --help in the page's source (\-x, \-\-long)
+# every option of --help in the page's source (\-x, \-\-long); nilfs-fuse
+# where libfuse3 was found
+fuse=
+[ -x "$top/nilfs-fuse" ] && fuse=nilfs-fuse
 for p in lscp lssu mkcp chcp rmcp dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
-	nilfs-clean nilfs_cleanerd mkfs.nilfs2 mount.nilfs2 umount.nilfs2; do
+	nilfs-clean nilfs_cleanerd mkfs.nilfs2 mount.nilfs2 umount.nilfs2 $fuse; do
 	page=$(page_of "$p")
 	[ -n "$page" ] || { bad "$p: no page"; continue; }
 	"$top/$p" --help >"$tmp/help" 2>&1
@@ -51,7 +54,7 @@ done
 # SYNOPSIS: the image and tag forms
 synopsis() { awk '/^\.SH SYNOPSIS/ { s = 1; next } /^\.SH/ { s = 0 } s' "$1"; }
 for p in lscp lssu mkcp chcp rmcp dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
-	nilfs-clean nilfs_cleanerd mkfs.nilfs2; do
+	nilfs-clean nilfs_cleanerd mkfs.nilfs2 $fuse; do
 	syn=$(synopsis "$(page_of "$p")")
 	echo "$syn" | grep -qi 'image' || bad "$p: SYNOPSIS shows no image form"
 	[ "$p" = mkfs.nilfs2 ] && continue    # makes a volume: no tag yet
