@@ -58,7 +58,7 @@ static int scan_summaries(struct nlfs_fs *fs, struct written *w, struct nlfs_err
 				continue;
 			w->logs++;
 			/* a segment that does not read back is skipped: the ifile check covers it */
-			rc = nlfs_segment_walk(fs, seg + i, si[i].nblocks, NULL, note_finfo, w, err);
+			rc = nlfs_segment_walk(fs, seg + i, si[i].nblocks, 0, NULL, note_finfo, w, err);
 			if (rc && rc != -ENOMEM)
 				rc = 0;
 		}

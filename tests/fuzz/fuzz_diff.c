@@ -11,6 +11,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
+#include <nlfs/io_test.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/io_test.h>
+#include <nlfs/repair.h>
 #include <nlfs/writer.h>
 #include "diffimg.h"
 
@@ -52,17 +54,21 @@ static int put_file(struct build *b, int which, unsigned nblocks, uint8_t fill, 
 static int put_dir(struct build *b, uint64_t ino, const struct dent *d, size_t nd,
 		   uint16_t links, uint64_t t, bool replace)
 {
-	struct nlfs_dirw dw;
+	struct nlfs_dirw *dw = NULL;
 	struct nlfs_inode i;
 	int rc = replace ? nlfs_writer_file_replace(b->w, ino, b->err) : 0;
 
 	if (!rc)
-		rc = nlfs_dirw_begin(&dw, b->w, ino, NLFS_ROOT_INO, b->err);
+		rc = nlfs_dirw_begin(b->w, ino, NLFS_ROOT_INO, &dw, b->err);
 	for (size_t k = 0; !rc && k < nd; k++)
-		rc = nlfs_dirw_add(&dw, d[k].name, strlen(d[k].name), b->ino[d[k].which],
+		rc = nlfs_dirw_add(dw, d[k].name, strlen(d[k].name), b->ino[d[k].which],
 				   d[k].type, b->err);
+	if (rc) {
+		nlfs_dirw_free(dw);
+		return rc;
+	}
 	mk_inode(&i, 040755, links, t);
-	return rc ? rc : nlfs_dirw_end(&dw, &i, b->err);
+	return nlfs_dirw_end(dw, &i, b->err);
 }
 
 /* the next checkpoint's writer on IO (*FS to release after the commit) */
@@ -70,7 +76,7 @@ static int next_cp(struct build *b, struct nlfs_io *io, struct nlfs_fs **fs, uin
 {
 	int rc = nlfs_fs_open(io, fs, b->err);
 
-	if (!rc && (rc = nlfs_writer_open(*fs, t, &b->w, b->err)))
+	if (!rc && (rc = nlfs_writer_open(*fs, t, 0, &b->w, b->err)))
 		nlfs_fs_release(*fs);
 	return rc;
 }
