@@ -453,7 +453,15 @@ static void c_sb_both_magic(void) { sb_edit(0, SB(s_magic), 2, 0x1234, 1); sb_ed
 static void c_sb_bytes(void) { sb_edit(1, SB(s_bytes), 2, 2000, 1); }
 static void c_sb_revision(void) { sb_edit(1, SB(s_rev_level), 4, 1, 1); }
 static void c_sb_geometry(void) { sb_edit(1, SB(s_blocks_per_segment), 4, 8, 1); }
-static void c_sb_uuid(void) { sb_edit(1, SB(s_uuid) + 3, 1, 0x5a, 1); }
+/* a byte of the secondary's UUID flipped (a fixed value would match the
+ * byte of one random UUID in 256) */
+static void c_sb_uuid(void)
+{
+	struct nlfs_super_block sb;
+
+	rd(sb_off(1), &sb, sizeof(sb));
+	sb_edit(1, SB(s_uuid) + 3, 1, sb.s_uuid[3] ^ 0x5a, 1);
+}
 static void c_sb_devsize(void) { sb_both(SB(s_dev_size), 8, 1ull << 40); }
 static void c_sb_error_state(void) { sb_both(SB(s_state), 2, NLFS_STATE_VALID_FS | NLFS_STATE_ERROR_FS); }
 static void c_sb_feature(void) { sb_both(SB(s_feature_compat_ro), 8, 0x100); }
