@@ -106,7 +106,7 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 {
 	uint32_t bs = c->g->blocksize, esz = nlfs_le16(c->sb->s_checkpoint_size);
 	uint32_t epb = bs / esz;
-	uint64_t first = (sizeof(struct nlfs_cpfile_header) + esz - 1) / esz;
+	uint64_t first = nlfs_cpfile_first_slot(esz);
 	struct fsck_file_check fc = { .metadata_current = true, .max_fs_units = 4 };
 	struct nlfs_cpfile_header h;
 	struct u64s keys = { 0 }, snaps = { 0 }, valid = { 0 }, out = { 0 };
