@@ -284,10 +284,15 @@ crash_accept() {
 	strip_time "$t" >"$d/t"
 	grep -v '^H ' "$d/t" >"$d/tmeta"
 	grep '^H ' "$d/t" >"$d/th"
-	# files made durable one by one
+	# files made durable one by one; a name made after the last completed
+	# sync is not (fsync of a file does not make its directory entry
+	# durable, and the workload never fsyncs a directory)
+	if [ "$last" = 0 ]; then base=$d/c0; [ -f "$base" ] || strip_time "$m0" >"$base"; else base=$d/c$last; fi
+	[ -f "$base" ] || sed -n "s/^P$last //p" "$clog" | strip_time >"$base"
 	sed -n 's/^D\([0-9]*\) file \/mnt\(.*\)$/\1 .\2/p' "$clog" | while read -r k f; do
 		[ "$k" -gt "$last" ] || continue
 		grep -q "^H [0-9a-f]*  $f\$" "$d/c$k" || continue   # no such file then
+		grep -q "^H [0-9a-f]*  $f\$" "$base" || continue   # a name not yet durable
 		want=
 		for l in $cands; do [ "$l" -ge "$k" ] && want="$want $d/c$l"; done
 		# shellcheck disable=SC2086
