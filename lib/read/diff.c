@@ -716,11 +716,11 @@ static int walk_names(struct dctx *c, int side)
 	return rc;
 }
 
-/* the link changes of INO on SIDE (c->lch is sorted by inode) */
-static uint64_t links_known(const struct dctx *c, uint64_t ino, int side)
+/* the first of INO's link changes in c->lch (sorted by inode), or where
+ * they would be */
+static size_t lch_first(const struct dctx *c, uint64_t ino)
 {
 	size_t lo = 0, hi = c->nlch;
-	uint64_t n = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -730,7 +730,15 @@ static uint64_t links_known(const struct dctx *c, uint64_t ino, int side)
 		else
 			hi = mid;
 	}
-	for (; lo < c->nlch && c->lch[lo].ino == ino; lo++)
+	return lo;
+}
+
+/* the link changes of INO on SIDE */
+static uint64_t links_known(const struct dctx *c, uint64_t ino, int side)
+{
+	uint64_t n = 0;
+
+	for (size_t lo = lch_first(c, ino); lo < c->nlch && c->lch[lo].ino == ino; lo++)
 		n += c->lch[lo].side == side;
 	return n;
 }
@@ -1022,17 +1030,7 @@ static const char *base(const char *path);
 static bool link_changed(const struct dctx *c, uint64_t ino, int side, uint64_t dir,
 			 const char *name)
 {
-	size_t lo = 0, hi = c->nlch;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->lch[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < c->nlch && c->lch[lo].ino == ino; lo++)
+	for (size_t lo = lch_first(c, ino); lo < c->nlch && c->lch[lo].ino == ino; lo++)
 		if (c->lch[lo].side == side && c->lch[lo].dir == dir && !strcmp(c->lch[lo].name, name))
 			return true;
 	return false;

@@ -287,8 +287,7 @@ crash_accept() {
 	# files made durable one by one; a name made after the last completed
 	# sync is not (fsync of a file does not make its directory entry
 	# durable, and the workload never fsyncs a directory)
-	if [ "$last" = 0 ]; then base=$d/c0; [ -f "$base" ] || strip_time "$m0" >"$base"; else base=$d/c$last; fi
-	[ -f "$base" ] || sed -n "s/^P$last //p" "$clog" | strip_time >"$base"
+	base=$d/c$last   # made above: the model, or the state recorded before sync $last
 	sed -n 's/^D\([0-9]*\) file \/mnt\(.*\)$/\1 .\2/p' "$clog" | while read -r k f; do
 		[ "$k" -gt "$last" ] || continue
 		grep -q "^H [0-9a-f]*  $f\$" "$d/c$k" || continue   # no such file then
