@@ -8,6 +8,8 @@
  * compared the same way, block by block, before their entries.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,7 @@ struct ent {
 	bool alive[2];        /* in the old, the new checkpoint */
 	bool replaced;        /* the number names another file in the new one */
 	bool same_record;     /* only its links changed (or it moved with its directory) */
+	bool searched[2];     /* every name found by seek_names */
 	struct nlfs_inode rec[2];
 	struct lpath *paths[2];
 	size_t npaths[2], cap[2];
@@ -55,7 +58,7 @@ struct lchg {
 /* ino -> path (directory paths known), or a set of inodes (vals NULL) */
 struct umap {
 	uint64_t *keys;
-	char **vals;
+	void **vals;
 	size_t cap, used;
 };
 
@@ -71,11 +74,14 @@ struct dctx {
 	struct lchg *lch;
 	size_t nlch, lcap;
 	struct umap dirpath[2];
+	struct umap dc[2];            /* ino -> struct dc_dir (see dc_load) */
+	struct dc_dir **dc_own;
+	size_t ndc_own, dc_owncap;
 };
 
 /* ---- small helpers ---- */
 
-static int umap_put(struct umap *m, uint64_t key, char *val)
+static int umap_put(struct umap *m, uint64_t key, void *val)
 {
 	if ((m->used + 1) * 2 > m->cap) {
 		struct umap n = { 0 };
@@ -115,7 +121,7 @@ static int umap_put(struct umap *m, uint64_t key, char *val)
 }
 
 /* the slot of KEY, or NULL */
-static char **umap_get(const struct umap *m, uint64_t key, bool *found)
+static void **umap_get(const struct umap *m, uint64_t key, bool *found)
 {
 	*found = false;
 	if (!m->cap)
@@ -150,6 +156,17 @@ static char *join(const char *dir, const char *name, size_t len)
 	memcpy(p + dl + 1, name, len);
 	p[dl + 1 + len] = 0;
 	return p;
+}
+
+static char *copy_name(const char *name, unsigned len)
+{
+	char *copy = malloc(len + 1);
+
+	if (copy) {
+		memcpy(copy, name, len);
+		copy[len] = 0;
+	}
+	return copy;
 }
 
 static bool is_dir(const struct nlfs_inode *i)
@@ -207,6 +224,81 @@ static int map_differences(struct dctx *c, const struct nlfs_file *a, const stru
 	free(la.v);
 	free(lb.v);
 	return rc;
+}
+
+/* qsort, for arrays that may be empty (and NULL) */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* device blocks PHYS (N, sorted) asked for ahead, in runs of neighbours */
+static void prefetch_sorted(struct nlfs_io *io, uint32_t bs, const uint64_t *phys, size_t n)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && phys[j] - phys[j - 1] <= 2; j++)
+			;
+		nlfs_io_prefetch(io, phys[i] * bs, (phys[j - 1] - phys[i] + 1) * bs);
+	}
+}
+
+/* a block of a file to read, and where it lies (0: a hole) */
+struct fblk {
+	const struct nlfs_file *f;
+	uint64_t blkoff, phys;
+	int rc;
+};
+
+/*
+ * Where the blocks B (N) lie, each read asked for ahead: cold, a walk
+ * that translates one block after another waits for every DAT block in
+ * turn, so the DAT blocks of all the map pointers are asked for at once
+ * first (a map in the inode costs no read), and then the blocks.
+ */
+static void locate_blocks(struct dctx *c, struct fblk *b, size_t n)
+{
+	uint32_t esz = nlfs_le16(c->fs->sb[c->fs->choice.used].s_dat_entry_size);
+	uint64_t *at = n ? malloc(n * sizeof(*at)) : NULL;
+	struct nlfs_file dat;
+	size_t na = 0;
+
+	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
+	for (size_t i = 0; at && esz && i < n; i++) {
+		uint64_t ptr, dblk, p;
+		uint32_t off;
+
+		if (b[i].f->ino == NLFS_DAT_INO ||
+		    nlfs_bmap_lookup(c->fs, b[i].f, b[i].blkoff, &ptr, NULL) || !ptr)
+			continue;
+		nlfs_palloc_locate(c->bs, esz, ptr, &dblk, &off);
+		if (!nlfs_file_block_where(c->fs, &dat, dblk, &p, NULL) && p)
+			at[na++] = p;
+	}
+	if (at) {
+		sort(at, na, sizeof(*at), cmp_u64);
+		prefetch_sorted(nlfs_fs_io(c->fs), c->bs, at, na);
+	}
+	na = 0;
+	for (size_t i = 0; i < n; i++) {
+		b[i].rc = nlfs_file_block_where(c->fs, b[i].f, b[i].blkoff, &b[i].phys, NULL);
+		if (b[i].rc)
+			b[i].phys = 0;
+		else if (b[i].phys && at)
+			at[na++] = b[i].phys;
+	}
+	if (at) {
+		sort(at, na, sizeof(*at), cmp_u64);
+		prefetch_sorted(nlfs_fs_io(c->fs), c->bs, at, na);
+	}
+	free(at);
 }
 
 /* ---- the ifiles ---- */
@@ -275,18 +367,21 @@ static int compare_entries(struct dctx *c, uint64_t blkoff, uint64_t first, uint
 	return rc;
 }
 
-/* qsort, for arrays that may be empty (and NULL) */
-static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+/* the blocks diff_ifiles reads, D's and GROUPS' bitmaps on both sides,
+ * asked for from the disk at once */
+static void prefetch_ifile_blocks(struct dctx *c, const struct kp_list *d, const uint64_t *groups,
+				  size_t ngroups)
 {
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
+	size_t n = 2 * (d->n + ngroups), nb = 0;
+	struct fblk *fb = n ? malloc(n * sizeof(*fb)) : NULL;
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	for (int s = OLD; fb && s <= NEW; s++)
+		for (size_t i = 0; i < d->n + ngroups; i++)
+			fb[nb++] = (struct fblk){ &c->ifile[s], i < d->n ? d->v[i].key :
+				nlfs_palloc_bitmap_blkoff(c->bs, c->isz, groups[i - d->n]), 0, 0 };
+	if (fb)
+		locate_blocks(c, fb, nb);
+	free(fb);
 }
 
 static int diff_ifiles(struct dctx *c)
@@ -317,6 +412,8 @@ static int diff_ifiles(struct dctx *c)
 	}
 	if (!rc)
 		sort(groups, ngroups, sizeof(*groups), cmp_u64);
+	if (!rc)
+		prefetch_ifile_blocks(c, &d, groups, ngroups);
 	for (size_t gi = 0, di = 0; !rc && gi < ngroups; gi++) {
 		uint64_t group = groups[gi], bblk = nlfs_palloc_bitmap_blkoff(c->bs, c->isz, group);
 		uint64_t group_end = (group + 1) * g.epg;
@@ -377,13 +474,11 @@ static int collect_entry(const char *name, unsigned len, uint64_t ino, unsigned 
 	(void)type;
 	if (dot_or_dotdot(name, len))
 		return 0;
-	copy = malloc(len + 1);
+	copy = copy_name(name, len);
 	if (!copy || NLFS_GROW(l->v, l->cap, l->n + 1)) {
 		free(copy);
 		return -ENOMEM;
 	}
-	memcpy(copy, name, len);
-	copy[len] = 0;
 	l->v[l->n++] = (struct name_ino){ copy, ino };
 	return 0;
 }
@@ -516,6 +611,245 @@ static int add_link_only(struct dctx *c, uint64_t ino)
 	return add_ent(c, &e);
 }
 
+/* ---- the directories read for names, kept parsed ---- */
+
+/*
+ * A directory read to name something is read once per checkpoint, its
+ * blocks asked for together (translated, sorted by disk address, read
+ * ahead), and kept parsed: the search for names, the paths upwards and
+ * the old checkpoint's paths all look in it again.  A directory whose
+ * record is the same in both checkpoints has the same entries (its block
+ * map root is in the record): it is read once for both.
+ */
+struct dc_ent {
+	uint64_t ino, blkoff;
+	size_t seq;                /* the entry's place in the directory, with BLKOFF */
+	char *name;
+	unsigned type;
+};
+struct dc_dir {
+	uint64_t ino, parent;      /* parent: from "..", 0 without one */
+	bool ok;                   /* a live directory whose blocks were read */
+	bool checked[2];           /* its entries were matched against the search */
+	struct nlfs_file f;
+	struct dc_ent *v;
+	size_t n, cap;
+};
+
+#define DC_RUN 32   /* adjacent directory blocks read at once */
+
+struct dc_blk {
+	uint64_t phys, blkoff;
+	struct dc_dir *dir;
+};
+
+/* the directory whose file F is */
+static struct dc_dir *dc_of(const struct nlfs_file *f)
+{
+	return (struct dc_dir *)(void *)((char *)(uintptr_t)f - offsetof(struct dc_dir, f));
+}
+
+static struct dc_dir *dc_get(const struct dctx *c, int side, uint64_t ino)
+{
+	bool found;
+	void **slot = umap_get(&c->dc[side], ino, &found);
+
+	return found ? *slot : NULL;
+}
+
+struct dc_fill {
+	struct dc_dir *d;
+	uint64_t blkoff;
+};
+
+static int dc_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct dc_fill *fl = arg;
+	struct dc_dir *d = fl->d;
+	char *copy;
+
+	if (len == 2 && !memcmp(name, "..", 2)) {
+		if (!d->parent)
+			d->parent = ino;
+		return 0;
+	}
+	if (dot_or_dotdot(name, len))
+		return 0;
+	copy = copy_name(name, len);
+	if (!copy || NLFS_GROW(d->v, d->cap, d->n + 1)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	d->v[d->n] = (struct dc_ent){ ino, fl->blkoff, d->n, copy, type };
+	d->n++;
+	return 0;
+}
+
+static int cmp_dc_ent(const void *a, const void *b)
+{
+	const struct dc_ent *x = a, *y = b;
+
+	if (x->blkoff != y->blkoff)
+		return x->blkoff < y->blkoff ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_dc_blk(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct dc_blk *)a)->phys, &((const struct dc_blk *)b)->phys);
+}
+
+static void dc_free_dir(struct dc_dir *d)
+{
+	for (size_t i = 0; d && i < d->n; i++)
+		free(d->v[i].name);
+	if (d)
+		free(d->v);
+	free(d);
+}
+
+/* the inode records of INOS in checkpoint SIDE asked for from the disk */
+static void prefetch_records(struct dctx *c, int side, const uint64_t *inos, size_t n)
+{
+	struct fblk *fb = n ? malloc(n * sizeof(*fb)) : NULL;
+
+	for (size_t i = 0; fb && i < n; i++) {
+		uint32_t byteoff;
+
+		fb[i] = (struct fblk){ &c->ifile[side], 0, 0, 0 };
+		nlfs_palloc_locate(c->bs, c->isz, inos[i], &fb[i].blkoff, &byteoff);
+	}
+	if (fb)
+		locate_blocks(c, fb, n);
+	free(fb);
+}
+
+/* Directories INOS of checkpoint SIDE into the cache (those not there);
+ * *NREAD (if not NULL) counts those read */
+static int dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uint64_t *nread)
+{
+	struct dc_dir **load = NULL;
+	struct dc_blk *blks = NULL;
+	struct fblk *fb = NULL;
+	size_t nload = 0, lcap = 0, nblks = 0, bcap = 0, nfb = 0, fcap = 0;
+	uint8_t *buf = NULL;
+	int rc = 0;
+
+	if (n > 1)
+		prefetch_records(c, side, inos, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct dc_dir *d, *other;
+
+		if (dc_get(c, side, inos[i]))
+			continue;
+		d = calloc(1, sizeof(*d));
+		if (!d || NLFS_GROW(c->dc_own, c->dc_owncap, c->ndc_own + 1)) {
+			free(d);
+			rc = -ENOMEM;
+			break;
+		}
+		d->ino = inos[i];
+		rc = nlfs_ifile_read(c->fs, &c->ifile[side], d->ino, &d->f, c->err);
+		if (rc == -ENOENT || (!rc && !is_dir(&d->f.inode))) {
+			nlfs_err_clear(c->err);
+			rc = 0;
+		} else if (!rc) {
+			d->ok = true;
+		}
+		other = d->ok ? dc_get(c, !side, d->ino) : NULL;
+		if (!rc && other && other->ok &&
+		    !memcmp(&other->f.inode, &d->f.inode, sizeof(d->f.inode))) {
+			free(d);
+			rc = umap_put(&c->dc[side], inos[i], other);
+			continue;
+		}
+		c->dc_own[c->ndc_own++] = d;
+		if (!rc)
+			rc = umap_put(&c->dc[side], d->ino, d);
+		if (!rc && d->ok) {
+			if (NLFS_GROW(load, lcap, nload + 1))
+				rc = -ENOMEM;
+			else
+				load[nload++] = d;
+		}
+	}
+	for (size_t i = 0; !rc && i < nload; i++) {
+		uint64_t size = nlfs_le64(load[i]->f.inode.i_size), end;
+		uint64_t nblocks = size / c->bs + (size % c->bs != 0);
+
+		rc = nlfs_file_mapped_end(c->fs, &load[i]->f, &end, c->err);
+		if (!rc && nblocks > end)
+			nblocks = end;
+		for (uint64_t b = 0; !rc && b < nblocks; b++) {
+			if (NLFS_GROW(fb, fcap, nfb + 1))
+				rc = -ENOMEM;
+			else
+				fb[nfb++] = (struct fblk){ &load[i]->f, b, 0, 0 };
+		}
+	}
+	if (!rc)
+		locate_blocks(c, fb, nfb);
+	for (size_t i = 0; !rc && i < nfb; i++) {
+		uint64_t at;
+
+		if (fb[i].rc) {   /* again, for the message */
+			rc = nlfs_file_block_where(c->fs, fb[i].f, fb[i].blkoff, &at, c->err);
+			if (!rc)
+				rc = fb[i].rc;
+		}
+		if (rc || !fb[i].phys)
+			continue;
+		if (NLFS_GROW(blks, bcap, nblks + 1))
+			rc = -ENOMEM;
+		else
+			blks[nblks++] = (struct dc_blk){ fb[i].phys, fb[i].blkoff, dc_of(fb[i].f) };
+	}
+	if (nread)
+		*nread += nload;
+	sort(blks, nblks, sizeof(*blks), cmp_dc_blk);
+	buf = rc ? NULL : malloc((size_t)c->bs * DC_RUN);
+	if (!rc && !buf)
+		rc = -ENOMEM;
+	for (size_t i = 0, j; !rc && i < nblks; i = j) {
+		/* adjacent blocks in one read; alone where that fails, to name the block */
+		for (j = i + 1; j < nblks && j - i < DC_RUN && blks[j].phys == blks[j - 1].phys + 1; j++)
+			;
+		if (j - i > 1 && nlfs_io_read(nlfs_fs_io(c->fs), buf, (j - i) * c->bs,
+					       blks[i].phys * c->bs))
+			j = i + 1;
+		else if (j - i == 1)
+			rc = nlfs_io_read(nlfs_fs_io(c->fs), buf, c->bs, blks[i].phys * c->bs);
+		if (rc)
+			rc = nlfs_err_set(c->err, rc, blks[i].phys, "directory %llu, block %llu",
+					  (unsigned long long)blks[i].dir->ino,
+					  (unsigned long long)blks[i].blkoff);
+		for (size_t k = i; !rc && k < j; k++) {
+			struct dc_fill fl = { blks[k].dir, blks[k].blkoff };
+
+			rc = nlfs_dir_block_entries(&blks[k].dir->f, blks[k].blkoff,
+						    buf + (k - i) * c->bs, c->bs, dc_entry, &fl, c->err);
+		}
+	}
+	for (size_t i = 0; !rc && i < nload; i++)
+		sort(load[i]->v, load[i]->n, sizeof(*load[i]->v), cmp_dc_ent);
+	free(buf);
+	free(fb);
+	free(blks);
+	free(load);
+	return rc;
+}
+
+static void dc_free(struct dctx *c)
+{
+	for (size_t i = 0; i < c->ndc_own; i++)
+		dc_free_dir(c->dc_own[i]);
+	free(c->dc_own);
+	for (int s = OLD; s <= NEW; s++) {
+		free(c->dc[s].keys);
+		free(c->dc[s].vals);
+	}
+}
+
 /* ---- paths ---- */
 
 static int push_path(struct ent *e, int side, uint64_t parent, char *path)
@@ -558,8 +892,24 @@ static int match_ino(const char *name, unsigned len, uint64_t ino, unsigned type
 static int look_in(struct dctx *c, int side, uint64_t dir, struct find_ino *find)
 {
 	struct nlfs_file f;
-	int rc = nlfs_ifile_read(c->fs, &c->ifile[side], dir, &f, c->err);
+	struct dc_dir *d;
+	int rc = dc_load(c, side, &dir, 1, NULL);
 
+	d = rc ? NULL : dc_get(c, side, dir);
+	if (d && d->ok) {
+		if (!find->want) {
+			find->found = d->parent;
+			return 0;
+		}
+		for (size_t i = 0; i < d->n && !rc; i++)
+			if (d->v[i].ino == find->want)
+				rc = match_ino(d->v[i].name, (unsigned)strlen(d->v[i].name), d->v[i].ino,
+					       d->v[i].type, find);
+		return rc < 0 ? rc : 0;
+	}
+	/* not a live directory: as the reads say */
+	if (!rc)
+		rc = nlfs_ifile_read(c->fs, &c->ifile[side], dir, &f, c->err);
 	if (!rc)
 		rc = nlfs_dir_iterate(c->fs, &f, match_ino, find, c->err);
 	return rc < 0 ? rc : 0;
@@ -573,7 +923,7 @@ static int dir_path(struct dctx *c, int side, uint64_t dir, const char **out)
 	struct { uint64_t ino, parent; } *chain = NULL;
 	size_t depth = 0, cap = 0;
 	bool found;
-	char **slot;
+	void **slot;
 	int rc = 0;
 
 	for (uint64_t ino = dir; !rc && ino != NLFS_ROOT_INO;) {
@@ -804,17 +1154,6 @@ static int scan_collect_blk(uint64_t key, uint64_t ptr, unsigned level, void *ar
 	return 0;
 }
 
-static char *copy_name(const char *name, unsigned len)
-{
-	char *copy = malloc(len + 1);
-
-	if (copy) {
-		memcpy(copy, name, len);
-		copy[len] = 0;
-	}
-	return copy;
-}
-
 static int scan_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
 {
 	struct scan *sc = arg;
@@ -867,7 +1206,7 @@ static int scan_dir_path(struct scan *sc, uint64_t dir, const char **out)
 	size_t depth = 0;
 	const char *at = "";
 	bool found;
-	char **slot;
+	void **slot;
 
 	for (uint64_t ino = dir; ino != NLFS_ROOT_INO; depth++) {
 		struct dir_parent key = { .ino = ino }, *p;
@@ -977,6 +1316,324 @@ static int scan_names(struct dctx *c, int side)
 	return rc;
 }
 
+/* ---- names found near the inode's number ---- */
+
+/*
+ * Before the scan of every directory: inode numbers are handed out in the
+ * order files are made, and trees are made a directory at a time, so a
+ * file's directory is mostly among the directories numbered just below
+ * it, their parents, and those parents' subdirectories numbered below it.
+ * Every candidate is checked by its entries (and its path is then found
+ * upwards, each step checked), so a wrong guess costs a directory read;
+ * the candidates of all the inodes sought are read together, round by
+ * round, and past a budget of directories the scan does the work.
+ */
+#define SEEK_NEAR 1          /* directories just below the number to start from */
+#define SEEK_WINDOW 512      /* inode numbers looked back for them */
+#define SEEK_PER_ROUND 8     /* candidates an unnamed inode has read per round */
+#define SEEK_BUDGET 16       /* directories read per inode sought, past SEEK_BASE */
+#define SEEK_BASE 256
+#define SEEK_ROUNDS 64
+#define SEEK_MAXCAND 64      /* candidates an inode may have in all */
+
+struct seeker {
+	struct ent *e;
+	uint64_t need, got;
+	struct seek_cand {
+		uint64_t dir;
+		bool taken;
+	} cand[SEEK_MAXCAND];        /* directories to look in */
+	size_t ncand;
+	uint64_t took[SEEK_PER_ROUND];   /* those taken in this round */
+	size_t ntook;
+};
+
+struct seek {
+	struct dctx *c;
+	int side;
+	struct seeker *s;
+	size_t n, cap;
+	size_t *of;                  /* per changed inode: its seeker + 1, 0 for none */
+	struct found *hits;
+	size_t nhits, hcap;
+};
+
+/* how far directory DIR is from S's inode: those numbered below it first */
+static uint64_t seek_distance(const struct seeker *s, uint64_t dir)
+{
+	return dir < s->e->ino ? s->e->ino - dir : UINT64_MAX / 2 + (dir - s->e->ino);
+}
+
+/* DIR a candidate of S; when S has all it may hold, in place of the
+ * farthest one not yet taken, if DIR is nearer */
+static void seek_push(struct seeker *s, uint64_t dir)
+{
+	size_t far = SIZE_MAX;
+
+	for (size_t i = 0; i < s->ncand; i++) {
+		if (s->cand[i].dir == dir)
+			return;
+		if (!s->cand[i].taken &&
+		    (far == SIZE_MAX || seek_distance(s, s->cand[i].dir) > seek_distance(s, s->cand[far].dir)))
+			far = i;
+	}
+	if (s->ncand < SEEK_MAXCAND)
+		s->cand[s->ncand++] = (struct seek_cand){ dir, false };
+	else if (far != SIZE_MAX && seek_distance(s, dir) < seek_distance(s, s->cand[far].dir))
+		s->cand[far].dir = dir;
+}
+
+/* the nearest candidate of S not yet taken, taken now; false if none */
+static bool seek_take(struct seeker *s, uint64_t *dir)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < s->ncand; i++)
+		if (!s->cand[i].taken &&
+		    (best == SIZE_MAX || seek_distance(s, s->cand[i].dir) < seek_distance(s, s->cand[best].dir)))
+			best = i;
+	if (best == SIZE_MAX)
+		return false;
+	s->cand[best].taken = true;
+	*dir = s->cand[best].dir;
+	return true;
+}
+
+/* the first candidates of S: the directories numbered just below its inode */
+static int seek_start(struct seek *sk, struct seeker *s, uint8_t *buf)
+{
+	struct dctx *c = sk->c;
+	uint64_t ino = s->e->ino, lo = ino > SEEK_WINDOW ? ino - SEEK_WINDOW : 0;
+	uint64_t loaded = UINT64_MAX;
+	size_t near = 0;
+	int rc = 0;
+
+	if (lo < c->first_ino)
+		lo = c->first_ino;
+	for (uint64_t i = ino; !rc && near < SEEK_NEAR && i-- > lo;) {
+		struct nlfs_inode rec;
+		uint64_t blkoff;
+		uint32_t off;
+		bool hole;
+
+		nlfs_palloc_locate(c->bs, c->isz, i, &blkoff, &off);
+		if (blkoff != loaded) {
+			if (nlfs_file_read_block(c->fs, &c->ifile[sk->side], blkoff, buf, &hole, NULL))
+				break;   /* the scan will say what is wrong */
+			loaded = blkoff;
+		}
+		memcpy(&rec, buf + off, sizeof(rec));
+		if (is_dir(&rec) && nlfs_le16(rec.i_links_count)) {
+			seek_push(s, i);
+			near++;
+		}
+	}
+	if (!near)
+		seek_push(s, NLFS_ROOT_INO);
+	return rc;
+}
+
+/* the entries of D that name an inode sought: links found */
+static int seek_check(struct seek *sk, struct dc_dir *d)
+{
+	struct dctx *c = sk->c;
+
+	if (!d->ok || d->checked[sk->side])
+		return 0;
+	d->checked[sk->side] = true;
+	for (size_t i = 0; i < d->n; i++) {
+		struct ent *e = find_ent(c, d->v[i].ino);
+		struct seeker *s = e ? (sk->of[e - c->ents] ? &sk->s[sk->of[e - c->ents] - 1] : NULL) :
+			NULL;
+		char *name;
+
+		if (!s)
+			continue;
+		name = strdup(d->v[i].name);
+		if (!name || NLFS_GROW(sk->hits, sk->hcap, sk->nhits + 1)) {
+			free(name);
+			return -ENOMEM;
+		}
+		sk->hits[sk->nhits++] = (struct found){ e, d->ino, name };
+		s->got++;
+	}
+	return 0;
+}
+
+/* more candidates from D, read for S: its parent, its subdirectories
+ * numbered below the inode sought (the nearest first) */
+static void seek_expand(struct seeker *s, const struct dc_dir *d)
+{
+	if (!d->ok)
+		return;
+	if (d->parent && d->parent != d->ino)
+		seek_push(s, d->parent);
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].type == NLFS_FT_DIR && d->v[i].ino < s->e->ino)
+			seek_push(s, d->v[i].ino);
+}
+
+/* Load the directories of FOUND and of every directory above them into
+ * the cache, a level a round (reads in disk order); stops at a loop. */
+static int dc_load_up(struct dctx *c, int side, const uint64_t *dirs, size_t n)
+{
+	uint64_t *want = n ? malloc(n * sizeof(*want)) : NULL;
+	size_t nw = n;
+	int rc = n && !want ? -ENOMEM : 0;
+
+	if (want)
+		memcpy(want, dirs, n * sizeof(*want));
+	for (unsigned depth = 0; !rc && nw && depth < MAX_DEPTH; depth++) {
+		size_t k = 0;
+
+		rc = dc_load(c, side, want, nw, NULL);
+		for (size_t i = 0; !rc && i < nw; i++) {
+			struct dc_dir *d = dc_get(c, side, want[i]);
+
+			if (d && d->ok && d->parent && d->parent != NLFS_ROOT_INO &&
+			    d->parent != d->ino && !dc_get(c, side, d->parent))
+				want[k++] = d->parent;
+		}
+		nw = k;
+	}
+	free(want);
+	return rc;
+}
+
+/* Every link of the changed inodes of SIDE whose names are not all known
+ * (directories aside, which are found upwards) by the search above: 0
+ * with their paths added and e->searched[SIDE] set, 1 where the search
+ * gave up (nothing added), or a negative errno. */
+static int seek_names(struct dctx *c, int side)
+{
+	struct seek sk = { .c = c, .side = side };
+	uint64_t *batch = NULL, loaded = 0, budget;
+	size_t bcap = 0, left = 0;
+	uint8_t *buf = malloc(c->bs);
+	int rc = buf ? 0 : -ENOMEM;
+
+	sk.of = calloc(c->nents ? c->nents : 1, sizeof(*sk.of));
+	if (!sk.of)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < c->nents; i++) {
+		struct ent *e = &c->ents[i];
+		uint64_t known = links_known(c, e->ino, side), need = links_needed(e, side);
+
+		if (known == need || (known == 0 && e->alive[side] && is_dir(&e->rec[side])))
+			continue;
+		if (NLFS_GROW(sk.s, sk.cap, sk.n + 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		sk.s[sk.n] = (struct seeker){ .e = e, .need = need };
+		sk.of[i] = ++sk.n;
+	}
+	budget = SEEK_BASE + SEEK_BUDGET * (uint64_t)sk.n;
+	if (!rc && sk.n) {
+		uint64_t *near = malloc(sk.n * sizeof(*near)), per_block = c->bs / c->isz;
+		size_t nn = 0;
+
+		/* the ifile block below each inode sought (its own is read), asked
+		 * for at once */
+		for (size_t i = 0; near && i < sk.n; i++)
+			if (sk.s[i].e->ino >= per_block)
+				near[nn++] = sk.s[i].e->ino - per_block;
+		if (near)
+			prefetch_records(c, side, near, nn);
+		free(near);
+	}
+	for (size_t i = 0; !rc && i < sk.n; i++)
+		rc = seek_start(&sk, &sk.s[i], buf);
+	for (unsigned round = 0; !rc; round++) {
+		size_t nb = 0;
+		bool exhausted = false;
+
+		left = 0;
+		for (size_t i = 0; !rc && i < sk.n; i++) {
+			struct seeker *s = &sk.s[i];
+
+			s->ntook = 0;
+			if (s->got >= s->need)
+				continue;
+			left++;
+			while (!rc && s->ntook < SEEK_PER_ROUND && seek_take(s, &s->took[s->ntook])) {
+				if (!dc_get(c, side, s->took[s->ntook]) && NLFS_GROW(batch, bcap, nb + 1))
+					rc = -ENOMEM;
+				else if (!dc_get(c, side, s->took[s->ntook]))
+					batch[nb++] = s->took[s->ntook];
+				s->ntook++;
+			}
+			exhausted |= !s->ntook;
+		}
+		sort(batch, nb, sizeof(*batch), cmp_u64);
+		{
+			size_t k = 0;
+
+			for (size_t i = 0; i < nb; i++)
+				if (!k || batch[k - 1] != batch[i])
+					batch[k++] = batch[i];
+			nb = k;
+		}
+		if (rc || !left || exhausted || round == SEEK_ROUNDS || loaded + nb > budget)
+			break;
+		loaded += nb;
+		rc = dc_load(c, side, batch, nb, &c->st->dirs_walked);
+		for (size_t i = 0; !rc && i < sk.n; i++) {
+			struct seeker *s = &sk.s[i];
+
+			for (size_t k = 0; !rc && k < s->ntook; k++) {
+				struct dc_dir *d = dc_get(c, side, s->took[k]);
+
+				rc = seek_check(&sk, d);
+				if (!rc)
+					seek_expand(s, d);
+			}
+		}
+	}
+	if (!rc && !left) {
+		/* the paths of the directories the names are in */
+		uint64_t *dirs = sk.nhits ? malloc(sk.nhits * sizeof(*dirs)) : NULL;
+
+		if (sk.nhits && !dirs)
+			rc = -ENOMEM;
+		for (size_t i = 0; dirs && i < sk.nhits; i++)
+			dirs[i] = sk.hits[i].dir;
+		if (!rc)
+			rc = dc_load_up(c, side, dirs, sk.nhits);
+		free(dirs);
+		for (size_t i = 0; !rc && i < sk.nhits; i++) {
+			const char *dp;
+
+			rc = dir_path(c, side, sk.hits[i].dir, &dp);
+			if (rc == -NLFS_ECORRUPT) {
+				/* a directory not reached from the root: the scan decides */
+				nlfs_err_clear(c->err);
+				for (size_t k = 0; k < sk.n; k++)
+					for (size_t j = 0; j < sk.s[k].e->npaths[side]; j++)
+						free(sk.s[k].e->paths[side][j].path);
+				for (size_t k = 0; k < sk.n; k++)
+					sk.s[k].e->npaths[side] = 0;
+				left = 1;
+				rc = 0;
+				break;
+			}
+			if (!rc)
+				rc = push_path(sk.hits[i].e, side, sk.hits[i].dir,
+					       join(dp, sk.hits[i].name, strlen(sk.hits[i].name)));
+		}
+		for (size_t i = 0; !rc && !left && i < sk.n; i++)
+			sk.s[i].e->searched[side] = true;
+	}
+	for (size_t i = 0; i < sk.nhits; i++)
+		free(sk.hits[i].name);
+	free(sk.hits);
+	free(sk.s);
+	free(sk.of);
+	free(batch);
+	free(buf);
+	return rc ? rc : left != 0;
+}
+
 static int place_links(struct dctx *c, int side)
 {
 	bool walk = false;
@@ -990,8 +1647,11 @@ static int place_links(struct dctx *c, int side)
 		walk = known != links_needed(e, side) &&
 		       !(known == 0 && e->alive[side] && is_dir(&e->rec[side]));
 	}
-	if (walk)
-		return scan_names(c, side);
+	if (walk) {
+		rc = seek_names(c, side);
+		if (rc)
+			return rc < 0 ? rc : scan_names(c, side);
+	}
 	for (size_t i = 0; !rc && i < c->nents; i++) {
 		struct ent *e = &c->ents[i];
 		struct find_ino up = { 0, 0, NULL };
@@ -1015,8 +1675,8 @@ static int place_links(struct dctx *c, int side)
 		if (l->side != side)
 			continue;
 		e = find_ent(c, l->ino);
-		if (!e || !e->alive[side])
-			continue;   /* a name of a dead inode: a damaged volume */
+		if (!e || !e->alive[side] || e->searched[side])
+			continue;   /* a name of a dead inode: a damaged volume; or found already */
 		rc = dir_path(c, side, l->dir, &dp);
 		if (!rc)
 			rc = push_path(e, side, l->dir, join(dp, l->name, strlen(l->name)));
@@ -1231,6 +1891,7 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 	free(c.ents);
 	umap_free(&c.dirpath[OLD]);
 	umap_free(&c.dirpath[NEW]);
+	dc_free(&c);
 	return rc;
 }
 
