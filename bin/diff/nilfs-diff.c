@@ -209,9 +209,9 @@ int main(int argc, char **argv)
 	}
 	if (verbose)
 		fprintf(stderr, "ifile blocks %" PRIu64 ", differing %" PRIu64 "; inodes changed %"
-			PRIu64 "; directory blocks compared %" PRIu64 "; directories walked %"
-			PRIu64 "\n", st.ifile_blocks, st.ifile_blocks_differ, st.inodes_changed,
-			st.dir_blocks_differ, st.dirs_walked);
+			PRIu64 "; directory blocks compared %" PRIu64 "; directories searched %"
+			PRIu64 ", walked %" PRIu64 "\n", st.ifile_blocks, st.ifile_blocks_differ,
+			st.inodes_changed, st.dir_blocks_differ, st.dirs_sought, st.dirs_walked);
 	for (size_t i = 0; i < l.n; i++) {
 		free(l.v[i].path);
 		free(l.v[i].to);

@@ -593,6 +593,7 @@ struct nlfs_diff_stats {
 	uint64_t inodes_changed;       /* inodes whose record or links differ */
 	uint64_t dir_blocks_differ;    /* changed directories' blocks whose entries were read */
 	uint64_t dirs_walked;          /* directories read by the scan of the names (0: none needed) */
+	uint64_t dirs_sought;          /* directories read by the search near the inode numbers */
 };
 int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_cb cb, void *arg,
 	      struct nlfs_diff_stats *stats, struct nlfs_err *err);

@@ -1577,7 +1577,7 @@ static int seek_names(struct dctx *c, int side)
 		if (rc || !left || exhausted || round == SEEK_ROUNDS || loaded + nb > budget)
 			break;
 		loaded += nb;
-		rc = dc_load(c, side, batch, nb, &c->st->dirs_walked);
+		rc = dc_load(c, side, batch, nb, &c->st->dirs_sought);
 		for (size_t i = 0; !rc && i < sk.n; i++) {
 			struct seeker *s = &sk.s[i];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Write the unit tests' minimal image to a file, the fuzzers' seed, and
- * (with a second name) the diff walk's three-checkpoint volume. */
+ * (with a second name) the diff walk's five-checkpoint volume. */
 #include <stdio.h>
 
 #include "../unit/diffimg.h"

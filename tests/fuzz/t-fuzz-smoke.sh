@@ -30,7 +30,7 @@ done
 	"$src/tests/fuzz/mkseed.c" "$src/tests/unit/testimg.c" "$src/tests/unit/diffimg.c" \
 	$libsrc -lz || exit 1
 mkdir -p "$tmp/corpus"
-# the diff walk's seed: three checkpoints the writer made (tests/unit/diffimg.c)
+# the diff walk's seed: five checkpoints the writer made (tests/unit/diffimg.c)
 "$tmp/mkseed" "$tmp/corpus/minimal.img" "$tmp/diff-3cp.img" || exit 1
 # kept images, not made afresh, so that every run starts from the same bytes
 # (a fresh mkfs has a new UUID, CRC seed and times): nilfs-tools' mkfs.nilfs2

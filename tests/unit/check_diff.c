@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The diff walk (nlfs_diff) on a volume the library's writer builds in
- * memory through three checkpoints (diffimg.c): a file rewritten, one
+ * memory through five checkpoints (diffimg.c): a file rewritten, one
  * renamed (its record untouched), one removed, one created, a hard link
  * added; then only a file created, whose path the changed directory names
- * without a walk of the tree. */
+ * without a walk of the tree; then files changed in place, named by the
+ * search near their numbers or, for one numbered below its directory, by
+ * the scan. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,21 +79,38 @@ START_TEST(test_diff_changes)
 		"+ /c", "- /d/h2", "- /e", "M / contents", "M /a contents", "M /d contents", "M /h",
 		"R /d/b2 -> /d/b", NULL };
 	static const char *const two_three[] = { "+ /d/f", "M /d contents", NULL };
+	static const char *const three_four[] = { "M /d/b2 contents", NULL };
+	static const char *const four_five[] = {
+		"M /d/h2 contents", "M /d/keep contents", "M /h contents", NULL };
 	static const char *const none[] = { NULL };
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	expect(fs, 1, 2, one_two, &st);
 	ck_assert_uint_gt(st.ifile_blocks_differ, 0);
 	ck_assert_uint_eq(st.inodes_changed, 7);   /* /, a, b (renamed), c, d, e, h */
-	/* a, changed in place, is found by one scan of the new checkpoint's
-	 * two directories; its old name follows from the new one */
-	ck_assert_uint_eq(st.dirs_walked, 2);
+	/* a, changed in place, is found by the search near its number (no
+	 * directory below it: the root), and h's old name (its new one d
+	 * names) in d, numbered just below it: not by a scan of every
+	 * directory; a's old name follows from the new one */
+	ck_assert_uint_eq(st.dirs_sought, 2);
+	ck_assert_uint_eq(st.dirs_walked, 0);
 	expect(fs, 2, 1, two_one, &st);
 	expect(fs, 2, 3, two_three, &st);
 	/* d's new entry names f: no walk of the tree was needed */
 	ck_assert_uint_eq(st.dirs_walked, 0);
 	ck_assert_uint_eq(st.inodes_changed, 2);
 	ck_assert_uint_ge(st.dir_blocks_differ, 1);
+	/* b2's directory d is numbered above it: the search gives up, the
+	 * scan of both directories finds it */
+	expect(fs, 3, 4, three_four, &st);
+	ck_assert_uint_eq(st.inodes_changed, 1);
+	ck_assert_uint_eq(st.dirs_walked, 2);
+	/* keep is in d, numbered just below it, and h's two names are in d
+	 * and in d's parent: the search finds all three names */
+	expect(fs, 4, 5, four_five, &st);
+	ck_assert_uint_eq(st.inodes_changed, 2);
+	ck_assert_uint_eq(st.dirs_sought, 2);
+	ck_assert_uint_eq(st.dirs_walked, 0);
 	expect(fs, 3, 3, none, &st);
 	ck_assert_uint_eq(st.ifile_blocks_differ, 0);
 	ck_assert_uint_eq(st.inodes_changed, 0);

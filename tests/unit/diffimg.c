@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Three checkpoints written by the library's writer:
+ * Five checkpoints written by the library's writer:
  *   1: / {a (2 blocks), c, h, d/ {b, keep}}
  *   2: a rewritten (3 blocks), d/b renamed d/b2 (its inode untouched), c
  *      removed, e created, h linked again as d/h2
  *   3: d/f created
+ *   4: b2 rewritten in place (no directory changes); it is numbered
+ *      below its directory d, so the search near its number misses d
+ *   5: h (both its names) and keep rewritten in place
  */
 #include <string.h>
 
@@ -147,6 +150,26 @@ static int third(struct build *b)
 	return rc ? rc : put_file(b, F, 1, 0x77, 1700000200);
 }
 
+/* the files WHICH (N) rewritten in place, h keeping its two links */
+static int rewrite(struct build *b, const int *which, size_t n, uint64_t t)
+{
+	struct nlfs_inode in;
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < n; k++) {
+		rc = nlfs_writer_file_replace(b->w, b->ino[which[k]], b->err);
+		if (!rc)
+			rc = put_file(b, which[k], 1, (uint8_t)(0x80 + k), t);
+		if (!rc && which[k] == H)
+			rc = nlfs_writer_get_inode(b->w, b->ino[H], &in, b->err);
+		if (!rc && which[k] == H) {
+			in.i_links_count = nlfs_cpu_to_le16(2);
+			rc = nlfs_writer_put_inode(b->w, b->ino[H], &in, b->err);
+		}
+	}
+	return rc;
+}
+
 int diffimg_build(uint64_t size, uint32_t bps, struct nlfs_io **out, struct nlfs_err *err)
 {
 	struct nlfs_mkfs_params p = { .blocksize = DIFFIMG_BS, .blocks_per_segment = bps,
@@ -169,6 +192,10 @@ int diffimg_build(uint64_t size, uint32_t bps, struct nlfs_io **out, struct nlfs
 		rc = commit(&b, fs, second(&b));
 	if (!rc && !(rc = next_cp(&b, io, &fs, 1700000200)))
 		rc = commit(&b, fs, third(&b));
+	if (!rc && !(rc = next_cp(&b, io, &fs, 1700000300)))
+		rc = commit(&b, fs, rewrite(&b, (const int[]){ B }, 1, 1700000300));
+	if (!rc && !(rc = next_cp(&b, io, &fs, 1700000400)))
+		rc = commit(&b, fs, rewrite(&b, (const int[]){ H, K }, 2, 1700000400));
 	if (rc) {
 		nlfs_io_close(io);
 		return rc;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A volume of three checkpoints built with the library's writer, for the
+/* A volume of five checkpoints built with the library's writer, for the
  * diff walk's unit test and its fuzzer's seed (diffimg.c says what
  * changes between them). */
 #ifndef DIFFIMG_H
