@@ -455,162 +455,6 @@ out:
 	return rc;
 }
 
-/* ---- directories ---- */
-
-struct name_ino {
-	char *name;
-	uint64_t ino;
-};
-struct ni_list {
-	struct name_ino *v;
-	size_t n, cap;
-};
-
-static int collect_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
-{
-	struct ni_list *l = arg;
-	char *copy;
-
-	(void)type;
-	if (dot_or_dotdot(name, len))
-		return 0;
-	copy = copy_name(name, len);
-	if (!copy || NLFS_GROW(l->v, l->cap, l->n + 1)) {
-		free(copy);
-		return -ENOMEM;
-	}
-	l->v[l->n++] = (struct name_ino){ copy, ino };
-	return 0;
-}
-
-static int cmp_name_ino(const void *a, const void *b)
-{
-	const struct name_ino *x = a, *y = b;
-	int r = strcmp(x->name, y->name);
-
-	return r ? r : (x->ino < y->ino ? -1 : x->ino > y->ino);
-}
-
-static int add_lchg(struct dctx *c, uint64_t dir, struct name_ino *ni, int side)
-{
-	if (NLFS_GROW(c->lch, c->lcap, c->nlch + 1))
-		return -ENOMEM;
-	c->lch[c->nlch++] = (struct lchg){ ni->ino, dir, ni->name, side };
-	ni->name = NULL;   /* the link change owns it now */
-	return 0;
-}
-
-static void file_of(const struct dctx *c, const struct ent *e, int side, struct nlfs_file *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->ino = e->ino;
-	f->cno = c->ifile[side].cno;
-	f->inode = e->rec[side];
-}
-
-/* the link changes of directory E: blocks whose virtual block numbers
- * differ are read on both sides and their entries compared */
-static int diff_dir(struct dctx *c, const struct ent *e)
-{
-	struct nlfs_file f[2];
-	struct kp_list d = { 0 };
-	struct ni_list l[2] = { { 0 }, { 0 } };
-	uint8_t *buf = malloc(c->bs);
-	bool whole[2];
-	uint64_t nmapped = 0;
-	int rc = buf ? 0 : -ENOMEM;
-
-	for (int s = OLD; s <= NEW; s++) {
-		file_of(c, e, s, &f[s]);
-		whole[s] = e->alive[s] && is_dir(&e->rec[s]) &&
-			   (e->replaced || !e->alive[!s] || !is_dir(&e->rec[!s]));
-	}
-	if (!rc && (whole[OLD] || whole[NEW])) {
-		/* a directory on one side only: every entry is a link change */
-		for (int s = OLD; s <= NEW && !rc; s++)
-			if (whole[s])
-				rc = nlfs_dir_iterate(c->fs, &f[s], collect_entry, &l[s], c->err);
-	} else if (!rc && e->alive[OLD] && e->alive[NEW] && is_dir(&e->rec[OLD])) {
-		rc = map_differences(c, &f[OLD], &f[NEW], &d, &nmapped);
-		c->st->dir_blocks_differ += d.n;
-		for (size_t i = 0; !rc && i < d.n; i++)
-			for (int s = OLD; s <= NEW && !rc; s++) {
-				bool hole;
-
-				rc = nlfs_file_read_block(c->fs, &f[s], d.v[i].key, buf, &hole, c->err);
-				if (!rc && !hole)
-					rc = nlfs_dir_block_entries(&f[s], d.v[i].key, buf, c->bs,
-								    collect_entry, &l[s], c->err);
-			}
-	}
-	/* an entry that moved between blocks is no change */
-	for (int s = OLD; s <= NEW; s++)
-		sort(l[s].v, l[s].n, sizeof(*l[s].v), cmp_name_ino);
-	for (size_t i = 0, j = 0; !rc && (i < l[OLD].n || j < l[NEW].n);) {
-		int r = i == l[OLD].n ? 1 : j == l[NEW].n ? -1 :
-			cmp_name_ino(&l[OLD].v[i], &l[NEW].v[j]);
-
-		if (r < 0)
-			rc = add_lchg(c, e->ino, &l[OLD].v[i++], OLD);
-		else if (r > 0)
-			rc = add_lchg(c, e->ino, &l[NEW].v[j++], NEW);
-		else
-			i++, j++;
-	}
-	for (int s = OLD; s <= NEW; s++) {
-		for (size_t i = 0; i < l[s].n; i++)
-			free(l[s].v[i].name);
-		free(l[s].v);
-	}
-	free(d.v);
-	free(buf);
-	return rc;
-}
-
-static int cmp_ent(const void *a, const void *b)
-{
-	return cmp_u64(&((const struct ent *)a)->ino, &((const struct ent *)b)->ino);
-}
-
-static int cmp_lchg(const void *a, const void *b)
-{
-	const struct lchg *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->side - y->side;
-}
-
-static struct ent *find_ent(struct dctx *c, uint64_t ino)
-{
-	struct ent key = { .ino = ino };
-
-	if (!c->nents)
-		return NULL;
-	return bsearch(&key, c->ents, c->nents, sizeof(*c->ents), cmp_ent);
-}
-
-/* An inode named by a link change whose record did not change (a writer
- * need not touch a renamed file's ctime): it is a change all the same. */
-static int add_link_only(struct dctx *c, uint64_t ino)
-{
-	struct ent e = { .ino = ino, .same_record = true };
-
-	for (int s = OLD; s <= NEW; s++) {
-		struct nlfs_file f;
-		int rc = nlfs_ifile_read(c->fs, &c->ifile[s], ino, &f, c->err);
-
-		if (rc == -ENOENT)
-			continue;
-		if (rc)
-			return rc;
-		e.alive[s] = true;
-		e.rec[s] = f.inode;
-	}
-	nlfs_err_clear(c->err);
-	return add_ent(c, &e);
-}
-
 /* ---- the directories read for names, kept parsed ---- */
 
 /*
@@ -848,6 +692,200 @@ static void dc_free(struct dctx *c)
 		free(c->dc[s].keys);
 		free(c->dc[s].vals);
 	}
+}
+
+/* ---- directories ---- */
+
+struct name_ino {
+	char *name;
+	uint64_t ino;
+};
+struct ni_list {
+	struct name_ino *v;
+	size_t n, cap;
+};
+
+static int collect_entry(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	struct ni_list *l = arg;
+	char *copy;
+
+	(void)type;
+	if (dot_or_dotdot(name, len))
+		return 0;
+	copy = copy_name(name, len);
+	if (!copy || NLFS_GROW(l->v, l->cap, l->n + 1)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = (struct name_ino){ copy, ino };
+	return 0;
+}
+
+static int cmp_name_ino(const void *a, const void *b)
+{
+	const struct name_ino *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : (x->ino < y->ino ? -1 : x->ino > y->ino);
+}
+
+static int add_lchg(struct dctx *c, uint64_t dir, struct name_ino *ni, int side)
+{
+	if (NLFS_GROW(c->lch, c->lcap, c->nlch + 1))
+		return -ENOMEM;
+	c->lch[c->nlch++] = (struct lchg){ ni->ino, dir, ni->name, side };
+	ni->name = NULL;   /* the link change owns it now */
+	return 0;
+}
+
+static void file_of(const struct dctx *c, const struct ent *e, int side, struct nlfs_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ino = e->ino;
+	f->cno = c->ifile[side].cno;
+	f->inode = e->rec[side];
+}
+
+/* the link changes of directory E: blocks whose virtual block numbers
+ * differ are read on both sides and their entries compared */
+static int diff_dir(struct dctx *c, const struct ent *e)
+{
+	struct nlfs_file f[2];
+	struct kp_list d = { 0 };
+	struct ni_list l[2] = { { 0 }, { 0 } };
+	uint8_t *buf = malloc(c->bs);
+	bool whole[2];
+	uint64_t nmapped = 0;
+	int rc = buf ? 0 : -ENOMEM;
+
+	for (int s = OLD; s <= NEW; s++) {
+		file_of(c, e, s, &f[s]);
+		whole[s] = e->alive[s] && is_dir(&e->rec[s]) &&
+			   (e->replaced || !e->alive[!s] || !is_dir(&e->rec[!s]));
+	}
+	if (!rc && (whole[OLD] || whole[NEW])) {
+		/* a directory on one side only: every entry is a link change
+		 * (read already with the others, see whole_dirs) */
+		for (int s = OLD; s <= NEW && !rc; s++) {
+			const struct dc_dir *cd = whole[s] ? dc_get(c, s, e->ino) : NULL;
+
+			if (cd && cd->ok && !memcmp(&cd->f.inode, &e->rec[s], sizeof(e->rec[s])))
+				for (size_t i = 0; !rc && i < cd->n; i++)
+					rc = collect_entry(cd->v[i].name, (unsigned)strlen(cd->v[i].name),
+							   cd->v[i].ino, cd->v[i].type, &l[s]);
+			else if (whole[s])
+				rc = nlfs_dir_iterate(c->fs, &f[s], collect_entry, &l[s], c->err);
+		}
+	} else if (!rc && e->alive[OLD] && e->alive[NEW] && is_dir(&e->rec[OLD])) {
+		rc = map_differences(c, &f[OLD], &f[NEW], &d, &nmapped);
+		c->st->dir_blocks_differ += d.n;
+		for (size_t i = 0; !rc && i < d.n; i++)
+			for (int s = OLD; s <= NEW && !rc; s++) {
+				bool hole;
+
+				rc = nlfs_file_read_block(c->fs, &f[s], d.v[i].key, buf, &hole, c->err);
+				if (!rc && !hole)
+					rc = nlfs_dir_block_entries(&f[s], d.v[i].key, buf, c->bs,
+								    collect_entry, &l[s], c->err);
+			}
+	}
+	/* an entry that moved between blocks is no change */
+	for (int s = OLD; s <= NEW; s++)
+		sort(l[s].v, l[s].n, sizeof(*l[s].v), cmp_name_ino);
+	for (size_t i = 0, j = 0; !rc && (i < l[OLD].n || j < l[NEW].n);) {
+		int r = i == l[OLD].n ? 1 : j == l[NEW].n ? -1 :
+			cmp_name_ino(&l[OLD].v[i], &l[NEW].v[j]);
+
+		if (r < 0)
+			rc = add_lchg(c, e->ino, &l[OLD].v[i++], OLD);
+		else if (r > 0)
+			rc = add_lchg(c, e->ino, &l[NEW].v[j++], NEW);
+		else
+			i++, j++;
+	}
+	for (int s = OLD; s <= NEW; s++) {
+		for (size_t i = 0; i < l[s].n; i++)
+			free(l[s].v[i].name);
+		free(l[s].v);
+	}
+	free(d.v);
+	free(buf);
+	return rc;
+}
+
+/* The directories on one side only (made, removed, or their number
+ * given to another file), all of whose entries are link changes, read
+ * into the cache together, a side at a time */
+static int whole_dirs(struct dctx *c)
+{
+	uint64_t *dirs = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	for (int s = OLD; !rc && s <= NEW; s++) {
+		size_t n = 0;
+
+		for (size_t i = 0; !rc && i < c->nents; i++) {
+			const struct ent *e = &c->ents[i];
+
+			if (!e->alive[s] || !is_dir(&e->rec[s]) ||
+			    !(e->replaced || !e->alive[!s] || !is_dir(&e->rec[!s])))
+				continue;
+			if (NLFS_GROW(dirs, cap, n + 1))
+				rc = -ENOMEM;
+			else
+				dirs[n++] = e->ino;
+		}
+		if (!rc)
+			rc = dc_load(c, s, dirs, n, NULL);
+	}
+	free(dirs);
+	return rc;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct ent *)a)->ino, &((const struct ent *)b)->ino);
+}
+
+static int cmp_lchg(const void *a, const void *b)
+{
+	const struct lchg *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->side - y->side;
+}
+
+static struct ent *find_ent(struct dctx *c, uint64_t ino)
+{
+	struct ent key = { .ino = ino };
+
+	if (!c->nents)
+		return NULL;
+	return bsearch(&key, c->ents, c->nents, sizeof(*c->ents), cmp_ent);
+}
+
+/* An inode named by a link change whose record did not change (a writer
+ * need not touch a renamed file's ctime): it is a change all the same. */
+static int add_link_only(struct dctx *c, uint64_t ino)
+{
+	struct ent e = { .ino = ino, .same_record = true };
+
+	for (int s = OLD; s <= NEW; s++) {
+		struct nlfs_file f;
+		int rc = nlfs_ifile_read(c->fs, &c->ifile[s], ino, &f, c->err);
+
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		e.alive[s] = true;
+		e.rec[s] = f.inode;
+	}
+	nlfs_err_clear(c->err);
+	return add_ent(c, &e);
 }
 
 /* ---- paths ---- */
@@ -1634,6 +1672,50 @@ static int seek_names(struct dctx *c, int side)
 	return rc ? rc : left != 0;
 }
 
+/* The directories SIDE's paths will be found through (those of the link
+ * changes and the directories changed there; for the old side, those of
+ * the new paths too), and all above them, read in a few batches: else
+ * dir_path reads them one at a time, each waiting for the disk. */
+static int preload_dirs(struct dctx *c, int side)
+{
+	uint64_t *dirs = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t j = 0; !rc && j < c->nlch; j++)
+		if (c->lch[j].side == side && !NLFS_GROW(dirs, cap, n + 1))
+			dirs[n++] = c->lch[j].dir;
+		else if (c->lch[j].side == side)
+			rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < c->nents; i++) {
+		const struct ent *e = &c->ents[i];
+
+		if (e->alive[side] && is_dir(&e->rec[side])) {
+			if (NLFS_GROW(dirs, cap, n + 1))
+				rc = -ENOMEM;
+			else
+				dirs[n++] = e->ino;
+		}
+		for (size_t k = 0; !rc && side == OLD && k < e->npaths[NEW]; k++) {
+			if (NLFS_GROW(dirs, cap, n + 1))
+				rc = -ENOMEM;
+			else
+				dirs[n++] = e->paths[NEW][k].parent;
+		}
+	}
+	if (!rc) {
+		size_t k = 0;
+
+		sort(dirs, n, sizeof(*dirs), cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			if (!k || dirs[k - 1] != dirs[i])
+				dirs[k++] = dirs[i];
+		rc = dc_load_up(c, side, dirs, k);
+	}
+	free(dirs);
+	return rc;
+}
+
 static int place_links(struct dctx *c, int side)
 {
 	bool walk = false;
@@ -1652,6 +1734,7 @@ static int place_links(struct dctx *c, int side)
 		if (rc)
 			return rc < 0 ? rc : scan_names(c, side);
 	}
+	rc = preload_dirs(c, side);
 	for (size_t i = 0; !rc && i < c->nents; i++) {
 		struct ent *e = &c->ents[i];
 		struct find_ino up = { 0, 0, NULL };
@@ -1704,7 +1787,7 @@ static bool link_changed(const struct dctx *c, uint64_t ino, int side, uint64_t 
 static int derive_old(struct dctx *c)
 {
 	bool walk = false;
-	int rc = 0;
+	int rc = preload_dirs(c, OLD);
 
 	for (size_t i = 0; !rc && i < c->nents && !walk; i++) {
 		struct ent *e = &c->ents[i];
@@ -1856,6 +1939,8 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 	if (!rc)
 		rc = diff_ifiles(&c);
 	nchanged = c.nents;
+	if (!rc)
+		rc = whole_dirs(&c);
 	for (size_t i = 0; !rc && i < nchanged; i++)
 		if ((c.ents[i].alive[OLD] && is_dir(&c.ents[i].rec[OLD])) ||
 		    (c.ents[i].alive[NEW] && is_dir(&c.ents[i].rec[NEW])))
