@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/fuse.sh: reading a big file through nilfs-fuse (cat of
 # MNT/latest/big) against `dump.nilfs2 cat` of the same file, both from a
-# warm page cache of the image, best of RUNS each.  Prints two ratios (the
-# target: within 1.5): of the elapsed times, and of the CPU time spent (for
-# FUSE, cat's and the daemon's together), which a loaded machine disturbs
-# less: FUSE's two processes hand every request over, and each hand-over
-# waits for a free CPU.  Each FUSE run is a fresh mount, so that none is
+# warm page cache of the image, best of RUNS each, through the page cache
+# of the FUSE file (the default) and with -o direct_io.  Prints two ratios
+# for each (the target: within 1.5): of the elapsed times, and of the CPU
+# time spent (for FUSE, cat's and the daemon's together), which a loaded
+# machine disturbs less: FUSE's two processes hand every request over, and
+# each hand-over waits for a free CPU.  Each FUSE run is a fresh mount, so that none is
 # served from the previous run's page cache of the file.
 #   SIZE_MIB  size of the file (default 1024)
 #   RUNS      timings of each (default 5)
@@ -43,29 +44,37 @@ timed() { /usr/bin/time -f "%e %U %S" "$@" 2>&1 >/dev/null | awk 'END { print $1
 best() { sort -n | head -n 1; }
 
 cat "$work/img" >/dev/null   # warm: both read from the page cache
-: >"$work/dump.e"; : >"$work/dump.c"; : >"$work/fuse.e"; : >"$work/fuse.c"
+: >"$work/dump.e"; : >"$work/dump.c"
+for mode in cache direct; do : >"$work/$mode.e"; : >"$work/$mode.c"; done
 i=0
 while [ "$i" -lt "$RUNS" ]; do
 	set -- $(timed "$dump" "$work/img" cat /big)
 	echo "$1" >>"$work/dump.e"
 	echo "$2" >>"$work/dump.c"
-	"$fuse" -f "$work/img" "$mnt" &
-	fpid=$!
-	n=0
-	while ! mountpoint -q "$mnt" && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	c0=$(cpu_of "$fpid")
-	set -- $(timed cat "$mnt/latest/big")
-	c1=$(cpu_of "$fpid")
-	echo "$1" >>"$work/fuse.e"
-	echo "$2 + $c1 - $c0" | bc >>"$work/fuse.c"
-	fusermount3 -u "$mnt"
-	wait "$fpid"
-	fpid=
+	for mode in cache direct; do
+		if [ "$mode" = direct ]; then "$fuse" -f -o direct_io "$work/img" "$mnt" &
+		else "$fuse" -f "$work/img" "$mnt" &
+		fi
+		fpid=$!
+		n=0
+		while ! mountpoint -q "$mnt" && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+		c0=$(cpu_of "$fpid")
+		set -- $(timed cat "$mnt/latest/big")
+		c1=$(cpu_of "$fpid")
+		echo "$1" >>"$work/$mode.e"
+		echo "$2 + $c1 - $c0" | bc >>"$work/$mode.c"
+		fusermount3 -u "$mnt"
+		wait "$fpid"
+		fpid=
+	done
 	i=$((i + 1))
 done
 de=$(best <"$work/dump.e"); dc=$(best <"$work/dump.c")
-fe=$(best <"$work/fuse.e"); fc=$(best <"$work/fuse.c")
-echo "$SIZE_MIB MiB, best of $RUNS: dump.nilfs2 cat ${de} s elapsed, ${dc} s CPU;" \
-	"nilfs-fuse ${fe} s elapsed, ${fc} s CPU (cat and daemon)"
-echo "ratio elapsed: $(echo "scale=2; $fe / $de" | bc)"
-echo "ratio CPU: $(echo "scale=2; $fc / $dc" | bc)"
+echo "$SIZE_MIB MiB, best of $RUNS: dump.nilfs2 cat ${de} s elapsed, ${dc} s CPU"
+for mode in cache direct; do
+	fe=$(best <"$work/$mode.e"); fc=$(best <"$work/$mode.c")
+	label="nilfs-fuse"
+	[ "$mode" = direct ] && label="nilfs-fuse -o direct_io"
+	echo "$label: ${fe} s elapsed, ${fc} s CPU (cat and daemon);" \
+		"ratio elapsed: $(echo "scale=2; $fe / $de" | bc), ratio CPU: $(echo "scale=2; $fc / $dc" | bc)"
+done

@@ -23,7 +23,8 @@ static void usage(FILE *out)
 	      "@<cno>/ for each checkpoint, latest -> the latest one, snapshots/@<cno> for\n"
 	      "each snapshot.\n"
 	      CLI_USAGE_OPTIONS
-	      " -o <options>     mount options for FUSE (allow_other, ...), comma-separated\n"
+	      " -o <options>     mount options for FUSE (allow_other, ...), comma-separated;\n"
+	      "                  direct_io: reads bypass the kernel's page cache\n"
 	      " -f, --foreground stay in the foreground\n"
 	      " -d, --debug      print FUSE's requests (implies -f)\n", out);
 	cli_usage_help(out, 18);
@@ -78,6 +79,31 @@ static unsigned opt_max_read(const char *opts)
 	return n;
 }
 
+/* Whether the option list OPTS holds the flag NAME, which is taken out
+ * (an option of ours, not FUSE's); a ',' after '\\' is a value's own */
+static bool opt_take(char *opts, const char *name)
+{
+	size_t len = strlen(name);
+	bool found = false;
+	char *p = opts;
+
+	while (p && *p) {
+		char *end = p;
+
+		while (*end && *end != ',')
+			end += end[0] == '\\' && end[1] ? 2 : 1;
+		if ((size_t)(end - p) == len && !strncmp(p, name, len)) {
+			found = true;
+			memmove(p, *end ? end + 1 : end, strlen(*end ? end + 1 : end) + 1);
+			if (!*p && p > opts)
+				p[-1] = '\0';   /* it was the last: drop the ',' before it */
+			continue;
+		}
+		p = *end ? end + 1 : NULL;
+	}
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -87,7 +113,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool foreground = false, debug = false;
+	bool foreground = false, debug = false, nf_direct;
 	char *user_opts = NULL, *fsname, *opts;
 	const char *device, *mountpoint;
 	struct fuse_session *se;
@@ -123,7 +149,8 @@ int main(int argc, char **argv)
 		cli_errc(ENOMEM, NULL);
 	sprintf(opts, "ro,default_permissions,subtype=nilfs2,fsname=%s", fsname);
 	free(fsname);
-	if (user_opts)
+	nf_direct = user_opts && opt_take(user_opts, "direct_io");
+	if (user_opts && *user_opts)
 		opts = opt_join(opts, user_opts);
 	{
 		char *fargv[] = { argv[0], "-o", opts, debug ? "-d" : NULL, NULL };
@@ -131,6 +158,7 @@ int main(int argc, char **argv)
 
 		memset(&nf, 0, sizeof(nf));
 		nf.max_read = opt_max_read(user_opts);
+		nf.direct_io = nf_direct;
 		nf.uid = getuid();
 		nf.gid = getgid();
 		if (nodes_init(&nf.nodes))

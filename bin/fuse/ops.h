@@ -23,6 +23,7 @@ struct nfuse {
 	uint8_t *zeros;                       /* holes */
 	size_t zcap;
 	unsigned max_read;                    /* -o max_read=N, which init must repeat */
+	bool direct_io;                       /* -o direct_io: no page cache for files */
 	uid_t uid;                            /* owner of the mount's own entries */
 	gid_t gid;
 };

@@ -2,8 +2,10 @@
 # fuse.sh - what the nilfs-fuse tests share, sourced after $fuse (the
 # program), $mnt, $tmp and fail() are set:
 #   fuse_require        skip (77) without nilfs-fuse, /dev/fuse or fusermount3
-#   fuse_mount IMG      nilfs-fuse -f IMG $mnt in the background ($fpid,
-#                       standard error in $tmp/fuse-err); 1 if it refused
+#   fuse_mount IMG [OPTION...]
+#                       nilfs-fuse -f OPTION... IMG $mnt in the background
+#                       ($fpid, standard error in $tmp/fuse-err); 1 if it
+#                       refused
 #   fuse_umount WHAT    the daemon still lives, unmounts, exits 0
 #   fuse_cleanup        for the EXIT trap: unmount (lazily if need be) and
 #                       remove $tmp only when nothing is mounted on $mnt
@@ -26,13 +28,15 @@ fuse_mounted() {
 }
 
 fuse_mount() {
+	fuse_img=$1
+	shift
 	! fuse_mounted || fail "$mnt is mounted already"
-	"$fuse" -f "$1" "$mnt" 2>"$tmp/fuse-err" &
+	"$fuse" -f "$@" "$fuse_img" "$mnt" 2>"$tmp/fuse-err" &
 	fpid=$!
 	fuse_n=0
 	while ! mountpoint -q "$mnt"; do
 		kill -0 "$fpid" 2>/dev/null || { wait "$fpid"; fpid=; return 1; }
-		[ $fuse_n -lt 100 ] || fail "nilfs-fuse $1 neither mounted nor exited"
+		[ $fuse_n -lt 100 ] || fail "nilfs-fuse $fuse_img neither mounted nor exited"
 		sleep 0.1
 		fuse_n=$((fuse_n + 1))
 	done

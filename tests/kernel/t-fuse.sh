@@ -187,6 +187,14 @@ cmp -s "$tmp/want.$c3" "$tmp/got.c4" || fail "@$c4 (made by mkcp) differs from @
 echo "ok: @$c4 and snapshot @$snapped, made while mounted, appeared"
 fusermount3 -u "$mnt" || fail "fusermount3 -u"
 
+# -o direct_io: every read answered straight into the reader's buffer
+fuse_mount "$img" -o direct_io || fail "nilfs-fuse -o direct_io: $(cat "$tmp/fuse-err")"
+grep -q "direct_io" /proc/self/mounts && fail "direct_io was passed on to FUSE's mount options"
+TZ=UTC manifest "$mnt/@$c3" >"$tmp/got.direct" || fail "manifest of @$c3 with -o direct_io"
+cmp -s "$tmp/want.$c3" "$tmp/got.direct" || fail "@$c3 read with -o direct_io differs from the kernel's tree"
+fuse_umount "-o direct_io"
+echo "ok: @$c3 read with -o direct_io as the kernel showed it"
+
 # damage: a B-tree node of big2 and the block of a directory, in a copy
 cp "$img" "$tmp/bad.img"
 bs=$("$dump" --json "$img" super | sed -n 's/.*"s_log_block_size":\([0-9]*\).*/\1/p' | head -n 1)
