@@ -579,8 +579,16 @@ static int dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uin
 	uint8_t *buf = NULL;
 	int rc = 0;
 
-	if (n > 1)
-		prefetch_records(c, side, inos, n);
+	uint64_t *want = n > 1 ? malloc(n * sizeof(*want)) : NULL;
+	size_t nwant = 0;
+
+	/* the records of those not read yet, asked for together */
+	for (size_t i = 0; want && i < n; i++)
+		if (!dc_get(c, side, inos[i]))
+			want[nwant++] = inos[i];
+	if (nwant > 1)
+		prefetch_records(c, side, want, nwant);
+	free(want);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct dc_dir *d, *other;
 
@@ -1643,8 +1651,9 @@ static int seek_names(struct dctx *c, int side)
 			const char *dp;
 
 			rc = dir_path(c, side, sk.hits[i].dir, &dp);
-			if (rc == -NLFS_ECORRUPT) {
-				/* a directory not reached from the root: the scan decides */
+			if (rc && rc != -ENOMEM) {
+				/* a directory not reached from the root (a damaged
+				 * volume): the scan decides, and says what is wrong */
 				nlfs_err_clear(c->err);
 				for (size_t k = 0; k < sk.n; k++)
 					for (size_t j = 0; j < sk.s[k].e->npaths[side]; j++)
