@@ -244,6 +244,9 @@ void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uin
 void cpdiff_dirty(struct cpdiff *d, uint64_t ino);
 void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child);
 void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino);
+/* directory DIR's old version had a record naming INO as TYPE, and INO did
+ * not change: a record that says the same needs no new look at INO */
+bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type);
 
 /* pass_dir.c: the blocks of a directory the check walks and the repair
  * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */

@@ -75,6 +75,11 @@ struct pair {
 	uint64_t a, b;
 };
 
+/* a record of a directory's old version: what it named, as which type */
+struct dblk {
+	uint64_t dir, ino, type;
+};
+
 struct cpdiff {
 	struct fsck *c;
 	const uint64_t *cnos;
@@ -105,6 +110,9 @@ struct cpdiff {
 	size_t nlost, caplost, ndotdot, capdotdot;
 	uint64_t *moved;                /* directories given a parent */
 	size_t nmoved, capmoved;
+	struct dblk *oldblk;            /* the changed directories' old records, sorted */
+	size_t noldblk, capoldblk;
+	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
 	bool failed;
 };
 
@@ -200,6 +208,7 @@ static void drop_state(struct cpdiff *d)
 	free(d->ver);
 	d->ver = NULL;
 	fsck_bitmap_free(&d->dirtymap);
+	fsck_bitmap_free(&d->touchmap);
 	clear_buckets(d);
 }
 
@@ -296,7 +305,8 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 	if (nlfs_bmap_iterate(c->fs, &cp->ifile, collect_iref, &col, NULL) || col.rc ||
 	    hash_rebuild(d, d->fresh, d->nfresh) ||
 	    !(d->ver = calloc(cp->max_ino ? cp->max_ino : 1, sizeof(*d->ver))) ||
-	    fsck_bitmap_init(&d->dirtymap, cp->max_ino)) {
+	    fsck_bitmap_init(&d->dirtymap, cp->max_ino) ||
+	    fsck_bitmap_init(&d->touchmap, cp->max_ino)) {
 		drop_state(d);
 		return false;
 	}
@@ -313,6 +323,50 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 
 /* check_file_map's question for the ifile: a pointer the last checkpoint's
  * ifile had is only counted, if its DAT period holds this checkpoint too */
+/* ARR of N elements of SIZE bytes, grown to M with zeros */
+static int grow_zero(void **arr, size_t size, uint64_t n, uint64_t m)
+{
+	void *p;
+
+	if (m > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*arr, (size_t)m * size);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + (size_t)n * size, 0, (size_t)(m - n) * size);
+	*arr = p;
+	return 0;
+}
+
+static int grow_bitmap(struct fsck_bitmap *b, uint64_t nbits)
+{
+	uint64_t n = (b->nbits + 63) / 64, m = (nbits + 63) / 64;
+
+	if (grow_zero((void **)&b->words, sizeof(*b->words), n, m))
+		return -ENOMEM;
+	b->nbits = nbits;
+	return 0;
+}
+
+/* the ifile reached NGROUPS groups: room for their inodes, all free yet */
+static int grow_groups(struct cpdiff *d, uint64_t ngroups)
+{
+	struct fsck_cp *cp = &d->cp;
+	uint64_t n = cp->max_ino, m = ngroups * (uint64_t)d->c->g->blocksize * 8;
+
+	if (grow_zero((void **)&cp->nref, sizeof(*cp->nref), n, m) ||
+	    grow_zero((void **)&cp->links, sizeof(*cp->links), n, m) ||
+	    grow_zero((void **)&cp->parent, sizeof(*cp->parent), n, m) ||
+	    grow_zero((void **)&d->ver, sizeof(*d->ver), n, m) ||
+	    grow_bitmap(&cp->alloc, m) || grow_bitmap(&cp->visited, m) ||
+	    grow_bitmap(&cp->isdir, m) || grow_bitmap(&cp->cleared, m) ||
+	    grow_bitmap(&d->dirtymap, m) || grow_bitmap(&d->touchmap, m))
+		return -ENOMEM;
+	cp->max_ino = m;
+	d->ngroups = ngroups;
+	return 0;
+}
+
 static bool ifile_known(void *arg, uint64_t key, uint64_t ptr, unsigned level)
 {
 	struct cpdiff *d = arg;
@@ -358,6 +412,26 @@ static bool walks_map(uint16_t mode)
 	       is_type(mode, NLFS_S_IFLNK);
 }
 
+static int cmp_dblk(const void *a, const void *b)
+{
+	const struct dblk *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->type < y->type ? -1 : x->type > y->type;
+}
+
+bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
+{
+	struct dblk want = { dir, ino, type };
+
+	if (fsck_bit_test(&d->touchmap, ino))
+		return false;
+	return bsearch(&want, d->oldblk, d->noldblk, sizeof(want), cmp_dblk) != NULL;
+}
+
 /* the references the old version of directory F made, taken back */
 static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 {
@@ -373,8 +447,9 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 	for (size_t i = 0; i < nkeys && !d->failed; i++) {
 		unsigned off = 0, nrec = 0;
 		bool hole;
+		uint64_t key = keys[i];
 
-		if (nlfs_file_read_block(d->c->fs, f, keys[i], buf, &hole, NULL) || hole) {
+		if (nlfs_file_read_block(d->c->fs, f, key, buf, &hole, NULL) || hole) {
 			fail(d);
 			break;
 		}
@@ -382,7 +457,7 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 			struct nlfs_dir_rec rec;
 			const char *why;
 			unsigned end;
-			bool dots = keys[i] == 0 && nrec < 2;
+			bool dots = key == 0 && nrec < 2;
 
 			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
 				fail(d);
@@ -398,6 +473,12 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 			}
 			d->cp.nref[rec.ino]--;
 			cpdiff_dirty(d, rec.ino);
+			if (!dots) {
+				struct dblk r = { f->ino, rec.ino, rec.file_type };
+
+				if (CLI_PUSH(d->oldblk, d->noldblk, d->capoldblk, r))
+					fail(d);
+			}
 			if (!dots && d->cp.parent[rec.ino] == f->ino) {
 				struct pair p = { rec.ino, f->ino };
 
@@ -551,8 +632,10 @@ static void settle_touched(struct cpdiff *d)
 		d->t[n++] = d->t[i];
 	}
 	d->nt = n;
-	for (size_t i = 0; i < d->nt; i++)
+	for (size_t i = 0; i < d->nt; i++) {
 		d->t[i].new_alloc = fsck_bit_test(&d->cp.alloc, d->t[i].ino);
+		fsck_bit_set(&d->touchmap, d->t[i].ino);
+	}
 }
 
 static bool metadata_ino(uint64_t ino)
@@ -641,7 +724,10 @@ static void reset_step(struct cpdiff *d)
 {
 	for (size_t i = 0; i < d->ndirty; i++)
 		fsck_bit_clear(&d->dirtymap, d->dirty[i]);
+	for (size_t i = 0; i < d->nt; i++)
+		fsck_bit_clear(&d->touchmap, d->t[i].ino);
 	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = 0;
+	d->noldblk = 0;
 	d->failed = false;
 }
 
@@ -654,6 +740,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	struct fsck_file_check fc = { 0 };
 	struct nlfs_checkpoint ck;
 	struct nlfs_file f;
+	uint64_t ngroups;
 	char what[64];
 
 	reset_step(d);
@@ -675,8 +762,11 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	fc.known = ifile_known;
 	fc.known_arg = d;
 	check_file_map(c, &cp->ifile, &fc);
-	if (!fc.map_ok || c->probe_failed || d->failed ||
-	    palloc_groups(c, what, c->g->inode_size, fc.last_data) != d->ngroups)
+	if (!fc.map_ok || c->probe_failed || d->failed)
+		goto failed;
+	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	/* the kernel's ifile only grows */
+	if (ngroups < d->ngroups || (ngroups > d->ngroups && grow_groups(d, ngroups)))
 		goto failed;
 	for (size_t i = 0; i < d->hcap; i++) {
 		struct iref *e = &d->h[i];
@@ -736,6 +826,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
+	qsort(d->oldblk, d->noldblk, sizeof(*d->oldblk), cmp_dblk);
 	/* in as they are */
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
@@ -853,5 +944,6 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 	free(d.lost);
 	free(d.dotdot);
 	free(d.moved);
+	free(d.oldblk);
 	return 0;
 }

@@ -263,6 +263,15 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
+	if (cp->diff_walk && cpdiff_record_known(cp->diff, fr->ino, rec->ino, rec->file_type)) {
+		/* a record checked as it is, naming an inode as it was */
+		bool dir = fsck_bit_test(&cp->isdir, rec->ino);
+
+		count_ref(cp, rec->ino);
+		if (dir)
+			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+		return;
+	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
 		if (fsck_bit_test(&cp->cleared, rec->ino)) {
 			fsck_problem(c, MSG_DIR_ENTRY_LOST_INODE, WHAT, (int)rec->name_len,
