@@ -67,8 +67,8 @@ struct ichange {
 struct touched {
 	uint64_t ino;
 	bool old_alloc, new_alloc;
-	bool has_old;                   /* its record changed: OLD is the last one */
-	struct nlfs_inode old;
+	bool has_old;                   /* its record changed: the last one is in prev_ifile */
+	uint16_t old_mode;              /* the last record's i_mode (little-endian) */
 };
 
 struct pair {
@@ -113,6 +113,8 @@ struct cpdiff {
 	struct dblk *oldblk;            /* the changed directories' old records, sorted */
 	size_t noldblk, capoldblk;
 	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
+	uint8_t *oldrec;                /* an ifile block of prev_ifile */
+	uint64_t oldrec_blk;
 	bool failed;
 };
 
@@ -493,13 +495,40 @@ out:
 	free(buf);
 }
 
-static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, const struct nlfs_inode *old)
+static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, bool has_old)
 {
-	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = old != NULL };
+	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = has_old };
 
-	if (old)
-		t.old = *old;
 	return CLI_PUSH(d->t, d->nt, d->capt, t);
+}
+
+/* inode INO as the last checkpoint had it; the block read last is kept
+ * (the inodes come in order) */
+static int read_old_record(struct cpdiff *d, uint64_t ino, struct nlfs_file *out)
+{
+	uint32_t bs = d->c->g->blocksize, isz = d->c->g->inode_size;
+	uint64_t blkoff;
+	uint32_t off;
+	bool hole;
+
+	nlfs_palloc_locate(bs, isz, ino, &blkoff, &off);
+	if (!d->oldrec) {
+		d->oldrec = malloc(bs);
+		d->oldrec_blk = UINT64_MAX;
+		if (!d->oldrec)
+			return -ENOMEM;
+	}
+	if (blkoff != d->oldrec_blk) {
+		d->oldrec_blk = UINT64_MAX;
+		if (nlfs_file_read_block(d->c->fs, &d->prev_ifile, blkoff, d->oldrec, &hole, NULL))
+			return -EIO;
+		d->oldrec_blk = blkoff;
+	}
+	memset(out, 0, sizeof(*out));
+	out->ino = ino;
+	out->cno = d->prev_ifile.cno;
+	memcpy(&out->inode, d->oldrec + off, isz < sizeof(out->inode) ? isz : sizeof(out->inode));
+	return 0;
 }
 
 /* the records of entry block KEY that differ from the last checkpoint's */
@@ -516,13 +545,9 @@ static void diff_entry_block(struct cpdiff *d, uint64_t key, uint64_t ino0, uint
 		return;
 	}
 	for (uint32_t i = 0; i < bs / isz; i++) {
-		struct nlfs_inode old;
-
 		if (!memcmp(oldb + (size_t)i * isz, newb + (size_t)i * isz, isz))
 			continue;
-		memset(&old, 0, sizeof(old));
-		memcpy(&old, oldb + (size_t)i * isz, isz < sizeof(old) ? isz : sizeof(old));
-		if (push_touched(d, ino0 + i, fsck_bit_test(&d->cp.alloc, ino0 + i), &old))
+		if (push_touched(d, ino0 + i, fsck_bit_test(&d->cp.alloc, ino0 + i), true))
 			fail(d);
 	}
 }
@@ -549,7 +574,7 @@ static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *p
 			uint64_t ino = g * epg + w * 64 + (uint64_t)__builtin_ctzll(x);
 
 			/* the record itself is read below if it changed too */
-			if (push_touched(d, ino, ow >> (ino % 64) & 1, NULL))
+			if (push_touched(d, ino, ow >> (ino % 64) & 1, false))
 				fail(d);
 		}
 		d->cp.alloc.words[g * (epg / 64) + w] = nw;
@@ -728,6 +753,7 @@ static void reset_step(struct cpdiff *d)
 		fsck_bit_clear(&d->touchmap, d->t[i].ino);
 	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = 0;
 	d->noldblk = 0;
+	d->oldrec_blk = UINT64_MAX;   /* prev_ifile is another one now */
 	d->failed = false;
 }
 
@@ -805,13 +831,13 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	/* out as they were */
 	for (size_t i = 0; i < d->nt && !d->failed; i++) {
 		struct touched *t = &d->t[i];
-		struct nlfs_file old = { .ino = t->ino, .cno = cno, .inode = t->old };
+		struct nlfs_file old;
 		uint16_t mode;
 
 		if (!t->old_alloc || metadata_ino(t->ino))
 			continue;
 		/* a bit alone moved: the record is the current one */
-		if (!t->has_old && cp_read_inode(c, cp, t->ino, &old))
+		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
 			goto failed;
 		mode = nlfs_le16(old.inode.i_mode);
 		if (walks_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
@@ -820,7 +846,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			d->ninodes--;
 		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
 			unref_dir(d, &old);
-		t->old = old.inode;
+		t->old_mode = old.inode.i_mode;
 		fsck_bit_clear(&cp->isdir, t->ino);
 		cp->links[t->ino] = 0;
 		d->ver[t->ino]++;
@@ -840,7 +866,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		if (t->ino >= first_ino &&
 		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cno, &f)))
 			goto failed;
-		if (t->old_alloc && (mode ^ nlfs_le16(t->old.i_mode)) & NLFS_S_IFMT)
+		if (t->old_alloc && (mode ^ nlfs_le16(t->old_mode)) & NLFS_S_IFMT)
 			goto failed;   /* names left in unchanged directories: their types */
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes++;
@@ -945,5 +971,6 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 	free(d.dotdot);
 	free(d.moved);
 	free(d.oldblk);
+	free(d.oldrec);
 	return 0;
 }
