@@ -19,6 +19,17 @@
 #     reads for the data checksums (ss_datasum covers a whole log; e2fsck
 #     has nothing like it, and with a million files it is the bulk of what
 #     fsck.nilfs2 reads).
+# CASE=checkpoints measures --checkpoints=all instead (bench_checkpoints
+# below): the real kernel, in the qemu guest of tests/kernel/guest.sh,
+# writes CP_FILES (default 100000) small files and then CP_COUNT (default
+# 1000) checkpoints with a small change before each (tests/kernel/cpgen
+# churn, seed CP_SEED, default 7: appends, renames, deletes, new files and
+# directories); `fsck.nilfs2 -fn --checkpoints=all` is timed against the
+# latest-only check (target: at most 2x) and against `e2fsck -fn` of an
+# ext4 image of the latest tree (dump.nilfs2 extract, mke2fs -d).  The
+# guest runs under TCG for minutes: the volume is kept in CP_CACHE
+# (default $NILFS_KTEST_CACHE or /var/tmp) and made again only when
+# missing.
 # Every timed run starts with a cold cache: caches are dropped (as root,
 # sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
 # to run otherwise.  The four timings run in turn RUNS (default 2) times;
@@ -45,11 +56,80 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-fsck-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cflags="-O2 -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64"
-cc $cflags -o "$work/fsck-tree" "$here/fsck-tree.c"
-cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
-
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 now() { date +%s.%N; }
+
+# run LABEL CMD...: one cold run; appends "LABEL seconds maxrss_kib" to $work/times
+run() {
+	label=$1; shift
+	drop
+	st=0
+	"$gtime" -f "$label %e %M" -a -o "$work/times" "$@" >"$work/$label.out" 2>&1 || st=$?
+	# both must find the images clean (exit status 0)
+	[ $st -eq 0 ] || { echo "$* exited $st:" >&2; tail -5 "$work/$label.out" >&2; exit 1; }
+}
+best() { awk -v l="$1" '$1 == l && (b == "" || $2 < b) { b = $2 } END { print b }' "$work/times"; }
+peak() { awk -v l="$1" '$1 == l && $3 > m { m = $3 } END { print m + 0 }' "$work/times"; }
+
+bench_checkpoints() {
+	files=${CP_FILES:-100000} ncps=${CP_COUNT:-1000} seed=${CP_SEED:-7}
+	cache=${CP_CACHE:-${NILFS_KTEST_CACHE:-/var/tmp}}
+	img=$cache/nilfs-fsck-bench-cp-$files-$ncps-$seed.img
+	if [ ! -s "$img" ]; then
+		echo "== the kernel writes $files files and $ncps checkpoints (qemu, TCG: minutes)" >&2
+		make -C "$top" tests/kernel/cpgen >/dev/null
+		truncate -s "${CP_IMG_GIB:-2}G" "$img.tmp"
+		"$mkfs" -q -f "$img.tmp" >/dev/null
+		cat >"$work/guest.sh" <<GUEST
+mount -t nilfs2 /dev/vda /mnt || { echo "MOUNT FAILED"; exit 1; }
+/ktest/bin/cpgen churn /mnt $files $ncps $seed || echo "CPGEN FAILED"
+umount /mnt || echo "UMOUNT FAILED"
+echo GUEST DONE
+GUEST
+		NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-7200} \
+		NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen \
+			"$top/tests/kernel/guest.sh" run "$work/guest.sh" "$img.tmp" >"$work/guest.out" 2>&1 || true
+		grep -qx "GUEST DONE" "$work/guest.out" && ! grep -q FAILED "$work/guest.out" ||
+			{ echo "the guest failed:" >&2; tail -20 "$work/guest.out" >&2; rm -f "$img.tmp"; exit 1; }
+		mv "$img.tmp" "$img"
+	fi
+	echo "== the latest tree into an ext4 image" >&2
+	"$top/dump.nilfs2" "$img" extract / "$work/tree" >/dev/null
+	e_img=$work/ext4.img
+	truncate -s "${CP_IMG_GIB:-2}G" "$e_img"
+	ninodes=$(($(find "$work/tree" | wc -l) * 11 / 10 + 1000))
+	"$mke2fs" -q -F -t ext4 -N "$ninodes" -d "$work/tree" "$e_img" >/dev/null
+	rm -rf "$work/tree"
+	: >"$work/times"
+	echo "== cold runs, best of $RUNS each" >&2
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		run latest "$fsck" -fn "$img"
+		run all "$fsck" -fn --checkpoints=all "$img"
+		run ext4 "$e2fsck" -fn "$e_img"
+		i=$((i + 1))
+	done
+	l_t=$(best latest) l_m=$(peak latest) a_t=$(best all) a_m=$(peak all)
+	e_t=$(best ext4) e_m=$(peak ext4)
+	printf 'volume: %s files then %s checkpoints of small changes (seed %s), by the kernel\n' \
+		"$files" "$ncps" "$seed"
+	printf 'fsck.nilfs2 -fn (latest):            %6.2f s  %7d KiB max RSS   (%s)\n' "$l_t" "$l_m" \
+		"$(grep -E "[0-9] inodes," "$work/latest.out" | sed 's/^[^:]*: [^:]*: //')"
+	printf 'fsck.nilfs2 -fn --checkpoints=all:   %6.2f s  %7d KiB max RSS   (%s checked)\n' \
+		"$a_t" "$a_m" "$(sed -n 's/.* \([0-9]*\) checked$/\1/p' "$work/all.out")"
+	printf 'e2fsck -fn (the latest tree):        %6.2f s  %7d KiB max RSS\n' "$e_t" "$e_m"
+	printf 'ratio all / latest: time %.2f (target <= 2)  memory %.2f\n' \
+		"$(echo "$a_t / $l_t" | bc -l)" "$(echo "$a_m / $l_m" | bc -l)"
+	printf 'ratio all / e2fsck: time %.2f  memory %.2f;  latest / e2fsck: time %.2f  memory %.2f\n' \
+		"$(echo "$a_t / $e_t" | bc -l)" "$(echo "$a_m / $e_m" | bc -l)" \
+		"$(echo "$l_t / $e_t" | bc -l)" "$(echo "$l_m / $e_m" | bc -l)"
+}
+if [ "${CASE:-tree}" = checkpoints ]; then
+	bench_checkpoints
+	exit 0
+fi
+cc $cflags -o "$work/fsck-tree" "$here/fsck-tree.c"
+cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
 
 echo "== tree of $NFILES names" >&2
 "$work/fsck-tree" "$work/tree" "$NFILES" >"$work/tree.txt"
@@ -65,18 +145,6 @@ ninodes=$(awk '{ print int(($2 + $4 + $6) * 1.1) + 1000 }' "$work/tree.txt")
 "$mke2fs" -q -F -t ext4 -N "$ninodes" -d "$work/tree" "$e_img" >/dev/null
 t2=$(now)
 rm -rf "$work/tree"
-
-# run LABEL CMD...: one cold run; appends "LABEL seconds maxrss_kib" to $work/times
-run() {
-	label=$1; shift
-	drop
-	st=0
-	"$gtime" -f "$label %e %M" -a -o "$work/times" "$@" >"$work/$label.out" 2>&1 || st=$?
-	# both must find the images clean (exit status 0)
-	[ $st -eq 0 ] || { echo "$* exited $st:" >&2; tail -5 "$work/$label.out" >&2; exit 1; }
-}
-best() { awk -v l="$1" '$1 == l && (b == "" || $2 < b) { b = $2 } END { print b }' "$work/times"; }
-peak() { awk -v l="$1" '$1 == l && $3 > m { m = $3 } END { print m + 0 }' "$work/times"; }
 
 "$work/fsck-floor" list "$n_img" >"$work/meta.runs" 2>"$work/meta.txt"
 "$work/fsck-floor" list-logs "$n_img" >"$work/logs.runs" 2>"$work/logs.txt"

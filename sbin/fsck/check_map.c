@@ -85,6 +85,8 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 			fsck_problem(c, MSG_DAT_BLOCK_TWICE, ptr);
 		return 0;
 	}
+	if (fc->known && fc->known(fc->known_arg, key, ptr, level))
+		return 0;   /* checked as it is in another checkpoint, alive in this one */
 	if (!fsck_vbit_test(&c->valloc, ptr)) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
 		fix_note_vblock(c, ptr);
@@ -107,6 +109,10 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
+	if (de.de_start > fc->max_start)
+		fc->max_start = de.de_start;
+	if (de.de_end < fc->min_end)
+		fc->min_end = de.de_end;
 	if (!fsck_phys_in_use(c, de.de_blocknr)) {
 		/* pass 4 reports the entry; the map is mended with it */
 		w->needs_rebuild = true;
@@ -143,6 +149,8 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	fc->nblocks = 0;
 	fc->last_data = 0;
 	fc->map_ok = false;
+	fc->max_start = 0;
+	fc->min_end = NLFS_CNO_MAX;
 	/* only the flags byte of a direct map's header means anything: when the
 	 * kernel turns a B-tree back into a direct map it clears the B-tree bit
 	 * and leaves the old root's level and child count behind */

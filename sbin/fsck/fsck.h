@@ -90,6 +90,10 @@ struct fsck {
 	bool op_error;                         /* could not finish: I/O or memory */
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
+	/* pass_cpdiff.c tries a checkpoint by difference with problems held
+	 * back: one found sets probe_failed and the checkpoint is walked whole */
+	bool probing, probe_failed;
+	uint64_t nreported;                    /* problems counted so far, of any severity */
 	uint64_t nopen_unlinked;               /* latest checkpoint's in-use inodes with no links */
 	struct fsck_report *report;
 	struct fsck_fixes fix;                 /* what the repairs need (repair.h) */
@@ -147,7 +151,6 @@ void pass_dat_leaks(struct fsck *c);
 int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
-int pass_checkpoint(struct fsck *c, uint64_t cno);        /* pass_checkpoint.c */
 
 /* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
@@ -168,6 +171,13 @@ struct fsck_file_check {
 	uint64_t nblocks;        /* out: data + node blocks */
 	uint64_t last_data;      /* out: highest data block offset + 1 (0: none) */
 	bool map_ok;             /* out: the whole map could be walked */
+	/* out: the checkpoints every block of the map is alive in are
+	 * [max_start, min_end) (virtual maps only) */
+	uint64_t max_start, min_end;
+	/* optional: a pointer the caller already checked in another checkpoint
+	 * (true) is only counted, not looked up again */
+	bool (*known)(void *arg, uint64_t key, uint64_t ptr, unsigned level);
+	void *known_arg;
 };
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
 
@@ -195,6 +205,10 @@ struct fsck_cp {
 	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
 	uint64_t ninuse;
+	/* set when the checkpoint is checked by difference (pass_cpdiff.c) */
+	struct cpdiff *diff;
+	uint64_t *parent;              /* the directory naming each directory (diff only) */
+	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
 };
 /* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
  * it cannot be read) */
@@ -204,6 +218,35 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len);
+
+/* pass_checkpoint.c: an in-use inode no directory names that is free in
+ * truth: a record never written, or a deleted file's */
+bool cp_inode_is_empty(const struct nlfs_inode *i);
+bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f);
+/* pass_checkpoint.c: one checkpoint walked whole; with D, what it finds is
+ * handed to D for the next checkpoint when it finds nothing wrong */
+int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d);
+void cp_free(struct fsck_cp *cp);
+/* pass_cpdiff.c: take CP (true) as the state the next checkpoint is
+ * compared with; its ifile map counted IFILE_NBLOCKS, NGROUPS groups */
+bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t ninodes,
+		  uint64_t ifile_nblocks, uint64_t ngroups);
+bool cpdiff_header_done(const struct cpdiff *d);
+
+/* pass_cpdiff.c: every chosen checkpoint, the first (the latest) walked
+ * whole, each next one by difference with the one before when that was
+ * found clean: only the ifile blocks that changed, the inodes they hold
+ * and the directories among them are examined again (fsck.nilfs2(8),
+ * MEMORY) */
+int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos);
+/* for pass_inode.c and pass_dir.c while D is being built or applied */
+void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end);
+void cpdiff_dirty(struct cpdiff *d, uint64_t ino);
+void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child);
+void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino);
+/* directory DIR's old version had a record naming INO as TYPE, and INO did
+ * not change: a record that says the same needs no new look at INO */
+bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type);
 
 /* pass_dir.c: the blocks of a directory the check walks and the repair
  * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */

@@ -10,7 +10,8 @@
  *   4 every DAT entry (pass_dat.c)
  *   5 the cpfile and the sufile's map (pass_cpfile.c)
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
- *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c);
+ *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c;
+ *     after the first, by difference with the one before: pass_cpdiff.c);
  *     after the latest, unused live DAT entries (pass_dat.c)
  * With -y or -p, errors a repair exists for are repaired after the check
  * (repair.h says how), and the volume is checked again: the exit status
@@ -285,15 +286,7 @@ static int step_cpfile(struct fsck *c, struct check_run *r)
  * the live DAT entries no file of it uses */
 static int step_checkpoints(struct fsck *c, struct check_run *r)
 {
-	for (uint64_t i = 0; i < r->ncnos && !fsck_cancelled(c); i++) {
-		if (i > 0) {
-			fsck_vbitmap_clear_all(&c->vref);
-			c->maps_incomplete = false;
-		}
-		pass_checkpoint(c, r->cnos[i]);
-		if (i == 0 && !fsck_cancelled(c))
-			pass_dat_leaks(c);
-	}
+	pass_checkpoints(c, r->cnos, r->ncnos);
 	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
 		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
 	return 0;

@@ -56,8 +56,9 @@ out:
 	return rc;
 }
 
-static void cp_free(struct fsck_cp *cp)
+void cp_free(struct fsck_cp *cp)
 {
+	free(cp->parent);
 	fsck_bitmap_free(&cp->alloc);
 	fsck_bitmap_free(&cp->visited);
 	fsck_bitmap_free(&cp->isdir);
@@ -68,7 +69,7 @@ static void cp_free(struct fsck_cp *cp)
 }
 
 /* a record never written: no type, no links, no size, no blocks */
-static bool inode_is_empty(const struct nlfs_inode *i)
+bool cp_inode_is_empty(const struct nlfs_inode *i)
 {
 	return !i->i_mode && !i->i_links_count && !i->i_size && !i->i_blocks;
 }
@@ -96,7 +97,7 @@ static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
  * links, and blocks mapped, none alive in this checkpoint.  An unlinked
  * file still open keeps its blocks alive, and one with no blocks cannot be
  * told from it: both are left to the orphan rules. */
-static bool inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f)
+bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f)
 {
 	struct alive_find a = { c, cno, 0 };
 	struct nlfs_err err;
@@ -123,11 +124,12 @@ static void note_ifile_far(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)
 	free(keys);
 }
 
-int pass_checkpoint(struct fsck *c, uint64_t cno)
+int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 {
+	uint64_t reported = c->nreported;
 	uint32_t bs = c->g->blocksize;
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
-	struct fsck_cp cp = { .cno = cno };
+	struct fsck_cp cp = { .cno = cno, .diff = d };
 	struct fsck_file_check fc = { 0 };
 	struct nlfs_checkpoint ck;
 	struct nlfs_err err;
@@ -141,7 +143,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		char title[96];
 
 		snprintf(title, sizeof(title), "checking inodes, block maps and directories (checkpoint %" PRIu64 ")", cno);
-		fsck_pass_begin(c, 6, title);
+		if (!d || !cpdiff_header_done(d))
+			fsck_pass_begin(c, 6, title);
 	}
 	if (cno == c->latest_cno)
 		c->ndirs = 0;
@@ -174,6 +177,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 	if (!cp.iblock || !cp.nref || !cp.links || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.cleared, cp.max_ino) ||
+	    (d && !(cp.parent = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.parent)))) ||
 	    load_ifile_groups(c, &cp, ngroups)) {
 		fsck_problem(c, MSG_OOM_INODES, cno, cp.max_ino);
 		cp_free(&cp);
@@ -203,6 +207,8 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		cp.blocks_uncounted = true;
 	} else {
 		fsck_bit_set(&cp.visited, NLFS_ROOT_INO);
+		if (cp.parent)
+			cp.parent[NLFS_ROOT_INO] = NLFS_ROOT_INO;
 		check_inode(c, &cp, &root, "");
 		walk_tree(c, &cp, NLFS_ROOT_INO, NLFS_ROOT_INO, "");
 	}
@@ -271,7 +277,7 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 			continue;   /* not visited: reported as PR_DIR_ROOT */
 		/* in use but not visited */
 		fsck_bit_set(&cp.visited, ino);
-		if (inode_is_empty(&f.inode) || inode_is_deleted(c, cno, &f)) {
+		if (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cno, &f)) {
 			/* a writer set the bit but never wrote the inode, or
 			 * set it again over a deleted file's record: it is free */
 			fsck_problem(c, MSG_IFILE_BIT_EMPTY_RECORD, cno, ino,
@@ -326,6 +332,10 @@ int pass_checkpoint(struct fsck *c, uint64_t cno)
 		fsck_problem(c, MSG_CP_NBLOCKS, cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);
 out:
 	c->ncps_checked++;
+	/* found clean: the next checkpoint is checked by difference with it */
+	if (d && c->nreported == reported && !c->maps_incomplete && !cp.blocks_uncounted &&
+	    !nempty && !fsck_cancelled(c) && cpdiff_adopt(c, d, &cp, ninodes, fc.nblocks, ngroups))
+		return 0;
 	cp_free(&cp);
 	return 0;
 }

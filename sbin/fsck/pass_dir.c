@@ -67,8 +67,11 @@ static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 
 static void count_ref(struct fsck_cp *cp, uint64_t ino)
 {
-	if (ino && ino < cp->max_ino && cp->nref[ino] < UINT16_MAX)
+	if (ino && ino < cp->max_ino && cp->nref[ino] < UINT16_MAX) {
 		cp->nref[ino]++;
+		if (cp->diff_walk)
+			cpdiff_dirty(cp->diff, ino);
+	}
 }
 
 uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys)
@@ -209,6 +212,13 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		fsck_problem(c, MSG_DIR_FIRST_NOT_DOT, WHAT, (int)rec->name_len, rec->name);
 		fr->rebuild = true;
 	} else if (idx == 1) {
+		if (is_dotdot && cp->diff_walk) {
+			/* the parent is known once every changed directory is read */
+			fr->dotdot = true;
+			count_ref(cp, rec->ino);
+			cpdiff_note_dotdot(cp->diff, fr->ino, rec->ino);
+			return;
+		}
 		if (is_dotdot) {
 			fr->dotdot = true;
 			if (fr->parent && rec->ino != fr->parent) {
@@ -253,6 +263,15 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
+	if (cp->diff_walk && cpdiff_record_known(cp->diff, fr->ino, rec->ino, rec->file_type)) {
+		/* a record checked as it is, naming an inode as it was */
+		bool dir = fsck_bit_test(&cp->isdir, rec->ino);
+
+		count_ref(cp, rec->ino);
+		if (dir)
+			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+		return;
+	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
 		if (fsck_bit_test(&cp->cleared, rec->ino)) {
 			fsck_problem(c, MSG_DIR_ENTRY_LOST_INODE, WHAT, (int)rec->name_len,
@@ -266,6 +285,14 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		return;
 	}
 	mode = nlfs_le16(f.inode.i_mode);
+	if (cp->diff_walk) {
+		/* one changed directory: what it names was checked as itself */
+		check_type(w, rec, off, mode);
+		count_ref(cp, rec->ino);
+		if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
+			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+		return;
+	}
 	if (!set_path(w, pathlen, rec->name, rec->name_len))
 		return;
 	if (!fsck_bit_test(&cp->visited, rec->ino)) {
@@ -280,6 +307,8 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		check_type(w, rec, off, mode);
 		count_ref(cp, rec->ino);
 		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
+			if (cp->parent)
+				cp->parent[rec->ino] = fr->ino;
 			if (push(w, &f, fr->ino, strlen(w->path)))
 				fsck_problem(c, MSG_OOM_DIR_ENTRY,
 					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));

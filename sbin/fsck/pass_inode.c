@@ -209,6 +209,8 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	fc.max_fs_units = f->ino < first_ino ? 4 : 0;
 	check_file_map(c, f, &fc);
 	cp->nblocks += fc.nblocks;
+	if (cp->diff)
+		cpdiff_note_version(cp->diff, f->ino, fc.max_start, fc.min_end);
 	if (!fc.map_ok)
 		return false;
 	if (nlfs_le16(f->inode.i_links_count) == 0)

@@ -34,6 +34,11 @@ bool fix_is_repairable(enum fsck_pr code, bool preen)
 
 static void count_and_add(struct fsck *c, enum fsck_pr code, const char *msg)
 {
+	if (c->probing) {
+		c->probe_failed = true;   /* the checkpoint is walked whole and says it */
+		return;
+	}
+	c->nreported++;
 	c->pr_count[code]++;
 	switch (fsck_problems[code].severity) {
 	case SEV_ERROR: c->nerrors++; break;

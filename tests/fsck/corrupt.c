@@ -1275,6 +1275,55 @@ static void c_symlink_empty(void)
 	inode_edit(f.ino, I_SIZE, 8, 0);
 }
 
+/* ---- a fault only an old checkpoint holds ---- */
+/* The root directory's block 0 as the newest checkpoint before the latest
+ * whose copy of it no later checkpoint shares (its DAT period has ended)
+ * had it: its first entry's name gets a '/', the log resealed.  Only a
+ * check of every checkpoint finds it (the check by difference must read
+ * that directory again); the latest checkpoint is sound. */
+static void c_dir_rich_old_cp(void)
+{
+	uint64_t latest = nlfs_fs_recovery(fs)->cno;
+
+	for (uint64_t cno = latest - 1; cno >= 1; cno--) {
+		struct nlfs_file ifl, root;
+		struct nlfs_dat_entry de;
+		struct nlfs_err err;
+		uint64_t ptr, b;
+		uint8_t *buf;
+		unsigned off = 0, next, nrec = 0;
+
+		if (nlfs_fs_ifile(fs, cno, &ifl, &err) ||
+		    nlfs_ifile_read(fs, &ifl, NLFS_ROOT_INO, &root, &err) ||
+		    nlfs_bmap_lookup(fs, &root, 0, &ptr, &err) || !ptr ||
+		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.de_end == NLFS_CNO_MAX ||
+		    nlfs_dat_translate(fs, ptr, &b, &err))
+			continue;
+		buf = malloc(bs);
+		if (!buf)
+			die("out of memory");
+		rd(b * bs, buf, bs);
+		while (off < bs) {
+			struct nlfs_dir_rec rec;
+			const char *why;
+
+			if (nlfs_dir_salvage(buf, bs, off, &rec, &next, &why) != NLFS_DIR_SOUND)
+				die("checkpoint %llu: / is not sound", (unsigned long long)cno);
+			if (nrec++ >= 2 && rec.ino) {
+				free(buf);
+				edit(b, off + 12, 1, '/', 1);
+				return;
+			}
+			off = next;
+		}
+		free(buf);
+	}
+	die("no checkpoint has a root directory block of its own");
+}
+
+/* the same damage: the latest checkpoint alone checks clean */
+static void c_good_rich_old_cp_latest(void) { c_dir_rich_old_cp(); }
+
 /* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
 
 /* a valid entry whose cp_cno a writer left at 0 */
@@ -1360,7 +1409,8 @@ static const struct kase cases[] = {
 	K(dat_entry0, "mkfs"), K(dat_range, "kernel"), K(dat_outside, "kernel"),
 	K(dat_noaddr, "kernel"), K(dat_shared, "kernel"), K(dat_unclaimed, "kernel"),
 	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
-	K(good_dat_sparse, "rich"), K(dat_sparse_leak, "rich"),
+	K(good_dat_sparse, "rich"), KO(dir_rich_old_cp, "rich", "--checkpoints=all"),
+	K(good_rich_old_cp_latest, "rich"), K(dat_sparse_leak, "rich"),
 	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
 	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
 	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),

@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pass_cpdiff.c - pass 6 over many checkpoints at the cost of what changes
+ * between them.
+ *
+ * Checkpoints share their blocks through the DAT: a virtual block number
+ * names one block, whose bytes no checkpoint changes (a change is a new
+ * number).  So an ifile block with the same number holds the same inode
+ * records, and an inode record with the same bytes the same block map,
+ * the same directory records, the same sizes.  The first checkpoint (the
+ * latest) is walked whole (pass_checkpoint.c); when it is found clean, its
+ * state is kept: which inodes are in use, each one's link count and the
+ * directory records naming it, each directory's parent, the virtual blocks
+ * in use (c->vref), the inode and block counters.  Each next checkpoint is
+ * then tried by difference: the ifile's map walked (pointers seen before
+ * only counted), the ifile blocks that changed read old and new, each
+ * inode whose record or bitmap bit changed taken out as it was (its blocks
+ * out of c->vref, its directory records out of the counts) and checked
+ * again as it is now (check_inode, its map whole), each changed directory
+ * read whole (pass_dir.c, no descent).  Then only the inodes whose link
+ * count or references moved are compared, and only the directories that
+ * moved are followed up to the root.  A block the difference does not
+ * touch was alive in the previous checkpoint; it must be alive in this one
+ * too: each inode's map is filed under the first checkpoint to come its
+ * blocks' DAT periods do not cover, and found there if it is still the
+ * same.
+ *
+ * Problems are held back while trying (c->probing): the first one found
+ * makes the checkpoint be walked whole instead, which reports everything
+ * with its checkpoint number as before, and starts the next difference
+ * from there if clean.  So a difference never has to say where a problem
+ * is, only that there is one; whatever it cannot decide cheaply (a file
+ * type that changed under an old name, a new ifile group) counts as one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/endian.h>
+#include "fsck.h"
+#include "array.h"
+
+/* an inode's map, to be found again at the checkpoint it goes stale in */
+struct vent {
+	uint64_t ino;
+	uint32_t ver;
+};
+
+struct bucket {
+	struct vent *v;
+	size_t n, cap;
+};
+
+/* a pointer of the ifile's map as the previous checkpoint had it */
+struct iref {
+	uint64_t vbn, key, start, end;
+	uint32_t stamp;
+	uint8_t level;
+};
+
+struct ichange {
+	uint64_t key, ptr;
+};
+
+struct touched {
+	uint64_t ino;
+	bool old_alloc, new_alloc;
+	bool has_old;                   /* its record changed: the last one is in prev_ifile */
+	uint16_t old_mode;              /* the last record's i_mode (little-endian) */
+};
+
+struct pair {
+	uint64_t a, b;
+};
+
+/* a record of a directory's old version: what it named, as which type */
+struct dblk {
+	uint64_t dir, ino, type;
+};
+
+struct cpdiff {
+	struct fsck *c;
+	const uint64_t *cnos;
+	uint64_t ncnos, k;              /* the checkpoints, the one at hand */
+	bool have;                      /* cp holds a clean checkpoint's state */
+	bool header_done;
+	struct fsck_cp cp;              /* cp.nblocks: of the files, not the ifile */
+	uint64_t ninodes, ifile_nblocks, ngroups;
+	struct nlfs_file prev_ifile;
+	struct iref *h;                 /* the ifile's pointers, hashed on vbn */
+	size_t hcap, hn;
+	uint32_t stamp;
+	uint64_t *iptr;                 /* the ifile's data block pointers by offset */
+	size_t niptr, capiptr;
+	uint32_t *ver;                  /* bumped at each new version of an inode */
+	struct bucket *buckets;         /* by index in cnos */
+	/* one difference */
+	struct iref *fresh;
+	size_t nfresh, capfresh;
+	struct ichange *chg;
+	size_t nchg, capchg;
+	struct fsck_bitmap dirtymap;
+	uint64_t *dirty;
+	size_t ndirty, capdirty;
+	struct touched *t;
+	size_t nt, capt;
+	struct pair *lost, *dotdot;     /* (dir, old parent), (dir, what its '..' names) */
+	size_t nlost, caplost, ndotdot, capdotdot;
+	uint64_t *moved;                /* directories given a parent */
+	size_t nmoved, capmoved;
+	struct dblk *oldblk;            /* the changed directories' old records, sorted */
+	size_t noldblk, capoldblk;
+	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
+	uint8_t *oldrec;                /* an ifile block of prev_ifile */
+	uint64_t oldrec_blk;
+	bool failed;
+};
+
+static void fail(struct cpdiff *d)
+{
+	d->failed = true;
+}
+
+bool cpdiff_header_done(const struct cpdiff *d)
+{
+	return d->header_done;
+}
+
+void cpdiff_dirty(struct cpdiff *d, uint64_t ino)
+{
+	if (ino >= d->dirtymap.nbits || fsck_bit_test_set(&d->dirtymap, ino))
+		return;
+	if (CLI_PUSH(d->dirty, d->ndirty, d->capdirty, ino))
+		fail(d);
+}
+
+void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child)
+{
+	if (child >= d->cp.max_ino || d->cp.parent[child]) {
+		fail(d);   /* a second name of a directory */
+		return;
+	}
+	d->cp.parent[child] = dir;
+	if (CLI_PUSH(d->moved, d->nmoved, d->capmoved, child))
+		fail(d);
+}
+
+void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino)
+{
+	struct pair p = { dir, ino };
+
+	if (CLI_PUSH(d->dotdot, d->ndotdot, d->capdotdot, p))
+		fail(d);
+}
+
+void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end)
+{
+	uint64_t lo = d->k + 1, hi = d->ncnos;
+	struct vent e = { ino, d->ver && ino < d->cp.max_ino ? d->ver[ino] : 0 };
+	struct bucket *b;
+
+	if (lo >= hi)
+		return;
+	/* the checkpoints after the first come in ascending order */
+	if (d->cnos[lo] < max_start) {
+		hi = lo;
+	} else {
+		uint64_t l = lo, h = hi;
+
+		while (l < h) {
+			uint64_t m = l + (h - l) / 2;
+
+			if (d->cnos[m] >= min_end)
+				h = m;
+			else
+				l = m + 1;
+		}
+		hi = l;
+	}
+	if (hi >= d->ncnos)
+		return;
+	b = &d->buckets[hi];
+	if (CLI_PUSH(b->v, b->n, b->cap, e))
+		fail(d);
+}
+
+static void clear_buckets(struct cpdiff *d)
+{
+	for (uint64_t i = 0; d->buckets && i < d->ncnos; i++) {
+		free(d->buckets[i].v);
+		d->buckets[i] = (struct bucket){ 0 };
+	}
+}
+
+/* forget the kept state: the next checkpoint is walked whole */
+static void drop_state(struct cpdiff *d)
+{
+	if (d->have)
+		cp_free(&d->cp);
+	memset(&d->cp, 0, sizeof(d->cp));
+	d->have = false;
+	free(d->h);
+	d->h = NULL;
+	d->hcap = d->hn = 0;
+	free(d->iptr);
+	d->iptr = NULL;
+	d->niptr = d->capiptr = 0;
+	free(d->ver);
+	d->ver = NULL;
+	fsck_bitmap_free(&d->dirtymap);
+	fsck_bitmap_free(&d->touchmap);
+	clear_buckets(d);
+}
+
+static size_t hash_slot(uint64_t vbn, size_t cap)
+{
+	return (size_t)((vbn * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static struct iref *hash_find(struct cpdiff *d, uint64_t vbn)
+{
+	if (!d->hcap)
+		return NULL;
+	for (size_t s = hash_slot(vbn, d->hcap);; s = (s + 1) & (d->hcap - 1)) {
+		if (!d->h[s].vbn)
+			return NULL;
+		if (d->h[s].vbn == vbn)
+			return &d->h[s];
+	}
+}
+
+/* the ifile's pointers of this checkpoint: those of the last still seen
+ * (stamp) and the FRESH ones */
+static int hash_rebuild(struct cpdiff *d, const struct iref *fresh, size_t nfresh)
+{
+	size_t n = nfresh, cap = 16;
+	struct iref *h;
+
+	for (size_t i = 0; i < d->hcap; i++)
+		if (d->h[i].vbn && d->h[i].stamp == d->stamp)
+			n++;
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->hcap + nfresh; i++) {
+		const struct iref *e = i < d->hcap ? &d->h[i] : &fresh[i - d->hcap];
+		size_t s;
+
+		if (!e->vbn || (i < d->hcap && e->stamp != d->stamp))
+			continue;
+		for (s = hash_slot(e->vbn, cap); h[s].vbn; s = (s + 1) & (cap - 1))
+			;
+		h[s] = *e;
+		h[s].stamp = d->stamp;
+	}
+	free(d->h);
+	d->h = h;
+	d->hcap = cap;
+	d->hn = n;
+	return 0;
+}
+
+static int set_iptr(struct cpdiff *d, uint64_t key, uint64_t ptr)
+{
+	if (key >= d->niptr) {
+		if (key >= SIZE_MAX / 2 || CLI_GROW(d->iptr, d->capiptr, (size_t)key + 1))
+			return -ENOMEM;
+		memset(d->iptr + d->niptr, 0, ((size_t)key + 1 - d->niptr) * sizeof(*d->iptr));
+		d->niptr = (size_t)key + 1;
+	}
+	d->iptr[key] = ptr;
+	return 0;
+}
+
+struct collect {
+	struct cpdiff *d;
+	int rc;
+};
+
+static int collect_iref(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct collect *col = arg;
+	struct cpdiff *d = col->d;
+	struct nlfs_dat_entry de;
+	struct iref e = { .vbn = ptr, .key = key, .level = (uint8_t)level };
+
+	if (nlfs_dat_lookup(d->c->fs, ptr, &de, NULL))
+		return col->rc = -EIO;
+	e.start = de.de_start;
+	e.end = de.de_end;
+	if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, e) || (level == 0 && set_iptr(d, key, ptr)))
+		return col->rc = -ENOMEM;
+	return 0;
+}
+
+bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t ninodes,
+		  uint64_t ifile_nblocks, uint64_t ngroups)
+{
+	struct collect col = { d, 0 };
+
+	d->nfresh = 0;
+	d->stamp++;
+	if (nlfs_bmap_iterate(c->fs, &cp->ifile, collect_iref, &col, NULL) || col.rc ||
+	    hash_rebuild(d, d->fresh, d->nfresh) ||
+	    !(d->ver = calloc(cp->max_ino ? cp->max_ino : 1, sizeof(*d->ver))) ||
+	    fsck_bitmap_init(&d->dirtymap, cp->max_ino) ||
+	    fsck_bitmap_init(&d->touchmap, cp->max_ino)) {
+		drop_state(d);
+		return false;
+	}
+	d->cp = *cp;
+	d->cp.nblocks -= ifile_nblocks;
+	d->cp.diff = d;
+	d->have = true;
+	d->ninodes = ninodes;
+	d->ifile_nblocks = ifile_nblocks;
+	d->ngroups = ngroups;
+	d->prev_ifile = cp->ifile;
+	return true;
+}
+
+/* check_file_map's question for the ifile: a pointer the last checkpoint's
+ * ifile had is only counted, if its DAT period holds this checkpoint too */
+/* ARR of N elements of SIZE bytes, grown to M with zeros */
+static int grow_zero(void **arr, size_t size, uint64_t n, uint64_t m)
+{
+	void *p;
+
+	if (m > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*arr, (size_t)m * size);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + (size_t)n * size, 0, (size_t)(m - n) * size);
+	*arr = p;
+	return 0;
+}
+
+static int grow_bitmap(struct fsck_bitmap *b, uint64_t nbits)
+{
+	uint64_t n = (b->nbits + 63) / 64, m = (nbits + 63) / 64;
+
+	if (grow_zero((void **)&b->words, sizeof(*b->words), n, m))
+		return -ENOMEM;
+	b->nbits = nbits;
+	return 0;
+}
+
+/* the ifile reached NGROUPS groups: room for their inodes, all free yet */
+static int grow_groups(struct cpdiff *d, uint64_t ngroups)
+{
+	struct fsck_cp *cp = &d->cp;
+	uint64_t n = cp->max_ino, m = ngroups * (uint64_t)d->c->g->blocksize * 8;
+
+	if (grow_zero((void **)&cp->nref, sizeof(*cp->nref), n, m) ||
+	    grow_zero((void **)&cp->links, sizeof(*cp->links), n, m) ||
+	    grow_zero((void **)&cp->parent, sizeof(*cp->parent), n, m) ||
+	    grow_zero((void **)&d->ver, sizeof(*d->ver), n, m) ||
+	    grow_bitmap(&cp->alloc, m) || grow_bitmap(&cp->visited, m) ||
+	    grow_bitmap(&cp->isdir, m) || grow_bitmap(&cp->cleared, m) ||
+	    grow_bitmap(&d->dirtymap, m) || grow_bitmap(&d->touchmap, m))
+		return -ENOMEM;
+	cp->max_ino = m;
+	d->ngroups = ngroups;
+	return 0;
+}
+
+static bool ifile_known(void *arg, uint64_t key, uint64_t ptr, unsigned level)
+{
+	struct cpdiff *d = arg;
+	struct iref *e = hash_find(d, ptr);
+	uint64_t cno = d->cp.cno;
+
+	if (!e) {
+		struct iref f = { .vbn = ptr, .key = key, .level = (uint8_t)level };
+		struct ichange ch = { key, ptr };
+
+		if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, f) ||
+		    (level == 0 && CLI_PUSH(d->chg, d->nchg, d->capchg, ch)))
+			fail(d);
+		return false;
+	}
+	if (e->stamp == d->stamp || e->key != key || e->level != level)
+		return false;   /* twice, or elsewhere: checked in full, which tells */
+	e->stamp = d->stamp;
+	return e->start <= cno && cno < e->end;
+}
+
+static int clear_vblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct cpdiff *d = arg;
+
+	(void)key;
+	(void)level;
+	if (!fsck_vbit_test(&d->c->vref, ptr))
+		fail(d);
+	fsck_vbit_clear(&d->c->vref, ptr);
+	d->cp.nblocks--;
+	return 0;
+}
+
+static bool is_type(uint16_t mode, uint16_t type)
+{
+	return (mode & NLFS_S_IFMT) == type;
+}
+
+static bool walks_map(uint16_t mode)
+{
+	return is_type(mode, NLFS_S_IFREG) || is_type(mode, NLFS_S_IFDIR) ||
+	       is_type(mode, NLFS_S_IFLNK);
+}
+
+static int cmp_dblk(const void *a, const void *b)
+{
+	const struct dblk *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->type < y->type ? -1 : x->type > y->type;
+}
+
+bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
+{
+	struct dblk want = { dir, ino, type };
+
+	if (fsck_bit_test(&d->touchmap, ino))
+		return false;
+	return bsearch(&want, d->oldblk, d->noldblk, sizeof(want), cmp_dblk) != NULL;
+}
+
+/* the references the old version of directory F made, taken back */
+static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
+{
+	uint32_t bs = d->c->g->blocksize;
+	uint64_t *keys = NULL;
+	size_t nkeys = 0;
+	uint8_t *buf = malloc(bs);
+
+	if (!buf || nlfs_bmap_keys(d->c->fs, f, &keys, &nkeys, NULL)) {
+		fail(d);
+		goto out;
+	}
+	for (size_t i = 0; i < nkeys && !d->failed; i++) {
+		unsigned off = 0, nrec = 0;
+		bool hole;
+		uint64_t key = keys[i];
+
+		if (nlfs_file_read_block(d->c->fs, f, key, buf, &hole, NULL) || hole) {
+			fail(d);
+			break;
+		}
+		while (off < bs) {
+			struct nlfs_dir_rec rec;
+			const char *why;
+			unsigned end;
+			bool dots = key == 0 && nrec < 2;
+
+			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
+				fail(d);
+				break;
+			}
+			off = end;
+			nrec++;
+			if (!rec.ino)
+				continue;
+			if (rec.ino >= d->cp.max_ino || !d->cp.nref[rec.ino]) {
+				fail(d);
+				break;
+			}
+			d->cp.nref[rec.ino]--;
+			cpdiff_dirty(d, rec.ino);
+			if (!dots) {
+				struct dblk r = { f->ino, rec.ino, rec.file_type };
+
+				if (CLI_PUSH(d->oldblk, d->noldblk, d->capoldblk, r))
+					fail(d);
+			}
+			if (!dots && d->cp.parent[rec.ino] == f->ino) {
+				struct pair p = { rec.ino, f->ino };
+
+				d->cp.parent[rec.ino] = 0;
+				if (CLI_PUSH(d->lost, d->nlost, d->caplost, p))
+					fail(d);
+			}
+		}
+	}
+out:
+	free(keys);
+	free(buf);
+}
+
+static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, bool has_old)
+{
+	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = has_old };
+
+	return CLI_PUSH(d->t, d->nt, d->capt, t);
+}
+
+/* inode INO as the last checkpoint had it; the block read last is kept
+ * (the inodes come in order) */
+static int read_old_record(struct cpdiff *d, uint64_t ino, struct nlfs_file *out)
+{
+	uint32_t bs = d->c->g->blocksize, isz = d->c->g->inode_size;
+	uint64_t blkoff;
+	uint32_t off;
+	bool hole;
+
+	nlfs_palloc_locate(bs, isz, ino, &blkoff, &off);
+	if (!d->oldrec) {
+		d->oldrec = malloc(bs);
+		d->oldrec_blk = UINT64_MAX;
+		if (!d->oldrec)
+			return -ENOMEM;
+	}
+	if (blkoff != d->oldrec_blk) {
+		d->oldrec_blk = UINT64_MAX;
+		if (nlfs_file_read_block(d->c->fs, &d->prev_ifile, blkoff, d->oldrec, &hole, NULL))
+			return -EIO;
+		d->oldrec_blk = blkoff;
+	}
+	memset(out, 0, sizeof(*out));
+	out->ino = ino;
+	out->cno = d->prev_ifile.cno;
+	memcpy(&out->inode, d->oldrec + off, isz < sizeof(out->inode) ? isz : sizeof(out->inode));
+	return 0;
+}
+
+/* the records of entry block KEY that differ from the last checkpoint's */
+static void diff_entry_block(struct cpdiff *d, uint64_t key, uint64_t ino0, uint8_t *oldb,
+			     uint8_t *newb)
+{
+	struct fsck *c = d->c;
+	uint32_t bs = c->g->blocksize, isz = c->g->inode_size;
+	bool ohole, nhole;
+
+	if (nlfs_file_read_block(c->fs, &d->cp.ifile, key, newb, &nhole, NULL) || nhole ||
+	    nlfs_file_read_block(c->fs, &d->prev_ifile, key, oldb, &ohole, NULL)) {
+		fail(d);
+		return;
+	}
+	for (uint32_t i = 0; i < bs / isz; i++) {
+		if (!memcmp(oldb + (size_t)i * isz, newb + (size_t)i * isz, isz))
+			continue;
+		if (push_touched(d, ino0 + i, fsck_bit_test(&d->cp.alloc, ino0 + i), true))
+			fail(d);
+	}
+}
+
+/* group G's descriptor and bitmap again: the bits that moved */
+static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *pg)
+{
+	struct fsck *c = d->c;
+	uint32_t bs = c->g->blocksize;
+	uint64_t epg = (uint64_t)bs * 8, used = 0;
+
+	if (nlfs_palloc_read_group(c->fs, &d->cp.ifile, c->g->inode_size, g, pg, NULL) ||
+	    pg->bitmap_hole) {
+		fail(d);
+		return;
+	}
+	for (uint64_t w = 0; w < epg / 64; w++) {
+		uint64_t nw, ow = d->cp.alloc.words[g * (epg / 64) + w], x;
+
+		memcpy(&nw, pg->bitmap + w * 8, 8);
+		nw = nlfs_le64(nw);
+		used += (uint64_t)__builtin_popcountll(nw);
+		for (x = nw ^ ow; x; x &= x - 1) {
+			uint64_t ino = g * epg + w * 64 + (uint64_t)__builtin_ctzll(x);
+
+			/* the record itself is read below if it changed too */
+			if (push_touched(d, ino, ow >> (ino % 64) & 1, false))
+				fail(d);
+		}
+		d->cp.alloc.words[g * (epg / 64) + w] = nw;
+	}
+	if (pg->desc_hole ? used != 0 : pg->nfrees != epg - used)
+		fail(d);
+}
+
+static int cmp_touched(const void *a, const void *b)
+{
+	const struct touched *x = a, *y = b;
+
+	/* by inode; a changed record (old kept) before a bit alone */
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (int)y->has_old - (int)x->has_old;
+}
+
+/* the ifile blocks that changed: which inodes to take again */
+static void diff_ifile_blocks(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	uint32_t bs = c->g->blocksize, isz = c->g->inode_size;
+	uint64_t epg = (uint64_t)bs * 8, ipb = bs / isz;
+	struct nlfs_palloc_group pg = { .desc_blkoff = UINT64_MAX };
+	uint8_t *oldb = malloc(bs), *newb = malloc(bs);
+
+	pg.desc = malloc(bs);
+	pg.bitmap = malloc(bs);
+	if (!oldb || !newb || !pg.desc || !pg.bitmap) {
+		fail(d);
+		goto out;
+	}
+	/* entry blocks first (the old records), then the bitmaps */
+	for (size_t i = 0; i < d->nchg && !d->failed; i++) {
+		uint64_t key = d->chg[i].key;
+
+		for (uint64_t g = 0; g < d->ngroups; g++) {
+			uint64_t bm = nlfs_palloc_bitmap_blkoff(bs, isz, g), blk;
+			uint32_t off;
+
+			if (key <= bm || key > bm + epg / ipb)
+				continue;
+			nlfs_palloc_locate(bs, isz, g * epg + (key - bm - 1) * ipb, &blk, &off);
+			if (blk != key || off != 0)
+				fail(d);
+			else
+				diff_entry_block(d, key, g * epg + (key - bm - 1) * ipb, oldb, newb);
+			break;
+		}
+	}
+	for (uint64_t g = 0; g < d->ngroups && !d->failed; g++) {
+		bool changed = false;
+
+		for (size_t i = 0; i < d->nchg; i++)
+			if (d->chg[i].key == nlfs_palloc_bitmap_blkoff(bs, isz, g) ||
+			    d->chg[i].key == nlfs_palloc_desc_blkoff(bs, isz, g))
+				changed = true;
+		if (changed)
+			diff_group(d, g, &pg);
+	}
+	qsort(d->t, d->nt, sizeof(*d->t), cmp_touched);
+out:
+	free(oldb);
+	free(newb);
+	free(pg.desc);
+	free(pg.bitmap);
+}
+
+/* merge the entries of one inode; the bits are the new ones by now */
+static void settle_touched(struct cpdiff *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nt; i++) {
+		/* a record that changed was read before the bitmaps, with
+		 * the old bit: one entry says both */
+		if (n && d->t[n - 1].ino == d->t[i].ino)
+			continue;
+		d->t[n++] = d->t[i];
+	}
+	d->nt = n;
+	for (size_t i = 0; i < d->nt; i++) {
+		d->t[i].new_alloc = fsck_bit_test(&d->cp.alloc, d->t[i].ino);
+		fsck_bit_set(&d->touchmap, d->t[i].ino);
+	}
+}
+
+static bool metadata_ino(uint64_t ino)
+{
+	return ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO);
+}
+
+/* does directory C lead up to the root? */
+static bool reaches_root(const struct cpdiff *d, uint64_t ino)
+{
+	for (uint64_t steps = 0; ino != NLFS_ROOT_INO; steps++) {
+		if (steps > d->cp.max_ino || ino >= d->cp.max_ino)
+			return false;
+		ino = d->cp.parent[ino];
+		if (!ino)
+			return false;
+	}
+	return true;
+}
+
+static bool walked_dir(const struct cpdiff *d, uint64_t ino)
+{
+	return fsck_bit_test(&d->cp.alloc, ino) && fsck_bit_test(&d->cp.isdir, ino) &&
+	       d->cp.links[ino] > 0;
+}
+
+static uint64_t dotdot_of(const struct cpdiff *d, uint64_t dir, bool *found)
+{
+	for (size_t i = 0; i < d->ndotdot; i++)
+		if (d->dotdot[i].a == dir) {
+			*found = true;
+			return d->dotdot[i].b;
+		}
+	*found = false;
+	return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+/* the tree after the changes: link counts, names of free inodes, parents */
+static void check_tree(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+
+	qsort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
+	for (size_t i = 0; i < d->ndirty && !d->failed; i++) {
+		uint64_t ino = d->dirty[i];
+
+		if (metadata_ino(ino) || (ino < first_ino && ino != NLFS_ROOT_INO))
+			continue;
+		if (fsck_bit_test(&cp->alloc, ino) ? cp->links[ino] != cp->nref[ino] : cp->nref[ino])
+			fail(d);
+	}
+	for (size_t i = 0; i < d->ndotdot && !d->failed; i++) {
+		uint64_t dir = d->dotdot[i].a;
+
+		if (i && dir == d->dotdot[i - 1].a)
+			fail(d);
+		else if (cp->parent[dir] != d->dotdot[i].b || !reaches_root(d, dir))
+			fail(d);
+	}
+	for (size_t i = 0; i < d->nlost && !d->failed; i++) {
+		uint64_t dir = d->lost[i].a;
+		bool found;
+
+		dotdot_of(d, dir, &found);
+		if (!walked_dir(d, dir))
+			continue;   /* gone: what still names it shows in its count */
+		/* an unchanged directory's '..' still names the old parent */
+		if ((!found && cp->parent[dir] != d->lost[i].b) || !reaches_root(d, dir))
+			fail(d);
+	}
+	for (size_t i = 0; i < d->nmoved && !d->failed; i++)
+		if (!walked_dir(d, d->moved[i]) || !reaches_root(d, d->moved[i]))
+			fail(d);
+}
+
+static void reset_step(struct cpdiff *d)
+{
+	for (size_t i = 0; i < d->ndirty; i++)
+		fsck_bit_clear(&d->dirtymap, d->dirty[i]);
+	for (size_t i = 0; i < d->nt; i++)
+		fsck_bit_clear(&d->touchmap, d->t[i].ino);
+	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = 0;
+	d->noldblk = 0;
+	d->oldrec_blk = UINT64_MAX;   /* prev_ifile is another one now */
+	d->failed = false;
+}
+
+/* checkpoint CNO by difference with the one kept: true if it is clean
+ * (and kept now), false if it must be walked whole */
+static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
+{
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct fsck_cp *cp = &d->cp;
+	struct fsck_file_check fc = { 0 };
+	struct nlfs_checkpoint ck;
+	struct nlfs_file f;
+	uint64_t ngroups;
+	char what[64];
+
+	reset_step(d);
+	if (nlfs_cpfile_get(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
+		return false;
+	c->probing = true;
+	c->probe_failed = false;
+	cp->cno = cno;
+	cp->ifile = f;
+	for (unsigned i = 0; i < FSCK_ICACHE; i++)
+		cp->iblock_off[i] = UINT64_MAX;
+	d->stamp++;
+
+	/* the ifile's map: the pointers seen before only counted */
+	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
+	fc.cno = cno;
+	fc.what = what;
+	fc.max_fs_units = 4;
+	fc.known = ifile_known;
+	fc.known_arg = d;
+	check_file_map(c, &cp->ifile, &fc);
+	if (!fc.map_ok || c->probe_failed || d->failed)
+		goto failed;
+	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	/* the kernel's ifile only grows */
+	if (ngroups < d->ngroups || (ngroups > d->ngroups && grow_groups(d, ngroups)))
+		goto failed;
+	for (size_t i = 0; i < d->hcap; i++) {
+		struct iref *e = &d->h[i];
+
+		if (e->vbn && e->stamp != d->stamp)
+			fsck_vbit_clear(&c->vref, e->vbn);   /* no longer the ifile's */
+	}
+	for (size_t i = 0; i < d->nfresh; i++) {
+		struct nlfs_dat_entry de;
+
+		if (nlfs_dat_lookup(c->fs, d->fresh[i].vbn, &de, NULL))
+			goto failed;
+		d->fresh[i].start = de.de_start;
+		d->fresh[i].end = de.de_end;
+	}
+
+	/* the inodes to take again */
+	diff_ifile_blocks(d);
+	if (d->failed)
+		goto failed;
+	for (size_t i = 0; i < d->nchg; i++)
+		if (set_iptr(d, d->chg[i].key, d->chg[i].ptr))
+			goto failed;
+	for (size_t i = 0; i < d->hcap; i++) {
+		struct iref *e = &d->h[i];
+
+		/* a data block gone, not replaced: a hole the full walk names */
+		if (e->vbn && e->stamp != d->stamp && e->level == 0 &&
+		    (e->key >= d->niptr || d->iptr[e->key] == e->vbn))
+			goto failed;
+	}
+	if (hash_rebuild(d, d->fresh, d->nfresh))
+		goto failed;
+	settle_touched(d);
+
+	/* out as they were */
+	for (size_t i = 0; i < d->nt && !d->failed; i++) {
+		struct touched *t = &d->t[i];
+		struct nlfs_file old;
+		uint16_t mode;
+
+		if (!t->old_alloc || metadata_ino(t->ino))
+			continue;
+		/* a bit alone moved: the record is the current one */
+		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
+			goto failed;
+		mode = nlfs_le16(old.inode.i_mode);
+		if (walks_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
+			goto failed;
+		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
+			d->ninodes--;
+		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
+			unref_dir(d, &old);
+		t->old_mode = old.inode.i_mode;
+		fsck_bit_clear(&cp->isdir, t->ino);
+		cp->links[t->ino] = 0;
+		d->ver[t->ino]++;
+		cpdiff_dirty(d, t->ino);
+	}
+	qsort(d->oldblk, d->noldblk, sizeof(*d->oldblk), cmp_dblk);
+	/* in as they are */
+	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
+		struct touched *t = &d->t[i];
+		uint16_t mode;
+
+		if (!t->new_alloc || metadata_ino(t->ino))
+			continue;
+		if (cp_read_inode(c, cp, t->ino, &f))
+			goto failed;
+		mode = nlfs_le16(f.inode.i_mode);
+		if (t->ino >= first_ino &&
+		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cno, &f)))
+			goto failed;
+		if (t->old_alloc && (mode ^ nlfs_le16(t->old_mode)) & NLFS_S_IFMT)
+			goto failed;   /* names left in unchanged directories: their types */
+		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
+			d->ninodes++;
+		d->ver[t->ino]++;
+		if (!check_inode(c, cp, &f, NULL))
+			goto failed;
+		cpdiff_dirty(d, t->ino);
+	}
+	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
+		struct touched *t = &d->t[i];
+
+		if (!t->new_alloc || metadata_ino(t->ino) || !fsck_bit_test(&cp->isdir, t->ino) ||
+		    !cp->links[t->ino])
+			continue;
+		if (t->ino != NLFS_ROOT_INO && !cp->parent[t->ino] &&
+		    CLI_PUSH(d->moved, d->nmoved, d->capmoved, t->ino))
+			goto failed;
+		cp->diff_walk = true;
+		walk_tree(c, cp, t->ino, 0, "");
+		cp->diff_walk = false;
+	}
+	if (d->failed || c->probe_failed)
+		goto failed;
+	check_tree(d);
+
+	/* what every checkpoint must hold */
+	for (uint64_t ino = 0; ino < first_ino; ino++)
+		if (!fsck_bit_test(&cp->alloc, ino))
+			goto failed;
+	if (cp_read_inode(c, cp, NLFS_ROOT_INO, &f) ||
+	    !is_type(nlfs_le16(f.inode.i_mode), NLFS_S_IFDIR) || !f.inode.i_links_count)
+		goto failed;
+	for (size_t i = 0; i < d->buckets[d->k].n; i++) {
+		const struct vent *e = &d->buckets[d->k].v[i];
+
+		if (d->ver[e->ino] == e->ver && fsck_bit_test(&cp->alloc, e->ino))
+			goto failed;   /* an unchanged map with a block dead here */
+	}
+	free(d->buckets[d->k].v);
+	d->buckets[d->k] = (struct bucket){ 0 };
+	if (nlfs_le64(ck.cp_inodes_count) != d->ninodes ||
+	    nlfs_le64(ck.cp_blocks_count) != cp->nblocks + fc.nblocks)
+		goto failed;
+	if (d->failed || c->probe_failed || c->maps_incomplete)
+		goto failed;
+	c->probing = false;
+	d->ifile_nblocks = fc.nblocks;
+	d->prev_ifile = cp->ifile;
+	c->ncps_checked++;
+	return true;
+failed:
+	c->probing = false;
+	c->probe_failed = false;
+	cp->diff_walk = false;
+	return false;
+}
+
+int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
+{
+	struct cpdiff d = { .c = c, .cnos = cnos, .ncnos = ncnos };
+	uint64_t ndiff = 0;
+
+	if (ncnos > 1 && !(d.buckets = calloc(ncnos, sizeof(*d.buckets))))
+		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
+	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
+		d.k = i;
+		d.header_done = false;
+		if (d.have) {
+			char title[96];
+
+			snprintf(title, sizeof(title),
+				 "checking inodes, block maps and directories (checkpoint %" PRIu64 ")",
+				 cnos[i]);
+			fsck_pass_begin(c, 6, title);
+			d.header_done = true;
+			if (try_difference(c, &d, cnos[i])) {
+				ndiff++;
+				continue;
+			}
+			drop_state(&d);
+		}
+		if (i > 0) {
+			fsck_vbitmap_clear_all(&c->vref);
+			c->maps_incomplete = false;
+		}
+		pass_checkpoint_walk(c, cnos[i], d.buckets ? &d : NULL);
+		if (!d.have && d.buckets)
+			clear_buckets(&d);
+		if (i == 0 && !fsck_cancelled(c))
+			pass_dat_leaks(c);
+	}
+	if (ncnos > 1)
+		fsck_verbose(c, "%" PRIu64 " of %" PRIu64 " checkpoints checked by difference with "
+			     "the one before", ndiff, ncnos);
+	drop_state(&d);
+	free(d.buckets);
+	free(d.fresh);
+	free(d.chg);
+	free(d.dirty);
+	free(d.t);
+	free(d.lost);
+	free(d.dotdot);
+	free(d.moved);
+	free(d.oldblk);
+	free(d.oldrec);
+	return 0;
+}
