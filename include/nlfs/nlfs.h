@@ -350,6 +350,10 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 /* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 		       struct nlfs_err *err);
+/* A hint: the disk is asked for the DAT blocks holding these N virtual
+ * blocks (in any order), so that translating them later finds them read.
+ * What fails is left to the translation. */
+void nlfs_dat_prefetch(struct nlfs_fs *fs, const uint64_t *vblocknrs, size_t n);
 
 /* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed).  0;
  * -NLFS_ECORRUPT from the map or the DAT; a negative errno from the io;
