@@ -360,6 +360,12 @@ void nlfs_dat_prefetch(struct nlfs_fs *fs, const uint64_t *vblocknrs, size_t n);
  * -ENOMEM. */
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err);
+/* A hint: the disk is asked for blocks [BLKOFF, BLKOFF + N) of the file
+ * (first for the DAT blocks that translate them), so that reading them one
+ * by one afterwards waits for the disk about twice instead of twice a
+ * block.  What fails is left to the reads. */
+void nlfs_file_prefetch(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			uint64_t n);
 /* Where block BLKOFF of the file lies on the device (*BLOCKNR, 0 for a
  * hole): the block nlfs_file_read_block reads, for a reader that moves the
  * device's bytes itself (nilfs-fuse splices them to the kernel) */
