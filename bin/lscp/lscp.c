@@ -45,7 +45,7 @@ struct lscp {
 	int rc;                 /* of the table, once it failed */
 	uint64_t rest;          /* lines still to print */
 	struct lf_time_cache tc;
-	struct nilfs_cpinfo buf[NCPINFO];
+	struct nilfs_cpinfo *buf;       /* NCPINFO entries */
 };
 
 static void usage(void)
@@ -294,7 +294,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lscp c = { .t = { .cols = columns, .ncols = NCOLS, .cell = cp_cell } };
+	/* the buffer apart from the initialized state: zero pages, not a
+	 * copy of the program file's */
+	static struct nilfs_cpinfo buf[NCPINFO];
+	static struct lscp c = { .t = { .cols = columns, .ncols = NCOLS, .cell = cp_cell },
+				 .buf = buf };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;

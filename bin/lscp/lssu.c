@@ -56,7 +56,7 @@ struct lssu {
 	int64_t prottime;
 	uint32_t bps;
 	struct lf_time_cache tc;
-	struct nilfs_suinfo buf[NSEGS];
+	struct nilfs_suinfo *buf;       /* NSEGS entries */
 };
 
 
@@ -247,7 +247,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lssu u = { .t = { .cols = columns, .ncols = NCOLS, .cell = su_cell } };
+	/* the buffer apart from the initialized state: zero pages, not a
+	 * copy of the program file's */
+	static struct nilfs_suinfo buf[NSEGS];
+	static struct lssu u = { .t = { .cols = columns, .ncols = NCOLS, .cell = su_cell },
+				 .buf = buf };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;
