@@ -44,7 +44,8 @@ if [ -n "${IMAGE:-}" ]; then
 	img=$IMAGE
 	make=0
 else
-	# about 18 KiB of log per checkpoint, and room to spare
+	# 18 to 27 KiB of log per checkpoint (27 on 32-block segments: 100k
+	# checkpoints fill 83520 of 99999), and room to spare
 	need_kib=$(( (NCP / 1000 * 25 + 512) * 1024 ))
 	# segments of a power of two blocks (nilfs-tools' mkfs), at least 16
 	# (the kernel's smallest), NSEG of them holding what is needed
