@@ -13,11 +13,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "linefmt.h"
 #include "table.h"
 #include "vol.h"
 #include "array.h"
 
-#define NCPINFO 512     /* entries per request */
+#define NCPINFO 4096    /* entries per request */
 
 /* the columns of -o, by id */
 enum { COL_CNO, COL_DATE, COL_TIME, COL_CREATE, COL_MODE, COL_FLG, COL_BLKCNT, COL_NBLKINC,
@@ -43,7 +44,8 @@ struct lscp {
 	struct table t;
 	int rc;                 /* of the table, once it failed */
 	uint64_t rest;          /* lines still to print */
-	struct nilfs_cpinfo buf[NCPINFO];
+	struct lf_time_cache tc;
+	struct nilfs_cpinfo *buf;       /* NCPINFO entries */
 };
 
 static void usage(void)
@@ -100,9 +102,10 @@ static const char *cp_cell(const void *row, int col, char *buf, size_t len)
 	return buf;
 }
 
+/* nilfs-tools' line: "%20llu  %s   %s    %s %12llu %10llu\n" */
 static void print_cp(struct lscp *c, const struct nilfs_cpinfo *ci)
 {
-	char when[64];
+	char line[128], *p = line;
 
 	if (c->rest)
 		c->rest--;
@@ -111,13 +114,17 @@ static void print_cp(struct lscp *c, const struct nilfs_cpinfo *ci)
 			c->rc = table_add(&c->t, ci);
 		return;
 	}
-	cli_format_time(ci->ci_create, when, sizeof(when));
-	printf("%20llu  %s   %s    %s %12llu %10llu\n",
-	       (unsigned long long)ci->ci_cno, when,
-	       nilfs_cpinfo_snapshot(ci) ? "ss" : "cp",
-	       nilfs_cpinfo_minor(ci) ? "i" : "-",
-	       (unsigned long long)(c->show_inc ? ci->ci_nblk_inc : ci->ci_blocks_count),
-	       (unsigned long long)ci->ci_inodes_count);
+	p = lf_u64(p, ci->ci_cno, 20);
+	p = lf_str(p, "  ");
+	p = lf_time(&c->tc, ci->ci_create, p);
+	p = lf_str(p, nilfs_cpinfo_snapshot(ci) ? "   ss    " : "   cp    ");
+	*p++ = nilfs_cpinfo_minor(ci) ? 'i' : '-';
+	*p++ = ' ';
+	p = lf_u64(p, c->show_inc ? ci->ci_nblk_inc : ci->ci_blocks_count, 12);
+	*p++ = ' ';
+	p = lf_u64(p, ci->ci_inodes_count, 10);
+	*p++ = '\n';
+	lf_put(line, p);
 }
 
 static long get(struct lscp *c, uint64_t cno, int mode, size_t n)
@@ -287,7 +294,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lscp c = { .t = { .cols = columns, .ncols = NCOLS, .cell = cp_cell } };
+	/* the buffer apart from the initialized state: zero pages, not a
+	 * copy of the program file's */
+	static struct nilfs_cpinfo buf[NCPINFO];
+	static struct lscp c = { .t = { .cols = columns, .ncols = NCOLS, .cell = cp_cell },
+				 .buf = buf };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;
@@ -323,6 +334,7 @@ int main(int argc, char **argv)
 	if (!table_setup(&c.t, def, sizeof(def) / sizeof(def[0])))
 		return CLI_EXIT_FAILURE;
 
+	lf_buffer_stdout(1 << 16);
 	rc = vol_open(dev, VOL_RDONLY, &c.vol, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);

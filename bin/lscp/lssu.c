@@ -16,10 +16,11 @@
 
 #include "assess.h"
 #include "cli.h"
+#include "linefmt.h"
 #include "table.h"
 #include "vol.h"
 
-#define NSEGS 512       /* entries per request */
+#define NSEGS 4096      /* entries per request */
 
 /* the columns of -o, by id */
 enum { COL_SEGNUM, COL_DATE, COL_TIME, COL_LASTMOD, COL_STAT, COL_NBLOCKS, COL_NLIVEBLOCKS,
@@ -54,7 +55,8 @@ struct lssu {
 	uint64_t now;
 	int64_t prottime;
 	uint32_t bps;
-	struct nilfs_suinfo buf[NSEGS];
+	struct lf_time_cache tc;
+	struct nilfs_suinfo *buf;       /* NSEGS entries */
 };
 
 
@@ -116,26 +118,38 @@ static const char *su_cell(const void *p, int col, char *buf, size_t len)
 static int print_su(struct lssu *u, uint64_t segnum, const struct nilfs_suinfo *si,
 		    bool prot, uint64_t live, unsigned ratio)
 {
-	char when[64];
-	char a = nilfs_suinfo_active(si) ? 'a' : '-';
-	char d = nilfs_suinfo_dirty(si) ? 'd' : '-';
-	char e = nilfs_suinfo_error(si) ? 'e' : '-';
+	char line[160], *p = line;
 
 	if (u->t.on) {
 		struct su_row r = { segnum, si, u->latest, prot, live, ratio };
 
 		return table_add(&u->t, &r);
 	}
+	/* nilfs-tools' lines: "%20llu  %s  %c%c%c  %10u\n", and with -l
+	 * "%17llu  %s %c%c%c%c  %10u %10u (%3u%%)\n" */
+	p = lf_u64(p, segnum, u->latest ? 17 : 20);
+	p = lf_str(p, "  ");
 	if (si->sui_lastmod)
-		cli_format_time(si->sui_lastmod, when, sizeof(when));
+		p = lf_time(&u->tc, si->sui_lastmod, p);
 	else
-		snprintf(when, sizeof(when), "---------- --:--:--");
-	if (!u->latest)
-		printf("%20llu  %s  %c%c%c  %10u\n", (unsigned long long)segnum, when, a, d, e,
-		       si->sui_nblocks);
-	else
-		printf("%17llu  %s %c%c%c%c  %10u %10u (%3u%%)\n", (unsigned long long)segnum,
-		       when, a, d, e, prot ? 'p' : '-', si->sui_nblocks, (unsigned)live, ratio);
+		p = lf_str(p, "---------- --:--:--");
+	p = lf_str(p, u->latest ? " " : "  ");
+	*p++ = nilfs_suinfo_active(si) ? 'a' : '-';
+	*p++ = nilfs_suinfo_dirty(si) ? 'd' : '-';
+	*p++ = nilfs_suinfo_error(si) ? 'e' : '-';
+	if (u->latest)
+		*p++ = prot ? 'p' : '-';
+	p = lf_str(p, "  ");
+	p = lf_u64(p, si->sui_nblocks, 10);
+	if (u->latest) {
+		*p++ = ' ';
+		p = lf_u64(p, (uint32_t)live, 10);
+		p = lf_str(p, " (");
+		p = lf_u64(p, ratio, 3);
+		p = lf_str(p, "%)");
+	}
+	*p++ = '\n';
+	lf_put(line, p);
 	return 0;
 }
 
@@ -233,7 +247,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lssu u = { .t = { .cols = columns, .ncols = NCOLS, .cell = su_cell } };
+	/* the buffer apart from the initialized state: zero pages, not a
+	 * copy of the program file's */
+	static struct nilfs_suinfo buf[NSEGS];
+	static struct lssu u = { .t = { .cols = columns, .ncols = NCOLS, .cell = su_cell },
+				 .buf = buf };
 	const char *dev = NULL;
 	char msg[512];
 	int opt, rc;
@@ -275,6 +293,7 @@ int main(int argc, char **argv)
 	/* the live counts are -l's work */
 	u.latest |= u.t.on && (table_shows(&u.t, COL_NLIVEBLOCKS) || table_shows(&u.t, COL_LIVE));
 
+	lf_buffer_stdout(1 << 16);
 	rc = vol_open(dev, VOL_RDONLY, &u.vol, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);

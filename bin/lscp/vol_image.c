@@ -108,13 +108,16 @@ static int i_sustat(struct vol *v, struct nilfs_sustat *st)
 	return 0;
 }
 
+/* the library reads ahead within one request: lssu's whole batch */
+#define SU_BATCH 4096
+
 static long i_suinfo(struct vol *v, uint64_t segnum, struct nilfs_suinfo *si, size_t n)
 {
-	struct nlfs_suinfo buf[BATCH];
+	struct nlfs_suinfo buf[SU_BATCH];
 	size_t done = 0;
 
 	while (done < n) {
-		size_t got, want = n - done < BATCH ? n - done : BATCH;
+		size_t got, want = n - done < SU_BATCH ? n - done : SU_BATCH;
 		int rc = nlfs_sufile_list(ipriv(v)->fs, segnum + done, buf, want, &got,
 					  &ipriv(v)->err);
 

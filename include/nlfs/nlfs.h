@@ -350,12 +350,22 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 /* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 		       struct nlfs_err *err);
+/* A hint: the disk is asked for the DAT blocks holding these N virtual
+ * blocks (in any order), so that translating them later finds them read.
+ * What fails is left to the translation. */
+void nlfs_dat_prefetch(struct nlfs_fs *fs, const uint64_t *vblocknrs, size_t n);
 
 /* mdt.c: file blocks; *hole is set for an unmapped block (BUF zeroed).  0;
  * -NLFS_ECORRUPT from the map or the DAT; a negative errno from the io;
  * -ENOMEM. */
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err);
+/* A hint: the disk is asked for blocks [BLKOFF, BLKOFF + N) of the file
+ * (first for the DAT blocks that translate them), so that reading them one
+ * by one afterwards waits for the disk about twice instead of twice a
+ * block.  What fails is left to the reads. */
+void nlfs_file_prefetch(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			uint64_t n);
 /* Where block BLKOFF of the file lies on the device (*BLOCKNR, 0 for a
  * hole): the block nlfs_file_read_block reads, for a reader that moves the
  * device's bytes itself (nilfs-fuse splices them to the kernel) */

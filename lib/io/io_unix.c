@@ -12,6 +12,14 @@
  * is read alone, exactly as without chunks, errors included.  (For a file
  * the caller may neither write nor owns, the kernel hides what is cached
  * and says every page is: chunks are then plain 32 KiB reads, still right.)
+ *
+ * Large writes (whole logs) are written behind: each starts its own
+ * writeback at once, and once two more are under way the oldest is waited
+ * for and dropped from the page cache.  The disk then writes while the
+ * caller builds the next log instead of all at the final fsync, and a long
+ * run of writes (mkfs -d of a big tree) does not fill the page cache and
+ * push out what the caller reads.  Only timing and caching change: the
+ * fsync of flush() is still the barrier and reports the errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +39,8 @@
 #define CHUNK_COUNT 8u         /* interleaved streams it serves */
 #define CHUNK_READ_MAX 8192u   /* reads at most this long use the chunks */
 #define RES_PAGES   256u       /* pages one mincore() call looks at */
+#define BEHIND_MIN  (1u << 20) /* writes at least this long are written behind */
+#define BEHIND_RUNS 2u         /* of them in flight before the oldest is waited for */
 
 struct chunk {
 	uint64_t off;          /* device offset of data[0] */
@@ -59,6 +69,9 @@ struct unix_priv {
 	bool uncached, direct;
 	void *bounce;          /* DIRECT_ALIGN-aligned, for O_DIRECT reads */
 	size_t bouncecap;
+	/* large writes in flight, oldest first */
+	struct { uint64_t off, len; } behind[BEHIND_RUNS];
+	unsigned nbehind;
 };
 
 #define DIRECT_ALIGN 4096
@@ -219,9 +232,28 @@ static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
 	return pread_all(unix_fd(io), buf, len, off);
 }
 
+/* a large write just made: start its writeback, finish the oldest's */
+static void write_behind(struct unix_priv *u, uint64_t off, uint64_t len)
+{
+	if (u->nbehind == BEHIND_RUNS) {
+		uint64_t o = u->behind[0].off, l = u->behind[0].len;
+
+		(void)sync_file_range(u->fd, (off_t)o, (off_t)l, SYNC_FILE_RANGE_WAIT_BEFORE |
+				      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		(void)posix_fadvise(u->fd, (off_t)o, (off_t)l, POSIX_FADV_DONTNEED);
+		memmove(u->behind, u->behind + 1, sizeof(u->behind[0]) * (BEHIND_RUNS - 1));
+		u->nbehind--;
+	}
+	(void)sync_file_range(u->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	u->behind[u->nbehind].off = off;
+	u->behind[u->nbehind].len = len;
+	u->nbehind++;
+}
+
 static int unix_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
+	uint64_t start = off, total = len;
 
 	chunk_forget(io->priv, len, off);
 	while (len > 0) {
@@ -236,6 +268,8 @@ static int unix_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t 
 		len -= (size_t)n;
 		off += (uint64_t)n;
 	}
+	if (total >= BEHIND_MIN)
+		write_behind(io->priv, start, total);
 	return 0;
 }
 

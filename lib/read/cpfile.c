@@ -100,10 +100,17 @@ static void to_cpinfo(const uint8_t *raw, struct nlfs_cpinfo *ci)
 /*
  * An iterator keeps the cpfile's block map (read once, with one pass over
  * its B-tree) and the last block read, so that listing many checkpoints
- * costs about one read per cpfile block.
+ * costs about one read per cpfile block.  Those blocks lie wherever the
+ * checkpoints that last changed them were written, one per few logs: the
+ * iterator asks the disk for the DAT blocks of the next 3 * CP_AHEAD of
+ * them and for the next 2 * CP_AHEAD themselves, so a cold listing waits
+ * for the disk once per window instead of twice per block.
  */
+#define CP_AHEAD 128
+
 struct blkmap {
 	uint64_t blkoff, ptr;
+	uint64_t blocknr;       /* translated ahead; 0: not yet */
 };
 
 struct nlfs_cpfile_iter {
@@ -114,6 +121,7 @@ struct nlfs_cpfile_iter {
 	struct blkmap *map;     /* the cpfile's data blocks, by offset */
 	size_t nmap, capmap;
 	bool have_map;
+	size_t dat_ahead, cp_ahead;   /* map entries asked for so far */
 	uint8_t *buf;
 	uint64_t blkoff;        /* of the block in buf; UINT64_MAX: none */
 	bool hole;
@@ -164,12 +172,13 @@ static int add_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
 		r->capmap = cap;
 	}
 	r->map[r->nmap].blkoff = blkoff;
+	r->map[r->nmap].blocknr = 0;
 	r->map[r->nmap++].ptr = ptr;
 	return 0;
 }
 
-/* the pointer of cpfile block BLKOFF, 0 for a hole */
-static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, uint64_t *ptr,
+/* the map entry of cpfile block BLKOFF, NULL for a hole */
+static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, struct blkmap **m,
 		      struct nlfs_err *err)
 {
 	size_t lo = 0, hi;
@@ -181,7 +190,7 @@ static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, uint64_t *ptr
 			return rc;
 		r->have_map = true;
 	}
-	*ptr = 0;
+	*m = NULL;
 	for (hi = r->nmap; lo < hi;) {   /* nlfs_bmap_iterate goes in key order */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -190,28 +199,69 @@ static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, uint64_t *ptr
 		} else if (r->map[mid].blkoff > blkoff) {
 			hi = mid;
 		} else {
-			*ptr = r->map[mid].ptr;
+			*m = &r->map[mid];
 			break;
 		}
 	}
 	return 0;
 }
 
+/* the disk asked for what follows map entry I (see CP_AHEAD); a hint */
+static void read_ahead(struct nlfs_cpfile_iter *r, size_t i)
+{
+	uint32_t bs = r->fs->geo.blocksize;
+	uint64_t vbn[CP_AHEAD];
+	size_t end;
+
+	if (i + CP_AHEAD / 2 < r->cp_ahead)
+		return;
+	if (r->dat_ahead < i)
+		r->dat_ahead = i;
+	end = i + 3 * CP_AHEAD < r->nmap ? i + 3 * CP_AHEAD : r->nmap;
+	while (r->dat_ahead < end) {
+		size_t n = 0;
+
+		for (; r->dat_ahead < end && n < CP_AHEAD; r->dat_ahead++)
+			if (r->map[r->dat_ahead].ptr)
+				vbn[n++] = r->map[r->dat_ahead].ptr;
+		nlfs_dat_prefetch(r->fs, vbn, n);
+	}
+	if (r->cp_ahead < i)
+		r->cp_ahead = i;
+	end = i + 2 * CP_AHEAD < r->nmap ? i + 2 * CP_AHEAD : r->nmap;
+	for (; r->cp_ahead < end; r->cp_ahead++) {
+		struct blkmap *m = &r->map[r->cp_ahead];
+
+		if (m->blocknr || !m->ptr ||
+		    nlfs_file_block_addr(r->fs, &r->f, m->ptr, &m->blocknr, NULL))
+			continue;
+		nlfs_io_prefetch(r->fs->io, m->blocknr * bs, bs);
+	}
+}
+
 /* the raw entry of checkpoint CNO, or NULL in a hole */
 static int cp_reader_get(struct nlfs_cpfile_iter *r, uint64_t cno, const uint8_t **entry,
 			 struct nlfs_err *err)
 {
-	uint64_t slot = cno + r->first - 1, ptr, blocknr;
+	uint64_t slot = cno + r->first - 1, blocknr;
 	uint32_t bs = r->fs->geo.blocksize;
 	int rc;
 
 	if (slot / r->epb != r->blkoff) {
+		struct blkmap *m;
+
 		r->blkoff = UINT64_MAX;
-		rc = map_lookup(r, slot / r->epb, &ptr, err);
-		if (!rc)
-			rc = nlfs_file_block_addr(r->fs, &r->f, ptr, &blocknr, err);
+		rc = map_lookup(r, slot / r->epb, &m, err);
 		if (rc)
 			return rc;
+		if (m)
+			read_ahead(r, (size_t)(m - r->map));
+		blocknr = m ? m->blocknr : 0;
+		if (m && !blocknr) {
+			rc = nlfs_file_block_addr(r->fs, &r->f, m->ptr, &blocknr, err);
+			if (rc)
+				return rc;
+		}
 		r->hole = blocknr == 0;
 		if (!r->hole && (rc = nlfs_io_read(r->fs->io, r->buf, bs, blocknr * bs)) != 0) {
 			rc = nlfs_err_set(err, rc, blocknr, "%s: reading block %llu of the cpfile",

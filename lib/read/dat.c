@@ -66,6 +66,26 @@ int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 	return 0;
 }
 
+void nlfs_dat_prefetch(struct nlfs_fs *fs, const uint64_t *vblocknrs, size_t n)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_dat_entry_size);
+	uint64_t last = UINT64_MAX, blkoff, ptr;
+	struct nlfs_file dat;
+	uint32_t byteoff;
+
+	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+	for (size_t i = 0; i < n; i++) {
+		nlfs_palloc_locate(bs, esz, vblocknrs[i], &blkoff, &byteoff);
+		if (blkoff == last)
+			continue;
+		last = blkoff;
+		/* the DAT maps itself physically: its pointer is the address */
+		if (!nlfs_bmap_lookup(fs, &dat, blkoff, &ptr, NULL) && ptr)
+			nlfs_io_prefetch(fs->io, ptr * bs, bs);
+	}
+}
+
 int nlfs_file_block_addr(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
 			 uint64_t *blocknr, struct nlfs_err *err)
 {

@@ -43,6 +43,28 @@ int nlfs_file_mapped_end(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 	return nlfs_bmap_iterate(fs, f, note_end, end, err);
 }
 
+void nlfs_file_prefetch(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			uint64_t n)
+{
+	uint32_t bs = fs->geo.blocksize;
+	uint64_t ptrs[64], blocknr;
+
+	while (n > 0) {
+		size_t k = 0, want = n < 64 ? (size_t)n : 64;
+
+		for (size_t i = 0; i < want; i++)
+			if (!nlfs_bmap_lookup(fs, f, blkoff + i, &ptrs[k], NULL) && ptrs[k])
+				k++;
+		if (f->ino != NLFS_DAT_INO)
+			nlfs_dat_prefetch(fs, ptrs, k);
+		for (size_t i = 0; i < k; i++)
+			if (!nlfs_file_block_addr(fs, f, ptrs[i], &blocknr, NULL))
+				nlfs_io_prefetch(fs->io, blocknr * bs, bs);
+		blkoff += want;
+		n -= want;
+	}
+}
+
 int nlfs_file_block_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			  uint64_t *blocknr, struct nlfs_err *err)
 {

@@ -135,6 +135,8 @@ int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si
 	if (!buf)
 		return -ENOMEM;
 	nlfs_fs_mdt_file(fs, NLFS_SUFILE_INO, &f);
+	nlfs_file_prefetch(fs, &f, (segnum + first) / epb,
+			   (segnum + first + n - 1) / epb - (segnum + first) / epb + 1);
 	for (; *got < n; segnum++) {
 		uint64_t slot = segnum + first;
 		struct nlfs_segment_usage su;

@@ -8,6 +8,14 @@
  * starts at the head of the following segment, seq + 1.  Summary records
  * never straddle a block; the summary is sized as records are added, so an
  * address is only known once its log is closed.
+ *
+ * A log is written from one buffer (its arena): room for the largest
+ * summary a segment can need, then the payload blocks in order, then the
+ * super root.  The summary is encoded at the end of its room, right before
+ * the payload, so the whole log is one contiguous write.  Blocks whose
+ * contents are final when added (a file's data) are copied into their
+ * place at once; the others (metadata, changed until the log closes) when
+ * the log is written.  One arena is kept for the next log.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +25,7 @@
 #include "writerP.h"
 
 struct lw_log {
+	uint8_t *arena;         /* NULL until a block is copied in or it is written */
 	uint64_t start, seq, next;
 	uint32_t sumbytes, nfinfo, nblocks;
 	uint16_t flags;
@@ -42,6 +51,7 @@ struct nlfs_logw {
 	struct nlfs_lseg *segs;
 	size_t nsegs, capsegs;
 	uint64_t blocks;
+	uint8_t *spare;         /* an arena for the next log */
 };
 
 struct nlfs_logw_mark {
@@ -95,6 +105,38 @@ int nlfs_logw_new(struct nlfs_io *io, const struct nlfs_geometry *g, uint32_t cr
 	return 0;
 }
 
+/* blocks of an arena's room for the summary: at most every block of the
+ * segment (a log holds a summary block and a payload block at least) */
+static size_t sum_room(const struct nlfs_logw *lw)
+{
+	return lw->g.blocks_per_segment;
+}
+
+static uint8_t *arena_get(struct nlfs_logw *lw)
+{
+	uint8_t *a = lw->spare;
+
+	if (a) {
+		lw->spare = NULL;
+		return a;
+	}
+	return malloc((sum_room(lw) + lw->g.blocks_per_segment) * (size_t)lw->g.blocksize);
+}
+
+static void arena_put(struct nlfs_logw *lw, uint8_t *a)
+{
+	if (!lw->spare)
+		lw->spare = a;
+	else
+		free(a);
+}
+
+/* where payload block I of a log goes in its arena A */
+static uint8_t *arena_slot(const struct nlfs_logw *lw, uint8_t *a, size_t i)
+{
+	return a + (sum_room(lw) + i) * (size_t)lw->g.blocksize;
+}
+
 static void free_items(struct lw_log *l, size_t from)
 {
 	for (size_t i = from; i < l->nitems; i++)
@@ -110,9 +152,11 @@ void nlfs_logw_free(struct nlfs_logw *lw)
 	for (size_t i = 0; i < lw->nlogs; i++) {
 		free_items(&lw->logs[i], 0);
 		free(lw->logs[i].items);
+		free(lw->logs[i].arena);
 	}
 	free(lw->logs);
 	free(lw->segs);
+	free(lw->spare);
 	free(lw);
 }
 
@@ -244,7 +288,18 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 		}
 		if (NLFS_GROW(l->items, l->cap, l->nitems + 1))
 			return -ENOMEM;
-		l->items[l->nitems++] = *it;
+		if (it->copy) {
+			if (!l->arena && !(l->arena = arena_get(lw)))
+				return -ENOMEM;
+			l->items[l->nitems] = *it;
+			l->items[l->nitems].buf = arena_slot(lw, l->arena, l->nitems);
+			l->items[l->nitems].owned = false;
+			l->items[l->nitems].copy = false;
+			memcpy(l->items[l->nitems].buf, it->buf, bs);
+			l->nitems++;
+		} else {
+			l->items[l->nitems++] = *it;
+		}
 		l->sumbytes = s;
 		if (fin)
 			l->nfinfo++;
@@ -352,29 +407,38 @@ static int write_log(struct nlfs_logw *lw, struct lw_log *l, const uint8_t *sr,
 {
 	uint32_t bs = lw->g.blocksize, nsum = sum_blocks(l->sumbytes, bs);
 	size_t len = (size_t)l->nblocks * bs;
-	uint8_t *buf = calloc(1, len);
+	uint8_t *a = l->arena ? l->arena : arena_get(lw), *buf;
 	uint32_t sum;
 	int rc;
 
-	if (!buf)
+	if (!a)
 		return -ENOMEM;
-	encode_summary(lw, l, buf);
-	for (size_t i = 0; i < l->nitems; i++)
-		if (l->items[i].buf)
-			memcpy(buf + (nsum + i) * (size_t)bs, l->items[i].buf, bs);
+	l->arena = a;
+	for (size_t i = 0; i < l->nitems; i++) {
+		uint8_t *slot = arena_slot(lw, a, i);
+
+		if (!l->items[i].buf)
+			memset(slot, 0, bs);
+		else if (l->items[i].buf != slot)
+			memcpy(slot, l->items[i].buf, bs);
+	}
 	if (l->flags & NLFS_SS_SR)
-		memcpy(buf + len - bs, sr, bs);
+		memcpy(arena_slot(lw, a, l->nitems), sr, bs);
+	buf = arena_slot(lw, a, 0) - (size_t)nsum * bs;
+	memset(buf, 0, (size_t)nsum * bs);
+	encode_summary(lw, l, buf);
 	sum = nlfs_cpu_to_le32(nlfs_crc32(lw->seed, buf + 8, l->sumbytes - 8));
 	memcpy(buf + 4, &sum, 4);
 	sum = nlfs_cpu_to_le32(nlfs_crc32(lw->seed, buf + 4, len - 4));
 	memcpy(buf, &sum, 4);
 	rc = nlfs_io_write(lw->io, buf, len, l->start * bs);
-	free(buf);
 	if (rc)
 		return nlfs_err_set(err, rc, l->start, "%s: writing a log of %u blocks",
 				    nlfs_io_name(lw->io), l->nblocks);
 	l->written = true;
 	free_items(l, 0);
+	l->arena = NULL;
+	arena_put(lw, a);
 	return 0;
 }
 
@@ -421,16 +485,20 @@ void nlfs_logw_restore(struct nlfs_logw *lw, struct nlfs_logw_mark *m)
 	for (size_t i = m->nlogs; i < lw->nlogs; i++) {
 		free_items(&lw->logs[i], 0);
 		free(lw->logs[i].items);
+		if (lw->logs[i].arena)
+			arena_put(lw, lw->logs[i].arena);
 	}
 	lw->nlogs = m->nlogs;
 	if (m->had_open) {
 		struct lw_log *l = &lw->logs[m->nlogs - 1];
 		struct nlfs_litem *items = l->items;
+		uint8_t *arena = l->arena;
 		size_t cap = l->cap;
 
 		free_items(l, m->last_nitems);
 		*l = m->last;
 		l->items = items;
+		l->arena = arena;
 		l->cap = cap;
 		l->nitems = m->last_nitems;
 	}

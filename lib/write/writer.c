@@ -492,8 +492,8 @@ int nlfs_writer_file_begin(struct nlfs_writer *w, uint64_t ino, struct nlfs_err 
 int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *buf,
 			   struct nlfs_err *err)
 {
-	struct nlfs_litem it = { .ino = w->sf_ino, .cno = w->cno, .blkoff = blkoff, .owned = true };
-	uint32_t bs = w->geo.blocksize;
+	struct nlfs_litem it = { .ino = w->sf_ino, .cno = w->cno, .blkoff = blkoff,
+				 .buf = (uint8_t *)(uintptr_t)buf, .copy = true };
 	int rc;
 
 	if (!w->sf_open || (w->sf_n && blkoff <= w->sf_keys[w->sf_n - 1]))
@@ -510,15 +510,9 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 	rc = nlfs_datw_alloc(w, &it.vblocknr, err);
 	if (rc)
 		return rc;
-	it.buf = malloc(bs);
-	if (!it.buf)
-		return -ENOMEM;
-	memcpy(it.buf, buf, bs);
 	rc = nlfs_logw_add(w->lw, &it, err);
-	if (rc) {
-		free(it.buf);
+	if (rc)
 		return rc;
-	}
 	w->sf_keys[w->sf_n] = blkoff;
 	w->sf_ptrs[w->sf_n++] = it.vblocknr;
 	/* user data is final: write each log as soon as it closes */

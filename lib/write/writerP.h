@@ -143,6 +143,8 @@ struct nlfs_litem {
 	uint64_t blkoff;        /* data: file offset; DAT node: its key */
 	uint8_t level;          /* 0: data; >= 1: B-tree node */
 	bool owned;             /* buf is freed once written */
+	bool copy;              /* buf is the caller's and final: nlfs_logw_add copies
+				 * it into the log's buffer at once */
 	bool gc;                /* moved by the cleaner: keeps its vblocknr and period */
 	uint8_t *buf;
 	size_t aux;             /* caller's index (node number) */

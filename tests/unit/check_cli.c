@@ -5,11 +5,15 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "check_main.h"
 #include <nlfs/nlfs.h>
 #include "strutils.h"
 #include "array.h"
+#include "cli.h"
+#include "linefmt.h"
 
 static bool range(const char *s, uint64_t a, uint64_t b)
 {
@@ -160,6 +164,65 @@ START_TEST(arrays)
 }
 END_TEST
 
+/* lf_time against cli_format_time (localtime_r and strftime), zone by
+ * zone, across their offset changes */
+START_TEST(cached_local_times)
+{
+	static const char *const zones[] = {
+		"UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe",
+		"Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Africa/Monrovia",
+	};
+	static const uint64_t starts[] = {
+		0, 1, 1700000000, 1711846800 - 3600, 1730000000, 1000000000, 4102444800,
+		(uint64_t)-1, (uint64_t)INT64_MAX,
+	};
+
+	for (size_t z = 0; z < sizeof(zones) / sizeof(zones[0]); z++) {
+		struct lf_time_cache tc = { 0 };
+
+		setenv("TZ", zones[z], 1);
+		tzset();
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+			/* a day and a half of steps, and a year of big ones */
+			for (uint64_t k = 0; k < 2000; k++) {
+				uint64_t t = starts[i] + (k < 1000 ? k * 131 : (k - 1000) * 31607);
+				char want[64], got[LF_TIME_MAX + 1];
+
+				cli_format_time(t, want, sizeof(want));
+				*lf_time(&tc, t, got) = '\0';
+				ck_assert_msg(!strcmp(want, got), "%s: %llu: %s, not %s", zones[z],
+					      (unsigned long long)t, got, want);
+			}
+		}
+		/* every second of an hour around a change of offset (New York,
+		 * 2024-03-10 02:00 local) */
+		for (uint64_t t = 1710054000; t < 1710054000 + 7200; t++) {
+			char want[64], got[LF_TIME_MAX + 1];
+
+			cli_format_time(t, want, sizeof(want));
+			*lf_time(&tc, t, got) = '\0';
+			ck_assert_msg(!strcmp(want, got), "%s: %llu", zones[z], (unsigned long long)t);
+		}
+	}
+	unsetenv("TZ");
+}
+END_TEST
+
+START_TEST(right_aligned_numbers)
+{
+	char buf[64];
+
+	*lf_u64(buf, 0, 3) = '\0';
+	ck_assert_str_eq(buf, "  0");
+	*lf_u64(buf, 12345, 3) = '\0';
+	ck_assert_str_eq(buf, "12345");
+	*lf_u64(buf, UINT64_MAX, 20) = '\0';
+	ck_assert_str_eq(buf, "18446744073709551615");
+	*lf_u64(buf, 42, 0) = '\0';
+	ck_assert_str_eq(buf, "42");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -170,6 +233,8 @@ int main(void)
 	tcase_add_test(tc, periods);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, arrays);
+	tcase_add_test(tc, cached_local_times);
+	tcase_add_test(tc, right_aligned_numbers);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
