@@ -4,8 +4,7 @@
  * /dev/disk/by-* links, else a scan of the block devices), so a volume can
  * be named by what mkfs.nilfs2 -L/-U gave it, whatever device it sits on
  * today.  Only the tags libblkid knows are taken as tags: any other
- * argument is a path, even with '=' in it.  libblkid is loaded only when a
- * tag is given (common/lazylib.h).
+ * argument is a path, even with '=' in it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,12 +14,6 @@
 
 #include "cli.h"
 #include "devtag.h"
-#include "lazylib.h"
-
-static const char *const blkid_names[] = { "blkid_evaluate_tag" };
-static void *blkid_fns[1];
-static struct lazylib blkid_lib = { .soname = "libblkid.so.1", .names = blkid_names,
-				    .n = 1, .fns = blkid_fns };
 
 static const struct {
 	const char *prefix, *unmatched;
@@ -51,14 +44,7 @@ int dev_lookup(const char *arg, const char **dev)
 		*dev = arg;
 		return 0;
 	}
-	if (!lazylib_load(&blkid_lib))
-		return -ELIBACC;
-	{
-		__typeof__(blkid_evaluate_tag) *evaluate;
-
-		memcpy(&evaluate, &blkid_fns[0], sizeof(evaluate));
-		name = evaluate(arg, NULL, NULL);
-	}
+	name = blkid_evaluate_tag(arg, NULL, NULL);
 	if (!name)
 		return -ENODEV;
 	for (i = 0; i < sizeof(resolved) / sizeof(resolved[0]) && resolved[i]; i++)
@@ -76,8 +62,6 @@ const char *dev_lookup_reason(const char *arg, int rc)
 {
 	int t = tag_of(arg);
 
-	if (rc == -ELIBACC)
-		return blkid_lib.why;
 	return rc == -ENODEV && t >= 0 ? tags[t].unmatched : strerror(-rc);
 }
 

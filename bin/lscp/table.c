@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * table.c - util-linux's table output for lscp and lssu (table.h).
- * libsmartcols is loaded when a table is asked for (common/lazylib.h):
- * the default output does without it and starts faster.
- */
+/* table.c - util-linux's table output for lscp and lssu (table.h). */
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -11,40 +7,7 @@
 #include <libsmartcols.h>
 
 #include "cli.h"
-#include "lazylib.h"
 #include "table.h"
-
-#define SCOLS_FUNCTIONS(X) X(scols_new_table) X(scols_table_enable_raw) \
-	X(scols_table_enable_json) X(scols_table_enable_noheadings) X(scols_table_set_name) \
-	X(scols_table_new_column) X(scols_column_set_json_type) X(scols_table_new_line) \
-	X(scols_line_set_data) X(scols_print_table) X(scols_unref_table)
-#define SCOLS_POINTER(f) __typeof__(f) *f;
-#define SCOLS_NAME(f) #f,
-#define SCOLS_COUNT(f) + 1
-
-static struct {
-	SCOLS_FUNCTIONS(SCOLS_POINTER)
-} sc;
-
-/* false after a message */
-static bool load_smartcols(void)
-{
-	static const char *const names[] = { SCOLS_FUNCTIONS(SCOLS_NAME) };
-	static void *fns[0 SCOLS_FUNCTIONS(SCOLS_COUNT)];
-	static struct lazylib lib = { .soname = "libsmartcols.so.1", .names = names,
-				      .n = sizeof(names) / sizeof(names[0]), .fns = fns };
-	size_t i = 0;
-
-	if (!lazylib_load(&lib)) {
-		cli_warnx("cannot print a table: %s", lib.why);
-		return false;
-	}
-	/* a data pointer becomes a function pointer bit for bit (dlsym's way) */
-#define SCOLS_SET(f) memcpy(&sc.f, &fns[i++], sizeof(sc.f));
-	SCOLS_FUNCTIONS(SCOLS_SET)
-#undef SCOLS_SET
-	return true;
-}
 
 bool table_option(struct table *t, int opt, const char *arg)
 {
@@ -111,9 +74,7 @@ bool table_setup(struct table *t, const int *ids, size_t n)
 	t->on = t->output || t->raw || t->json;
 	memcpy(t->sel, ids, n * sizeof(ids[0]));
 	t->nsel = n;
-	if (t->output && !table_select(t, t->output))
-		return false;
-	return !t->on || load_smartcols();
+	return !t->output || table_select(t, t->output);
 }
 
 bool table_shows(const struct table *t, int id)
@@ -126,29 +87,29 @@ bool table_shows(const struct table *t, int id)
 
 int table_begin(struct table *t, const char *name)
 {
-	t->tb = sc.scols_new_table();
+	t->tb = scols_new_table();
 	if (!t->tb)
 		return -ENOMEM;
-	sc.scols_table_enable_raw(t->tb, t->raw);
-	sc.scols_table_enable_json(t->tb, t->json);
-	sc.scols_table_enable_noheadings(t->tb, t->noheadings);
-	if (sc.scols_table_set_name(t->tb, name))
+	scols_table_enable_raw(t->tb, t->raw);
+	scols_table_enable_json(t->tb, t->json);
+	scols_table_enable_noheadings(t->tb, t->noheadings);
+	if (scols_table_set_name(t->tb, name))
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nsel; i++) {
 		const struct table_column *c = &t->cols[t->sel[i]];
 		struct libscols_column *cl =
-			sc.scols_table_new_column(t->tb, c->name, 0, c->number ? SCOLS_FL_RIGHT : 0);
+			scols_table_new_column(t->tb, c->name, 0, c->number ? SCOLS_FL_RIGHT : 0);
 
 		if (!cl)
 			return -ENOMEM;
-		sc.scols_column_set_json_type(cl, c->number ? SCOLS_JSON_NUMBER : SCOLS_JSON_STRING);
+		scols_column_set_json_type(cl, c->number ? SCOLS_JSON_NUMBER : SCOLS_JSON_STRING);
 	}
 	return 0;
 }
 
 int table_add(struct table *t, const void *row)
 {
-	struct libscols_line *ln = sc.scols_table_new_line(t->tb, NULL);
+	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
 	char buf[64];
 
 	if (!ln)
@@ -156,7 +117,7 @@ int table_add(struct table *t, const void *row)
 	for (size_t i = 0; i < t->nsel; i++) {
 		const char *s = t->cell(row, t->sel[i], buf, sizeof(buf));
 
-		if (s && sc.scols_line_set_data(ln, i, s))
+		if (s && scols_line_set_data(ln, i, s))
 			return -ENOMEM;
 	}
 	return 0;
@@ -164,9 +125,9 @@ int table_add(struct table *t, const void *row)
 
 int table_end(struct table *t)
 {
-	int rc = sc.scols_print_table(t->tb);
+	int rc = scols_print_table(t->tb);
 
-	sc.scols_unref_table(t->tb);
+	scols_unref_table(t->tb);
 	t->tb = NULL;
 	return rc < 0 ? rc : 0;
 }

@@ -56,9 +56,8 @@ bool table_option(struct table *t, int opt, const char *arg);
 void table_usage_options(FILE *out);
 
 /* After the options: the columns shown when -o names none (IDS), or that
- * "-o +COLS" extends, then -o's choice; libsmartcols is loaded if a table
- * is asked for.  False after a message naming an unknown column or why
- * libsmartcols could not be loaded. */
+ * "-o +COLS" extends, then -o's choice.  False after a message naming an
+ * unknown column. */
 bool table_setup(struct table *t, const int *ids, size_t n);
 bool table_shows(const struct table *t, int id);
 
