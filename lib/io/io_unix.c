@@ -19,7 +19,10 @@
  * caller builds the next log instead of all at the final fsync, and a long
  * run of writes (mkfs -d of a big tree) does not fill the page cache and
  * push out what the caller reads.  Only timing and caching change: the
- * fsync of flush() is still the barrier and reports the errors.
+ * fsync of flush() is still the barrier.  A write error that the wait of
+ * sync_file_range() reports is consumed there (the kernel advances the
+ * file's error cursor, so fsync would not see it again): it is kept and
+ * returned by the next flush().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,6 +75,7 @@ struct unix_priv {
 	/* large writes in flight, oldest first */
 	struct { uint64_t off, len; } behind[BEHIND_RUNS];
 	unsigned nbehind;
+	int behind_err;        /* -errno of a failed writeback, for flush() */
 };
 
 #define DIRECT_ALIGN 4096
@@ -238,9 +242,13 @@ static void write_behind(struct unix_priv *u, uint64_t off, uint64_t len)
 	if (u->nbehind == BEHIND_RUNS) {
 		uint64_t o = u->behind[0].off, l = u->behind[0].len;
 
-		(void)sync_file_range(u->fd, (off_t)o, (off_t)l, SYNC_FILE_RANGE_WAIT_BEFORE |
-				      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
-		(void)posix_fadvise(u->fd, (off_t)o, (off_t)l, POSIX_FADV_DONTNEED);
+		if (sync_file_range(u->fd, (off_t)o, (off_t)l, SYNC_FILE_RANGE_WAIT_BEFORE |
+				    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) < 0) {
+			if (errno != EINVAL && errno != ESPIPE && !u->behind_err)
+				u->behind_err = -errno;
+		} else {
+			(void)posix_fadvise(u->fd, (off_t)o, (off_t)l, POSIX_FADV_DONTNEED);
+		}
 		memmove(u->behind, u->behind + 1, sizeof(u->behind[0]) * (BEHIND_RUNS - 1));
 		u->nbehind--;
 	}
@@ -275,7 +283,14 @@ static int unix_write(struct nlfs_io *io, const void *buf, size_t len, uint64_t 
 
 static int unix_flush(struct nlfs_io *io)
 {
-	return fsync(unix_fd(io)) < 0 ? -errno : 0;
+	struct unix_priv *u = io->priv;
+	int rc = fsync(u->fd) < 0 ? -errno : 0;
+
+	if (u->behind_err) {
+		rc = u->behind_err;
+		u->behind_err = 0;
+	}
+	return rc;
 }
 
 static int unix_size(struct nlfs_io *io, uint64_t *bytes)
