@@ -245,6 +245,42 @@ static int segment_live(struct nlfs_writer *w, uint64_t segnum, const struct nlf
 	return rc;
 }
 
+/* The oldest checkpoint created at or after LIMIT, of those up to LATEST
+ * (valid, created at or after it), in *PROTCNO: a binary search on the
+ * checkpoint number, creation times ascending with it (the kernel stamps
+ * each checkpoint with the time of its log; nilfs-utils assumes the same),
+ * so O(log checkpoints) entries are read, not every checkpoint of the
+ * protection period.  [LO, TOP) holds the checkpoints not yet ruled out. */
+static int find_protcno(struct nlfs_fs *fs, uint64_t limit, uint64_t latest, uint64_t *protcno,
+			struct nlfs_err *err)
+{
+	struct nlfs_cpfile_iter *it;
+	uint64_t lo = 1, top = latest;
+	int rc = nlfs_cpfile_iter_open(fs, &it, err);
+
+	*protcno = latest;
+	while (!rc && lo < top) {
+		uint64_t mid = lo + (top - lo) / 2, cno = mid;
+		struct nlfs_cpinfo ci;
+		size_t got = 0;
+
+		/* the first valid checkpoint from MID on */
+		rc = nlfs_cpfile_iter_list(it, &cno, NLFS_CPINFO_CHECKPOINTS, &ci, 1, &got, err);
+		if (rc)
+			break;
+		if (!got || ci.cno >= top) {
+			top = mid;          /* none in [MID, TOP) */
+		} else if (ci.create >= limit) {
+			*protcno = ci.cno;  /* and none valid in [MID, ci.cno) */
+			top = mid;
+		} else {
+			lo = ci.cno + 1;
+		}
+	}
+	nlfs_cpfile_iter_close(it);
+	return rc;
+}
+
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err)
 {
@@ -265,17 +301,11 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 		if (!rc)
 			(*snaps)[n++] = c;
 	}
-	/* the oldest checkpoint made at or after LIMIT: walk down from the latest */
-	for (c = latest; !rc && c > 0; c--) {
-		int r = nlfs_cpfile_get(fs, c, &cp, err);
-
-		if (r == -ENOENT)
-			continue;
-		if (r)
-			return r;
-		if (nlfs_le64(cp.cp_create) < limit)
-			break;
-		p->protcno = c;
+	/* the latest checkpoint decides whether any is protected */
+	if (!rc && latest > 0) {
+		rc = nlfs_cpfile_get(fs, latest, &cp, err);
+		if (!rc && nlfs_le64(cp.cp_create) >= limit)
+			rc = find_protcno(fs, limit, latest, &p->protcno, err);
 	}
 	p->snapshots = *snaps;
 	p->nsnapshots = n;
