@@ -41,6 +41,10 @@ struct seg_walk {
 	 * are deleted once the segment is walked, overlapping ones merged */
 	struct period { uint64_t start, end; } *periods;
 	size_t nperiods, capperiods;
+	/* the cpfile and sufile data blocks found live, rewritten after the
+	 * deletions, which may empty a cpfile block (see virtual_block) */
+	struct root_block { uint64_t ino, blkoff; } *roots;
+	size_t nroots, caproots;
 	int rc;
 	struct nlfs_err *err;
 };
@@ -109,21 +113,17 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return rc;
 	}
 	if (root_file(w, fi->ino)) {
-		bool moved;
-
 		/* Nodes: their trees are rebuilt, the cpfile and sufile always
-		 * change.  Data: written again with a new vblocknr, unless this
-		 * construction emptied the block (a cpfile block whose checkpoints
-		 * are all deleted), before or after this.  Either way the old
-		 * version's entry is ended, and freed as it lies in a victim. */
+		 * change.  Data: written again with a new vblocknr (rewrite_roots),
+		 * unless this construction emptied the block (a cpfile block whose
+		 * checkpoints are all deleted).  Either way the old version's
+		 * entry is ended, and freed as it lies in a victim. */
 		if (!bi->is_data)
 			return 0;
-		rc = nlfs_wfile_rewrite(root_file(w, fi->ino), bi->blkoff, &moved, sw->err);
-		if (!rc && moved)
-			sw->st->blocks_moved++;
-		else if (!rc)
-			sw->st->blocks_freed++;
-		return rc;
+		if (NLFS_GROW(sw->roots, sw->caproots, sw->nroots + 1))
+			return -ENOMEM;
+		sw->roots[sw->nroots++] = (struct root_block){ fi->ino, bi->blkoff };
+		return 0;
 	}
 	{
 		uint8_t *entry;
@@ -205,6 +205,27 @@ static int delete_periods(struct seg_walk *sw)
 	return rc;
 }
 
+/* The segment's live cpfile and sufile data blocks, after its deletions:
+ * a block they emptied is dropped (punched), not copied and counted as
+ * moved.  (One a later victim's deletions empty is punched then; it is
+ * not written either, only counted here.) */
+static int rewrite_roots(struct seg_walk *sw)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sw->nroots; i++) {
+		bool moved;
+
+		rc = nlfs_wfile_rewrite(root_file(sw->w, sw->roots[i].ino), sw->roots[i].blkoff,
+					&moved, sw->err);
+		if (!rc && moved)
+			sw->st->blocks_moved++;
+		else if (!rc)
+			sw->st->blocks_freed++;
+	}
+	return rc;
+}
+
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err)
@@ -225,7 +246,10 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	rc = walk_segment(&sw, segnum);
 	if (!rc)
 		rc = delete_periods(&sw);
+	if (!rc)
+		rc = rewrite_roots(&sw);
 	free(sw.periods);
+	free(sw.roots);
 	if (!rc)
 		rc = nlfs_suw_release(w, segnum);
 	if (!rc)
