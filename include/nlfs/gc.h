@@ -14,7 +14,7 @@
 enum nlfs_gc_policy {
 	NLFS_GC_TIMESTAMP,      /* oldest segment first (nilfs-utils' policy) */
 	NLFS_GC_GREEDY,         /* fewest live blocks first */
-	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first */
+	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * sqrt(age) / (1 + u) first */
 };
 #define NLFS_GC_LIVE_UNKNOWN UINT32_MAX
 
@@ -56,7 +56,9 @@ struct nlfs_err;
 /* A volume's protection (gc_offline.c): its snapshots, from the cpfile's
  * snapshot list (*SNAPS, which the caller frees, holds them), and the
  * oldest checkpoint created at or after LIMIT seconds (none: UINT64_MAX,
- * as with LIMIT UINT64_MAX).
+ * as with LIMIT UINT64_MAX), by a binary search on the checkpoint number
+ * (creation times ascend with it): the snapshots' entries and
+ * O(log checkpoints) others are read, whatever the protection period.
  * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_get; -ENOMEM. */
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err);

@@ -33,6 +33,18 @@ struct seg_walk {
 	struct nlfs_gc_stats *st;
 	bool count_only;          /* live counting for the policies: change nothing */
 	uint32_t live;
+	/* count_only and want_copies: where the live blocks to copy are (prefetch_live) */
+	bool want_copies;
+	uint64_t *copies;
+	size_t ncopies, capcopies;
+	/* the periods [start, end) of the dead blocks freed: their checkpoints
+	 * are deleted once the segment is walked, overlapping ones merged */
+	struct period { uint64_t start, end; } *periods;
+	size_t nperiods, capperiods;
+	/* the cpfile and sufile data blocks found live, rewritten after the
+	 * deletions, which may empty a cpfile block (see virtual_block) */
+	struct root_block { uint64_t ino, blkoff; } *roots;
+	size_t nroots, caproots;
 	int rc;
 	struct nlfs_err *err;
 };
@@ -81,38 +93,37 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 	end = nlfs_le64(e.de_end);
 	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
 	sw->live += live;
-	if (sw->count_only)
+	if (sw->count_only) {
+		if (live && sw->want_copies && !root_file(w, fi->ino)) {
+			if (NLFS_GROW(sw->copies, sw->capcopies, sw->ncopies + 1))
+				return -ENOMEM;
+			sw->copies[sw->ncopies++] = bi->block;
+		}
 		return 0;
+	}
 	if (!live) {
-		uint64_t n;
-
 		sw->st->blocks_freed++;
 		rc = nlfs_datw_release(w, bi->vblocknr, sw->err);
 		if (!rc && fi->cno != 0 && start < end) {
 			/* the checkpoints of its period would lose it */
-			rc = nlfs_writer_delete_checkpoints(w, start, end, &n, sw->err);
-			if (rc == -EBUSY)
-				rc = 0;   /* snapshots in the period stay (and were not in it) */
-			sw->st->checkpoints_deleted += n;
+			if (NLFS_GROW(sw->periods, sw->capperiods, sw->nperiods + 1))
+				return -ENOMEM;
+			sw->periods[sw->nperiods++] = (struct period){ start, end };
 		}
 		return rc;
 	}
 	if (root_file(w, fi->ino)) {
-		bool moved;
-
 		/* Nodes: their trees are rebuilt, the cpfile and sufile always
-		 * change.  Data: written again with a new vblocknr, unless this
-		 * construction emptied the block (a cpfile block whose checkpoints
-		 * are all deleted), before or after this.  Either way the old
-		 * version's entry is ended, and freed as it lies in a victim. */
+		 * change.  Data: written again with a new vblocknr (rewrite_roots),
+		 * unless this construction emptied the block (a cpfile block whose
+		 * checkpoints are all deleted).  Either way the old version's
+		 * entry is ended, and freed as it lies in a victim. */
 		if (!bi->is_data)
 			return 0;
-		rc = nlfs_wfile_rewrite(root_file(w, fi->ino), bi->blkoff, &moved, sw->err);
-		if (!rc && moved)
-			sw->st->blocks_moved++;
-		else if (!rc)
-			sw->st->blocks_freed++;
-		return rc;
+		if (NLFS_GROW(sw->roots, sw->caproots, sw->nroots + 1))
+			return -ENOMEM;
+		sw->roots[sw->nroots++] = (struct root_block){ fi->ino, bi->blkoff };
+		return 0;
 	}
 	{
 		uint8_t *entry;
@@ -163,6 +174,58 @@ static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 	return rc ? rc : sw->rc;
 }
 
+static int by_period(const void *a, const void *b)
+{
+	const struct period *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The checkpoints of the freed blocks' periods, each deleted once: a
+ * deletion reads every entry of its range, and the dead blocks of a
+ * segment share most of their periods.  Only periods that overlap or
+ * touch are merged; a checkpoint between two periods keeps what it
+ * reaches. */
+static int delete_periods(struct seg_walk *sw)
+{
+	int rc = 0;
+
+	qsort(sw->periods, sw->nperiods, sizeof(*sw->periods), by_period);
+	for (size_t i = 0, j; !rc && i < sw->nperiods; i = j) {
+		uint64_t start = sw->periods[i].start, end = sw->periods[i].end, n = 0;
+
+		for (j = i + 1; j < sw->nperiods && sw->periods[j].start <= end; j++)
+			if (sw->periods[j].end > end)
+				end = sw->periods[j].end;
+		rc = nlfs_writer_delete_checkpoints(sw->w, start, end, &n, sw->err);
+		if (rc == -EBUSY)
+			rc = 0;   /* snapshots in the period stay (and were not in it) */
+		sw->st->checkpoints_deleted += n;
+	}
+	return rc;
+}
+
+/* The segment's live cpfile and sufile data blocks, after its deletions:
+ * a block they emptied is dropped (punched), not copied and counted as
+ * moved.  (One a later victim's deletions empty is punched then; it is
+ * not written either, only counted here.) */
+static int rewrite_roots(struct seg_walk *sw)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sw->nroots; i++) {
+		bool moved;
+
+		rc = nlfs_wfile_rewrite(root_file(sw->w, sw->roots[i].ino), sw->roots[i].blkoff,
+					&moved, sw->err);
+		if (!rc && moved)
+			sw->st->blocks_moved++;
+		else if (!rc)
+			sw->st->blocks_freed++;
+	}
+	return rc;
+}
+
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err)
@@ -182,6 +245,12 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	}
 	rc = walk_segment(&sw, segnum);
 	if (!rc)
+		rc = delete_periods(&sw);
+	if (!rc)
+		rc = rewrite_roots(&sw);
+	free(sw.periods);
+	free(sw.roots);
+	if (!rc)
 		rc = nlfs_suw_release(w, segnum);
 	if (!rc)
 		st->segments++;
@@ -197,6 +266,42 @@ static int segment_live(struct nlfs_writer *w, uint64_t segnum, const struct nlf
 	int rc = walk_segment(&sw, segnum);
 
 	*live = sw.live;
+	return rc;
+}
+
+/* The oldest checkpoint created at or after LIMIT, of those up to LATEST
+ * (valid, created at or after it), in *PROTCNO: a binary search on the
+ * checkpoint number, creation times ascending with it (the kernel stamps
+ * each checkpoint with the time of its log; nilfs-utils assumes the same),
+ * so O(log checkpoints) entries are read, not every checkpoint of the
+ * protection period.  [LO, TOP) holds the checkpoints not yet ruled out. */
+static int find_protcno(struct nlfs_fs *fs, uint64_t limit, uint64_t latest, uint64_t *protcno,
+			struct nlfs_err *err)
+{
+	struct nlfs_cpfile_iter *it;
+	uint64_t lo = 1, top = latest;
+	int rc = nlfs_cpfile_iter_open(fs, &it, err);
+
+	*protcno = latest;
+	while (!rc && lo < top) {
+		uint64_t mid = lo + (top - lo) / 2, cno = mid;
+		struct nlfs_cpinfo ci;
+		size_t got = 0;
+
+		/* the first valid checkpoint from MID on */
+		rc = nlfs_cpfile_iter_list(it, &cno, NLFS_CPINFO_CHECKPOINTS, &ci, 1, &got, err);
+		if (rc)
+			break;
+		if (!got || ci.cno >= top) {
+			top = mid;          /* none in [MID, TOP) */
+		} else if (ci.create >= limit) {
+			*protcno = ci.cno;  /* and none valid in [MID, ci.cno) */
+			top = mid;
+		} else {
+			lo = ci.cno + 1;
+		}
+	}
+	nlfs_cpfile_iter_close(it);
 	return rc;
 }
 
@@ -220,17 +325,11 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 		if (!rc)
 			(*snaps)[n++] = c;
 	}
-	/* the oldest checkpoint made at or after LIMIT: walk down from the latest */
-	for (c = latest; !rc && c > 0; c--) {
-		int r = nlfs_cpfile_get(fs, c, &cp, err);
-
-		if (r == -ENOENT)
-			continue;
-		if (r)
-			return r;
-		if (nlfs_le64(cp.cp_create) < limit)
-			break;
-		p->protcno = c;
+	/* the latest checkpoint decides whether any is protected */
+	if (!rc && latest > 0) {
+		rc = nlfs_cpfile_get(fs, latest, &cp, err);
+		if (!rc && nlfs_le64(cp.cp_create) >= limit)
+			rc = find_protcno(fs, limit, latest, &p->protcno, err);
 	}
 	p->snapshots = *snaps;
 	p->nsnapshots = n;
@@ -251,6 +350,45 @@ static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
 			;
 		nlfs_io_prefetch(w->io, dat->old_ptrs[i] * bs, (uint64_t)(j - i) * bs);
 	}
+	return rc;
+}
+
+static int by_block(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* blocks of a gap between two live ones read along rather than split the run */
+#define COPY_GAP_MAX 8
+
+/* Of the victims, only the live blocks are read again (their summaries are
+ * cached by the counts): have the device start on those, in disk order and
+ * in runs, not on the whole segments, whose dead part is most of them and
+ * would be read first. */
+static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *c, uint64_t n,
+			 const struct nlfs_gc_protect *prot, struct nlfs_err *err)
+{
+	struct nlfs_gc_stats st = { 0 };
+	struct seg_walk sw = { .w = w, .prot = prot, .st = &st, .count_only = true,
+			       .want_copies = true, .err = err };
+	uint32_t bs = w->geo.blocksize;
+	int rc = 0;
+
+	for (uint64_t j = 0; !rc && j < n; j++)
+		rc = walk_segment(&sw, c[j].segnum);
+	if (!rc) {
+		qsort(sw.copies, sw.ncopies, sizeof(*sw.copies), by_block);
+		for (size_t i = 0, k; i < sw.ncopies; i = k) {
+			for (k = i + 1; k < sw.ncopies && sw.copies[k] - sw.copies[k - 1] <= COPY_GAP_MAX;
+			     k++)
+				;
+			nlfs_io_prefetch(w->io, sw.copies[i] * bs,
+					 (sw.copies[k - 1] - sw.copies[i] + 1) * bs);
+		}
+	}
+	free(sw.copies);
 	return rc;
 }
 
@@ -377,10 +515,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		used += need;
 		chosen += n;
 	}
-	/* the victims' blocks are all read: have the device start on them */
-	for (uint64_t j = 0; !rc && j < chosen; j++)
-		nlfs_io_prefetch(io, nlfs_seg_start(g, c[j].segnum) * g->blocksize,
-				 (uint64_t)c[j].nblocks * g->blocksize);
+	if (!rc)
+		rc = prefetch_live(w, c, chosen, &prot, err);
 	for (uint64_t j = 0; !rc && j < chosen; j++) {
 		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
 		if (p->manual)
