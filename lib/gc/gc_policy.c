@@ -5,15 +5,6 @@
  * cost-benefit weighs the free space won, (1 - u), and how long it is
  * likely to stay free, age, against the cost of reading the segment and
  * writing its live part, (1 + u).
- *
- * Our age counts as its square root: a segment's su_lastmod is when its
- * last log was written, also by the cleaner, not how old its data is, and
- * with age linear old segments of mostly live data (copied again at
- * u 0.6-0.8) outranked recent ones that were nearly empty.  On
- * bench/clean.sh (256 MiB, seeds 1 and 2) the blocks moved per user block
- * fell from 0.50 and 0.51 to 0.46 and 0.48; a quarter power and greedy
- * (no age) did worse (0.50, 0.57), as did the age of the youngest live
- * data instead of su_lastmod (0.54).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,8 +66,7 @@ void nlfs_gc_rank(enum nlfs_gc_policy p, struct nlfs_gc_candidate *c, size_t n, 
 			break;
 		case NLFS_GC_COST_BENEFIT:
 		default:
-			/* the square of (1 - u) sqrt(age + 1) / (1 + u): the same order */
-			c[i].score = (1.0 - u) * (1.0 - u) * (age + 1.0) / ((1.0 + u) * (1.0 + u));
+			c[i].score = (1.0 - u) * (age + 1.0) / (1.0 + u);
 			break;
 		}
 	}
