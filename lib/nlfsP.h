@@ -10,7 +10,12 @@ struct nlfs_rf_block {
 	uint64_t ino, blkoff, block, order;
 };
 #define NLFS_NODE_CACHE 32   /* two halves, see node_cache */
-#define NLFS_DAT_CACHE 32
+/* DAT block cache: sets of NLFS_DAT_WAYS blocks, as many sets as the DAT
+ * has blocks for (a power of two), between the two bounds: at most 4096
+ * blocks (16 MiB of 4 KiB blocks), allocated as they are first read */
+#define NLFS_DAT_WAYS 8
+#define NLFS_DAT_SETS_MIN 4
+#define NLFS_DAT_SETS_MAX 512
 
 /* one block of a small read cache (dat_cache, node_cache) */
 struct nlfs_cache_slot {
@@ -50,12 +55,17 @@ struct nlfs_fs {
 	uint32_t crc_seed;
 	struct nlfs_recovery rec;
 	uint8_t *sr;            /* super root block */
-	/* DAT blocks, the least recently used one replaced: translations of
-	 * neighbouring virtual blocks hit them, a walk that alternates between
-	 * a file's blocks and the ifile's or a directory's keeps each stream's
-	 * block, and the few blocks holding the ifile's and the DAT's own node
-	 * addresses stay (the handle is read-only, so they never go stale) */
-	struct nlfs_cache_slot dat_cache[NLFS_DAT_CACHE];   /* key: DAT block, UINT64_MAX: empty */
+	/* DAT blocks by their offset in the DAT, set-associative, the least
+	 * recently used block of a set replaced: translations of neighbouring
+	 * virtual blocks hit them, a walk that alternates between a file's
+	 * blocks and the ifile's or a directory's keeps each stream's block,
+	 * and on a kernel-written volume, whose files' entries lie all over
+	 * the DAT, a walk in tree order finds the DAT's working set held
+	 * (sized from the DAT: with a fixed 32 blocks a check of 100k files
+	 * read a DAT block for nearly every file block).  The handle is
+	 * read-only, so a block held never goes stale. */
+	struct nlfs_cache_slot *dat_cache;  /* dat_sets * NLFS_DAT_WAYS; key UINT64_MAX: empty */
+	unsigned dat_sets;
 	uint64_t dat_cache_clock;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */

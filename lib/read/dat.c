@@ -17,6 +17,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_dat_entry_size);
 	struct nlfs_file dat;
+	struct nlfs_cache_slot *set;
 	uint64_t blkoff;
 	uint32_t byteoff;
 	uint8_t *buf = NULL;
@@ -25,14 +26,15 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	int rc;
 
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
-	if (nlfs_cache_find(fs->dat_cache, NLFS_DAT_CACHE, blkoff, &fs->dat_cache_clock, &slot))
-		buf = fs->dat_cache[slot].data;
+	set = fs->dat_cache + (blkoff & (fs->dat_sets - 1)) * NLFS_DAT_WAYS;
+	if (nlfs_cache_find(set, NLFS_DAT_WAYS, blkoff, &fs->dat_cache_clock, &slot))
+		buf = set[slot].data;
 	if (!buf) {
-		if (!fs->dat_cache[slot].data && !(fs->dat_cache[slot].data = malloc(bs)))
+		if (!set[slot].data && !(set[slot].data = malloc(bs)))
 			return -ENOMEM;
-		buf = fs->dat_cache[slot].data;
+		buf = set[slot].data;
 		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-		fs->dat_cache[slot].key = UINT64_MAX;
+		set[slot].key = UINT64_MAX;
 		rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
 		if (rc)
 			return rc;
@@ -40,7 +42,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					    "virtual block %llu: its DAT block %llu is a hole",
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
-		fs->dat_cache[slot].key = blkoff;
+		set[slot].key = blkoff;
 	}
 	memcpy(out, buf + byteoff, sizeof(*out));
 	out->de_blocknr = nlfs_le64(out->de_blocknr);

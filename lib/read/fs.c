@@ -11,6 +11,50 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
+static void dat_cache_free(struct nlfs_fs *fs)
+{
+	for (size_t i = 0; i < (size_t)fs->dat_sets * NLFS_DAT_WAYS; i++)
+		free(fs->dat_cache[i].data);
+	free(fs->dat_cache);
+	fs->dat_cache = NULL;
+	fs->dat_sets = 0;
+}
+
+/* an empty DAT cache of SETS sets, or of as many as the super root's DAT
+ * has blocks for (SETS 0) */
+static int dat_cache_fit(struct nlfs_fs *fs, unsigned sets)
+{
+	if (!sets) {
+		struct nlfs_file dat;
+		uint64_t nblocks;
+
+		/* the kernel leaves the DAT's i_size 0; i_blocks counts 512-byte
+		 * units (nodes too), a hint that needs no walk of the map */
+		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
+		nblocks = nlfs_le64(dat.inode.i_size) / fs->geo.blocksize;
+		if (nlfs_le64(dat.inode.i_blocks) / (fs->geo.blocksize / 512) > nblocks)
+			nblocks = nlfs_le64(dat.inode.i_blocks) / (fs->geo.blocksize / 512);
+		sets = NLFS_DAT_SETS_MIN;
+		while (sets < NLFS_DAT_SETS_MAX && (uint64_t)sets * NLFS_DAT_WAYS < nblocks)
+			sets *= 2;
+	}
+	if (sets != fs->dat_sets) {
+		struct nlfs_cache_slot *c = calloc((size_t)sets * NLFS_DAT_WAYS, sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		dat_cache_free(fs);
+		fs->dat_cache = c;
+		fs->dat_sets = sets;
+	}
+	for (size_t i = 0; i < (size_t)sets * NLFS_DAT_WAYS; i++) {
+		/* blocks of another DAT: these slots are the first reused */
+		fs->dat_cache[i].key = UINT64_MAX;
+		fs->dat_cache[i].used = 0;
+	}
+	return 0;
+}
+
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
@@ -21,11 +65,6 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	free(fs->rf);
 	fs->rf = NULL;
 	fs->nrf = 0;
-	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++) {
-		/* blocks of another DAT: these slots are the first reused */
-		fs->dat_cache[i].key = UINT64_MAX;
-		fs->dat_cache[i].used = 0;
-	}
 	fs->cursor_known = false;
 	if (!fs->sr && !(fs->sr = malloc(bs)))
 		return -ENOMEM;
@@ -33,6 +72,8 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	if (rc)
 		return nlfs_err_set(err, rc, blk, "%s: reading super root", nlfs_io_name(fs->io));
 	rc = nlfs_super_root_check(fs->sr, bs, fs->crc_seed, fs->geo.inode_size, blk, err);
+	if (!rc)
+		rc = dat_cache_fit(fs, 0);
 	if (!rc && fs->rec.nlogs_after_sr)
 		rc = nlfs_rollforward_scan(fs, err);
 	return rc;
@@ -49,12 +90,13 @@ static int open_sb(struct nlfs_io *io, struct nlfs_fs **out, struct nlfs_err *er
 	if (!fs)
 		return -ENOMEM;
 	fs->io = io;
-	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
-		fs->dat_cache[i].key = UINT64_MAX;
-	rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
+	rc = dat_cache_fit(fs, NLFS_DAT_SETS_MIN);
+	if (!rc)
+		rc = nlfs_sb_read_both(io, fs->sb, &fs->choice, err);
 	if (!rc)
 		rc = nlfs_io_size(io, &devsize);
 	if (rc) {
+		dat_cache_free(fs);
 		free(fs);
 		return rc;
 	}
@@ -110,8 +152,7 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 		return;
 	nlfs_io_close(fs->io);
 	free(fs->sr);
-	for (unsigned i = 0; i < NLFS_DAT_CACHE; i++)
-		free(fs->dat_cache[i].data);
+	dat_cache_free(fs);
 	free(fs->rf);
 	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++)
 		free(fs->node_cache[i].data);
