@@ -408,12 +408,6 @@ static bool is_type(uint16_t mode, uint16_t type)
 	return (mode & NLFS_S_IFMT) == type;
 }
 
-static bool walks_map(uint16_t mode)
-{
-	return is_type(mode, NLFS_S_IFREG) || is_type(mode, NLFS_S_IFDIR) ||
-	       is_type(mode, NLFS_S_IFLNK);
-}
-
 static int cmp_dblk(const void *a, const void *b)
 {
 	const struct dblk *x = a, *y = b;
@@ -840,7 +834,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
 			goto failed;
 		mode = nlfs_le16(old.inode.i_mode);
-		if (walks_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
+		if (nlfs_mode_has_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
 			goto failed;
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes--;
