@@ -3,6 +3,9 @@
 #ifndef NLFS_NLFSP_H
 #define NLFS_NLFSP_H
 
+#include <string.h>
+
+#include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 
 /* a file block that roll-forward puts back (rollforward.c) */
@@ -151,5 +154,35 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
 			   nlfs_log_cb cb, void *arg, struct nlfs_err *err);
+
+/* bmap.c: one B-tree node as read, the root in i_bmap or a node block
+ * (keys and pointers little-endian, as on disk) */
+struct nlfs_node_view {
+	unsigned level, nchildren, ncmax;
+	const uint8_t *keys, *ptrs;
+};
+
+static inline uint64_t nlfs_node_get(const uint8_t *p, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 8 * (size_t)i, 8);
+	return nlfs_le64(v);
+}
+
+static inline bool nlfs_bmap_is_btree(const struct nlfs_file *f)
+{
+	uint8_t flags;
+
+	memcpy(&flags, f->inode.i_bmap, 1);
+	return flags & NLFS_BMAP_LARGE;
+}
+
+/* The root of F's B-tree, checked: 0 or -NLFS_ECORRUPT. */
+int nlfs_bmap_root(const struct nlfs_file *f, struct nlfs_node_view *v, struct nlfs_err *err);
+/* The node block at PTR (read into BUF), checked to be a node of level
+ * WANT: 0, -NLFS_ECORRUPT, or a negative errno from the io. */
+int nlfs_bmap_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr, unsigned want,
+		   uint8_t *buf, struct nlfs_node_view *v, struct nlfs_err *err);
 
 #endif /* NLFS_NLFSP_H */

@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 			print_text(&o, &l.v[i]);
 	}
 	if (verbose)
-		fprintf(stderr, "ifile blocks %" PRIu64 ", differing %" PRIu64 "; inodes changed %"
+		fprintf(stderr, "ifile map entries compared %" PRIu64 ", blocks differing %" PRIu64 "; inodes changed %"
 			PRIu64 "; directory blocks compared %" PRIu64 "; directories searched %"
 			PRIu64 ", walked %" PRIu64 "\n", st.ifile_blocks, st.ifile_blocks_differ,
 			st.inodes_changed, st.dir_blocks_differ, st.dirs_sought, st.dirs_walked);

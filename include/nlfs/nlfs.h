@@ -320,6 +320,24 @@ typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void 
 int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
 		      void *arg, struct nlfs_err *err);
 
+/* The block maps OLD and CUR of one file (at two checkpoints, say),
+ * compared by walking only what they do not share: a pointer found in both
+ * at the same key and level names the same block or subtree (a block is
+ * never rewritten under its virtual number), passed to CB once as
+ * NLFS_BMAP_SHARED and not read.  Every other entry goes to CB with the
+ * map it is in (NLFS_BMAP_OLD, NLFS_BMAP_NEW for CUR), a node before its
+ * entries, in key order; when both map a key to different blocks, OLD's
+ * comes first.  CUR's keys are checked to ascend across the subtrees it
+ * shares with OLD, which are taken to be in order as OLD has them (check
+ * OLD first).
+ * 0; the first non-zero return of CB; -NLFS_ECORRUPT for a node that does
+ * not hold up or keys out of order; a negative errno from the io; -ENOMEM. */
+enum nlfs_bmap_side { NLFS_BMAP_OLD, NLFS_BMAP_NEW, NLFS_BMAP_SHARED };
+typedef int (*nlfs_bmap_diff_cb)(uint64_t blkoff, uint64_t ptr, unsigned level,
+				 enum nlfs_bmap_side side, void *arg);
+int nlfs_bmap_diff(struct nlfs_fs *fs, const struct nlfs_file *old, const struct nlfs_file *cur,
+		   nlfs_bmap_diff_cb cb, void *arg, struct nlfs_err *err);
+
 /* The offsets of the data blocks, in map order, in a new array *KEYS (to
  * free; it holds what was found before an error, too).
  * 0, or as nlfs_bmap_iterate. */
@@ -598,7 +616,7 @@ struct nlfs_diff_change {
 };
 typedef int (*nlfs_diff_cb)(const struct nlfs_diff_change *c, void *arg);
 struct nlfs_diff_stats {
-	uint64_t ifile_blocks;         /* ifile blocks mapped in either checkpoint */
+	uint64_t ifile_blocks;         /* ifile map entries compared (a shared subtree once) */
 	uint64_t ifile_blocks_differ;  /* of them, with another virtual block number */
 	uint64_t inodes_changed;       /* inodes whose record or links differ */
 	uint64_t dir_blocks_differ;    /* changed directories' blocks whose entries were read */

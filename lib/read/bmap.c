@@ -13,28 +13,7 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
-struct node_view {
-	unsigned level, nchildren, ncmax;
-	const uint8_t *keys, *ptrs;
-};
-
-static uint64_t get64(const uint8_t *p, unsigned i)
-{
-	uint64_t v;
-
-	memcpy(&v, p + 8 * (size_t)i, 8);
-	return nlfs_le64(v);
-}
-
-static bool is_btree(const struct nlfs_file *f)
-{
-	uint8_t flags;
-
-	memcpy(&flags, f->inode.i_bmap, 1);
-	return flags & NLFS_BMAP_LARGE;
-}
-
-static int root_view(const struct nlfs_file *f, struct node_view *v, struct nlfs_err *err)
+int nlfs_bmap_root(const struct nlfs_file *f, struct nlfs_node_view *v, struct nlfs_err *err)
 {
 	const uint8_t *b = (const uint8_t *)f->inode.i_bmap;
 	struct nlfs_btree_node h;
@@ -81,9 +60,8 @@ static int read_node_block(struct nlfs_fs *fs, uint64_t ino, uint64_t blocknr, u
 	return 0;
 }
 
-/* Read the node block at PTR and check it is a node of level WANT. */
-static int read_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr,
-		     unsigned want, uint8_t *buf, struct node_view *v, struct nlfs_err *err)
+int nlfs_bmap_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr, unsigned want,
+		   uint8_t *buf, struct nlfs_node_view *v, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
 	struct nlfs_btree_node h;
@@ -124,14 +102,14 @@ corrupt:
 }
 
 /* Index of the last key <= KEY, or -1. */
-static int find_child(const struct node_view *v, uint64_t key)
+static int find_child(const struct nlfs_node_view *v, uint64_t key)
 {
 	int lo = 0, hi = (int)v->nchildren - 1, found = -1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
-		if (get64(v->keys, (unsigned)mid) <= key) {
+		if (nlfs_node_get(v->keys, (unsigned)mid) <= key) {
 			found = mid;
 			lo = mid + 1;
 		} else {
@@ -144,17 +122,17 @@ static int find_child(const struct node_view *v, uint64_t key)
 int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 		     uint64_t *ptr, struct nlfs_err *err)
 {
-	struct node_view v;
+	struct nlfs_node_view v;
 	uint8_t *buf;
 	int rc;
 
 	*ptr = 0;
-	if (!is_btree(f)) {
+	if (!nlfs_bmap_is_btree(f)) {
 		if (blkoff < NLFS_DIRECT_NBLOCKS)
 			*ptr = nlfs_le64(f->inode.i_bmap[1 + blkoff]);
 		return 0;
 	}
-	rc = root_view(f, &v, err);
+	rc = nlfs_bmap_root(f, &v, err);
 	if (rc)
 		return rc;
 	buf = malloc(fs->geo.blocksize);
@@ -166,13 +144,13 @@ int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blk
 
 		if (i < 0)
 			break;
-		child = get64(v.ptrs, (unsigned)i);
+		child = nlfs_node_get(v.ptrs, (unsigned)i);
 		if (v.level == 1) {
-			if (get64(v.keys, (unsigned)i) == blkoff)
+			if (nlfs_node_get(v.keys, (unsigned)i) == blkoff)
 				*ptr = child;
 			break;
 		}
-		rc = read_node(fs, f, child, v.level - 1, buf, &v, err);
+		rc = nlfs_bmap_node(fs, f, child, v.level - 1, buf, &v, err);
 		if (rc)
 			break;
 	}
@@ -183,16 +161,16 @@ int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blk
 int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err)
 {
-	struct node_view v;
+	struct nlfs_node_view v;
 	uint8_t *buf;
 	int rc;
 
 	if (level == 0)
 		return nlfs_bmap_lookup(fs, f, key, ptr, err);
 	*ptr = 0;
-	if (!is_btree(f))   /* a direct map has no nodes */
+	if (!nlfs_bmap_is_btree(f))   /* a direct map has no nodes */
 		return 0;
-	rc = root_view(f, &v, err);
+	rc = nlfs_bmap_root(f, &v, err);
 	if (rc || level >= v.level)   /* the root itself has no pointer to it */
 		return rc;
 	buf = malloc(fs->geo.blocksize);
@@ -204,11 +182,11 @@ int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64
 		if (i < 0)
 			break;
 		if (v.level == level + 1) {
-			if (get64(v.keys, (unsigned)i) == key)
-				*ptr = get64(v.ptrs, (unsigned)i);
+			if (nlfs_node_get(v.keys, (unsigned)i) == key)
+				*ptr = nlfs_node_get(v.ptrs, (unsigned)i);
 			break;
 		}
-		rc = read_node(fs, f, get64(v.ptrs, (unsigned)i), v.level - 1, buf, &v, err);
+		rc = nlfs_bmap_node(fs, f, nlfs_node_get(v.ptrs, (unsigned)i), v.level - 1, buf, &v, err);
 		if (rc)
 			break;
 	}
@@ -227,13 +205,13 @@ struct iter {
 	bool any;
 };
 
-static int iterate_node(struct iter *it, const struct node_view *v, uint64_t lower_bound)
+static int iterate_node(struct iter *it, const struct nlfs_node_view *v, uint64_t lower_bound)
 {
 	for (unsigned i = 0; i < v->nchildren; i++) {
-		uint64_t key = get64(v->keys, i), ptr = get64(v->ptrs, i);
+		uint64_t key = nlfs_node_get(v->keys, i), ptr = nlfs_node_get(v->ptrs, i);
 		int rc;
 
-		if ((i > 0 && key <= get64(v->keys, i - 1)) || key < lower_bound) {
+		if ((i > 0 && key <= nlfs_node_get(v->keys, i - 1)) || key < lower_bound) {
 			rc = nlfs_err_set(it->err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					  "B-tree keys out of order at level %u (key %llu)",
 					  v->level, (unsigned long long)key);
@@ -246,17 +224,17 @@ static int iterate_node(struct iter *it, const struct node_view *v, uint64_t low
 				continue;
 			rc = it->cb(key, ptr, 0, it->arg);
 		} else {
-			struct node_view child;
+			struct nlfs_node_view child;
 
 			rc = it->cb(key, ptr, v->level - 1, it->arg);
 			if (rc)
 				return rc;
-			rc = read_node(it->fs, it->f, ptr, v->level - 1, it->bufs[v->level - 1],
+			rc = nlfs_bmap_node(it->fs, it->f, ptr, v->level - 1, it->bufs[v->level - 1],
 				       &child, it->err);
-			if (!rc && get64(child.keys, 0) != key)
+			if (!rc && nlfs_node_get(child.keys, 0) != key)
 				rc = nlfs_err_set(it->err, NLFS_ECORRUPT, NLFS_NOWHERE,
 						  "B-tree node's first key %llu differs from its parent's %llu",
-						  (unsigned long long)get64(child.keys, 0),
+						  (unsigned long long)nlfs_node_get(child.keys, 0),
 						  (unsigned long long)key);
 			if (!rc)
 				rc = iterate_node(it, &child, key);
@@ -271,10 +249,10 @@ int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_c
 		      void *arg, struct nlfs_err *err)
 {
 	struct iter it = { fs, f, cb, arg, err, { 0 }, 0, false };
-	struct node_view root;
+	struct nlfs_node_view root;
 	int rc;
 
-	if (!is_btree(f)) {
+	if (!nlfs_bmap_is_btree(f)) {
 		for (unsigned i = 0; i < NLFS_DIRECT_NBLOCKS; i++) {
 			uint64_t p = nlfs_le64(f->inode.i_bmap[1 + i]);
 
@@ -283,7 +261,7 @@ int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_c
 		}
 		return 0;
 	}
-	rc = root_view(f, &root, err);
+	rc = nlfs_bmap_root(f, &root, err);
 	if (rc)
 		return rc;
 	for (unsigned l = 1; l < root.level; l++) {
@@ -311,11 +289,11 @@ struct salvage {
 	unsigned nbad;
 };
 
-static int salvage_node(struct salvage *s, const struct node_view *v)
+static int salvage_node(struct salvage *s, const struct nlfs_node_view *v)
 {
 	for (unsigned i = 0; i < v->nchildren; i++) {
-		uint64_t key = get64(v->keys, i), ptr = get64(v->ptrs, i);
-		struct node_view child;
+		uint64_t key = nlfs_node_get(v->keys, i), ptr = nlfs_node_get(v->ptrs, i);
+		struct nlfs_node_view child;
 		struct nlfs_err err;
 		int rc;
 
@@ -326,7 +304,7 @@ static int salvage_node(struct salvage *s, const struct node_view *v)
 			return rc;
 		if (v->level == 1)
 			continue;
-		rc = read_node(s->fs, s->f, ptr, v->level - 1, s->bufs[v->level - 1], &child, &err);
+		rc = nlfs_bmap_node(s->fs, s->f, ptr, v->level - 1, s->bufs[v->level - 1], &child, &err);
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc) {
@@ -344,12 +322,12 @@ int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_c
 		      unsigned *nbad)
 {
 	struct salvage s = { fs, f, cb, arg, { 0 }, 0 };
-	struct node_view root;
+	struct nlfs_node_view root;
 	struct nlfs_err err;
 	int rc = 0;
 
 	*nbad = 0;
-	if (!is_btree(f)) {
+	if (!nlfs_bmap_is_btree(f)) {
 		for (unsigned i = 0; i < NLFS_DIRECT_NBLOCKS; i++) {
 			uint64_t p = nlfs_le64(f->inode.i_bmap[1 + i]);
 
@@ -358,7 +336,7 @@ int nlfs_bmap_salvage(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_c
 		}
 		return 0;
 	}
-	if (root_view(f, &root, &err)) {
+	if (nlfs_bmap_root(f, &root, &err)) {
 		*nbad = 1;
 		return 0;
 	}

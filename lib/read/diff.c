@@ -179,11 +179,22 @@ static bool dot_or_dotdot(const char *name, unsigned len)
 	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
 }
 
-static int collect_map(uint64_t key, uint64_t ptr, unsigned level, void *arg)
-{
-	struct kp_list *l = arg;
+struct map_diff {
+	struct kp_list *out;
+	uint64_t *nseen;
+};
 
-	if (level)
+static int collect_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bmap_side side,
+			  void *arg)
+{
+	struct map_diff *m = arg;
+	struct kp_list *l = m->out;
+
+	(*m->nseen)++;
+	if (level || side == NLFS_BMAP_SHARED)
+		return 0;
+	/* a key both map to different blocks comes twice, the old one first */
+	if (side == NLFS_BMAP_NEW && l->n && l->v[l->n - 1].key == key)
 		return 0;
 	if (NLFS_GROW(l->v, l->cap, l->n + 1))
 		return -ENOMEM;
@@ -192,38 +203,14 @@ static int collect_map(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 }
 
 /* The keys whose pointer differs between the maps of A and B (in key
- * order, into *OUT); *NMAPPED counts the keys mapped in either. */
+ * order, into *OUT), the subtrees the two share passed over; *NSEEN counts
+ * the entries compared (a shared subtree once). */
 static int map_differences(struct dctx *c, const struct nlfs_file *a, const struct nlfs_file *b,
-			   struct kp_list *out, uint64_t *nmapped)
+			   struct kp_list *out, uint64_t *nseen)
 {
-	struct kp_list la = { 0 }, lb = { 0 };
-	int rc = nlfs_bmap_iterate(c->fs, a, collect_map, &la, c->err);
+	struct map_diff m = { out, nseen };
 
-	if (!rc)
-		rc = nlfs_bmap_iterate(c->fs, b, collect_map, &lb, c->err);
-	for (size_t i = 0, j = 0; !rc && (i < la.n || j < lb.n);) {
-		struct keyptr k;
-
-		if (j == lb.n || (i < la.n && la.v[i].key < lb.v[j].key)) {
-			k = la.v[i++];
-		} else if (i == la.n || lb.v[j].key < la.v[i].key) {
-			k = lb.v[j++];
-		} else {
-			k = la.v[i];
-			if (la.v[i++].ptr == lb.v[j++].ptr) {
-				(*nmapped)++;
-				continue;
-			}
-		}
-		(*nmapped)++;
-		if (NLFS_GROW(out->v, out->cap, out->n + 1))
-			rc = -ENOMEM;
-		else
-			out->v[out->n++] = k;
-	}
-	free(la.v);
-	free(lb.v);
-	return rc;
+	return nlfs_bmap_diff(c->fs, a, b, collect_change, &m, c->err);
 }
 
 /* qsort, for arrays that may be empty (and NULL) */

@@ -26,6 +26,7 @@ struct map_walk {
 	bool any_key;
 	unsigned nproblems;
 	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
+	bool unreadable;         /* a DAT entry could not be read */
 };
 
 /* per file: the rest of a broken map repeats the same story */
@@ -54,39 +55,17 @@ static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc,
 		     ptr, why, c->repair_cno);
 }
 
-static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+/* One pointer of a virtual map: allocated in the DAT, used once in the
+ * checkpoint (c->vref), with an address in a segment in use, alive in the
+ * checkpoint.  Non-zero for a node pointer not to be followed. */
+static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigned level,
+			 struct nlfs_dat_entry *out)
 {
-	struct map_walk *w = arg;
 	struct fsck *c = w->c;
 	struct fsck_file_check *fc = w->fc;
 	struct nlfs_dat_entry de;
 	struct nlfs_err err;
 
-	fc->nblocks++;
-	if (level == 0) {
-		if (w->any_key && key <= w->last_key && map_note(w))
-			fsck_problem(c, MSG_BMAP_KEY_ORDER, fc->what, key, w->last_key);
-		w->last_key = key;
-		w->any_key = true;
-		if (key + 1 > fc->last_data)
-			fc->last_data = key + 1;
-	}
-	if (w->f->ino == NLFS_DAT_INO) {
-		/* the DAT maps itself with physical block numbers */
-		if (!fsck_phys_in_use(c, ptr)) {
-			fix_note_dat_rewrite(c);
-			if (map_note(w))
-				fsck_problem(c, MSG_DAT_BLOCK_OUTSIDE, ptr,
-					     level ? "node at key" : "file block", key);
-			return level ? 1 : 0;
-		}
-		fsck_bit_set(&c->datblk, ptr);
-		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))
-			fsck_problem(c, MSG_DAT_BLOCK_TWICE, ptr);
-		return 0;
-	}
-	if (fc->known && fc->known(fc->known_arg, key, ptr, level))
-		return 0;   /* checked as it is in another checkpoint, alive in this one */
 	if (!fsck_vbit_test(&c->valloc, ptr)) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
 		fix_note_vblock(c, ptr);
@@ -99,6 +78,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 		fsck_problem(c, MSG_BMAP_VBLOCK_TWICE, fc->what, ptr,
 			     level ? "node at key" : "file block", key);
 	if (nlfs_dat_lookup(c->fs, ptr, &de, &err)) {
+		w->unreadable = true;
 		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fc->what, ptr);
 		return level ? 1 : 0;
 	}
@@ -136,12 +116,46 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
 		}
 	}
+	if (out)
+		*out = de;
 	return 0;
+}
+
+static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
+{
+	struct map_walk *w = arg;
+	struct fsck *c = w->c;
+	struct fsck_file_check *fc = w->fc;
+
+	fc->nblocks++;
+	if (level == 0) {
+		if (w->any_key && key <= w->last_key && map_note(w))
+			fsck_problem(c, MSG_BMAP_KEY_ORDER, fc->what, key, w->last_key);
+		w->last_key = key;
+		w->any_key = true;
+		if (key + 1 > fc->last_data)
+			fc->last_data = key + 1;
+	}
+	if (w->f->ino == NLFS_DAT_INO) {
+		/* the DAT maps itself with physical block numbers */
+		if (!fsck_phys_in_use(c, ptr)) {
+			fix_note_dat_rewrite(c);
+			if (map_note(w))
+				fsck_problem(c, MSG_DAT_BLOCK_OUTSIDE, ptr,
+					     level ? "node at key" : "file block", key);
+			return level ? 1 : 0;
+		}
+		fsck_bit_set(&c->datblk, ptr);
+		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))
+			fsck_problem(c, MSG_DAT_BLOCK_TWICE, ptr);
+		return 0;
+	}
+	return check_pointer(w, key, ptr, level, NULL);
 }
 
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc)
 {
-	struct map_walk w = { c, f, fc, 0, false, 0, false };
+	struct map_walk w = { .c = c, .f = f, .fc = fc };
 	struct nlfs_err err;
 	uint8_t flags;
 	int rc;
@@ -178,4 +192,13 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
 				  fc->max_fs_units))
 		fix_note_blocks(c, fc->cno, f->ino, fc->nblocks);
+}
+
+bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de)
+{
+	struct map_walk w = { .c = c, .f = f, .fc = fc };
+
+	return !check_pointer(&w, key, ptr, level, de) && !w.nproblems && !w.needs_rebuild &&
+	       !w.unreadable;
 }

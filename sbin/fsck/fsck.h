@@ -174,12 +174,13 @@ struct fsck_file_check {
 	/* out: the checkpoints every block of the map is alive in are
 	 * [max_start, min_end) (virtual maps only) */
 	uint64_t max_start, min_end;
-	/* optional: a pointer the caller already checked in another checkpoint
-	 * (true) is only counted, not looked up again */
-	bool (*known)(void *arg, uint64_t key, uint64_t ptr, unsigned level);
-	void *known_arg;
 };
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
+/* one pointer of F's virtual map, at KEY and LEVEL, checked as
+ * check_file_map checks each (FC as there, its counts left alone): true if
+ * it holds up, with its DAT entry in *DE (if not NULL) */
+bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de);
 
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with
  * pass_dir.c's tree walk and pass_inode.c's checks of one inode */

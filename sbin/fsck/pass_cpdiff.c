@@ -53,11 +53,16 @@ struct bucket {
 	size_t n, cap;
 };
 
-/* a pointer of the ifile's map as the previous checkpoint had it */
-struct iref {
-	uint64_t vbn, key, start, end;
-	uint32_t stamp;
-	uint8_t level;
+/* a pointer of the ifile's map that one checkpoint has and the other not */
+struct ient {
+	uint64_t key, ptr;
+	unsigned level;
+};
+
+/* the ifile's pointers to be gone by a checkpoint */
+struct vbucket {
+	uint64_t *v;
+	size_t n, cap;
 };
 
 struct ichange {
@@ -89,16 +94,16 @@ struct cpdiff {
 	struct fsck_cp cp;              /* cp.nblocks: of the files, not the ifile */
 	uint64_t ninodes, ifile_nblocks, ngroups;
 	struct nlfs_file prev_ifile;
-	struct iref *h;                 /* the ifile's pointers, hashed on vbn */
-	size_t hcap, hn;
-	uint32_t stamp;
+	uint64_t ifile_last_data;       /* its last data block's offset + 1 */
 	uint64_t *iptr;                 /* the ifile's data block pointers by offset */
 	size_t niptr, capiptr;
 	uint32_t *ver;                  /* bumped at each new version of an inode */
 	struct bucket *buckets;         /* by index in cnos */
+	struct vbucket *ibuckets;       /* by index in cnos */
 	/* one difference */
-	struct iref *fresh;
-	size_t nfresh, capfresh;
+	struct fsck_file_check *ifc;    /* the ifile's pointers are checked as its map's */
+	struct ient *fresh, *stale;
+	size_t nfresh, capfresh, nstale, capstale;
 	struct ichange *chg;
 	size_t nchg, capchg;
 	struct fsck_bitmap dirtymap;
@@ -155,34 +160,51 @@ void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino)
 		fail(d);
 }
 
-void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end)
+/* the first checkpoint to come (its index in cnos, ncnos if none) that
+ * blocks alive in [MAX_START, MIN_END) do not cover */
+static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t min_end)
 {
 	uint64_t lo = d->k + 1, hi = d->ncnos;
-	struct vent e = { ino, d->ver && ino < d->cp.max_ino ? d->ver[ino] : 0 };
-	struct bucket *b;
 
 	if (lo >= hi)
-		return;
+		return d->ncnos;
 	/* the checkpoints after the first come in ascending order */
-	if (d->cnos[lo] < max_start) {
-		hi = lo;
-	} else {
-		uint64_t l = lo, h = hi;
+	if (d->cnos[lo] < max_start)
+		return lo;
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
 
-		while (l < h) {
-			uint64_t m = l + (h - l) / 2;
-
-			if (d->cnos[m] >= min_end)
-				h = m;
-			else
-				l = m + 1;
-		}
-		hi = l;
+		if (d->cnos[m] >= min_end)
+			hi = m;
+		else
+			lo = m + 1;
 	}
-	if (hi >= d->ncnos)
+	return lo;
+}
+
+void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end)
+{
+	struct vent e = { ino, d->ver && ino < d->cp.max_ino ? d->ver[ino] : 0 };
+	uint64_t at = stale_at(d, max_start, min_end);
+	struct bucket *b;
+
+	if (at >= d->ncnos)
 		return;
-	b = &d->buckets[hi];
+	b = &d->buckets[at];
 	if (CLI_PUSH(b->v, b->n, b->cap, e))
+		fail(d);
+}
+
+/* ifile pointer PTR, alive in [START, END), must be gone when that ends */
+static void file_ifile_ptr(struct cpdiff *d, uint64_t ptr, uint64_t start, uint64_t end)
+{
+	uint64_t at = stale_at(d, start, end);
+	struct vbucket *b;
+
+	if (at >= d->ncnos)
+		return;
+	b = &d->ibuckets[at];
+	if (CLI_PUSH(b->v, b->n, b->cap, ptr))
 		fail(d);
 }
 
@@ -191,6 +213,8 @@ static void clear_buckets(struct cpdiff *d)
 	for (uint64_t i = 0; d->buckets && i < d->ncnos; i++) {
 		free(d->buckets[i].v);
 		d->buckets[i] = (struct bucket){ 0 };
+		free(d->ibuckets[i].v);
+		d->ibuckets[i] = (struct vbucket){ 0 };
 	}
 }
 
@@ -201,9 +225,6 @@ static void drop_state(struct cpdiff *d)
 		cp_free(&d->cp);
 	memset(&d->cp, 0, sizeof(d->cp));
 	d->have = false;
-	free(d->h);
-	d->h = NULL;
-	d->hcap = d->hn = 0;
 	free(d->iptr);
 	d->iptr = NULL;
 	d->niptr = d->capiptr = 0;
@@ -212,56 +233,6 @@ static void drop_state(struct cpdiff *d)
 	fsck_bitmap_free(&d->dirtymap);
 	fsck_bitmap_free(&d->touchmap);
 	clear_buckets(d);
-}
-
-static size_t hash_slot(uint64_t vbn, size_t cap)
-{
-	return (size_t)((vbn * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-}
-
-static struct iref *hash_find(struct cpdiff *d, uint64_t vbn)
-{
-	if (!d->hcap)
-		return NULL;
-	for (size_t s = hash_slot(vbn, d->hcap);; s = (s + 1) & (d->hcap - 1)) {
-		if (!d->h[s].vbn)
-			return NULL;
-		if (d->h[s].vbn == vbn)
-			return &d->h[s];
-	}
-}
-
-/* the ifile's pointers of this checkpoint: those of the last still seen
- * (stamp) and the FRESH ones */
-static int hash_rebuild(struct cpdiff *d, const struct iref *fresh, size_t nfresh)
-{
-	size_t n = nfresh, cap = 16;
-	struct iref *h;
-
-	for (size_t i = 0; i < d->hcap; i++)
-		if (d->h[i].vbn && d->h[i].stamp == d->stamp)
-			n++;
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	h = calloc(cap, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->hcap + nfresh; i++) {
-		const struct iref *e = i < d->hcap ? &d->h[i] : &fresh[i - d->hcap];
-		size_t s;
-
-		if (!e->vbn || (i < d->hcap && e->stamp != d->stamp))
-			continue;
-		for (s = hash_slot(e->vbn, cap); h[s].vbn; s = (s + 1) & (cap - 1))
-			;
-		h[s] = *e;
-		h[s].stamp = d->stamp;
-	}
-	free(d->h);
-	d->h = h;
-	d->hcap = cap;
-	d->hn = n;
-	return 0;
 }
 
 static int set_iptr(struct cpdiff *d, uint64_t key, uint64_t ptr)
@@ -286,14 +257,14 @@ static int collect_iref(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	struct collect *col = arg;
 	struct cpdiff *d = col->d;
 	struct nlfs_dat_entry de;
-	struct iref e = { .vbn = ptr, .key = key, .level = (uint8_t)level };
 
 	if (nlfs_dat_lookup(d->c->fs, ptr, &de, NULL))
 		return col->rc = -EIO;
-	e.start = de.de_start;
-	e.end = de.de_end;
-	if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, e) || (level == 0 && set_iptr(d, key, ptr)))
+	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	if (level == 0 && set_iptr(d, key, ptr))
 		return col->rc = -ENOMEM;
+	if (level == 0 && key + 1 > d->ifile_last_data)
+		d->ifile_last_data = key + 1;
 	return 0;
 }
 
@@ -302,10 +273,9 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 {
 	struct collect col = { d, 0 };
 
-	d->nfresh = 0;
-	d->stamp++;
-	if (nlfs_bmap_iterate(c->fs, &cp->ifile, collect_iref, &col, NULL) || col.rc ||
-	    hash_rebuild(d, d->fresh, d->nfresh) ||
+	d->ifile_last_data = 0;
+	d->failed = false;
+	if (nlfs_bmap_iterate(c->fs, &cp->ifile, collect_iref, &col, NULL) || col.rc || d->failed ||
 	    !(d->ver = calloc(cp->max_ino ? cp->max_ino : 1, sizeof(*d->ver))) ||
 	    fsck_bitmap_init(&d->dirtymap, cp->max_ino) ||
 	    fsck_bitmap_init(&d->touchmap, cp->max_ino)) {
@@ -323,8 +293,6 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 	return true;
 }
 
-/* check_file_map's question for the ifile: a pointer the last checkpoint's
- * ifile had is only counted, if its DAT period holds this checkpoint too */
 /* ARR of N elements of SIZE bytes, grown to M with zeros */
 static int grow_zero(void **arr, size_t size, uint64_t n, uint64_t m)
 {
@@ -367,27 +335,6 @@ static int grow_groups(struct cpdiff *d, uint64_t ngroups)
 	cp->max_ino = m;
 	d->ngroups = ngroups;
 	return 0;
-}
-
-static bool ifile_known(void *arg, uint64_t key, uint64_t ptr, unsigned level)
-{
-	struct cpdiff *d = arg;
-	struct iref *e = hash_find(d, ptr);
-	uint64_t cno = d->cp.cno;
-
-	if (!e) {
-		struct iref f = { .vbn = ptr, .key = key, .level = (uint8_t)level };
-		struct ichange ch = { key, ptr };
-
-		if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, f) ||
-		    (level == 0 && CLI_PUSH(d->chg, d->nchg, d->capchg, ch)))
-			fail(d);
-		return false;
-	}
-	if (e->stamp == d->stamp || e->key != key || e->level != level)
-		return false;   /* twice, or elsewhere: checked in full, which tells */
-	e->stamp = d->stamp;
-	return e->start <= cno && cno < e->end;
 }
 
 static int clear_vblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
@@ -745,10 +692,43 @@ static void reset_step(struct cpdiff *d)
 		fsck_bit_clear(&d->dirtymap, d->dirty[i]);
 	for (size_t i = 0; i < d->nt; i++)
 		fsck_bit_clear(&d->touchmap, d->t[i].ino);
-	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = 0;
+	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = d->nstale = 0;
 	d->noldblk = 0;
 	d->oldrec_blk = UINT64_MAX;   /* prev_ifile is another one now */
 	d->failed = false;
+}
+
+/* an entry of the ifile's map that one of the two checkpoints has alone */
+static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bmap_side side,
+			void *arg)
+{
+	struct cpdiff *d = arg;
+	struct ient e = { key, ptr, level };
+	struct nlfs_dat_entry de;
+
+	if (side == NLFS_BMAP_SHARED)
+		return 0;   /* alive here unless its ibucket says otherwise */
+	if (side == NLFS_BMAP_OLD) {
+		if (CLI_PUSH(d->stale, d->nstale, d->capstale, e))
+			fail(d);
+		return d->failed;
+	}
+	if (!check_map_pointer(d->c, d->ifc, &d->cp.ifile, key, ptr, level, &de)) {
+		fail(d);
+		return 1;
+	}
+	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	if (level == 0) {
+		struct ichange ch = { key, ptr };
+
+		if (CLI_PUSH(d->chg, d->nchg, d->capchg, ch))
+			fail(d);
+		if (key + 1 > d->ifile_last_data)
+			d->ifile_last_data = key + 1;
+	}
+	if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, e))
+		fail(d);
+	return d->failed;
 }
 
 /* checkpoint CNO by difference with the one kept: true if it is clean
@@ -761,6 +741,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	struct nlfs_checkpoint ck;
 	struct nlfs_file f;
 	uint64_t ngroups;
+	uint8_t flags;
 	char what[64];
 
 	reset_step(d);
@@ -772,36 +753,28 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	cp->ifile = f;
 	for (unsigned i = 0; i < FSCK_ICACHE; i++)
 		cp->iblock_off[i] = UINT64_MAX;
-	d->stamp++;
 
-	/* the ifile's map: the pointers seen before only counted */
+	/* the ifile's map: what the last checkpoint's does not share with it */
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
 	fc.cno = cno;
 	fc.what = what;
 	fc.max_fs_units = 4;
-	fc.known = ifile_known;
-	fc.known_arg = d;
-	check_file_map(c, &cp->ifile, &fc);
-	if (!fc.map_ok || c->probe_failed || d->failed)
+	d->ifc = &fc;
+	memcpy(&flags, cp->ifile.inode.i_bmap, 1);
+	if ((!(flags & NLFS_BMAP_LARGE) && flags) ||
+	    nlfs_bmap_diff(c->fs, &d->prev_ifile, &cp->ifile, ifile_change, d, NULL) ||
+	    c->probe_failed || d->failed)
 		goto failed;
-	ngroups = palloc_groups(c, what, c->g->inode_size, fc.last_data);
+	fc.nblocks = d->ifile_nblocks + d->nfresh - d->nstale;
+	if (!nlfs_inode_blocks_ok(nlfs_le64(cp->ifile.inode.i_blocks), fc.nblocks,
+				  c->g->blocksize, fc.max_fs_units))
+		goto failed;
+	ngroups = palloc_groups(c, what, c->g->inode_size, d->ifile_last_data);
 	/* the kernel's ifile only grows */
 	if (ngroups < d->ngroups || (ngroups > d->ngroups && grow_groups(d, ngroups)))
 		goto failed;
-	for (size_t i = 0; i < d->hcap; i++) {
-		struct iref *e = &d->h[i];
-
-		if (e->vbn && e->stamp != d->stamp)
-			fsck_vbit_clear(&c->vref, e->vbn);   /* no longer the ifile's */
-	}
-	for (size_t i = 0; i < d->nfresh; i++) {
-		struct nlfs_dat_entry de;
-
-		if (nlfs_dat_lookup(c->fs, d->fresh[i].vbn, &de, NULL))
-			goto failed;
-		d->fresh[i].start = de.de_start;
-		d->fresh[i].end = de.de_end;
-	}
+	for (size_t i = 0; i < d->nstale; i++)
+		fsck_vbit_clear(&c->vref, d->stale[i].ptr);   /* no longer the ifile's */
 
 	/* the inodes to take again */
 	diff_ifile_blocks(d);
@@ -810,16 +783,13 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	for (size_t i = 0; i < d->nchg; i++)
 		if (set_iptr(d, d->chg[i].key, d->chg[i].ptr))
 			goto failed;
-	for (size_t i = 0; i < d->hcap; i++) {
-		struct iref *e = &d->h[i];
+	for (size_t i = 0; i < d->nstale; i++) {
+		const struct ient *e = &d->stale[i];
 
 		/* a data block gone, not replaced: a hole the full walk names */
-		if (e->vbn && e->stamp != d->stamp && e->level == 0 &&
-		    (e->key >= d->niptr || d->iptr[e->key] == e->vbn))
+		if (e->level == 0 && (e->key >= d->niptr || d->iptr[e->key] == e->ptr))
 			goto failed;
 	}
-	if (hash_rebuild(d, d->fresh, d->nfresh))
-		goto failed;
 	settle_touched(d);
 
 	/* out as they were */
@@ -901,6 +871,11 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	}
 	free(d->buckets[d->k].v);
 	d->buckets[d->k] = (struct bucket){ 0 };
+	for (size_t i = 0; i < d->ibuckets[d->k].n; i++)
+		if (fsck_vbit_test(&c->vref, d->ibuckets[d->k].v[i]))
+			goto failed;   /* an ifile block still in use, dead here */
+	free(d->ibuckets[d->k].v);
+	d->ibuckets[d->k] = (struct vbucket){ 0 };
 	if (nlfs_le64(ck.cp_inodes_count) != d->ninodes ||
 	    nlfs_le64(ck.cp_blocks_count) != cp->nblocks + fc.nblocks)
 		goto failed;
@@ -923,8 +898,12 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 	struct cpdiff d = { .c = c, .cnos = cnos, .ncnos = ncnos };
 	uint64_t ndiff = 0;
 
-	if (ncnos > 1 && !(d.buckets = calloc(ncnos, sizeof(*d.buckets))))
+	if (ncnos > 1 && (!(d.buckets = calloc(ncnos, sizeof(*d.buckets))) ||
+			  !(d.ibuckets = calloc(ncnos, sizeof(*d.ibuckets))))) {
+		free(d.buckets);
+		d.buckets = NULL;
 		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
+	}
 	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
 		d.k = i;
 		d.header_done = false;
@@ -957,7 +936,9 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 			     "the one before", ndiff, ncnos);
 	drop_state(&d);
 	free(d.buckets);
+	free(d.ibuckets);
 	free(d.fresh);
+	free(d.stale);
 	free(d.chg);
 	free(d.dirty);
 	free(d.t);

@@ -1324,6 +1324,33 @@ static void c_dir_rich_old_cp(void)
 /* the same damage: the latest checkpoint alone checks clean */
 static void c_good_rich_old_cp_latest(void) { c_dir_rich_old_cp(); }
 
+/* The ifile block holding the root's record, as an old checkpoint has it
+ * in common with the one before (the check by difference passes over it):
+ * its DAT period is ended at that checkpoint, so the checkpoint holds a
+ * block that is dead in it.  The latest checkpoint does not use it. */
+static void c_ifile_rich_old_cp_period(void)
+{
+	uint64_t latest = nlfs_fs_recovery(fs)->cno, blkoff;
+	uint32_t off;
+
+	nlfs_palloc_locate(bs, g->inode_size, NLFS_ROOT_INO, &blkoff, &off);
+	for (uint64_t cno = latest - 1; cno >= 2; cno--) {
+		struct nlfs_file ifl;
+		struct nlfs_dat_entry de;
+		struct nlfs_err err;
+		uint64_t ptr;
+
+		if (nlfs_fs_ifile(fs, cno, &ifl, &err) ||
+		    nlfs_bmap_lookup(fs, &ifl, blkoff, &ptr, &err) || !ptr ||
+		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.de_end == NLFS_CNO_MAX ||
+		    de.de_start >= cno)
+			continue;
+		dat_edit(ptr, 16, 8, cno);
+		return;
+	}
+	die("no old checkpoint shares an ifile block with the one before");
+}
+
 /* ---- shared metadata on the rich base (fsckmeta's cases) ---- */
 
 /* a valid entry whose cp_cno a writer left at 0 */
@@ -1411,6 +1438,7 @@ static const struct kase cases[] = {
 	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
 	K(good_dat_sparse, "rich"), KO(dir_rich_old_cp, "rich", "--checkpoints=all"),
 	K(good_rich_old_cp_latest, "rich"), K(dat_sparse_leak, "rich"),
+	KO(ifile_rich_old_cp_period, "rich", "--checkpoints=all"),
 	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
 	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
 	K(cp_future, "kernel"), K(cp_ifile_mode, "kernel"), K(cp_inodes, "kernel"),

@@ -195,6 +195,168 @@ START_TEST(lookup_at_a_level_finds_nodes_by_their_key)
 }
 END_TEST
 
+/* ---- nlfs_bmap_diff ---- */
+
+struct dseen {
+	unsigned n;
+	uint64_t key[32], ptr[32];
+	unsigned level[32];
+	enum nlfs_bmap_side side[32];
+};
+
+static int drecord(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bmap_side side,
+		   void *arg)
+{
+	struct dseen *s = arg;
+
+	ck_assert_uint_lt(s->n, 32);
+	s->key[s->n] = key;
+	s->ptr[s->n] = ptr;
+	s->level[s->n] = level;
+	s->side[s->n++] = side;
+	return 0;
+}
+
+static void expect(const struct dseen *s, unsigned i, uint64_t key, uint64_t ptr, unsigned level,
+		   enum nlfs_bmap_side side)
+{
+	ck_assert_uint_lt(i, s->n);
+	ck_assert_uint_eq(s->key[i], key);
+	ck_assert_uint_eq(s->ptr[i], ptr);
+	ck_assert_uint_eq(s->level[i], level);
+	ck_assert_int_eq(s->side[i], side);
+}
+
+/* a node of LEVEL at block BLK of the memory image */
+static void put_node(struct nlfs_fs *fs, uint64_t blk, unsigned level, unsigned n,
+		     const uint64_t *keys, const uint64_t *ptrs)
+{
+	uint8_t *node = nlfs_io_mem_data(nlfs_fs_io(fs)) + blk * TESTIMG_BS;
+	unsigned ncmax = (TESTIMG_BS - 16) / 16;
+
+	memset(node, 0, TESTIMG_BS);
+	node[1] = (uint8_t)level;
+	node[2] = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		put_le64(node + 16 + 8 * i, keys[i]);
+		put_le64(node + 16 + 8 * (ncmax + i), ptrs[i]);
+	}
+}
+
+/* a B-tree root on the DAT's inode number: its pointers are disk blocks */
+static void set_phys_root(struct nlfs_file *f, unsigned level, unsigned n, const uint64_t *keys,
+			  const uint64_t *ptrs)
+{
+	set_root(f, level, n, keys, ptrs);
+	f->ino = NLFS_DAT_INO;
+}
+
+START_TEST(diff_of_direct_maps)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file a, b;
+	struct dseen s = { 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.ino = b.ino = 20;
+	a.inode.i_bmap[1] = b.inode.i_bmap[1] = nlfs_cpu_to_le64(100);   /* block 0 kept */
+	a.inode.i_bmap[4] = nlfs_cpu_to_le64(103);                       /* 3 rewritten */
+	b.inode.i_bmap[4] = nlfs_cpu_to_le64(113);
+	a.inode.i_bmap[5] = nlfs_cpu_to_le64(104);                       /* 4 removed */
+	b.inode.i_bmap[6] = nlfs_cpu_to_le64(105);                       /* 5 added */
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 5);
+	expect(&s, 0, 0, 100, 0, NLFS_BMAP_SHARED);
+	expect(&s, 1, 3, 103, 0, NLFS_BMAP_OLD);
+	expect(&s, 2, 3, 113, 0, NLFS_BMAP_NEW);
+	expect(&s, 3, 4, 104, 0, NLFS_BMAP_OLD);
+	expect(&s, 4, 5, 105, 0, NLFS_BMAP_NEW);
+	/* a direct map that became a B-tree */
+	s.n = 0;
+	set_phys_root(&b, 1, 2, (const uint64_t[]){ 0, 7 }, (const uint64_t[]){ 100, 107 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 4);
+	expect(&s, 0, 0, 100, 0, NLFS_BMAP_SHARED);
+	expect(&s, 1, 3, 103, 0, NLFS_BMAP_OLD);
+	expect(&s, 2, 4, 104, 0, NLFS_BMAP_OLD);
+	expect(&s, 3, 7, 107, 0, NLFS_BMAP_NEW);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(diff_passes_over_a_shared_node_unread)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file a, b;
+	struct dseen s = { 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	/* block 60, shared, is no node at all: reading it would fail */
+	memset(nlfs_io_mem_data(nlfs_fs_io(fs)) + 60 * TESTIMG_BS, 0xa5, TESTIMG_BS);
+	put_node(fs, 61, 1, 2, (const uint64_t[]){ 10, 11 }, (const uint64_t[]){ 210, 211 });
+	put_node(fs, 62, 1, 3, (const uint64_t[]){ 10, 11, 12 }, (const uint64_t[]){ 210, 311, 312 });
+	set_phys_root(&a, 2, 2, (const uint64_t[]){ 0, 10 }, (const uint64_t[]){ 60, 61 });
+	set_phys_root(&b, 2, 2, (const uint64_t[]){ 0, 10 }, (const uint64_t[]){ 60, 62 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 7);
+	expect(&s, 0, 0, 60, 1, NLFS_BMAP_SHARED);
+	expect(&s, 1, 10, 61, 1, NLFS_BMAP_OLD);
+	expect(&s, 2, 10, 62, 1, NLFS_BMAP_NEW);
+	expect(&s, 3, 10, 210, 0, NLFS_BMAP_SHARED);
+	expect(&s, 4, 11, 211, 0, NLFS_BMAP_OLD);
+	expect(&s, 5, 11, 311, 0, NLFS_BMAP_NEW);
+	expect(&s, 6, 12, 312, 0, NLFS_BMAP_NEW);
+	/* the same map: one entry per root pointer, nothing read */
+	s.n = 0;
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &b, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 2);
+	expect(&s, 1, 10, 62, 1, NLFS_BMAP_SHARED);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
+START_TEST(diff_checks_new_keys_against_a_shared_subtree)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file a, b;
+	struct dseen s = { 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	put_node(fs, 60, 1, 2, (const uint64_t[]){ 0, 5 }, (const uint64_t[]){ 200, 205 });
+	put_node(fs, 61, 1, 2, (const uint64_t[]){ 10, 11 }, (const uint64_t[]){ 210, 211 });
+	put_node(fs, 63, 1, 1, (const uint64_t[]){ 6 }, (const uint64_t[]){ 306 });
+	put_node(fs, 64, 1, 1, (const uint64_t[]){ 3 }, (const uint64_t[]){ 303 });
+	set_phys_root(&a, 2, 2, (const uint64_t[]){ 0, 10 }, (const uint64_t[]){ 60, 61 });
+	/* after the shared node's last key 5: in order */
+	set_phys_root(&b, 2, 2, (const uint64_t[]){ 0, 6 }, (const uint64_t[]){ 60, 63 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 6);
+	expect(&s, 0, 0, 60, 1, NLFS_BMAP_SHARED);
+	expect(&s, 1, 6, 63, 1, NLFS_BMAP_NEW);
+	expect(&s, 2, 6, 306, 0, NLFS_BMAP_NEW);
+	expect(&s, 3, 10, 61, 1, NLFS_BMAP_OLD);
+	expect(&s, 5, 11, 211, 0, NLFS_BMAP_OLD);
+	/* key 3 lies within the shared node's keys (0 to 5): a lookup of 5
+	 * would go to the new node and miss */
+	s.n = 0;
+	set_phys_root(&b, 2, 2, (const uint64_t[]){ 0, 3 }, (const uint64_t[]){ 60, 64 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), -NLFS_ECORRUPT);
+	ck_assert_uint_eq(err.ino, NLFS_DAT_INO);
+	/* a node whose first key is not its parent's */
+	set_phys_root(&b, 2, 2, (const uint64_t[]){ 0, 7 }, (const uint64_t[]){ 60, 63 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), -NLFS_ECORRUPT);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bmap");
@@ -205,6 +367,9 @@ int main(void)
 	tcase_add_test(tc, btree_root_lookup_is_exact_at_level_one);
 	tcase_add_test(tc, btree_corruption_is_reported_with_the_inode);
 	tcase_add_test(tc, lookup_at_a_level_finds_nodes_by_their_key);
+	tcase_add_test(tc, diff_of_direct_maps);
+	tcase_add_test(tc, diff_passes_over_a_shared_node_unread);
+	tcase_add_test(tc, diff_checks_new_keys_against_a_shared_subtree);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
