@@ -115,8 +115,10 @@ struct cpdiff {
 	size_t nlost, caplost, ndotdot, capdotdot;
 	uint64_t *moved;                /* directories given a parent */
 	size_t nmoved, capmoved;
-	struct dblk *oldblk;            /* the changed directories' old records, sorted */
+	struct dblk *oldblk;            /* the changed directories' old records */
 	size_t noldblk, capoldblk;
+	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
+	size_t oldset_cap;
 	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
 	uint8_t *oldrec;                /* an ifile block of prev_ifile */
 	uint64_t oldrec_blk;
@@ -355,24 +357,57 @@ static bool is_type(uint16_t mode, uint16_t type)
 	return (mode & NLFS_S_IFMT) == type;
 }
 
-static int cmp_dblk(const void *a, const void *b)
+static size_t dblk_slot(uint64_t dir, uint64_t ino, uint64_t type, size_t cap)
 {
-	const struct dblk *x = a, *y = b;
+	uint64_t h = (dir * 0x9e3779b97f4a7c15ull) ^ (ino * 0xc2b2ae3d27d4eb4full) ^ type;
 
-	if (x->dir != y->dir)
-		return x->dir < y->dir ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->type < y->type ? -1 : x->type > y->type;
+	return (size_t)((h ^ (h >> 29)) * 0x94d049bb133111ebull >> 20) & (cap - 1);
+}
+
+/* the old records hashed, for cpdiff_record_known */
+static int hash_oldblk(struct cpdiff *d)
+{
+	size_t cap = 16;
+
+	if (d->noldblk >= UINT32_MAX)
+		return -ENOMEM;
+	while (cap < 2 * d->noldblk)
+		cap *= 2;
+	if (cap > d->oldset_cap) {
+		free(d->oldset);
+		d->oldset = malloc(cap * sizeof(*d->oldset));
+		if (!d->oldset) {
+			d->oldset_cap = 0;
+			return -ENOMEM;
+		}
+		d->oldset_cap = cap;
+	}
+	cap = d->oldset_cap;
+	memset(d->oldset, 0, cap * sizeof(*d->oldset));
+	for (size_t i = 0; i < d->noldblk; i++) {
+		const struct dblk *r = &d->oldblk[i];
+		size_t s = dblk_slot(r->dir, r->ino, r->type, cap);
+
+		while (d->oldset[s])
+			s = (s + 1) & (cap - 1);
+		d->oldset[s] = (uint32_t)(i + 1);
+	}
+	return 0;
 }
 
 bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
 {
-	struct dblk want = { dir, ino, type };
+	size_t cap = d->oldset_cap;
 
-	if (fsck_bit_test(&d->touchmap, ino))
+	if (!cap || fsck_bit_test(&d->touchmap, ino))
 		return false;
-	return bsearch(&want, d->oldblk, d->noldblk, sizeof(want), cmp_dblk) != NULL;
+	for (size_t s = dblk_slot(dir, ino, type, cap); d->oldset[s]; s = (s + 1) & (cap - 1)) {
+		const struct dblk *r = &d->oldblk[d->oldset[s] - 1];
+
+		if (r->dir == dir && r->ino == ino && r->type == type)
+			return true;
+	}
+	return false;
 }
 
 /* the references the old version of directory F made, taken back */
@@ -816,7 +851,8 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
-	qsort(d->oldblk, d->noldblk, sizeof(*d->oldblk), cmp_dblk);
+	if (hash_oldblk(d))
+		goto failed;
 	/* in as they are */
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
@@ -946,6 +982,7 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 	free(d.dotdot);
 	free(d.moved);
 	free(d.oldblk);
+	free(d.oldset);
 	free(d.oldrec);
 	return 0;
 }
