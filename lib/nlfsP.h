@@ -147,6 +147,10 @@ const char *nlfs_dir_record_why(const uint8_t *buf, uint32_t blocksize, unsigned
 int nlfs_dir_block_entries(const struct nlfs_file *dir, uint64_t blkoff, const uint8_t *buf,
 			   uint32_t bs, nlfs_dir_cb cb, void *arg, struct nlfs_err *err);
 
+/* read/mdt.c: block BLKOFF of F, found at BLOCKNR (0: a hole, zeros) */
+int nlfs_file_read_at(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+		      uint64_t blocknr, void *buf, struct nlfs_err *err);
+
 /* fs.c: read the super root fs->rec names and what roll-forward adds to
  * it (again, after the search has found another) */
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);

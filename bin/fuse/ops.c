@@ -628,21 +628,27 @@ static void nfuse_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	*nf->bufv = FUSE_BUFVEC_INIT(0);
 	nf->bufv->count = 0;
 	while (!rc && pos < end) {
-		uint64_t blkoff = pos / bs, blocknr;
-		uint32_t in = (uint32_t)(pos % bs);
-		size_t len = bs - in < end - pos ? bs - in : (size_t)(end - pos);
+		uint64_t where[64], first = pos / bs;
+		size_t nwhere = 0;
 
-		rc = nlfs_file_block_where(nf->vol.fs, &n->f, blkoff, &blocknr, &nf->vol.err);
-		if (rc)
-			break;
-		if (blocknr && blocknr >= g->devsize / bs)
-			rc = nlfs_err_set(&nf->vol.err, NLFS_ECORRUPT, blocknr,
-					  "inode %" PRIu64 " of checkpoint %" PRIu64
-					  ": block %" PRIu64 " past the device's end",
-					  n->ino, n->cno, blkoff);
-		else
-			rc = reply_piece(nf, blocknr ? blocknr * bs + in : UINT64_MAX, len);
-		pos += len;
+		rc = nlfs_file_blocks_where(nf->vol.fs, &n->f, first, where,
+					    (size_t)((end - 1) / bs - first + 1 < 64 ?
+						     (end - 1) / bs - first + 1 : 64),
+					    &nwhere, &nf->vol.err);
+		for (size_t i = 0; !rc && i < nwhere && pos < end; i++) {
+			uint64_t blocknr = where[i];
+			uint32_t in = (uint32_t)(pos % bs);
+			size_t len = bs - in < end - pos ? bs - in : (size_t)(end - pos);
+
+			if (blocknr && blocknr >= g->devsize / bs)
+				rc = nlfs_err_set(&nf->vol.err, NLFS_ECORRUPT, blocknr,
+						  "inode %" PRIu64 " of checkpoint %" PRIu64
+						  ": block %" PRIu64 " past the device's end",
+						  n->ino, n->cno, first + i);
+			else
+				rc = reply_piece(nf, blocknr ? blocknr * bs + in : UINT64_MAX, len);
+			pos += len;
+		}
 	}
 	if (rc)
 		return reply_err(req, nf, "read", rc);

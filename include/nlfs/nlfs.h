@@ -314,6 +314,11 @@ struct nlfs_file {
 int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 		     uint64_t *ptr, struct nlfs_err *err);
 typedef int (*nlfs_bmap_cb)(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg);
+/* The pointers of blocks BLKOFF, BLKOFF + 1, ... (0 for a hole) into PTRS,
+ * as many as one descent of the map tells, at least one and at most MAX:
+ * *N of them.  0, or as nlfs_bmap_lookup. */
+int nlfs_bmap_lookup_run(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			 uint64_t *ptrs, size_t max, size_t *n, struct nlfs_err *err);
 /* In key order: every mapped block (level 0) and every node block (level >= 1).
  * 0; the first non-zero return of CB; -NLFS_ECORRUPT for a node that does not
  * hold up; a negative errno from the io; -ENOMEM. */
@@ -389,6 +394,11 @@ void nlfs_file_prefetch(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t 
  * device's bytes itself (nilfs-fuse splices them to the kernel) */
 int nlfs_file_block_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			  uint64_t *blocknr, struct nlfs_err *err);
+/* nlfs_file_block_where for blocks BLKOFF, BLKOFF + 1, ...: as many as
+ * one descent of the map tells, at least one and at most MAX, into
+ * BLOCKNRS (*N of them). */
+int nlfs_file_blocks_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			   uint64_t *blocknrs, size_t max, size_t *n, struct nlfs_err *err);
 /* One past the last block the file maps (its map's, or one roll-forward
  * puts back), 0 for none: a walk over a file's blocks stops there, not at
  * i_size, which a damaged inode may set to anything.

@@ -158,6 +158,67 @@ int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blk
 	return rc;
 }
 
+int nlfs_bmap_lookup_run(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			 uint64_t *ptrs, size_t max, size_t *n, struct nlfs_err *err)
+{
+	struct nlfs_node_view v;
+	uint8_t *buf;
+	int rc, i;
+
+	*n = 0;
+	if (max == 0)
+		return 0;
+	if (!nlfs_bmap_is_btree(f)) {
+		for (; *n < max; (*n)++) {
+			uint64_t k = blkoff + *n;
+
+			/* past the six slots: holes as far as asked */
+			ptrs[*n] = k < NLFS_DIRECT_NBLOCKS ? nlfs_le64(f->inode.i_bmap[1 + k]) : 0;
+		}
+		return 0;
+	}
+	rc = nlfs_bmap_root(f, &v, err);
+	if (rc)
+		return rc;
+	buf = malloc(fs->geo.blocksize);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		i = find_child(&v, blkoff);
+		if (i < 0 || v.level == 1)
+			break;
+		rc = nlfs_bmap_node(fs, f, nlfs_node_get(v.ptrs, (unsigned)i), v.level - 1, buf, &v,
+				    err);
+		if (rc)
+			goto out;
+	}
+	if (i < 0) {
+		/* before the first key: a hole up to it */
+		uint64_t first = v.nchildren ? nlfs_node_get(v.keys, 0) : UINT64_MAX;
+
+		for (; *n < max && blkoff + *n < first; (*n)++)
+			ptrs[*n] = 0;
+		goto out;
+	}
+	/* the node's keys from the one found on; past its last key the next
+	 * node would have to say */
+	for (unsigned j = (unsigned)i; *n < max; (*n)++) {
+		uint64_t k = blkoff + *n;
+
+		while (j < v.nchildren && nlfs_node_get(v.keys, j) < k)
+			j++;
+		if (j >= v.nchildren) {
+			if (*n == 0)
+				ptrs[(*n)++] = 0;   /* past the last key: a hole */
+			break;
+		}
+		ptrs[*n] = nlfs_node_get(v.keys, j) == k ? nlfs_node_get(v.ptrs, j) : 0;
+	}
+out:
+	free(buf);
+	return rc;
+}
+
 int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err)
 {

@@ -23,20 +23,31 @@ int nlfs_file_pread(struct nlfs_fs *fs, const struct nlfs_file *f, void *buf, si
 	blk = malloc(bs);
 	if (!blk)
 		return -ENOMEM;
-	while (len > 0) {
-		uint64_t blkoff = off / bs;
-		uint32_t in = (uint32_t)(off % bs);
-		size_t n = bs - in < len ? bs - in : len;
-		bool hole;
+	while (!rc && len > 0) {
+		uint64_t where[64], first = off / bs, nblk = (off + len - 1) / bs - first + 1;
+		size_t nwhere;
 
-		rc = nlfs_file_read_block(fs, f, blkoff, blk, &hole, err);
-		if (rc)
-			break;
-		memcpy(out, blk + in, n);
-		out += n;
-		off += n;
-		len -= n;
-		*done += n;
+		rc = nlfs_file_blocks_where(fs, f, first, where, nblk < 64 ? (size_t)nblk : 64,
+					    &nwhere, err);
+		for (size_t i = 0; !rc && i < nwhere && len > 0; i++) {
+			uint32_t in = (uint32_t)(off % bs);
+			size_t n = bs - in < len ? bs - in : len;
+
+			/* a whole block goes straight to the caller */
+			if (n == bs) {
+				rc = nlfs_file_read_at(fs, f, first + i, where[i], out, err);
+			} else {
+				rc = nlfs_file_read_at(fs, f, first + i, where[i], blk, err);
+				if (!rc)
+					memcpy(out, blk + in, n);
+			}
+			if (rc)
+				break;
+			out += n;
+			off += n;
+			len -= n;
+			*done += n;
+		}
 	}
 	free(blk);
 	return rc;

@@ -80,17 +80,42 @@ int nlfs_file_block_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_
 	return rc;
 }
 
+int nlfs_file_blocks_where(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+			   uint64_t *blocknrs, size_t max, size_t *n, struct nlfs_err *err)
+{
+	int rc;
+
+	/* blocks roll-forward puts back are looked up one at a time */
+	if (max <= 1 || (f->cno && f->cno == fs->rec.cno && fs->nrf)) {
+		*n = max ? 1 : 0;
+		return max ? nlfs_file_block_where(fs, f, blkoff, blocknrs, err) : 0;
+	}
+	rc = nlfs_bmap_lookup_run(fs, f, blkoff, blocknrs, max, n, err);
+	for (size_t i = 0; !rc && i < *n; i++)
+		if (blocknrs[i])
+			rc = nlfs_file_block_addr(fs, f, blocknrs[i], &blocknrs[i], err);
+	return rc;
+}
+
 int nlfs_file_read_block(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 void *buf, bool *hole, struct nlfs_err *err)
 {
-	uint32_t bs = fs->geo.blocksize;
 	uint64_t blocknr;
 	int rc = nlfs_file_block_where(fs, f, blkoff, &blocknr, err);
 
 	if (rc)
 		return rc;
 	*hole = blocknr == 0;
-	if (*hole) {
+	return nlfs_file_read_at(fs, f, blkoff, blocknr, buf, err);
+}
+
+int nlfs_file_read_at(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+		      uint64_t blocknr, void *buf, struct nlfs_err *err)
+{
+	uint32_t bs = fs->geo.blocksize;
+	int rc;
+
+	if (!blocknr) {
 		memset(buf, 0, bs);
 		return 0;
 	}

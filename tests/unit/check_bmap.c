@@ -357,6 +357,59 @@ START_TEST(diff_checks_new_keys_against_a_shared_subtree)
 }
 END_TEST
 
+START_TEST(lookup_run_follows_one_leaf)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file f;
+	uint64_t p[16];
+	size_t n;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	put_node(fs, 40, 1, 2, (const uint64_t[]){ 5, 7 }, (const uint64_t[]){ 200, 201 });
+	set_phys_root(&f, 2, 1, (const uint64_t[]){ 5 }, (const uint64_t[]){ 40 });
+	/* before the first key: a hole up to it */
+	ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, 0, p, 10, &n, &err), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(p[0] | p[4], 0);
+	/* the leaf's keys and the hole between them, up to its last key */
+	ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, 5, p, 10, &n, &err), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(p[0], 200);
+	ck_assert_uint_eq(p[1], 0);
+	ck_assert_uint_eq(p[2], 201);
+	ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, 6, p, 1, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(p[0], 0);
+	/* past the last key: one hole */
+	ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, 9, p, 10, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(p[0], 0);
+	/* every run agrees with lookups one at a time */
+	for (uint64_t k = 0; k < 10; k++) {
+		uint64_t one;
+
+		ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, k, p, 16, &n, &err), 0);
+		ck_assert_uint_ge(n, 1);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(nlfs_bmap_lookup(fs, &f, k + i, &one, &err), 0);
+			ck_assert_uint_eq(p[i], one);
+		}
+	}
+	/* a direct map: the six slots, then holes */
+	memset(&f, 0, sizeof(f));
+	f.inode.i_bmap[1] = nlfs_cpu_to_le64(100);
+	f.inode.i_bmap[3] = nlfs_cpu_to_le64(102);
+	ck_assert_int_eq(nlfs_bmap_lookup_run(fs, &f, 0, p, 8, &n, &err), 0);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(p[0], 100);
+	ck_assert_uint_eq(p[2], 102);
+	ck_assert_uint_eq(p[1] | p[3] | p[6] | p[7], 0);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bmap");
@@ -370,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, diff_of_direct_maps);
 	tcase_add_test(tc, diff_passes_over_a_shared_node_unread);
 	tcase_add_test(tc, diff_checks_new_keys_against_a_shared_subtree);
+	tcase_add_test(tc, lookup_run_follows_one_leaf);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
