@@ -15,10 +15,12 @@ struct nlfs_rf_block {
 #define NLFS_NODE_CACHE 32   /* two halves, see node_cache */
 /* DAT block cache: sets of NLFS_DAT_WAYS blocks, as many sets as the DAT
  * has blocks for (a power of two), between the two bounds: at most 4096
- * blocks (16 MiB of 4 KiB blocks), allocated as they are first read */
+ * blocks (16 MiB of 4 KiB blocks), allocated as blocks are read again
+ * (the first NLFS_DAT_FREE as they are first read) */
 #define NLFS_DAT_WAYS 8
 #define NLFS_DAT_SETS_MIN 4
 #define NLFS_DAT_SETS_MAX 512
+#define NLFS_DAT_FREE 32
 
 /* one block of a small read cache (dat_cache, node_cache) */
 struct nlfs_cache_slot {
@@ -70,6 +72,18 @@ struct nlfs_fs {
 	struct nlfs_cache_slot *dat_cache;  /* dat_sets * NLFS_DAT_WAYS; key UINT64_MAX: empty */
 	unsigned dat_sets;
 	uint64_t dat_cache_clock;
+	/* Past the first NLFS_DAT_FREE blocks, the cache grows (a buffer for
+	 * a slot) only for a block read again after fewer other reads than
+	 * the cache holds blocks, which a cache that size would have kept: a
+	 * walk that reads the DAT in order (a volume mkfs wrote, or pass after
+	 * pass) reads each block once a pass and needs none.  Other reads go
+	 * through one scratch block, itself a cache of the block read last. */
+	uint32_t *dat_last;                 /* per DAT block: dat_reads at its last read, 0 never */
+	uint64_t dat_last_n;
+	uint32_t dat_reads;
+	unsigned dat_nalloc;                /* slots with a buffer */
+	uint8_t *dat_scratch;
+	uint64_t dat_scratch_key;           /* UINT64_MAX: none */
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;

@@ -11,6 +11,24 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
+/* may a slot get a buffer for DAT block BLKOFF (see dat_last)? */
+static bool dat_may_grow(const struct nlfs_fs *fs, uint64_t blkoff)
+{
+	if (fs->dat_nalloc < NLFS_DAT_FREE || !fs->dat_last)
+		return true;
+	if (blkoff >= fs->dat_last_n || !fs->dat_last[blkoff])
+		return false;
+	return fs->dat_reads - fs->dat_last[blkoff] < (uint32_t)fs->dat_sets * NLFS_DAT_WAYS;
+}
+
+static void dat_note_read(struct nlfs_fs *fs, uint64_t blkoff)
+{
+	if (++fs->dat_reads == 0)
+		fs->dat_reads = 1;   /* 0 means never; a wrap only misjudges a few */
+	if (blkoff < fs->dat_last_n)
+		fs->dat_last[blkoff] = fs->dat_reads;
+}
+
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err)
 {
@@ -29,12 +47,39 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 	set = fs->dat_cache + (blkoff & (fs->dat_sets - 1)) * NLFS_DAT_WAYS;
 	if (nlfs_cache_find(set, NLFS_DAT_WAYS, blkoff, &fs->dat_cache_clock, &slot))
 		buf = set[slot].data;
+	else if (fs->dat_scratch && fs->dat_scratch_key == blkoff)
+		buf = fs->dat_scratch;
 	if (!buf) {
-		if (!set[slot].data && !(set[slot].data = malloc(bs)))
-			return -ENOMEM;
-		buf = set[slot].data;
+		uint64_t *key = &fs->dat_scratch_key;
+
+		if (!set[slot].data && !dat_may_grow(fs, blkoff)) {
+			/* the least recently used slot that has a buffer, or none */
+			unsigned best = NLFS_DAT_WAYS;
+
+			for (unsigned i = 0; i < NLFS_DAT_WAYS; i++)
+				if (set[i].data && (best == NLFS_DAT_WAYS || set[i].used < set[best].used))
+					best = i;
+			if (best < NLFS_DAT_WAYS) {
+				slot = best;
+				set[slot].used = fs->dat_cache_clock;
+			}
+		}
+		if (set[slot].data || dat_may_grow(fs, blkoff)) {
+			if (!set[slot].data) {
+				if (!(set[slot].data = malloc(bs)))
+					return -ENOMEM;
+				fs->dat_nalloc++;
+			}
+			buf = set[slot].data;
+			key = &set[slot].key;
+		} else {
+			if (!fs->dat_scratch && !(fs->dat_scratch = malloc(bs)))
+				return -ENOMEM;
+			buf = fs->dat_scratch;
+		}
+		dat_note_read(fs, blkoff);
 		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-		set[slot].key = UINT64_MAX;
+		*key = UINT64_MAX;
 		rc = nlfs_file_read_block(fs, &dat, blkoff, buf, &hole, err);
 		if (rc)
 			return rc;
@@ -42,7 +87,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					    "virtual block %llu: its DAT block %llu is a hole",
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
-		set[slot].key = blkoff;
+		*key = blkoff;
 	}
 	memcpy(out, buf + byteoff, sizeof(*out));
 	out->de_blocknr = nlfs_le64(out->de_blocknr);

@@ -18,15 +18,22 @@ static void dat_cache_free(struct nlfs_fs *fs)
 	free(fs->dat_cache);
 	fs->dat_cache = NULL;
 	fs->dat_sets = 0;
+	fs->dat_nalloc = 0;
+	free(fs->dat_last);
+	fs->dat_last = NULL;
+	fs->dat_last_n = 0;
+	free(fs->dat_scratch);
+	fs->dat_scratch = NULL;
 }
 
 /* an empty DAT cache of SETS sets, or of as many as the super root's DAT
  * has blocks for (SETS 0) */
 static int dat_cache_fit(struct nlfs_fs *fs, unsigned sets)
 {
+	uint64_t nblocks = 0;
+
 	if (!sets) {
 		struct nlfs_file dat;
-		uint64_t nblocks;
 
 		/* the kernel leaves the DAT's i_size 0; i_blocks counts 512-byte
 		 * units (nodes too), a hint that needs no walk of the map */
@@ -52,6 +59,18 @@ static int dat_cache_fit(struct nlfs_fs *fs, unsigned sets)
 		fs->dat_cache[i].key = UINT64_MAX;
 		fs->dat_cache[i].used = 0;
 	}
+	fs->dat_scratch_key = UINT64_MAX;
+	if (nblocks != fs->dat_last_n) {
+		uint32_t *last = nblocks && nblocks < SIZE_MAX / 8 ?
+					 malloc((size_t)nblocks * sizeof(*last)) : NULL;
+
+		free(fs->dat_last);
+		fs->dat_last = last;
+		fs->dat_last_n = last ? nblocks : 0;
+	}
+	if (fs->dat_last)
+		memset(fs->dat_last, 0, (size_t)fs->dat_last_n * sizeof(*fs->dat_last));
+	fs->dat_reads = 0;
 	return 0;
 }
 
