@@ -98,14 +98,32 @@ int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_
 	return 0;
 }
 
+/* N / D and N % D, by a shift where D is a power of two (the block size
+ * and the counts derived from it nearly always are) */
+static uint64_t quot(uint64_t n, uint64_t d, uint64_t *rem)
+{
+	if ((d & (d - 1)) == 0) {
+		*rem = n & (d - 1);
+		return n >> __builtin_ctzll(d);
+	}
+	*rem = n % d;
+	return n / d;
+}
+
+/* every entry lookup of the DAT and the ifile comes here: no divisions
+ * where shifts do */
 void nlfs_palloc_locate(uint32_t blocksize, uint32_t entry_size, uint64_t nr,
 			uint64_t *blkoff, uint32_t *byteoff)
 {
-	struct nlfs_palloc_geo g = nlfs_palloc_geo(blocksize, entry_size);
-	uint64_t group = nr / g.epg, r = nr % g.epg;
+	uint64_t epb = blocksize / entry_size, epg = (uint64_t)blocksize * 8, gpd = blocksize / 4;
+	uint64_t bpg, r, gr, in, group, d;
 
-	*blkoff = nlfs_palloc_bitmap_blkoff(blocksize, entry_size, group) + 1 + r / g.epb;
-	*byteoff = (uint32_t)((r % g.epb) * entry_size);
+	bpg = (epg + epb - 1) / epb + 1;
+	group = quot(nr, epg, &r);
+	d = quot(group, gpd, &gr);
+	/* as nlfs_palloc_bitmap_blkoff (the group's bitmap), then the entry's block */
+	*blkoff = d * (gpd * bpg + 1) + 1 + gr * bpg + 1 + quot(r, epb, &in);
+	*byteoff = (uint32_t)(in * entry_size);
 }
 
 enum nlfs_palloc_role nlfs_palloc_role_of(const struct nlfs_palloc_geo *g, uint64_t blkoff,

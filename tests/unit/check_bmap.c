@@ -29,6 +29,23 @@ START_TEST(palloc_layout_matches_format_reference)
 	ck_assert_uint_eq(blkoff, 2);
 	ck_assert_uint_eq(byteoff, 11 * 128);
 	ck_assert_uint_eq(nlfs_palloc_bitmap_blkoff(4096, 128, 1024), 1049601 + 1);
+	/* against the layout's definition, sizes that are no power of two too */
+	static const uint32_t sizes[][2] = { { 1024, 32 }, { 4096, 32 }, { 4096, 128 },
+					     { 4096, 96 }, { 65536, 256 }, { 2048, 200 } };
+	for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		uint32_t b = sizes[k][0], e = sizes[k][1];
+		const uint64_t epg = (uint64_t)b * 8, epb = b / e;   /* entries a group, a block */
+		uint64_t nr = 1;
+
+		for (unsigned i = 0; i < 200; i++, nr = nr * 6364136223846793005ull + 1442695040888963407ull) {
+			uint64_t x = i < 100 ? i * 977u : nr >> (i % 40);
+
+			nlfs_palloc_locate(b, e, x, &blkoff, &byteoff);
+			ck_assert_uint_eq(blkoff, nlfs_palloc_bitmap_blkoff(b, e, x / epg) + 1 +
+							  x % epg / epb);
+			ck_assert_uint_eq(byteoff, x % epg % epb * e);
+		}
+	}
 }
 END_TEST
 
