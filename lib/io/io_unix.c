@@ -41,6 +41,7 @@
 #define CHUNK_SIZE  32768u     /* bytes a chunk holds */
 #define CHUNK_COUNT 8u         /* interleaved streams it serves */
 #define CHUNK_READ_MAX 8192u   /* reads at most this long use the chunks */
+#define CHUNK_FILL_MIN 8192u
 #define RES_PAGES   256u       /* pages one mincore() call looks at */
 #define BEHIND_MIN  (1u << 20) /* writes at least this long are written behind */
 #define BEHIND_RUNS 2u         /* of them in flight before the oldest is waited for */
@@ -49,6 +50,7 @@ struct chunk {
 	uint64_t off;          /* device offset of data[0] */
 	uint32_t len;          /* bytes valid (0: empty) */
 	uint64_t used;         /* clock at the last hit, for LRU */
+	bool hit;              /* served a read besides the one that filled it */
 };
 
 struct unix_priv {
@@ -59,6 +61,10 @@ struct unix_priv {
 	uint64_t clock;
 	struct chunk chunk[CHUNK_COUNT];
 	uint8_t *data;         /* CHUNK_COUNT * CHUNK_SIZE bytes */
+	/* bytes a chunk is filled with: halved when a chunk goes unused past
+	 * its first read (scattered reads: the rest was copied for nothing),
+	 * doubled when one served more, between CHUNK_FILL_MIN and CHUNK_SIZE */
+	uint32_t fill;
 	/* which pages of a few windows were cached when last asked, one per
 	 * stream of reads; a page seen cached stays so for this purpose (if
 	 * the kernel drops it meanwhile, the read just waits for the disk) */
@@ -139,6 +145,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 		if (ch->len && off >= ch->off && off - ch->off + len <= ch->len) {
 			memcpy(buf, u->data + (size_t)i * CHUNK_SIZE + (off - ch->off), len);
 			ch->used = u->clock;
+			ch->hit = true;
 			return true;
 		}
 		if (ch->used < victim->used)
@@ -147,8 +154,14 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	have = cached_run(u, off);
 	if (have < len)
 		return false;
+	if (victim->len)
+		u->fill = victim->hit ? (u->fill < CHUNK_SIZE / 2 ? u->fill * 2 : CHUNK_SIZE) :
+					(u->fill > CHUNK_FILL_MIN * 2 ? u->fill / 2 : CHUNK_FILL_MIN);
+	if (have > u->fill)
+		have = u->fill > len ? u->fill : (uint32_t)len;
 	i = (unsigned)(victim - u->chunk);
 	victim->len = 0;
+	victim->hit = false;
 	do
 		n = pread(u->fd, u->data + (size_t)i * CHUNK_SIZE, have, (off_t)off);
 	while (n < 0 && errno == EINTR);
@@ -357,6 +370,7 @@ static void chunks_init(struct nlfs_io *io)
 	if (map == MAP_FAILED)
 		return;
 	u->data = malloc((size_t)CHUNK_COUNT * CHUNK_SIZE);
+	u->fill = CHUNK_SIZE;
 	if (!u->data) {
 		munmap(map, (size_t)size);
 		return;
