@@ -440,7 +440,8 @@ EOS
 			rnd "$nops"; at=$((RV + 1))
 			gen_ops $nops crash "$CSTEP" >"$W/cops"
 			# the crash: before operation AT; if that is a sync, while it runs
-			sed -n "1,$((at - 1))p" "$W/cops"
+			# (sed's range 1,0 would still print line 1: seed 7412 ran it twice)
+			[ "$at" -gt 1 ] && sed -n "1,$((at - 1))p" "$W/cops"
 			line=$(sed -n "${at}p" "$W/cops")
 			# on the log disk: the guest got here (and did not hang before)
 			echo 'clog CRASHPOINT; cflush'
