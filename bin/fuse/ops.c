@@ -628,13 +628,11 @@ static void nfuse_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	*nf->bufv = FUSE_BUFVEC_INIT(0);
 	nf->bufv->count = 0;
 	while (!rc && pos < end) {
-		uint64_t where[64], first = pos / bs;
+		uint64_t where[64], first = pos / bs, nblk = (end - 1) / bs - first + 1;
 		size_t nwhere = 0;
 
 		rc = nlfs_file_blocks_where(nf->vol.fs, &n->f, first, where,
-					    (size_t)((end - 1) / bs - first + 1 < 64 ?
-						     (end - 1) / bs - first + 1 : 64),
-					    &nwhere, &nf->vol.err);
+					    nblk < 64 ? (size_t)nblk : 64, &nwhere, &nf->vol.err);
 		for (size_t i = 0; !rc && i < nwhere && pos < end; i++) {
 			uint64_t blocknr = where[i];
 			uint32_t in = (uint32_t)(pos % bs);

@@ -119,45 +119,6 @@ static int find_child(const struct nlfs_node_view *v, uint64_t key)
 	return found;
 }
 
-int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
-		     uint64_t *ptr, struct nlfs_err *err)
-{
-	struct nlfs_node_view v;
-	uint8_t *buf;
-	int rc;
-
-	*ptr = 0;
-	if (!nlfs_bmap_is_btree(f)) {
-		if (blkoff < NLFS_DIRECT_NBLOCKS)
-			*ptr = nlfs_le64(f->inode.i_bmap[1 + blkoff]);
-		return 0;
-	}
-	rc = nlfs_bmap_root(f, &v, err);
-	if (rc)
-		return rc;
-	buf = malloc(fs->geo.blocksize);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		int i = find_child(&v, blkoff);
-		uint64_t child;
-
-		if (i < 0)
-			break;
-		child = nlfs_node_get(v.ptrs, (unsigned)i);
-		if (v.level == 1) {
-			if (nlfs_node_get(v.keys, (unsigned)i) == blkoff)
-				*ptr = child;
-			break;
-		}
-		rc = nlfs_bmap_node(fs, f, child, v.level - 1, buf, &v, err);
-		if (rc)
-			break;
-	}
-	free(buf);
-	return rc;
-}
-
 int nlfs_bmap_lookup_run(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
 			 uint64_t *ptrs, size_t max, size_t *n, struct nlfs_err *err)
 {
@@ -217,6 +178,15 @@ int nlfs_bmap_lookup_run(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
 out:
 	free(buf);
 	return rc;
+}
+
+int nlfs_bmap_lookup(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t blkoff,
+		     uint64_t *ptr, struct nlfs_err *err)
+{
+	size_t n;
+
+	*ptr = 0;
+	return nlfs_bmap_lookup_run(fs, f, blkoff, ptr, 1, &n, err);
 }
 
 int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t key,

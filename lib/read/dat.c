@@ -51,8 +51,9 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 		buf = fs->dat_scratch;
 	if (!buf) {
 		uint64_t *key = &fs->dat_scratch_key;
+		bool grow = dat_may_grow(fs, blkoff);
 
-		if (!set[slot].data && !dat_may_grow(fs, blkoff)) {
+		if (!set[slot].data && !grow) {
 			/* the least recently used slot that has a buffer, or none */
 			unsigned best = NLFS_DAT_WAYS;
 
@@ -64,7 +65,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 				set[slot].used = fs->dat_cache_clock;
 			}
 		}
-		if (set[slot].data || dat_may_grow(fs, blkoff)) {
+		if (set[slot].data || grow) {
 			if (!set[slot].data) {
 				if (!(set[slot].data = malloc(bs)))
 					return -ENOMEM;
