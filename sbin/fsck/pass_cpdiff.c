@@ -102,8 +102,9 @@ struct cpdiff {
 	struct vbucket *ibuckets;       /* by index in cnos */
 	/* one difference */
 	struct fsck_file_check *ifc;    /* the ifile's pointers are checked as its map's */
-	struct ient *fresh, *stale;
-	size_t nfresh, capfresh, nstale, capstale;
+	struct ient *stale;             /* the last checkpoint's pointers this one has not */
+	size_t nstale, capstale;
+	uint64_t nfresh;                /* this one's pointers the last one had not */
 	struct ichange *chg;
 	size_t nchg, capchg;
 	struct fsck_bitmap dirtymap;
@@ -738,12 +739,13 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 			void *arg)
 {
 	struct cpdiff *d = arg;
-	struct ient e = { key, ptr, level };
 	struct nlfs_dat_entry de;
 
 	if (side == NLFS_BMAP_SHARED)
 		return 0;   /* alive here unless its ibucket says otherwise */
 	if (side == NLFS_BMAP_OLD) {
+		struct ient e = { key, ptr, level };
+
 		if (CLI_PUSH(d->stale, d->nstale, d->capstale, e))
 			fail(d);
 		return d->failed;
@@ -761,8 +763,7 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 		if (key + 1 > d->ifile_last_data)
 			d->ifile_last_data = key + 1;
 	}
-	if (CLI_PUSH(d->fresh, d->nfresh, d->capfresh, e))
-		fail(d);
+	d->nfresh++;
 	return d->failed;
 }
 
@@ -973,7 +974,6 @@ int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
 	drop_state(&d);
 	free(d.buckets);
 	free(d.ibuckets);
-	free(d.fresh);
 	free(d.stale);
 	free(d.chg);
 	free(d.dirty);
