@@ -1432,37 +1432,105 @@ static bool seek_take(struct seeker *s, uint64_t *dir)
 	return true;
 }
 
-/* the first candidates of S: the directories numbered just below its inode */
-static int seek_start(struct seek *sk, struct seeker *s, uint8_t *buf)
+/* a seeker's look down the ifile for its first candidate */
+struct seek_down {
+	size_t s;                    /* the seeker */
+	uint64_t next, lo;           /* the next inode number to look at; the lowest */
+	uint64_t blkoff;             /* the ifile block NEXT is in */
+};
+
+static int cmp_seek_down(const void *a, const void *b)
+{
+	const struct seek_down *x = a, *y = b;
+
+	return x->blkoff < y->blkoff ? -1 : x->blkoff > y->blkoff;
+}
+
+/*
+ * The first candidates of every seeker: the directory numbered nearest
+ * below its inode (within SEEK_WINDOW), else the root.  Cold, looking one
+ * seeker after another would wait for the disk at every ifile block: the
+ * seekers go down together instead, a block each per round, and a round's
+ * blocks are asked for at once and read once each, in disk order.
+ */
+static int seek_start(struct seek *sk, uint8_t *buf)
 {
 	struct dctx *c = sk->c;
-	uint64_t ino = s->e->ino, lo = ino > SEEK_WINDOW ? ino - SEEK_WINDOW : 0;
-	uint64_t loaded = UINT64_MAX;
-	size_t near = 0;
-	int rc = 0;
+	struct seek_down *dn = sk->n ? malloc(sk->n * sizeof(*dn)) : NULL;
+	struct fblk *fb = sk->n ? malloc(sk->n * sizeof(*fb)) : NULL;
+	size_t n = 0;
+	int rc = sk->n && (!dn || !fb) ? -ENOMEM : 0;
 
-	if (lo < c->first_ino)
-		lo = c->first_ino;
-	for (uint64_t i = ino; !rc && near < SEEK_NEAR && i-- > lo;) {
-		struct nlfs_inode rec;
-		uint64_t blkoff;
+	for (size_t i = 0; !rc && i < sk->n; i++) {
+		uint64_t ino = sk->s[i].e->ino, lo = ino > SEEK_WINDOW ? ino - SEEK_WINDOW : 0;
 		uint32_t off;
-		bool hole;
 
-		nlfs_palloc_locate(c->bs, c->isz, i, &blkoff, &off);
-		if (blkoff != loaded) {
-			if (nlfs_file_read_block(c->fs, &c->ifile[sk->side], blkoff, buf, &hole, NULL))
-				break;   /* the scan will say what is wrong */
-			loaded = blkoff;
+		if (lo < c->first_ino)
+			lo = c->first_ino;
+		if (ino <= lo) {
+			seek_push(&sk->s[i], NLFS_ROOT_INO);
+			continue;
 		}
-		memcpy(&rec, buf + off, sizeof(rec));
-		if (is_dir(&rec) && nlfs_le16(rec.i_links_count)) {
-			seek_push(s, i);
-			near++;
-		}
+		dn[n] = (struct seek_down){ .s = i, .next = ino - 1, .lo = lo };
+		nlfs_palloc_locate(c->bs, c->isz, dn[n].next, &dn[n].blkoff, &off);
+		n++;
 	}
-	if (!near)
-		seek_push(s, NLFS_ROOT_INO);
+	while (!rc && n) {
+		size_t nfb = 0, k = 0, b = 0;
+		uint64_t loaded = UINT64_MAX;
+		bool readable = false;
+
+		sort(dn, n, sizeof(*dn), cmp_seek_down);
+		for (size_t i = 0; i < n; i++)
+			if (!i || dn[i].blkoff != dn[i - 1].blkoff)
+				fb[nfb++] = (struct fblk){ &c->ifile[sk->side], dn[i].blkoff, 0, 0 };
+		locate_blocks(c, fb, nfb);
+		for (size_t i = 0; i < n; i++) {
+			struct seek_down d = dn[i];
+			bool found = false, gone = false;
+
+			while (fb[b].blkoff != d.blkoff)
+				b++;
+			if (fb[b].blkoff != loaded) {
+				loaded = fb[b].blkoff;
+				readable = !fb[b].rc &&
+					   (!fb[b].phys || !nlfs_io_read(nlfs_fs_io(c->fs), buf, c->bs,
+									 fb[b].phys * c->bs));
+			}
+			/* unreadable: the scan will say what is wrong */
+			gone = !readable;
+			/* this block's records, downwards (a hole has none) */
+			while (!gone && !found) {
+				uint64_t blkoff;
+				uint32_t off;
+
+				nlfs_palloc_locate(c->bs, c->isz, d.next, &blkoff, &off);
+				if (blkoff != d.blkoff)
+					break;
+				if (fb[b].phys) {
+					struct nlfs_inode rec;
+
+					memcpy(&rec, buf + off, sizeof(rec));
+					found = is_dir(&rec) && nlfs_le16(rec.i_links_count);
+				}
+				if (found)
+					seek_push(&sk->s[d.s], d.next);
+				else if (d.next == d.lo)
+					gone = true;
+				else
+					d.next--;
+			}
+			if (gone)
+				seek_push(&sk->s[d.s], NLFS_ROOT_INO);
+			if (found || gone)
+				continue;
+			nlfs_palloc_locate(c->bs, c->isz, d.next, &d.blkoff, &(uint32_t){ 0 });
+			dn[k++] = d;   /* k <= i: the rounds' entries move down */
+		}
+		n = k;
+	}
+	free(dn);
+	free(fb);
 	return rc;
 }
 
@@ -1562,21 +1630,8 @@ static int seek_names(struct dctx *c, int side)
 		sk.of[i] = ++sk.n;
 	}
 	budget = SEEK_BASE + SEEK_BUDGET * (uint64_t)sk.n;
-	if (!rc && sk.n) {
-		uint64_t *near = malloc(sk.n * sizeof(*near)), per_block = c->bs / c->isz;
-		size_t nn = 0;
-
-		/* the ifile block below each inode sought (its own is read), asked
-		 * for at once */
-		for (size_t i = 0; near && i < sk.n; i++)
-			if (sk.s[i].e->ino >= per_block)
-				near[nn++] = sk.s[i].e->ino - per_block;
-		if (near)
-			prefetch_records(c, side, near, nn);
-		free(near);
-	}
-	for (size_t i = 0; !rc && i < sk.n; i++)
-		rc = seek_start(&sk, &sk.s[i], buf);
+	if (!rc)
+		rc = seek_start(&sk, buf);
 	for (unsigned round = 0; !rc; round++) {
 		size_t nb = 0;
 		bool exhausted = false;
