@@ -17,7 +17,9 @@
 #     24): the first under 0.02; the second no slower than two walks of
 #     the tree, for which fsck.nilfs2 -fn, which reads every inode and
 #     directory once, stands in (dump.nilfs2 has no recursive ls).
-# RUNS (default 2) repeats each timing, the best kept.
+# RUNS (default 2) repeats each timing, the best kept.  ALL=0 skips the
+# second case: at the issue's size (NFILES=1000000) the guest's rm -r takes
+# a quarter of an hour under TCG, while the first case takes a minute.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -25,6 +27,7 @@ NFILES=${NFILES:-100000}
 NCHANGED=${NCHANGED:-1000}
 IMG_GIB=${IMG_GIB:-4}
 RUNS=${RUNS:-2}
+ALL=${ALL:-1}
 for p in "$top/mkfs.nilfs2" "$top/fsck.nilfs2" "$top/nilfs-diff"; do
 	[ -x "$p" ] || { echo "build first: $p missing" >&2; exit 1; }
 done
@@ -80,17 +83,21 @@ t_few=$(best "$top/nilfs-diff" -v "$img" 1 "$cpa")
 few_lines=$(wc -l <"$work/last")
 few_stats=$(cat "$work/last.err")
 
-echo "== the kernel removes the tree" >&2
-NILFS_KTEST_TIMEOUT=3600 "$top/tests/kernel/guest.sh" run "$work/g2" "$img" >"$work/out2"
-cpb=$(sed -n 's/^CP B \([0-9][0-9]*\)$/\1/p' "$work/out2")
-[ -n "$cpb" ] || { cat "$work/out2"; exit 1; }
-t_all=$(best "$top/nilfs-diff" -v "$img" "$cpa" "$cpb")
-all_lines=$(wc -l <"$work/last")
-all_stats=$(cat "$work/last.err")
+if [ "$ALL" != 0 ]; then
+	echo "== the kernel removes the tree" >&2
+	NILFS_KTEST_TIMEOUT=3600 "$top/tests/kernel/guest.sh" run "$work/g2" "$img" >"$work/out2"
+	cpb=$(sed -n 's/^CP B \([0-9][0-9]*\)$/\1/p' "$work/out2")
+	[ -n "$cpb" ] || { cat "$work/out2"; exit 1; }
+	t_all=$(best "$top/nilfs-diff" -v "$img" "$cpa" "$cpb")
+	all_lines=$(wc -l <"$work/last")
+	all_stats=$(cat "$work/last.err")
+fi
 
 echo "tree: $(cat "$work/tree.txt")"
 echo "fsck.nilfs2 -fn at checkpoint $cpa:  ${t_fsck}s"
 echo "nilfs-diff 1 $cpa ($few_lines lines):  ${t_few}s  ratio $(echo "scale=4; $t_few / $t_fsck" | bc)  (target < 0.02)"
 echo "  $few_stats"
-echo "nilfs-diff $cpa $cpb ($all_lines lines):  ${t_all}s  ratio $(echo "scale=4; $t_all / $t_fsck" | bc)  (target <= 2, two walks)"
-echo "  $all_stats"
+if [ "$ALL" != 0 ]; then
+	echo "nilfs-diff $cpa $cpb ($all_lines lines):  ${t_all}s  ratio $(echo "scale=4; $t_all / $t_fsck" | bc)  (target <= 2, two walks)"
+	echo "  $all_stats"
+fi
