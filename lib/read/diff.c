@@ -1361,8 +1361,7 @@ static int scan_names(struct dctx *c, int side)
  * the candidates of all the inodes sought are read together, round by
  * round, and past a budget of directories the scan does the work.
  */
-#define SEEK_NEAR 1          /* directories just below the number to start from */
-#define SEEK_WINDOW 512      /* inode numbers looked back for them */
+#define SEEK_WINDOW 512      /* inode numbers looked back for the first candidate */
 #define SEEK_PER_ROUND 8     /* candidates an unnamed inode has read per round */
 #define SEEK_BUDGET 16       /* directories read per inode sought, past SEEK_BASE */
 #define SEEK_BASE 256
