@@ -82,6 +82,7 @@ struct nlfs_fs {
 	uint64_t dat_last_n;
 	uint32_t dat_reads;
 	unsigned dat_nalloc;                /* slots with a buffer */
+	unsigned dat_max;                   /* at most this many (0: as the DAT's size allows) */
 	uint8_t *dat_scratch;
 	uint64_t dat_scratch_key;           /* UINT64_MAX: none */
 	/* roll-forward: blocks the kernel's mount would copy into the latest

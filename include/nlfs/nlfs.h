@@ -186,6 +186,10 @@ void nlfs_fs_close(struct nlfs_fs *fs);   /* also closes the io */
 struct nlfs_io *nlfs_fs_release(struct nlfs_fs *fs);
 /* The io FS reads. */
 struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs);
+/* Cache at most BLOCKS DAT blocks from now on (0, the default: as many as
+ * the DAT's size allows), for a reader that gains little from more, such
+ * as one that only asks the disk for blocks ahead of another. */
+void nlfs_fs_limit_dat_cache(struct nlfs_fs *fs, unsigned blocks);
 /* Copy SLOT as read (valid or not). */
 const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot);
 /* Which copy is used and why. */

@@ -14,6 +14,8 @@
 /* may a slot get a buffer for DAT block BLKOFF (see dat_last)? */
 static bool dat_may_grow(const struct nlfs_fs *fs, uint64_t blkoff)
 {
+	if (fs->dat_max && fs->dat_nalloc >= fs->dat_max)
+		return false;
 	if (fs->dat_nalloc < NLFS_DAT_FREE || !fs->dat_last)
 		return true;
 	if (blkoff >= fs->dat_last_n || !fs->dat_last[blkoff])

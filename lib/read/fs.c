@@ -165,6 +165,11 @@ fail:
 	return rc;
 }
 
+void nlfs_fs_limit_dat_cache(struct nlfs_fs *fs, unsigned blocks)
+{
+	fs->dat_max = blocks;
+}
+
 void nlfs_fs_close(struct nlfs_fs *fs)
 {
 	if (!fs)

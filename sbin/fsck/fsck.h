@@ -27,6 +27,7 @@
 
 #include <nlfs/nlfs.h>
 #include "bitmap.h"
+#include "icount.h"
 #include "vbitmap.h"
 #include "problem.h"
 #include "repair.h"
@@ -192,10 +193,10 @@ struct fsck_cp {
 	struct fsck_bitmap visited;    /* reached (and checked) */
 	struct fsck_bitmap isdir;
 	struct fsck_bitmap cleared;    /* to be cleared by the repair: entries naming them go */
-	uint16_t *nref;                /* directory records naming each inode */
+	struct fsck_icount nref;       /* directory records naming each inode */
 	/* i_links_count of each visited inode, kept when check_inode reads it
 	 * so the final link-count pass need not read the ifile again */
-	uint16_t *links;
+	struct fsck_icount links;
 	/* ifile blocks read lately, slot blkoff % FSCK_ICACHE: the tree walk
 	 * comes back to the same few blocks, one read each saves a syscall */
 #define FSCK_ICACHE 256

@@ -63,8 +63,8 @@ void cp_free(struct fsck_cp *cp)
 	fsck_bitmap_free(&cp->visited);
 	fsck_bitmap_free(&cp->isdir);
 	fsck_bitmap_free(&cp->cleared);
-	free(cp->nref);
-	free(cp->links);
+	fsck_icount_free(&cp->nref);
+	fsck_icount_free(&cp->links);
 	free(cp->iblock);
 }
 
@@ -172,9 +172,8 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 	cp.iblock = malloc((size_t)FSCK_ICACHE * bs);
 	for (unsigned i = 0; i < FSCK_ICACHE; i++)
 		cp.iblock_off[i] = UINT64_MAX;
-	cp.nref = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.nref));
-	cp.links = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.links));
-	if (!cp.iblock || !cp.nref || !cp.links || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
+	if (!cp.iblock || fsck_icount_init(&cp.nref, cp.max_ino) ||
+	    fsck_icount_init(&cp.links, cp.max_ino) || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.cleared, cp.max_ino) ||
 	    (d && !(cp.parent = calloc(cp.max_ino ? cp.max_ino : 1, sizeof(*cp.parent)))) ||
@@ -236,6 +235,13 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 		walk_tree(c, &cp, ino, 0, name);
 	}
 
+	/* a count the walk could not keep: no link count can be judged */
+	if (cp.nref.nomem || cp.links.nomem) {
+		fsck_problem(c, MSG_OOM_INODES, cno, cp.max_ino);
+		cp_free(&cp);
+		return -ENOMEM;
+	}
+
 	/* every inode in use: reached or not, and its link count */
 	for (uint64_t ino = fsck_bitmap_next(&cp.alloc, 0); ino != UINT64_MAX && !fsck_cancelled(c);
 	     ino = fsck_bitmap_next(&cp.alloc, ino + 1)) {
@@ -254,11 +260,13 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 			continue;   /* the repair clears it */
 		if (fsck_bit_test(&cp.visited, ino) && (ino == NLFS_ROOT_INO || ino >= first_ino)) {
 			/* checked in the walk, which kept the link count */
-			if (cp.links[ino] != cp.nref[ino]) {
+			uint32_t has = fsck_icount_get_fast(&cp.links, ino);
+			uint32_t named = fsck_icount_get_fast(&cp.nref, ino);
+
+			if (has != named) {
 				fsck_problem(c, MSG_INO_LINKS,
-					     cp_name(&cp, ino, NULL, name, sizeof(name)),
-					     cp.links[ino], cp.nref[ino]);
-				fix_note_links(c, cno, ino, cp.nref[ino]);
+					     cp_name(&cp, ino, NULL, name, sizeof(name)), has, named);
+				fix_note_links(c, cno, ino, named);
 			}
 			continue;
 		}

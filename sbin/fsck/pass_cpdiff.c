@@ -327,8 +327,7 @@ static int grow_groups(struct cpdiff *d, uint64_t ngroups)
 	struct fsck_cp *cp = &d->cp;
 	uint64_t n = cp->max_ino, m = ngroups * (uint64_t)d->c->g->blocksize * 8;
 
-	if (grow_zero((void **)&cp->nref, sizeof(*cp->nref), n, m) ||
-	    grow_zero((void **)&cp->links, sizeof(*cp->links), n, m) ||
+	if (fsck_icount_grow(&cp->nref, m) || fsck_icount_grow(&cp->links, m) ||
 	    grow_zero((void **)&cp->parent, sizeof(*cp->parent), n, m) ||
 	    grow_zero((void **)&d->ver, sizeof(*d->ver), n, m) ||
 	    grow_bitmap(&cp->alloc, m) || grow_bitmap(&cp->visited, m) ||
@@ -435,7 +434,7 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 		while (off < bs) {
 			struct nlfs_dir_rec rec;
 			const char *why;
-			unsigned end;
+			unsigned end, named;
 			bool dots = key == 0 && nrec < 2;
 
 			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
@@ -446,11 +445,12 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 			nrec++;
 			if (!rec.ino)
 				continue;
-			if (rec.ino >= d->cp.max_ino || !d->cp.nref[rec.ino]) {
+			named = fsck_icount_get_fast(&d->cp.nref, rec.ino);
+			if (rec.ino >= d->cp.max_ino || !named) {
 				fail(d);
 				break;
 			}
-			d->cp.nref[rec.ino]--;
+			fsck_icount_set(&d->cp.nref, rec.ino, named - 1);
 			cpdiff_dirty(d, rec.ino);
 			if (!dots) {
 				struct dblk r = { f->ino, rec.ino, rec.file_type };
@@ -661,7 +661,7 @@ static bool reaches_root(const struct cpdiff *d, uint64_t ino)
 static bool walked_dir(const struct cpdiff *d, uint64_t ino)
 {
 	return fsck_bit_test(&d->cp.alloc, ino) && fsck_bit_test(&d->cp.isdir, ino) &&
-	       d->cp.links[ino] > 0;
+	       fsck_icount_get_fast(&d->cp.links, ino) > 0;
 }
 
 static uint64_t dotdot_of(const struct cpdiff *d, uint64_t dir, bool *found)
@@ -690,12 +690,17 @@ static void check_tree(struct cpdiff *d)
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
 
 	qsort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
+	if (cp->nref.nomem || cp->links.nomem)
+		fail(d);   /* a count could not be kept */
 	for (size_t i = 0; i < d->ndirty && !d->failed; i++) {
 		uint64_t ino = d->dirty[i];
+		uint32_t named;
 
 		if (metadata_ino(ino) || (ino < first_ino && ino != NLFS_ROOT_INO))
 			continue;
-		if (fsck_bit_test(&cp->alloc, ino) ? cp->links[ino] != cp->nref[ino] : cp->nref[ino])
+		named = fsck_icount_get_fast(&cp->nref, ino);
+		if (fsck_bit_test(&cp->alloc, ino) ? fsck_icount_get_fast(&cp->links, ino) != named :
+		    named != 0)
 			fail(d);
 	}
 	for (size_t i = 0; i < d->ndotdot && !d->failed; i++) {
@@ -848,7 +853,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			unref_dir(d, &old);
 		t->old_mode = old.inode.i_mode;
 		fsck_bit_clear(&cp->isdir, t->ino);
-		cp->links[t->ino] = 0;
+		fsck_icount_set(&cp->links, t->ino, 0);
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
@@ -880,7 +885,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		struct touched *t = &d->t[i];
 
 		if (!t->new_alloc || metadata_ino(t->ino) || !fsck_bit_test(&cp->isdir, t->ino) ||
-		    !cp->links[t->ino])
+		    !fsck_icount_get_fast(&cp->links, t->ino))
 			continue;
 		if (t->ino != NLFS_ROOT_INO && !cp->parent[t->ino] &&
 		    CLI_PUSH(d->moved, d->nmoved, d->capmoved, t->ino))

@@ -185,8 +185,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	struct fsck_file_check fc = { 0 };
 	char what[PATH_MAX_NAME];
 
-	if (f->ino < cp->max_ino)
-		cp->links[f->ino] = nlfs_le16(f->inode.i_links_count);
+	fsck_icount_set(&cp->links, f->ino, nlfs_le16(f->inode.i_links_count));
 	cp_name(cp, f->ino, path, what, sizeof(what));
 	cp->nchecked++;
 	fsck_progress(c, 6, cp->nchecked, cp->ninuse);

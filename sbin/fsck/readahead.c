@@ -223,6 +223,9 @@ int fsck_readahead_start(const char *device, struct fsck_readahead **out)
 		return -1;
 	}
 	ra->io = nlfs_fs_io(ra->fs);
+	/* it translates each block once, in the order of the maps: a few
+	 * DAT blocks serve it as well as the checker's many */
+	nlfs_fs_limit_dat_cache(ra->fs, 32);
 	ra->g = nlfs_fs_geometry(ra->fs);
 	ra->first_ino = nlfs_le32(nlfs_fs_sb(ra->fs, nlfs_fs_sb_choice(ra->fs)->used)->s_first_ino);
 	if (pthread_create(&ra->thread, NULL, readahead_main, ra)) {

@@ -130,6 +130,53 @@ START_TEST(vbitmap_spans_the_64_bit_space)
 }
 END_TEST
 
+/* counts per inode in four bits each: small ones inline, from 15 on
+ * aside (through the hash's growth), back inline when they fall, the
+ * neighbour in the same byte untouched, and room grown with zeros */
+START_TEST(icount_keeps_every_count)
+{
+	struct fsck_icount ic;
+	const uint64_t n = 10001;
+	size_t aside = 0;
+
+	ck_assert_int_eq(fsck_icount_init(&ic, n), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)(i % 40 == 0 ? 70000 + i : i % 17);
+
+		fsck_icount_set(&ic, i, v);
+		aside += v >= 15;
+	}
+	ck_assert(!ic.nomem);
+	for (uint64_t i = 0; i < n; i++)
+		ck_assert_uint_eq(fsck_icount_get_fast(&ic, i), i % 40 == 0 ? 70000 + i : i % 17);
+	ck_assert_uint_eq(ic.bigused, aside);
+	/* down below 15 and up again: the stale entry is taken again */
+	fsck_icount_set(&ic, 80, 3);
+	ck_assert_uint_eq(fsck_icount_get(&ic, 80), 3);
+	ck_assert_uint_eq(fsck_icount_get(&ic, 81), 81 % 17);
+	fsck_icount_set(&ic, 80, 15);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 80), 15);
+	ck_assert_uint_eq(ic.bigused, aside);
+	for (uint32_t k = 0; k < 300; k++)
+		fsck_icount_set(&ic, 7, fsck_icount_get_fast(&ic, 7) + 1);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 7), 307);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 6), 6);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 8), 8);
+	/* past the end: nothing kept, 0 read */
+	fsck_icount_set(&ic, n, 5);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, n), 0);
+	ck_assert_int_eq(fsck_icount_grow(&ic, 3 * n), 0);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, n - 1), 70000 + n - 1);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, n - 2), (n - 2) % 17);
+	for (uint64_t i = n; i < 3 * n; i++)
+		ck_assert_uint_eq(fsck_icount_get_fast(&ic, i), 0);
+	fsck_icount_set(&ic, 3 * n - 1, 9);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 3 * n - 1), 9);
+	ck_assert_uint_eq(fsck_icount_get_fast(&ic, 3 * n - 2), 0);
+	fsck_icount_free(&ic);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fsck-problem");
@@ -139,6 +186,7 @@ int main(void)
 	tcase_add_test(tc, messages_belong_to_their_problem);
 	tcase_add_test(tc, problems_are_counted_by_severity);
 	tcase_add_test(tc, vbitmap_spans_the_64_bit_space);
+	tcase_add_test(tc, icount_keeps_every_count);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
