@@ -65,6 +65,16 @@ static struct fsck_icount_big *find(const struct fsck_icount *ic, uint64_t ino)
 	}
 }
 
+/* the free slot INO's probe reaches in BIG (CAP slots, not all taken) */
+static struct fsck_icount_big *free_slot(struct fsck_icount_big *big, size_t cap, uint64_t ino)
+{
+	size_t i = slot_of(ino, cap);
+
+	while (big[i].ino != UINT64_MAX)
+		i = (i + 1) & (cap - 1);
+	return &big[i];
+}
+
 /* a slot for INO (its own, or a new one); NULL without memory */
 static struct fsck_icount_big *slot_for(struct fsck_icount *ic, uint64_t ino)
 {
@@ -84,32 +94,20 @@ static struct fsck_icount_big *slot_for(struct fsck_icount *ic, uint64_t ino)
 		ic->big = nb;
 		ic->bigcap = cap;
 		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].ino != UINT64_MAX) {
-				size_t k = slot_of(old[i].ino, cap);
-
-				while (nb[k].ino != UINT64_MAX)
-					k = (k + 1) & (cap - 1);
-				nb[k] = old[i];
-			}
+			if (old[i].ino != UINT64_MAX)
+				*free_slot(nb, cap, old[i].ino) = old[i];
 		free(old);
 	}
-	for (size_t i = slot_of(ino, ic->bigcap);; i = (i + 1) & (ic->bigcap - 1))
-		if (ic->big[i].ino == UINT64_MAX) {
-			ic->big[i].ino = ino;
-			ic->bigused++;
-			return &ic->big[i];
-		}
+	b = free_slot(ic->big, ic->bigcap, ino);
+	b->ino = ino;
+	ic->bigused++;
+	return b;
 }
 
-uint32_t fsck_icount_get(const struct fsck_icount *ic, uint64_t ino)
+uint32_t fsck_icount_aside(const struct fsck_icount *ic, uint64_t ino)
 {
-	const struct fsck_icount_big *b;
+	const struct fsck_icount_big *b = find(ic, ino);
 
-	if (ino >= ic->n)
-		return 0;
-	if (fsck_icount_nibble(ic, ino) != FSCK_ICOUNT_ASIDE)
-		return fsck_icount_nibble(ic, ino);
-	b = find(ic, ino);
 	return b ? b->count : 0;
 }
 

@@ -26,8 +26,8 @@ int fsck_icount_init(struct fsck_icount *ic, uint64_t n);
 /* room for N (more) inode numbers, the new ones 0; 0 or -ENOMEM */
 int fsck_icount_grow(struct fsck_icount *ic, uint64_t n);
 void fsck_icount_free(struct fsck_icount *ic);
-/* the count of INO (0 past the end) */
-uint32_t fsck_icount_get(const struct fsck_icount *ic, uint64_t ino);
+/* the count of INO kept aside (see fsck_icount_get) */
+uint32_t fsck_icount_aside(const struct fsck_icount *ic, uint64_t ino);
 /* set it (ignored past the end); where memory runs out, nomem is set */
 void fsck_icount_set(struct fsck_icount *ic, uint64_t ino, uint32_t count);
 
@@ -36,11 +36,12 @@ static inline unsigned fsck_icount_nibble(const struct fsck_icount *ic, uint64_t
 	return ic->small[ino / 2] >> (ino % 2 * 4) & 15;
 }
 
-static inline uint32_t fsck_icount_get_fast(const struct fsck_icount *ic, uint64_t ino)
+/* the count of INO (0 past the end) */
+static inline uint32_t fsck_icount_get(const struct fsck_icount *ic, uint64_t ino)
 {
 	unsigned v = ino < ic->n ? fsck_icount_nibble(ic, ino) : 0;
 
-	return v != FSCK_ICOUNT_ASIDE ? v : fsck_icount_get(ic, ino);
+	return v != FSCK_ICOUNT_ASIDE ? v : fsck_icount_aside(ic, ino);
 }
 
 #endif

@@ -260,8 +260,8 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 			continue;   /* the repair clears it */
 		if (fsck_bit_test(&cp.visited, ino) && (ino == NLFS_ROOT_INO || ino >= first_ino)) {
 			/* checked in the walk, which kept the link count */
-			uint32_t has = fsck_icount_get_fast(&cp.links, ino);
-			uint32_t named = fsck_icount_get_fast(&cp.nref, ino);
+			uint32_t has = fsck_icount_get(&cp.links, ino);
+			uint32_t named = fsck_icount_get(&cp.nref, ino);
 
 			if (has != named) {
 				fsck_problem(c, MSG_INO_LINKS,

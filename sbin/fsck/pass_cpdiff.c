@@ -445,7 +445,7 @@ static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
 			nrec++;
 			if (!rec.ino)
 				continue;
-			named = fsck_icount_get_fast(&d->cp.nref, rec.ino);
+			named = fsck_icount_get(&d->cp.nref, rec.ino);
 			if (rec.ino >= d->cp.max_ino || !named) {
 				fail(d);
 				break;
@@ -661,7 +661,7 @@ static bool reaches_root(const struct cpdiff *d, uint64_t ino)
 static bool walked_dir(const struct cpdiff *d, uint64_t ino)
 {
 	return fsck_bit_test(&d->cp.alloc, ino) && fsck_bit_test(&d->cp.isdir, ino) &&
-	       fsck_icount_get_fast(&d->cp.links, ino) > 0;
+	       fsck_icount_get(&d->cp.links, ino) > 0;
 }
 
 static uint64_t dotdot_of(const struct cpdiff *d, uint64_t dir, bool *found)
@@ -698,8 +698,8 @@ static void check_tree(struct cpdiff *d)
 
 		if (metadata_ino(ino) || (ino < first_ino && ino != NLFS_ROOT_INO))
 			continue;
-		named = fsck_icount_get_fast(&cp->nref, ino);
-		if (fsck_bit_test(&cp->alloc, ino) ? fsck_icount_get_fast(&cp->links, ino) != named :
+		named = fsck_icount_get(&cp->nref, ino);
+		if (fsck_bit_test(&cp->alloc, ino) ? fsck_icount_get(&cp->links, ino) != named :
 		    named != 0)
 			fail(d);
 	}
@@ -885,7 +885,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		struct touched *t = &d->t[i];
 
 		if (!t->new_alloc || metadata_ino(t->ino) || !fsck_bit_test(&cp->isdir, t->ino) ||
-		    !fsck_icount_get_fast(&cp->links, t->ino))
+		    !fsck_icount_get(&cp->links, t->ino))
 			continue;
 		if (t->ino != NLFS_ROOT_INO && !cp->parent[t->ino] &&
 		    CLI_PUSH(d->moved, d->nmoved, d->capmoved, t->ino))

@@ -67,7 +67,7 @@ static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 
 static void count_ref(struct fsck_cp *cp, uint64_t ino)
 {
-	uint32_t n = ino ? fsck_icount_get_fast(&cp->nref, ino) : UINT16_MAX;
+	uint32_t n = ino ? fsck_icount_get(&cp->nref, ino) : UINT16_MAX;
 
 	if (ino < cp->max_ino && n < UINT16_MAX) {
 		fsck_icount_set(&cp->nref, ino, n + 1);
