@@ -4,6 +4,8 @@
  *
  *   corrupt --list            print "NAME BASE OPTIONS LOST" for every case
  *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
+ *   corrupt --links PATH N IMAGE
+ *                             set the link count of PATH's inode to N
  *
  * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
  * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
@@ -1519,6 +1521,12 @@ static void open_dsync_series(void)
 	edit(last, SS_FLAGS, 2, peek(last, SS_FLAGS, 2) & ~NLFS_SS_LOGEND, 1);
 }
 
+/* --links: the inode and the count it gets */
+static const char *links_path;
+static unsigned links_count;
+
+static void set_links(void) { inode_edit(path_ino(links_path), I_LINKS, 2, links_count); }
+
 static int run_on(const char *path, void (*fn)(void))
 {
 	img = path;
@@ -1541,8 +1549,14 @@ int main(int argc, char **argv)
 			       cases[i].lost);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "--links")) {
+		links_path = argv[2];
+		links_count = (unsigned)strtoul(argv[3], NULL, 10);
+		return run_on(argv[4], set_links);
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n");
+		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n"
+			"       corrupt --links PATH N IMAGE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--open-dsync"))

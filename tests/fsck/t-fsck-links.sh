@@ -4,6 +4,9 @@
 # and more are kept aside): directories of 12, 13 and 40 subdirectories
 # (14, 15 and 42 links) and a file of 30 hard links, copied in by
 # mkfs.nilfs2 -d, check clean: each count kept aside equals its names.
+# Then each inode's count is set wrong (tests/fsck/corrupt --links): -n
+# names every one, -y puts back the count of names, and the volume then
+# checks clean.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-links.XXXXXX") || exit 1
@@ -30,4 +33,25 @@ done
 "$top/dump.nilfs2" "$tmp/img" inode /f | grep -q " links 30 " || bad "/f has not 30 links"
 "$top/fsck.nilfs2" -fn "$tmp/img" >"$tmp/out" 2>&1 || bad "fsck -fn: $(cat "$tmp/out")"
 grep -q ": clean$" "$tmp/out" || bad "not clean: $(cat "$tmp/out")"
+
+# wrong counts: inline ones that become counts aside and the other way
+# round, on both sides of 15
+links() { "$top/dump.nilfs2" "$tmp/img" inode "$1" | sed -n 's/.* links \([0-9]*\) .*/\1/p' | head -1; }
+for w in /d12:20 /d13:40 /d40:5 /f:3; do
+	"$top/tests/fsck/corrupt" --links "${w%:*}" "${w#*:}" "$tmp/img" || bad "corrupt --links $w"
+done
+"$top/fsck.nilfs2" -fn "$tmp/img" >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 4 ] || bad "fsck -fn of wrong counts: exit $rc, not 4: $(cat "$tmp/out")"
+for p in /d12 /d13 /d40 /f; do
+	ino=$("$top/dump.nilfs2" "$tmp/img" inode "$p" | sed -n 's/^inode \([0-9]*\).*/\1/p' | head -1)
+	grep -q "inode $ino\b.*link" "$tmp/out" || bad "fsck -fn does not name $p (inode $ino): $(cat "$tmp/out")"
+done
+"$top/fsck.nilfs2" -fy "$tmp/img" >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] || bad "fsck -fy: exit $rc, not 1: $(cat "$tmp/out")"
+"$top/fsck.nilfs2" -fn "$tmp/img" >"$tmp/out" 2>&1 || bad "fsck -fn after -y: $(cat "$tmp/out")"
+for w in /d12:14 /d13:15 /d40:42 /f:30; do
+	[ "$(links "${w%:*}")" = "${w#*:}" ] || bad "${w%:*} has $(links "${w%:*}") links after -y, not ${w#*:}"
+done
 exit $fail
