@@ -32,6 +32,15 @@ struct map_walk {
 /* per file: the rest of a broken map repeats the same story */
 #define MAP_PROBLEM_LIMIT 8
 
+const char *fsck_file_what(const struct fsck_file_check *fc)
+{
+	if (fc->what)
+		return fc->what;
+	if (!fc->namebuf[0])
+		cp_name(fc->cp, fc->ino, fc->path, fc->namebuf, PATH_MAX_NAME);
+	return fc->namebuf;
+}
+
 static bool map_note(struct map_walk *w)
 {
 	return ++w->nproblems <= MAP_PROBLEM_LIMIT;
@@ -51,7 +60,7 @@ static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc,
 	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
 	    fsck_phys_in_use(c, de->de_blocknr))
 		return;   /* ended before any repair */
-	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fc->what, level ? "node at key" : "file block", key,
+	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fsck_file_what(fc), level ? "node at key" : "file block", key,
 		     ptr, why, c->repair_cno);
 }
 
@@ -70,22 +79,22 @@ static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigne
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry is not allocated");
 		fix_note_vblock(c, ptr);
 		if (map_note(w))
-			fsck_problem(c, MSG_BMAP_VBLOCK_FREE, fc->what,
+			fsck_problem(c, MSG_BMAP_VBLOCK_FREE, fsck_file_what(fc),
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;   /* do not follow a node pointer into garbage */
 	}
 	if (fsck_vbit_test_set(&c->vref, ptr) && map_note(w))
-		fsck_problem(c, MSG_BMAP_VBLOCK_TWICE, fc->what, ptr,
+		fsck_problem(c, MSG_BMAP_VBLOCK_TWICE, fsck_file_what(fc), ptr,
 			     level ? "node at key" : "file block", key);
 	if (nlfs_dat_lookup(c->fs, ptr, &de, &err)) {
 		w->unreadable = true;
-		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fc->what, ptr);
+		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fsck_file_what(fc), ptr);
 		return level ? 1 : 0;
 	}
 	if (de.de_blocknr == 0) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
 		if (map_note(w))
-			fsck_problem(c, MSG_BMAP_VBLOCK_NO_ADDRESS, fc->what,
+			fsck_problem(c, MSG_BMAP_VBLOCK_NO_ADDRESS, fsck_file_what(fc),
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
@@ -110,7 +119,7 @@ static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigne
 				snprintf(end, sizeof(end), "open");
 			else
 				snprintf(end, sizeof(end), "%" PRIu64, de.de_end);
-			fsck_problem(c, MSG_BMAP_VBLOCK_PERIOD, fc->what,
+			fsck_problem(c, MSG_BMAP_VBLOCK_PERIOD, fsck_file_what(fc),
 				     level ? "node at key" : "file block", key, ptr, de.de_start,
 				     end,
 				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
@@ -130,7 +139,7 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	fc->nblocks++;
 	if (level == 0) {
 		if (w->any_key && key <= w->last_key && map_note(w))
-			fsck_problem(c, MSG_BMAP_KEY_ORDER, fc->what, key, w->last_key);
+			fsck_problem(c, MSG_BMAP_KEY_ORDER, fsck_file_what(fc), key, w->last_key);
 		w->last_key = key;
 		w->any_key = true;
 		if (key + 1 > fc->last_data)
@@ -170,13 +179,13 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	 * and leaves the old root's level and child count behind */
 	memcpy(&flags, f->inode.i_bmap, 1);
 	if (!(flags & NLFS_BMAP_LARGE) && flags)
-		fsck_problem(c, MSG_BMAP_DIRECT_FLAGS, fc->what, flags);
+		fsck_problem(c, MSG_BMAP_DIRECT_FLAGS, fsck_file_what(fc), flags);
 	nlfs_err_clear(&err);
 	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
 	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
-		fix_note_map(c, fc->cno, f->ino, fc->what);
+		fix_note_map(c, fc->cno, f->ino, fsck_file_what(fc));
 	if (rc < 0) {
-		fsck_lib_problem(c, MSG_BMAP_WALK, &err, fc->what);
+		fsck_lib_problem(c, MSG_BMAP_WALK, &err, fsck_file_what(fc));
 		c->maps_incomplete = true;
 		return;
 	}
@@ -187,7 +196,7 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	fc->map_ok = true;
 	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
 				  fc->max_fs_units))
-		fsck_problem(c, MSG_INO_BLOCKS, fc->what, nlfs_le64(f->inode.i_blocks), fc->nblocks,
+		fsck_problem(c, MSG_INO_BLOCKS, fsck_file_what(fc), nlfs_le64(f->inode.i_blocks), fc->nblocks,
 			     fc->nblocks * (c->g->blocksize / 512));
 	if (!nlfs_inode_blocks_ok(nlfs_le64(f->inode.i_blocks), fc->nblocks, c->g->blocksize,
 				  fc->max_fs_units))

@@ -166,7 +166,14 @@ uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, ui
  * of a checkpoint in pass_inode) */
 struct fsck_file_check {
 	uint64_t cno;            /* checkpoint whose DAT periods must cover the blocks */
-	const char *what;        /* "inode 12 (/a/b)" etc., for messages */
+	const char *what;        /* "DAT", "checkpoint 7: ifile" etc., for messages */
+	/* or, where WHAT is NULL, a file of a checkpoint: named by cp_name()
+	 * into NAMEBUF (PATH_MAX_NAME bytes, empty until then) the first time
+	 * a message needs it; most files never are */
+	const struct fsck_cp *cp;
+	uint64_t ino;
+	const char *path;
+	char *namebuf;
 	bool metadata_current;   /* cpfile/sufile: every block must be live (de_end ~0) */
 	unsigned max_fs_units;   /* see nlfs_inode_blocks_ok */
 	uint64_t nblocks;        /* out: data + node blocks */
@@ -177,6 +184,8 @@ struct fsck_file_check {
 	uint64_t max_start, min_end;
 };
 void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_check *fc);
+/* FC's file as messages name it */
+const char *fsck_file_what(const struct fsck_file_check *fc);
 /* one pointer of F's virtual map, at KEY and LEVEL, checked as
  * check_file_map checks each (FC as there, its counts left alone): true if
  * it holds up, with its DAT entry in *DE (if not NULL) */

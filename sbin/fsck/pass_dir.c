@@ -120,8 +120,9 @@ static void pop(struct walk *w)
 	char what[PATH_MAX_NAME];
 
 	w->path[fr->pathlen] = 0;
-	cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
 	/* the rewrite puts in what is missing: count it as there */
+	if (!fr->dot || !fr->dotdot)
+		cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
 	if (!fr->dot) {
 		fsck_problem(w->c, MSG_DIR_NO_DOT, what);
 		count_ref(w->cp, fr->ino);

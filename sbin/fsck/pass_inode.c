@@ -182,11 +182,13 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	uint16_t mode = nlfs_le16(f->inode.i_mode);
 	uint64_t size = nlfs_le64(f->inode.i_size);
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
-	struct fsck_file_check fc = { 0 };
-	char what[PATH_MAX_NAME];
+	char name[PATH_MAX_NAME];
+	struct fsck_file_check fc = { .cp = cp, .ino = f->ino, .path = path, .namebuf = name };
+	/* built only for a message: the inodes are many */
+#define WHAT fsck_file_what(&fc)
 
+	name[0] = 0;
 	fsck_icount_set(&cp->links, f->ino, nlfs_le16(f->inode.i_links_count));
-	cp_name(cp, f->ino, path, what, sizeof(what));
 	cp->nchecked++;
 	fsck_progress(c, 6, cp->nchecked, cp->ninuse);
 	switch (mode & NLFS_S_IFMT) {
@@ -195,15 +197,14 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	case NLFS_S_IFCHR: case NLFS_S_IFBLK: case NLFS_S_IFIFO: case NLFS_S_IFSOCK:
 		return true;   /* no blocks; i_bmap[0] may hold a device number */
 	default:
-		fsck_problem(c, MSG_INO_FILE_TYPE, what, mode);
-		clear_inode(c, cp, f, what, "invalid file type");
+		fsck_problem(c, MSG_INO_FILE_TYPE, WHAT, mode);
+		clear_inode(c, cp, f, WHAT, "invalid file type");
 		cp->blocks_uncounted = true;   /* its map is not walked */
 		return false;
 	}
 	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
 		fsck_bit_set(&cp->isdir, f->ino);
 	fc.cno = cp->cno;
-	fc.what = what;
 	/* the root and the reserved inodes may come from mkfs.nilfs2 */
 	fc.max_fs_units = f->ino < first_ino ? 4 : 0;
 	check_file_map(c, f, &fc);
@@ -217,30 +218,31 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	switch (mode & NLFS_S_IFMT) {
 	case NLFS_S_IFREG:
 		if (fc.last_data > (size + bs - 1) / bs) {
-			fsck_problem(c, MSG_FILE_PAST_SIZE, what, fc.last_data - 1, size);
+			fsck_problem(c, MSG_FILE_PAST_SIZE, WHAT, fc.last_data - 1, size);
 			/* as e2fsck: the size covers the blocks */
 			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);
 		}
 		break;
 	case NLFS_S_IFDIR:
 		if (size == 0 || size % bs)
-			fsck_problem(c, MSG_DIR_SIZE_UNALIGNED, what, size);
+			fsck_problem(c, MSG_DIR_SIZE_UNALIGNED, WHAT, size);
 		else if (fc.last_data > size / bs)
-			fsck_problem(c, MSG_DIR_PAST_SIZE, what, fc.last_data - 1, size);
+			fsck_problem(c, MSG_DIR_PAST_SIZE, WHAT, fc.last_data - 1, size);
 		else if (fc.last_data < size / bs)
-			fsck_problem(c, MSG_DIR_SIZE_PAST_BLOCKS, what, size,
+			fsck_problem(c, MSG_DIR_SIZE_PAST_BLOCKS, WHAT, size,
 				     fc.last_data ? fc.last_data - 1 : 0);
 		break;
 	case NLFS_S_IFLNK:
 		if (size == 0 || size >= bs) {
-			fsck_problem(c, MSG_SYMLINK_SIZE, what, size, bs - 1);
-			mend_symlink(c, cp, f, what, fc.nblocks);
+			fsck_problem(c, MSG_SYMLINK_SIZE, WHAT, size, bs - 1);
+			mend_symlink(c, cp, f, WHAT, fc.nblocks);
 		} else if (fc.last_data != 1 || fc.nblocks != 1) {
-			fsck_problem(c, MSG_SYMLINK_BLOCKS, what, size, fc.nblocks);
+			fsck_problem(c, MSG_SYMLINK_BLOCKS, WHAT, size, fc.nblocks);
 			if (!fc.last_data)   /* the kernel reads its target from block 0 */
-				clear_inode(c, cp, f, what, "symbolic link with no target");
+				clear_inode(c, cp, f, WHAT, "symbolic link with no target");
 		}
 		break;
 	}
 	return true;
+#undef WHAT
 }
