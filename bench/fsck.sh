@@ -8,7 +8,7 @@
 #     sparse IMG_GIB (default 8) GiB image each from it.
 #  3. Wall time and peak memory (max RSS, GNU time's %M) of
 #     `fsck.nilfs2 -fn` against `e2fsck -fn`, as ratios.
-#     Targets: time <= 0.5, memory <= 1.0.  Also the time of
+#     Targets (issue 23): time <= 0.25, memory <= 0.5.  Also the time of
 #     `fsck.nilfs2 -fn --check-data`, which verifies every log's data
 #     checksum and so reads every block in use (e2fsck has nothing like it).
 #  4. Two floors, read once in disk order by bench/fsck-floor.c (which
@@ -172,7 +172,7 @@ printf 'fsck.nilfs2 -fn: %6.2f s  %7d KiB max RSS   (%s)\n' "$n_t" "$n_m" \
 	"$(grep -E "[0-9] inodes," "$work/nilfs.out" | sed 's/^[^:]*: [^:]*: //')"
 printf 'e2fsck -fn:      %6.2f s  %7d KiB max RSS   (%s)\n' "$e_t" "$e_m" \
 	"$(grep files "$work/ext4.out" | sed 's/^[^:]*: //')"
-printf 'ratio fsck.nilfs2 / e2fsck: time %.3f (target <= 0.5)  memory %.3f (target <= 1.0)\n' \
+printf 'ratio fsck.nilfs2 / e2fsck: time %.3f (target <= 0.25)  memory %.3f (target <= 0.5)\n' \
 	"$(echo "$n_t / $e_t" | bc -l)" "$(echo "$n_m / $e_m" | bc -l)"
 if [ "$CHECK_DATA" != 0 ]; then
 	d_t=$(best nilfs_data) d_m=$(peak nilfs_data)
@@ -181,5 +181,7 @@ if [ "$CHECK_DATA" != 0 ]; then
 fi
 printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
 printf 'floor, whole logs (%s, what the data checksums need): %.2f s\n' "$(cat "$work/logs.txt")" "$l_t"
-printf 'ratio fsck.nilfs2 / floor: metadata %.2f  whole logs %.2f\n' \
+printf 'ratio fsck.nilfs2 / floor: metadata %.2f (target <= 1.5)  whole logs %.2f\n' \
 	"$(echo "$n_t / $m_t" | bc -l)" "$(echo "$n_t / $l_t" | bc -l)"
+printf 'ratio floor / e2fsck: metadata %.3f (the least fsck.nilfs2 / e2fsck can be: the check reads the metadata)\n' \
+	"$(echo "$m_t / $e_t" | bc -l)"
