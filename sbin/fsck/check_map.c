@@ -60,8 +60,8 @@ static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc,
 	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
 	    fsck_phys_in_use(c, de->de_blocknr))
 		return;   /* ended before any repair */
-	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fsck_file_what(fc), level ? "node at key" : "file block", key,
-		     ptr, why, c->repair_cno);
+	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fsck_file_what(fc),
+		     level ? "node at key" : "file block", key, ptr, why, c->repair_cno);
 }
 
 /* One pointer of a virtual map: allocated in the DAT, used once in the
