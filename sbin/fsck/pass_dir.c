@@ -67,9 +67,13 @@ static bool set_path(struct walk *w, size_t at, const char *name, unsigned len)
 
 static void count_ref(struct fsck_cp *cp, uint64_t ino)
 {
-	uint32_t n = ino ? fsck_icount_get(&cp->nref, ino) : UINT16_MAX;
+	uint32_t n;
 
-	if (ino < cp->max_ino && n < UINT16_MAX) {
+	if (ino == 0 || ino >= cp->max_ino)
+		return;
+	/* as far as an on-disk link count (16 bits) can follow */
+	n = fsck_icount_get(&cp->nref, ino);
+	if (n < UINT16_MAX) {
 		fsck_icount_set(&cp->nref, ino, n + 1);
 		if (cp->diff_walk)
 			cpdiff_dirty(cp->diff, ino);
