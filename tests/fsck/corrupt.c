@@ -6,6 +6,8 @@
  *   corrupt NAME IMAGE        damage IMAGE in place as case NAME says
  *   corrupt --links PATH N IMAGE
  *                             set the link count of PATH's inode to N
+ *   corrupt --random SEED IMAGE
+ *                             one fault drawn from SEED (corrupt_random.c)
  *
  * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
  * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
@@ -41,14 +43,16 @@
 #include <nlfs/nlfs.h>
 #include <nlfs/repair.h>
 
-static const char *img;
-static int fd;
-static struct nlfs_fs *fs;
-static const struct nlfs_geometry *g;
-static uint32_t bs;
+#include "corrupt.h"
+
+const char *img;
+int fd;
+struct nlfs_fs *fs;
+const struct nlfs_geometry *g;
+uint32_t bs;
 static uint32_t seed;
 
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,7 +64,7 @@ static void die(const char *fmt, ...)
 	exit(2);
 }
 
-static uint64_t get(const uint8_t *p, int n)
+uint64_t get(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
 
@@ -69,19 +73,19 @@ static uint64_t get(const uint8_t *p, int n)
 	return v;
 }
 
-static void put(uint8_t *p, int n, uint64_t v)
+void put(uint8_t *p, int n, uint64_t v)
 {
 	for (int i = 0; i < n; i++, v >>= 8)
 		p[i] = (uint8_t)v;
 }
 
-static void rd(uint64_t off, void *buf, size_t n)
+void rd(uint64_t off, void *buf, size_t n)
 {
 	if (pread(fd, buf, n, (off_t)off) != (ssize_t)n)
 		die("read at %llu failed", (unsigned long long)off);
 }
 
-static void wr(uint64_t off, const void *buf, size_t n)
+void wr(uint64_t off, const void *buf, size_t n)
 {
 	if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
 		die("write at %llu failed", (unsigned long long)off);
@@ -108,7 +112,7 @@ static void open_fs(void)
 
 /* ---- logs: where a block lives, and resealing after an edit ---- */
 
-static uint64_t log_of(uint64_t b)
+uint64_t log_of(uint64_t b)
 {
 	uint64_t seg = b / g->blocks_per_segment, p = nlfs_seg_start(g, seg);
 	uint8_t hdr[64];
@@ -137,7 +141,7 @@ static uint64_t peek_raw(uint64_t b, uint32_t off)
 }
 
 /* recompute the super root's, the summary's and the data checksum of the log at START */
-static void reseal_log(uint64_t start)
+void reseal_log(uint64_t start)
 {
 	uint8_t hdr[64];
 	uint32_t n, sumbytes;
@@ -382,7 +386,7 @@ static void dirent_at(const char *dir, const char *name, uint64_t *b, uint32_t *
 
 /* ---- superblocks ---- */
 
-static uint64_t sb_off(int copy)
+uint64_t sb_off(int copy)
 {
 	uint64_t size = (uint64_t)lseek(fd, 0, SEEK_END);
 
@@ -1527,6 +1531,11 @@ static unsigned links_count;
 
 static void set_links(void) { inode_edit(path_ino(links_path), I_LINKS, 2, links_count); }
 
+/* --random: the seed of the draw */
+static uint64_t random_seed;
+
+static void draw_random(void) { random_fault(random_seed); }
+
 static int run_on(const char *path, void (*fn)(void))
 {
 	img = path;
@@ -1554,9 +1563,13 @@ int main(int argc, char **argv)
 		links_count = (unsigned)strtoul(argv[3], NULL, 10);
 		return run_on(argv[4], set_links);
 	}
+	if (argc == 4 && !strcmp(argv[1], "--random")) {
+		random_seed = strtoull(argv[2], NULL, 10);
+		return run_on(argv[3], draw_random);
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n"
-			"       corrupt --links PATH N IMAGE\n");
+			"       corrupt --links PATH N IMAGE | corrupt --random SEED IMAGE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--open-dsync"))
