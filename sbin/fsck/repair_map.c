@@ -357,6 +357,14 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 		return 0;
 	}
 	nblk = r->block;
+	if ((!alloc || nblk != blk) && fsck_bit_test(&c->datphys, nblk)) {
+		/* another entry, or the DAT itself, has that block: the
+		 * summary is the damaged side, and the log it is in goes */
+		fsck_info(c, "left alone: DAT: virtual block %" PRIu64 ": the summary of inode %"
+			  PRIu64 " (file block %" PRIu64 ") puts it at block %" PRIu64 ", which "
+			  "another DAT entry or a DAT block holds", vbn, r->ino, r->blkoff, nblk);
+		return 0;
+	}
 	if (alloc && period_possible(c, start, end)) {
 		nstart = start;
 		nend = end;
