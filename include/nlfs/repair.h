@@ -178,6 +178,8 @@ void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed);
 /* A block of a segment being given up, moved into the construction with
  * its virtual block and DAT period kept (only the address changes), as the
  * cleaner moves it; INO, CNO, BLKOFF and LEVEL go into the new summary.
+ * A cpfile or sufile block is written again instead (a new virtual block,
+ * as every construction writes those files; a node with the new tree). 
  * 0; -EINVAL for a DAT block (the DAT is rewritten, not moved); a negative
  * errno from the io; -ENOMEM. */
 int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, uint64_t vbn,
@@ -186,4 +188,11 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
  * for one given up already); -EBUSY for the segments the writer itself
  * uses; -ENOMEM. */
 int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err);
+/* The construction goes elsewhere than SEGNUM (the segment the volume
+ * writes into next, or the one reserved after it), so that SEGNUM can be
+ * released: the chain's next segment, else a new one (its sequence number
+ * skipped, as keep_below does for a shrink).  0 (also when the writer does
+ * not use SEGNUM); -EBUSY once the construction has begun a log; as
+ * nlfs_suw_alloc (-ENOSPC: no clean segment). */
+int nlfs_writer_leave_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err);
 #endif /* NLFS_REPAIR_H */

@@ -110,6 +110,31 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 
 	if (ino == NLFS_DAT_INO)
 		return -EINVAL;
+	if (ino == NLFS_CPFILE_INO || ino == NLFS_SUFILE_INO) {
+		/* the construction writes these anyway, with new virtual
+		 * blocks, ending the old ones' entries (freed with the
+		 * segment): a copy under the old number would share it with
+		 * the block that number is given to next.  So the block is
+		 * written again as the cleaner does, an older version freed; a
+		 * node is rebuilt with the file's tree. */
+		struct nlfs_wfile *wf = ino == NLFS_CPFILE_INO ? w->cpfile : w->sufile;
+		uint64_t cur = 0;
+		bool rewritten;
+		int r = nlfs_wfile_load_map(wf, err);
+
+		(void)block;
+		if (!r && !level)
+			r = nlfs_wfile_old_ptr(wf, blkoff, &cur, err);
+		for (size_t i = 0; level && i < wf->nold_nodes; i++)
+			if (wf->old_nodes[i] == vbn)
+				return r;   /* ended with the old tree, freed with the segment */
+		if (r)
+			return r;
+		/* an older version: only the super root's files are read */
+		if (cur != vbn)
+			return nlfs_datw_release(w, vbn, err);
+		return nlfs_wfile_rewrite(wf, blkoff, &rewritten, err);
+	}
 	/* its entry changes when the copy gets its address: dirty it now,
 	 * before the commit plans which DAT blocks it writes */
 	rc = nlfs_palloc_entry(w->dat, w->dsz, vbn, &entry, err);
@@ -133,6 +158,29 @@ int nlfs_writer_release_segment(struct nlfs_writer *w, uint64_t segnum, struct n
 	int rc = nlfs_suw_may_release(w, segnum, &done, err);
 
 	return rc || done ? rc : nlfs_suw_release(w, segnum);
+}
+
+int nlfs_writer_leave_segment(struct nlfs_writer *w, uint64_t segnum, struct nlfs_err *err)
+{
+	struct nlfs_logw_pos pos = nlfs_logw_position(w->lw);
+	int rc;
+
+	if (segnum == pos.nextseg)
+		return nlfs_err_set(err, EBUSY, NLFS_NOWHERE, "segment %llu is reserved as the "
+				    "next the logs name", (unsigned long long)segnum);
+	if (segnum != pos.seg)
+		return 0;
+	/* moving to where it is already: only asks whether it may move */
+	if (nlfs_logw_move(w->lw, &pos))
+		return nlfs_err_set(err, EBUSY, NLFS_NOWHERE, "segment %llu: the construction has "
+				    "begun there", (unsigned long long)segnum);
+	/* the logs there name the next segment: the construction goes on in
+	 * it, as the kernel would once this one is full */
+	pos.seg = pos.nextseg;
+	pos.pos = nlfs_seg_start(&w->geo, pos.seg);
+	pos.seq++;
+	rc = nlfs_suw_alloc(w, true, &pos.nextseg, err);
+	return rc ? rc : nlfs_logw_move(w->lw, &pos);
 }
 
 void nlfs_writer_fix_mdt_inodes(struct nlfs_writer *w, uint64_t *nfixed)

@@ -532,6 +532,14 @@ struct nlfs_logw_pos nlfs_logw_position(const struct nlfs_logw *lw)
 	return lw->at;
 }
 
+int nlfs_logw_move(struct nlfs_logw *lw, const struct nlfs_logw_pos *pos)
+{
+	if (lw->nlogs || lw->began)
+		return -EBUSY;
+	lw->at = *pos;
+	return 0;
+}
+
 static const struct lw_log *sr_log(const struct nlfs_logw *lw)
 {
 	for (size_t i = lw->nlogs; i-- > 0;)

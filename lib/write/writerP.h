@@ -186,6 +186,8 @@ void nlfs_logw_set_dry(struct nlfs_logw *lw, bool dry);
 void nlfs_logw_set_gc(struct nlfs_logw *lw);
 const struct nlfs_lseg *nlfs_logw_segments(const struct nlfs_logw *lw, size_t *n);
 struct nlfs_logw_pos nlfs_logw_position(const struct nlfs_logw *lw);
+/* start the construction at POS instead: 0, or -EBUSY once a log is begun */
+int nlfs_logw_move(struct nlfs_logw *lw, const struct nlfs_logw_pos *pos);
 uint64_t nlfs_logw_sr_log(const struct nlfs_logw *lw);     /* start of the SR log */
 uint64_t nlfs_logw_sr_seq(const struct nlfs_logw *lw);
 uint64_t nlfs_logw_blocks(const struct nlfs_logw *lw);     /* blocks of this construction */

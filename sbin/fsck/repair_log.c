@@ -104,7 +104,10 @@ static int pick_segments(struct evac *e)
 			continue;   /* the sufile repair cuts the count (repair_meta.c) */
 		if (nlfs_writer_segment_released(e->w, lf->seg))
 			continue;   /* emptied already (repair_meta.c) */
-		if (nlfs_writer_segment_busy(e->w, lf->seg)) {
+		/* the segment the volume writes into next: the repair's log goes
+		 * on in the one after it, as the kernel's would */
+		if (nlfs_writer_segment_busy(e->w, lf->seg) &&
+		    nlfs_writer_leave_segment(e->w, lf->seg, e->err)) {
 			fsck_info(c, "left alone: segment %" PRIu64 " has a damaged log, but the "
 				  "volume writes into it next", lf->seg);
 			continue;
