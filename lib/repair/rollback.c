@@ -10,7 +10,8 @@
  *  - the kernel's search started at it (as the superblock in use would
  *    start it) ends at it, so that it is what a mount would use,
  *  - its super root's checksum holds and every block of its DAT, cpfile
- *    and sufile can be read, and its checkpoint is in its cpfile,
+ *    and sufile (one at least each) can be read, and its checkpoint is in
+ *    its cpfile,
  *  - no segment its sufile counts as in use was written again after it
  *    (the cleaner may have reused one: its old blocks would be gone).
  */
@@ -87,6 +88,7 @@ struct mdt_read {
 	const struct nlfs_file *f;
 	uint8_t *buf;
 	struct nlfs_err *err;
+	uint64_t nblocks;         /* data blocks of the file */
 };
 
 static int read_mdt_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
@@ -98,6 +100,7 @@ static int read_mdt_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *a
 	(void)blkoff;
 	if (level)   /* node blocks: the iteration has read them */
 		return 0;
+	m->nblocks++;
 	rc = nlfs_file_block_addr(m->fs, m->f, ptr, &blocknr, m->err);
 	if (!rc && blocknr) {
 		rc = nlfs_io_read(m->fs->io, m->buf, m->fs->geo.blocksize,
@@ -121,7 +124,12 @@ static int mdt_readable(struct nlfs_fs *fs, struct nlfs_err *err)
 	for (unsigned ino = NLFS_DAT_INO; !rc && ino <= NLFS_SUFILE_INO; ino++) {
 		nlfs_fs_mdt_file(fs, ino, &f);
 		m.f = &f;
+		m.nblocks = 0;
 		rc = nlfs_bmap_iterate(fs, &f, read_mdt_block, &m, err);
+		/* each has a header or group block at least */
+		if (!rc && !m.nblocks)
+			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+					  "metadata file %u maps no block", ino);
 	}
 	free(m.buf);
 	return rc;

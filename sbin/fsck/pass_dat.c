@@ -40,10 +40,20 @@ static void check_mdt_inodes(struct fsck *c)
 		const struct nlfs_inode *in = nlfs_fs_sr_inode(c->fs, ino);
 		uint16_t mode = nlfs_le16(in->i_mode);
 
+		struct nlfs_file f;
+		struct nlfs_err err;
+		uint64_t end;
+
 		/* the kernel refuses to load them otherwise */
 		if ((mode & NLFS_S_IFMT) != NLFS_S_IFREG || nlfs_le16(in->i_links_count) == 0)
 			fsck_problem(c, MSG_MDT_INODE_MODE, mdt_names[ino - NLFS_DAT_INO], ino,
 				     mode, nlfs_le16(in->i_links_count));
+		/* each has a header or group block at least: none is a lost
+		 * map (a map that cannot be walked whole is told below) */
+		nlfs_fs_mdt_file(c->fs, ino, &f);
+		if (!nlfs_file_mapped_end(c->fs, &f, &end, &err) && end == 0)
+			fsck_problem(c, MSG_MDT_INODE_NO_BLOCKS, mdt_names[ino - NLFS_DAT_INO], ino,
+				     nlfs_le64(in->i_size));
 	}
 }
 

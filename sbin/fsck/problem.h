@@ -278,6 +278,11 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "made a regular file with a link in the super root", \
 	  M(MSG_MDT_INODE_MODE, "super root: %s inode (%u) has mode 0%o and %u links") \
 	  M(MSG_DAT_MAP_UNWALKABLE, "DAT: its block map cannot be walked; virtual blocks are not checked")) \
+	X(PR_MDT_LOST, SEV_ERROR, 2, FIX_NONE, \
+	  "a metadata file's inode in the super root maps none of the file's blocks (its map is lost)", \
+	  "left as found, and nothing else repaired: a construction would write the volume's state without the file; an older super root may still have it (see \\-\\-rollback)", \
+	  M(MSG_MDT_INODE_NO_BLOCKS, "super root: %s inode (%u) maps no block (i_size %" PRIu64 \
+	    "): the file is lost with its map")) \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_YES, \
 	  "a palloc file reaches far past what the volume can hold (the ifile), or past its 64-bit entry space (the DAT, whose entries may lie anywhere in it)", \
 	  "the ifile's blocks out there dropped from its map (named; older checkpoints keep them); the DAT's left as found", \
