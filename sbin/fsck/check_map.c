@@ -148,11 +148,20 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	if (w->f->ino == NLFS_DAT_INO) {
 		/* the DAT maps itself with physical block numbers */
 		if (!fsck_phys_in_use(c, ptr)) {
+			uint64_t seg = ptr / c->g->blocks_per_segment;
+
 			fix_note_dat_rewrite(c);
 			if (map_note(w))
 				fsck_problem(c, MSG_DAT_BLOCK_OUTSIDE, ptr,
 					     level ? "node at key" : "file block", key);
-			return level ? 1 : 0;
+			if (ptr < c->g->first_data_block || seg >= c->g->nsegments)
+				return level ? 1 : 0;
+			/* the sufile may be the wrong side (a damaged block of it
+			 * counts the segment clean): the walk goes on through the
+			 * block, and the repair takes the segment back into use
+			 * if it holds valid logs (repair_meta.c) */
+			fix_note_seg_live(c, seg);
+			return 0;
 		}
 		fsck_bit_set(&c->datblk, ptr);
 		if (fsck_bit_test_set(&c->datphys, ptr) && map_note(w))

@@ -66,7 +66,7 @@ static bool sufile_damaged(const struct fsck *c)
 {
 	return ANY(c, PR_SU_FLAGS, PR_SU_NBLOCKS, PR_SU_CLEAN, PR_SU_CURRENT, PR_SU_NEXT,
 		   PR_SU_SHORT, PR_LOG_OVERRUN) || error_flag_clearable(c) ||
-	       (ANY(c, PR_DAT_OUTSIDE) && c->fix.nseg_live);
+	       (ANY(c, PR_DAT_OUTSIDE, PR_DAT_PTR) && c->fix.nseg_live);
 }
 
 static bool chain_damaged(const struct fsck *c)
