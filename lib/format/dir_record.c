@@ -47,7 +47,7 @@ static const char *record_shape(const uint8_t *buf, uint32_t blocksize, unsigned
 	memset(rec, 0, sizeof(*rec));
 	if (off >= blocksize || blocksize - off < NLFS_DIR_ENTRY_HEADER)
 		return "record header crosses the block end";
-	memcpy(&de, buf + off, sizeof(de));
+	memcpy(&de, buf + off, NLFS_DIR_ENTRY_HEADER);   /* sizeof pads it to 16 */
 	rec->ino = nlfs_le64(de.inode);
 	rec->rec_len = rec_len_of(de.rec_len);
 	rec->name_len = de.name_len;
