@@ -328,6 +328,11 @@ int nlfs_bmap_lookup_run(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t
  * hold up; a negative errno from the io; -ENOMEM. */
 int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
 		      void *arg, struct nlfs_err *err);
+/* nlfs_bmap_iterate, where a B-tree's data entry without a pointer (0),
+ * which readers take for a hole but the kernel fails a read on (its DAT
+ * has no translation for 0), reaches CB too, with PTR 0: for a check. */
+int nlfs_bmap_iterate_holes(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
+			    void *arg, struct nlfs_err *err);
 
 /* The block maps OLD and CUR of one file (at two checkpoints, say),
  * compared by walking only what they do not share: a pointer found in both

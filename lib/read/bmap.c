@@ -234,6 +234,7 @@ struct iter {
 	uint8_t *bufs[NLFS_BTREE_LEVEL_MAX];
 	uint64_t last_key;
 	bool any;
+	bool holes;               /* B-tree entries without a pointer reach CB too */
 };
 
 static int iterate_node(struct iter *it, const struct nlfs_node_view *v, uint64_t lower_bound)
@@ -251,7 +252,7 @@ static int iterate_node(struct iter *it, const struct nlfs_node_view *v, uint64_
 			return rc;
 		}
 		if (v->level == 1) {
-			if (ptr == 0)
+			if (ptr == 0 && !it->holes)
 				continue;
 			rc = it->cb(key, ptr, 0, it->arg);
 		} else {
@@ -276,10 +277,10 @@ static int iterate_node(struct iter *it, const struct nlfs_node_view *v, uint64_
 	return 0;
 }
 
-int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
-		      void *arg, struct nlfs_err *err)
+static int iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb, void *arg,
+		   bool holes, struct nlfs_err *err)
 {
-	struct iter it = { fs, f, cb, arg, err, { 0 }, 0, false };
+	struct iter it = { fs, f, cb, arg, err, { 0 }, 0, false, holes };
 	struct nlfs_node_view root;
 	int rc;
 
@@ -307,6 +308,18 @@ out:
 	for (unsigned l = 0; l < NLFS_BTREE_LEVEL_MAX; l++)
 		free(it.bufs[l]);
 	return rc;
+}
+
+int nlfs_bmap_iterate(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
+		      void *arg, struct nlfs_err *err)
+{
+	return iterate(fs, f, cb, arg, false, err);
+}
+
+int nlfs_bmap_iterate_holes(struct nlfs_fs *fs, const struct nlfs_file *f, nlfs_bmap_cb cb,
+			    void *arg, struct nlfs_err *err)
+{
+	return iterate(fs, f, cb, arg, true, err);
 }
 
 /* ---- salvage: what a damaged map still holds ---- */

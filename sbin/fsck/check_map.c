@@ -26,6 +26,7 @@ struct map_walk {
 	bool any_key;
 	unsigned nproblems;
 	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
+	unsigned nnull;          /* B-tree entries without a pointer */
 	bool unreadable;         /* a DAT entry could not be read */
 };
 
@@ -136,6 +137,16 @@ static int map_entry(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	struct fsck *c = w->c;
 	struct fsck_file_check *fc = w->fc;
 
+	if (ptr == 0) {
+		/* a B-tree entry without a pointer: a hole to our readers, a
+		 * failed read to the kernel's; the rebuilt map drops it, or
+		 * takes the block back from the segment summaries */
+		w->needs_rebuild = true;   /* not a map that cannot be read: the walk goes on */
+		if (++w->nnull <= MAP_PROBLEM_LIMIT)
+			fsck_problem(c, MSG_BMAP_NULL_PTR, fsck_file_what(fc), key);
+		return 0;
+	}
+
 	fc->nblocks++;
 	if (level == 0) {
 		if (w->any_key && key <= w->last_key && map_note(w))
@@ -190,7 +201,7 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 	if (!(flags & NLFS_BMAP_LARGE) && flags)
 		fsck_problem(c, MSG_BMAP_DIRECT_FLAGS, fsck_file_what(fc), flags);
 	nlfs_err_clear(&err);
-	rc = nlfs_bmap_iterate(c->fs, f, map_entry, &w, &err);
+	rc = nlfs_bmap_iterate_holes(c->fs, f, map_entry, &w, &err);
 	if (rc < 0 || w.nproblems || w.needs_rebuild || (!(flags & NLFS_BMAP_LARGE) && flags))
 		fix_note_map(c, fc->cno, f->ino, fsck_file_what(fc));
 	if (rc < 0) {

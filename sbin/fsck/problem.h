@@ -279,8 +279,8 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  M(MSG_MDT_INODE_MODE, "super root: %s inode (%u) has mode 0%o and %u links") \
 	  M(MSG_DAT_MAP_UNWALKABLE, "DAT: its block map cannot be walked; virtual blocks are not checked")) \
 	X(PR_MDT_LOST, SEV_ERROR, 2, FIX_NONE, \
-	  "a metadata file's inode in the super root maps none of the file's blocks (its map is lost)", \
-	  "left as found, and nothing else repaired: a construction would write the volume's state without the file; an older super root may still have it (see \\-\\-rollback)", \
+	  "a metadata file's inode in the super root maps none of the file's blocks (its map is lost); nothing else is repaired, since a construction would write the volume's state without the file, but an older super root may still have it (see the rollback option)", \
+	  "", \
 	  M(MSG_MDT_INODE_NO_BLOCKS, "super root: %s inode (%u) maps no block (i_size %" PRIu64 \
 	    "): the file is lost with its map")) \
 	X(PR_MDT_SIZE, SEV_ERROR, 2, FIX_YES, \
@@ -446,7 +446,9 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "a block map is malformed", \
 	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named", \
 	  M(MSG_CPFILE_MAP, "cpfile: block map") \
-	  M(MSG_BMAP_WALK, "%s: block map")) \
+	  M(MSG_BMAP_WALK, "%s: block map") \
+	  M(MSG_BMAP_NULL_PTR, "%s: block map: B-tree entry for file block %" PRIu64 \
+	    " has no pointer (0); the kernel fails reads of it")) \
 	X(PR_BMAP_ORDER, SEV_ERROR, 6, FIX_YES, \
 	  "block map keys are out of order", \
 	  "the map rebuilt from its entries that hold up and the segment summaries; lost blocks named", \
