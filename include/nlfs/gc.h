@@ -83,6 +83,9 @@ struct nlfs_err;
 struct nlfs_gc_stats {
 	uint64_t passes, segments, blocks_moved, blocks_freed, checkpoints_deleted;
 	uint64_t segments_planned;     /* reclaimable when the run began */
+	/* victims left as they are: a log of theirs fails its checksums, and
+	 * copying its blocks would pass the damage on under new, valid ones */
+	uint64_t segments_damaged, first_damaged;
 };
 
 struct nlfs_gc_params {

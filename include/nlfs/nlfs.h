@@ -695,6 +695,8 @@ int nlfs_history(struct nlfs_fs *fs, uint64_t ino, uint32_t generation, nlfs_ver
  * NLFS_ECORRUPT; a negative errno from the io or -ENOMEM. */
 #define NLFS_SEGMENT_WALK_STRICT 0x1u
 #define NLFS_SEGMENT_WALK_EXACT  0x2u
+/* STRICT, and each log is read whole: its data checksum must hold too */
+#define NLFS_SEGMENT_WALK_DATASUM 0x4u
 int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, unsigned flags,
 		      uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err);
 /* The sequence number of the log at the start of segment SEGNUM, whose

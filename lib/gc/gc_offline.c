@@ -518,7 +518,19 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc)
 		rc = prefetch_live(w, c, chosen, &prot, err);
 	for (uint64_t j = 0; !rc && j < chosen; j++) {
-		rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
+		/* every log read whole first: the walk changes the writer as
+		 * it goes, so a damaged log must be found before it */
+		rc = nlfs_segment_walk(fs, c[j].segnum, c[j].nblocks, NLFS_SEGMENT_WALK_DATASUM,
+				       NULL, NULL, NULL, err);
+		if (rc == -NLFS_EBADCRC) {
+			if (!st->segments_damaged++)
+				st->first_damaged = c[j].segnum;
+			nlfs_err_clear(err);
+			rc = 0;
+			continue;
+		}
+		if (!rc)
+			rc = nlfs_writer_gc_segment(w, c[j].segnum, &prot, st, err);
 		if (p->manual)
 			(*start)[c[j].segnum] = 0;
 		if (!rc && p->progress)

@@ -14,7 +14,8 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uns
 		      uint64_t *seq, nlfs_finfo_cb cb, void *arg, struct nlfs_err *err)
 {
 	bool exact = flags & NLFS_SEGMENT_WALK_EXACT;
-	bool strict = exact || (flags & NLFS_SEGMENT_WALK_STRICT);
+	bool datasum = flags & NLFS_SEGMENT_WALK_DATASUM;
+	bool strict = exact || datasum || (flags & NLFS_SEGMENT_WALK_STRICT);
 	uint64_t seq0 = 0;
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t start, end, used, pos;
@@ -55,13 +56,18 @@ int nlfs_segment_walk(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks, uns
 					    "%llu block(s) at block %llu hold no log",
 					    (unsigned long long)(used - pos), (unsigned long long)pos);
 
-		/* the cleaner trusts ss_sumsum; the data checksum is not its rule */
-		rc = nlfs_log_read(fs, pos, &log, &summary, NLFS_LOG_READ_SUMMARY_ONLY,
-				   strict ? err : &lerr);
+		/* the kernel's cleaner trusts ss_sumsum; the data checksum is
+		 * not its rule, but offline it costs only a read of the log */
+		rc = nlfs_log_read(fs, pos, &log, &summary,
+				   datasum ? 0 : NLFS_LOG_READ_SUMMARY_ONLY, strict ? err : &lerr);
 		if (!rc && !log.sumsum_ok)
 			rc = nlfs_err_set(strict ? err : &lerr, NLFS_EBADCRC, pos,
 					  "segment %llu: summary checksum",
 					  (unsigned long long)segnum);
+		if (!rc && datasum && !log.datasum_ok)
+			rc = nlfs_err_set(err, NLFS_EBADCRC, pos,
+					  "segment %llu: log at block %llu: data checksum",
+					  (unsigned long long)segnum, (unsigned long long)pos);
 		if (!rc && exact) {
 			if (pos == start)
 				seq0 = log.seq;

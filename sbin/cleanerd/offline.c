@@ -81,6 +81,13 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 			" blocks moved, %" PRIu64 " freed, %" PRIu64 " checkpoints deleted (%s)\n",
 			device, before, after, nsegs, st.passes, st.segments, st.blocks_moved,
 			st.blocks_freed, st.checkpoints_deleted, nlfs_gc_policy_name(p->policy));
+	if (st.segments_damaged) {
+		/* copied, its blocks would pass for sound under new checksums */
+		fprintf(errf, "%s: segment %" PRIu64 " left as it is: a log in it fails its "
+			"checksums (%" PRIu64 " such segment(s)); fsck.nilfs2 --check-data "
+			"tells more\n", device, st.first_damaged, st.segments_damaged);
+		return 1;
+	}
 	return 0;
 }
 

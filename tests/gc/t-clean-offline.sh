@@ -7,7 +7,8 @@
 # every reclaimable segment once whatever the thresholds, says what it
 # freed, and leaves a volume fsck finds clean with the latest tree and the
 # snapshots unchanged; a protection period covering every checkpoint, or a
-# threshold no segment meets, leaves it alone; misuse is refused.
+# threshold no segment meets, leaves it alone; a segment whose log fails its
+# data checksum is left as it is and named (exit 1); misuse is refused.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail.
 
@@ -41,6 +42,7 @@ cmp -s "$img" "$tmp/week.img" || fail "-p 1w changed the volume"
 	{ cat "$tmp/out"; fail "nilfs-clean --offline -m 100%"; }
 grep -q ' 0 segments cleaned' "$tmp/out" || fail "-m 100% cleaned: $(cat "$tmp/out")"
 
+cp "$img" "$tmp/damaged.img"
 # the manual pass
 "$top/nilfs-clean" --offline -p 0 "$img" >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "nilfs-clean --offline -p 0"; }
@@ -70,6 +72,26 @@ for args in "--offline" "--offline -l $img" "--offline -S 2 $img" "--offline -s 
 	fi
 	grep -q . "$tmp/out" || fail "nilfs-clean $args failed without a message"
 done
-echo "ours: nilfs_cleanerd --offline kept its thresholds; nilfs-clean --offline: clean segments $before -> $after, trees unchanged"
+# a reclaimable segment with a damaged block (its log's data checksum
+# fails): left as it is, named, the rest cleaned; copying its blocks would
+# pass the damage on under new, valid checksums
+# (one the pass above cleaned: dirty before it, gone or rewritten after)
+"$top/lssu" "$tmp/damaged.img" | awk '$4 == "-d-" { print $1, $2, $3 }' >"$tmp/dirty0"
+"$top/lssu" "$img" | awk '{ print $1, $2, $3 }' >"$tmp/dirty1"
+seg=$(grep -vxF -f "$tmp/dirty1" "$tmp/dirty0" | awk '{ print $1; exit }')
+nb=$("$top/lssu" "$tmp/damaged.img" | awk -v s="$seg" '$1 == s { print $5 }')
+[ -n "$seg" ] && [ -n "$nb" ] || fail "no reclaimable segment to damage"
+printf 'X' | dd of="$tmp/damaged.img" bs=1 seek=$(((seg * 128 + nb / 2) * 1024 + 100)) conv=notrunc 2>/dev/null
+if "$top/nilfs-clean" --offline -p 0 "$tmp/damaged.img" >"$tmp/out" 2>"$tmp/err"; then
+	fail "nilfs-clean --offline cleaned a segment with a damaged log: $(cat "$tmp/out")"
+fi
+grep -q "segment $seg left as it is" "$tmp/err" || fail "the damaged segment $seg not named: $(cat "$tmp/err")"
+"$top/lssu" "$tmp/damaged.img" | awk -v s="$seg" '$1 == s && $4 ~ /d/ { f = 1 } END { exit !f }' ||
+	fail "the damaged segment $seg was cleaned"
+set -- $(clean_of "$tmp/out")
+[ $# -eq 2 ] && [ "$2" -gt "$1" ] || fail "nothing else cleaned: $(cat "$tmp/out")"
+"$top/fsck.nilfs2" -fn --check-data "$tmp/damaged.img" 2>&1 | grep -q "segment $seg: .*data checksum" ||
+	fail "fsck --check-data no longer sees the damage in segment $seg"
+echo "ours: nilfs_cleanerd --offline kept its thresholds; nilfs-clean --offline: clean segments $before -> $after, trees unchanged; a damaged segment ($seg) left as it is"
 echo "PASS: $0"
 exit 0
