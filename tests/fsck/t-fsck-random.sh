@@ -18,10 +18,11 @@
 #     named.
 # Bases: kernel (tests/fsck/images/kernel-1k.img.xz), rich
 # (kernel-rich.img.xz, 69 checkpoints, snapshots) and ours (our mkfs.nilfs2
-# -d of the source tree's lib/).  The files are read on the host with
-# dump.nilfs2 extract; tests/kernel/t-fsck-repair.sh has the kernel mount
-# what the fixed cases repair.  A failing seed is kept under $KEEP (default
-# the build tree's random-fail.SEED/) and named with its reproducer.
+# -d of tests/fsck/cases: files in git, so the draws are the same on every
+# machine).  The files are read on the host with dump.nilfs2 extract;
+# tests/kernel/t-fsck-random.sh has the kernel read them too.  A failing
+# seed is kept under $KEEP (default the build tree's random-fail.SEED/) and
+# named with its reproducer.
 #   SEEDS (default 40) FIRST (default 1) BASES ("kernel rich ours")
 #   KEEP_REPAIRED=DIR keeps each volume -y changed and repaired, as
 #   SEED-BASE.img, with the files read back on the host (SEED-BASE.files)
@@ -59,7 +60,7 @@ for b in $BASES; do
 	rich) xz -dc "$here/images/kernel-rich.img.xz" >"$tmp/$b.base" ;;
 	ours) truncate -s 160M "$tmp/$b.base" &&
 		"$mkfs" -q -f -T 1700000000 -U 0c4a2e6a-41a4-4c57-9a2f-35d0b9c4f0e1 \
-			-d "$srcdir/lib" "$tmp/$b.base" >/dev/null ;;
+			-d "$srcdir/tests/fsck/cases" "$tmp/$b.base" >/dev/null ;;
 	*) echo "unknown base $b"; exit 1 ;;
 	esac || { echo "cannot make base $b"; exit 1; }
 	files "$tmp/$b.base" >"$tmp/$b.files" || { echo "base $b does not read back"; exit 1; }
