@@ -46,6 +46,7 @@ struct draw {
 	uint64_t ntype;
 	const struct nlfs_log *log;
 	struct nlfs_file dat;
+	uint64_t next_seq;        /* of the log the kernel writes next */
 };
 
 /* splitmix64: a reproducible stream from the seed */
@@ -125,52 +126,48 @@ static int note_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	return 0;
 }
 
+/* one log: its summary blocks, its super root, the blocks it describes */
+static int note_log(const struct nlfs_log *log, const void *summary, void *arg)
+{
+	struct draw *d = arg;
+	uint32_t nsum = nlfs_summary_blocks(log, bs), left = log->sumbytes;
+	bool newest = log->seq + 16 > d->next_seq;
+	struct nlfs_err err;
+
+	d->log = log;
+	for (uint32_t i = 0; i < nsum; i++, left -= left < bs ? left : bs)
+		add(d, K_SUMMARY, log->start + i, 0, i, left < bs ? left : bs, newest);
+	if (log->flags & NLFS_SS_SR) {
+		uint8_t hdr[8];
+		uint32_t srb;
+
+		rd((log->start + log->nblocks - 1) * bs, hdr, sizeof(hdr));
+		srb = (uint32_t)get(hdr + 4, 2);
+		add(d, K_SUPER_ROOT, log->start + log->nblocks - 1, 0, 0, srb <= bs ? srb : bs,
+		    newest);
+	}
+	nlfs_summary_walk(log, summary, bs, note_block, d, &err);
+	return 0;
+}
+
 static void gather(struct draw *d)
 {
 	struct nlfs_err err;
 	struct nlfs_file ifile;
-	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
 
+	d->next_seq = nlfs_fs_recovery(fs)->next_seq;
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &d->dat);
 	if (nlfs_fs_ifile(fs, 0, &ifile, &err) ||
 	    nlfs_ifile_iterate(fs, &ifile, note_type, d, &err))
 		die("%s: cannot read the latest checkpoint's inodes", img);
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
 		struct nlfs_segment_usage su;
-		uint64_t p, end;
 
 		if (nlfs_sufile_get(fs, seg, &su, &err))
 			die("%s: segment %" PRIu64 ": cannot read its usage", img, seg);
-		if (!(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY))
-			continue;
-		p = nlfs_seg_start(g, seg);
-		end = p + su.su_nblocks;
-		while (p < end) {
-			struct nlfs_log log;
-			void *summary = NULL;
-			uint32_t nsum, left;
-			bool newest;
-
-			if (nlfs_log_read(fs, p, &log, &summary, 0, &err))
-				break;
-			newest = log.seq + 16 > rec->next_seq;
-			d->log = &log;
-			nsum = nlfs_summary_blocks(&log, bs);
-			left = log.sumbytes;
-			for (uint32_t i = 0; i < nsum; i++, left -= left < bs ? left : bs)
-				add(d, K_SUMMARY, p + i, 0, i, left < bs ? left : bs, newest);
-			if (log.flags & NLFS_SS_SR) {
-				uint8_t hdr[8];
-
-				rd((p + log.nblocks - 1) * bs, hdr, sizeof(hdr));
-				add(d, K_SUPER_ROOT, p + log.nblocks - 1, 0, 0,
-				    (uint32_t)get(hdr + 4, 2) <= bs ? (uint32_t)get(hdr + 4, 2) : bs,
-				    newest);
-			}
-			nlfs_summary_walk(&log, summary, bs, note_block, d, &err);
-			free(summary);
-			p += log.nblocks;
-		}
+		if ((su.su_flags & NLFS_SEGMENT_USAGE_DIRTY) &&
+		    nlfs_segment_logs(fs, seg, NLFS_LOG_READ_SUMMARY_ONLY, note_log, d, &err) < 0)
+			die("%s: segment %" PRIu64 ": cannot read its logs", img, seg);
 	}
 	if (!d->n)
 		die("%s: no log to damage", img);
