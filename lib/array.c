@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Growing arrays: one place for the doubling and its overflow check. */
+/* Growing arrays: one place for the doubling and its overflow check; and
+ * their sorting. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,4 +27,10 @@ int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = n;
 	return 0;
+}
+
+void nlfs_sort(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, elem, cmp);
 }

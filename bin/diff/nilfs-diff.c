@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 		}
 		goto fail;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_change);
+	nlfs_sort(l.v, l.n, sizeof(*l.v), cmp_change);
 	if (o.json) {
 		struct json_list jl;
 

@@ -158,7 +158,7 @@ static int dirlist_get(struct nfuse *nf, const struct node *n, struct dirlist **
 		return rc;
 	}
 	dirlist_seal(d);
-	qsort(d->e, d->n, sizeof(*d->e), cmp_dent);
+	nlfs_sort(d->e, d->n, sizeof(*d->e), cmp_dent);
 	d->used = ++nf->dclock;
 	dirlist_put(nf->dcache[victim]);
 	nf->dcache[victim] = d;

@@ -94,7 +94,7 @@ static int count_live(struct assess *a, struct collect *c, uint64_t *live)
 	if (!a->have_ss && (rc = load_snapshots(a)) != 0)
 		return rc;
 	prot = (struct nlfs_gc_protect){ a->ss, a->nss, a->protcno };
-	qsort(c->v, c->nv, sizeof(*c->v), cmp_vblk);
+	nlfs_sort(c->v, c->nv, sizeof(*c->v), cmp_vblk);
 	for (size_t i = 0; i < c->nv; i += BATCH) {
 		size_t k = c->nv - i < BATCH ? c->nv - i : BATCH;
 		long n;

@@ -43,6 +43,9 @@ const char *nlfs_strerror(int code);
 /* array.c: make room for NEED elements of ELEM bytes in *ARR (room for
  * *CAP), doubling from 8.  0, or -ENOMEM with *ARR and *CAP unchanged. */
 int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* qsort for an array that may be empty and never allocated: qsort's base
+ * must not be NULL even for no elements. */
+void nlfs_sort(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *));
 void nlfs_err_clear(struct nlfs_err *e);
 /* Fills E (if not NULL) with CODE (an errno value or NLFS_E*, either sign),
  * BLOCK and the message; returns the code, negative. */

@@ -190,7 +190,7 @@ static int delete_periods(struct seg_walk *sw)
 {
 	int rc = 0;
 
-	qsort(sw->periods, sw->nperiods, sizeof(*sw->periods), by_period);
+	nlfs_sort(sw->periods, sw->nperiods, sizeof(*sw->periods), by_period);
 	for (size_t i = 0, j; !rc && i < sw->nperiods; i = j) {
 		uint64_t start = sw->periods[i].start, end = sw->periods[i].end, n = 0;
 
@@ -379,7 +379,7 @@ static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *
 	for (uint64_t j = 0; !rc && j < n; j++)
 		rc = walk_segment(&sw, c[j].segnum);
 	if (!rc) {
-		qsort(sw.copies, sw.ncopies, sizeof(*sw.copies), by_block);
+		nlfs_sort(sw.copies, sw.ncopies, sizeof(*sw.copies), by_block);
 		for (size_t i = 0, k; i < sw.ncopies; i = k) {
 			for (k = i + 1; k < sw.ncopies && sw.copies[k] - sw.copies[k - 1] <= COPY_GAP_MAX;
 			     k++)

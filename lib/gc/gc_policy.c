@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <nlfs/gc.h>
+#include <nlfs/nlfs.h>
 
 static const char *const names[] = {
 	[NLFS_GC_TIMESTAMP] = "timestamp",
@@ -70,7 +71,7 @@ void nlfs_gc_rank(enum nlfs_gc_policy p, struct nlfs_gc_candidate *c, size_t n, 
 			break;
 		}
 	}
-	qsort(c, n, sizeof(*c), by_score);
+	nlfs_sort(c, n, sizeof(*c), by_score);
 }
 
 bool nlfs_gc_held_in_first(const struct nlfs_gc_candidate *c, size_t n, size_t k)

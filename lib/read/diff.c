@@ -217,7 +217,7 @@ static int map_differences(struct dctx *c, const struct nlfs_file *a, const stru
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
-		qsort(base, n, size, cmp);
+		nlfs_sort(base, n, size, cmp);
 }
 
 static int cmp_u64(const void *a, const void *b)

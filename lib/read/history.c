@@ -67,7 +67,7 @@ static int scan_summaries(struct nlfs_fs *fs, struct written *w, struct nlfs_err
 		size_t n = 0;
 
 		if (w->n > 1)
-			qsort(w->cnos, w->n, sizeof(*w->cnos), cmp_u64);
+			nlfs_sort(w->cnos, w->n, sizeof(*w->cnos), cmp_u64);
 		for (size_t i = 0; i < w->n; i++)
 			if (!n || w->cnos[n - 1] != w->cnos[i])
 				w->cnos[n++] = w->cnos[i];

@@ -54,7 +54,7 @@ static void settle(struct nlfs_fs *fs)
 	size_t n = 0;
 
 	if (fs->nrf > 1)
-		qsort(fs->rf, fs->nrf, sizeof(*fs->rf), cmp_rf);
+		nlfs_sort(fs->rf, fs->nrf, sizeof(*fs->rf), cmp_rf);
 	for (size_t i = 0; i < fs->nrf; i++) {
 		if (n && fs->rf[n - 1].ino == fs->rf[i].ino && fs->rf[n - 1].blkoff == fs->rf[i].blkoff)
 			n--;

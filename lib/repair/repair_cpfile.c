@@ -178,7 +178,7 @@ static int relink(struct mend *m)
 	int rc;
 
 	if (m->nsnaps > 1)
-		qsort(m->snaps, m->nsnaps, sizeof(*m->snaps), cmp_u64);
+		nlfs_sort(m->snaps, m->nsnaps, sizeof(*m->snaps), cmp_u64);
 	first = m->nsnaps ? m->snaps[0] : 0;
 	last = m->nsnaps ? m->snaps[m->nsnaps - 1] : 0;
 	for (size_t i = 0; i < m->nsnaps; i++) {

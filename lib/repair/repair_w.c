@@ -288,7 +288,7 @@ static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uin
 	}
 	if (!rc) {
 		if (k.n > 1)
-			qsort(k.v, k.n, sizeof(*k.v), cmp_u64);
+			nlfs_sort(k.v, k.n, sizeof(*k.v), cmp_u64);
 		buf = malloc(w->geo.blocksize);
 		if (!buf)
 			rc = -ENOMEM;

@@ -241,7 +241,7 @@ int nlfs_rollback_find(struct nlfs_fs *fs, struct nlfs_rollback *rb, struct nlfs
 	for (uint64_t seg = 0; !rc && seg < g->nsegments; seg++)
 		rc = scan_segment(fs, seg, &s, err);
 	if (!rc && s.nlogs > 1)
-		qsort(s.logs, s.nlogs, sizeof(*s.logs), cmp_newest);
+		nlfs_sort(s.logs, s.nlogs, sizeof(*s.logs), cmp_newest);
 	for (size_t i = 0; !rc && !found && i < s.nlogs; i++) {
 		if (!s.logs[i].sr || !s.logs[i].ok)
 			continue;

@@ -309,7 +309,7 @@ int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf)
 	for (size_t i = 0; i < wf->cap; i++)
 		if (wf->slots[i].used && wf->slots[i].dirty)
 			a[n++] = &wf->slots[i];
-	qsort(a, n, sizeof(*a), cmp_blk);
+	nlfs_sort(a, n, sizeof(*a), cmp_blk);
 	return 0;
 }
 

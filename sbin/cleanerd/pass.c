@@ -112,7 +112,7 @@ static int load_snapshots(struct cleanerd *d)
 	if (n != cs.cs_nsss)
 		say(LOG_WARNING, "snapshot list has %zu entries, the checkpoint file counts %llu", n,
 		    (unsigned long long)cs.cs_nsss);
-	qsort(d->snapshots, n, sizeof(*d->snapshots), by_u64);
+	nlfs_sort(d->snapshots, n, sizeof(*d->snapshots), by_u64);
 	d->nsnapshots = n;
 	return 0;
 }

@@ -245,8 +245,8 @@ static int by_u64(const void *a, const void *b)
 
 void cld_descs_sort(struct cld_descs *d)
 {
-	qsort(d->vd, d->nvd, sizeof(*d->vd), by_vblocknr);
-	qsort(d->bd, d->nbd, sizeof(*d->bd), by_bdesc);
+	nlfs_sort(d->vd, d->nvd, sizeof(*d->vd), by_vblocknr);
+	nlfs_sort(d->bd, d->nbd, sizeof(*d->bd), by_bdesc);
 }
 
 int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
@@ -321,11 +321,11 @@ void cld_plan_finish(struct cld_plan *p)
 {
 	size_t n = 0;
 
-	qsort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
-	qsort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
+	nlfs_sort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
+	nlfs_sort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
 	/* overlapping or touching periods become one: each is free of
 	 * snapshots and of protected checkpoints, and so is their union */
-	qsort(p->periods, p->nperiods, sizeof(*p->periods), by_start);
+	nlfs_sort(p->periods, p->nperiods, sizeof(*p->periods), by_start);
 	for (size_t i = 0; i < p->nperiods; i++) {
 		if (n && p->periods[i].p_start <= p->periods[n - 1].p_end) {
 			if (p->periods[i].p_end > p->periods[n - 1].p_end)
@@ -335,13 +335,13 @@ void cld_plan_finish(struct cld_plan *p)
 		}
 	}
 	p->nperiods = n;
-	qsort(p->dead, p->ndead, sizeof(*p->dead), by_u64);
+	nlfs_sort(p->dead, p->ndead, sizeof(*p->dead), by_u64);
 	n = 0;
 	for (size_t i = 0; i < p->ndead; i++)
 		if (!n || p->dead[i] != p->dead[n - 1])
 			p->dead[n++] = p->dead[i];
 	p->ndead = n;
-	qsort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
+	nlfs_sort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
 }
 
 /* GET_VINFO and GET_BDESCS in batches of this many */

@@ -613,7 +613,7 @@ static void diff_ifile_blocks(struct cpdiff *d)
 		if (changed)
 			diff_group(d, g, &pg);
 	}
-	qsort(d->t, d->nt, sizeof(*d->t), cmp_touched);
+	nlfs_sort(d->t, d->nt, sizeof(*d->t), cmp_touched);
 out:
 	free(oldb);
 	free(newb);
@@ -689,7 +689,7 @@ static void check_tree(struct cpdiff *d)
 	struct fsck_cp *cp = &d->cp;
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
 
-	qsort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
+	nlfs_sort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
 	if (cp->nref.nomem || cp->links.nomem)
 		fail(d);   /* a count could not be kept */
 	for (size_t i = 0; i < d->ndirty && !d->failed; i++) {

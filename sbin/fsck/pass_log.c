@@ -335,7 +335,7 @@ static void check_chain(struct fsck *c)
 			fix_note_relocate(c, seg);
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_seq);
+	nlfs_sort(v, n, sizeof(*v), cmp_seq);
 	for (uint64_t i = 1; i < n; i++) {
 		const struct fsck_seg *a = &c->segs[v[i - 1][1]], *b = &c->segs[v[i][1]];
 

@@ -109,7 +109,7 @@ static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 	nlfs_bmap_iterate(ra->fs, f, collect_block, &w, &err);
 	if (ra->nblocks == 0)
 		return;
-	qsort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), cmp_u64);
+	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), cmp_u64);
 	for (size_t i = 0; i < ra->nblocks; i++)
 		want(ra, ra->blocks[i]);
 	flush_run(ra);

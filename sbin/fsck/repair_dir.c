@@ -592,14 +592,14 @@ int repair_plan_detached(struct repair *r)
 void repair_sort_notes(struct fsck *c)
 {
 	if (c->fix.ndirents > 1)
-		qsort(c->fix.dirents, c->fix.ndirents, sizeof(*c->fix.dirents), cmp_place);
+		nlfs_sort(c->fix.dirents, c->fix.ndirents, sizeof(*c->fix.dirents), cmp_place);
 	/* the others: ino is each one's first member */
 	if (c->fix.nlinks > 1)
-		qsort(c->fix.links, c->fix.nlinks, sizeof(*c->fix.links), cmp_ino);
+		nlfs_sort(c->fix.links, c->fix.nlinks, sizeof(*c->fix.links), cmp_ino);
 	if (c->fix.ndetached > 1)
-		qsort(c->fix.detached, c->fix.ndetached, sizeof(*c->fix.detached), cmp_ino);
+		nlfs_sort(c->fix.detached, c->fix.ndetached, sizeof(*c->fix.detached), cmp_ino);
 	if (c->fix.nclears > 1)
-		qsort(c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino);
+		nlfs_sort(c->fix.clears, c->fix.nclears, sizeof(*c->fix.clears), cmp_ino);
 }
 
 /* The directories the check marked, and entries naming a free inode: if

@@ -115,7 +115,7 @@ static int pick_segments(struct evac *e)
 		e->segs[e->nsegs++] = lf->seg;
 	}
 	if (e->nsegs > 1)
-		qsort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
+		nlfs_sort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
 	{
 		size_t n = 0;
 

@@ -179,14 +179,14 @@ static int index_summaries(struct mapfix *m)
 		}
 	}
 	if (m->nrecs > 1)
-		qsort(m->recs, m->nrecs, sizeof(*m->recs), cmp_by_vbn);
+		nlfs_sort(m->recs, m->nrecs, sizeof(*m->recs), cmp_by_vbn);
 	m->byfile = malloc((m->nrecs ? m->nrecs : 1) * sizeof(*m->byfile));
 	if (!m->byfile)
 		return -ENOMEM;
 	if (m->nrecs)
 		memcpy(m->byfile, m->recs, m->nrecs * sizeof(*m->byfile));
 	if (m->nrecs > 1)
-		qsort(m->byfile, m->nrecs, sizeof(*m->byfile), cmp_by_file);
+		nlfs_sort(m->byfile, m->nrecs, sizeof(*m->byfile), cmp_by_file);
 	return 0;
 }
 
@@ -604,7 +604,7 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 		cv[ncv++] = (struct cand){ m->byfile[i].blkoff, m->byfile[i].vbn, m->byfile[i].seq,
 					   m->byfile[i].block, false };
 	if (ncv > 1)
-		qsort(cv, ncv, sizeof(*cv), cmp_cand);
+		nlfs_sort(cv, ncv, sizeof(*cv), cmp_cand);
 	/* per offset: the old map's entry where it holds up, else the newest
 	 * version the summaries know that is alive in the latest checkpoint */
 	for (size_t i = 0; i < ncv && !rc; i++) {
@@ -642,14 +642,14 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 	if (same)
 		goto out;   /* the map holds up as it is (its DAT entries were the problem) */
 	if (s.n > 1)
-		qsort(s.keys, s.n, sizeof(*s.keys), cmp_u64);
+		nlfs_sort(s.keys, s.n, sizeof(*s.keys), cmp_u64);
 	report_lost(m, mf->what, s.keys, s.n);
 	for (size_t i = 0; i < s.n; i++)
 		oldp[nold++] = s.ptrs[i];
 	for (size_t i = 0; i < s.nnodes; i++)
 		oldp[nold++] = s.nodes[i];
 	if (nold > 1)
-		qsort(oldp, nold, sizeof(*oldp), cmp_u64);
+		nlfs_sort(oldp, nold, sizeof(*oldp), cmp_u64);
 	rc = nlfs_writer_file_remap(m->w, mf->ino, m->keys, m->ptrs, m->nkeys,
 				    nlfs_le64(f.inode.i_blocks) / units, m->err);
 	if (!rc)
@@ -717,9 +717,9 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 	for (size_t i = 0; i < c->fix.nmaps; i++)
 		m.inos[m.ninos++] = c->fix.maps[i].ino;
 	if (m.ninos > 1)
-		qsort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
+		nlfs_sort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
 	if (nv > 1)
-		qsort(v, nv, sizeof(*v), cmp_u64);
+		nlfs_sort(v, nv, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < nv; i++)
 		fsck_vbit_set(&m.suspect, v[i]);
 	rc = m.suspect.oom ? -ENOMEM : 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nlfs/nlfs.h>
 #include "vbitmap.h"
 
 #define WORDS (FSCK_VCHUNK_BITS / 64)
@@ -152,7 +153,7 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 	if (it->done)
 		return false;
 	if (b->order_stale) {
-		qsort(b->order, b->nchunks, sizeof(*b->order), by_key);
+		nlfs_sort(b->order, b->nchunks, sizeof(*b->order), by_key);
 		b->order_stale = false;
 	}
 	/* the first chunk at or after FROM's */

@@ -234,7 +234,7 @@ static int list_dir(struct pop *p, int dfd, struct child **out, size_t *count)
 		return rc;
 	}
 	if (n)
-		qsort(c, n, sizeof(*c), cmp_child);
+		nlfs_sort(c, n, sizeof(*c), cmp_child);
 	*out = c;
 	*count = n;
 	return 0;
