@@ -48,12 +48,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/fsck-random.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export TZ=UTC LC_ALL=C
 
-# the files and symlinks of a tree: "H sum path" and "L path -> target"; a
-# tree with a file of more than 64 MiB (a damaged i_size, extracted as a
-# hole; the bases hold none) counts as unreadable rather than hashed
-files() { rm -rf "$tmp/x" && "$dump" "$1" extract / "$tmp/x" >/dev/null 2>&1 &&
-	[ -z "$(find "$tmp/x" -type f -size +64M | head -n 1)" ] &&
-	manifest "$tmp/x" | grep -v '^S ' | grep -v ' \./lost+found' | sort; }
+# the files and symlinks of a tree: "H sum path" and "L path -> target";
+# 1 if it cannot be extracted, 2 if it holds a file of more than 64 MiB or
+# one the host cannot make (a damaged i_size the check cannot tell from a
+# sparse file, extracted as a hole of up to exabytes; the bases hold none),
+# which is not hashed
+files() {
+	rm -rf "$tmp/x"
+	if ! "$dump" "$1" extract / "$tmp/x" >/dev/null 2>"$tmp/x.err"; then
+		grep -q 'File too large' "$tmp/x.err" && return 2   # past the host's limit
+		return 1
+	fi
+	[ -z "$(find "$tmp/x" -type f -size +64M | head -n 1)" ] || return 2
+	manifest "$tmp/x" | grep -v '^S ' | grep -v ' \./lost+found' | sort
+}
 # the path of a files() line
 path_of() { awk '{ p = $1 == "H" ? $3 : $2; sub(/^\./, "", p); print p }'; }
 
@@ -133,8 +141,12 @@ while [ "$seed" -lt $((FIRST + SEEDS)) ]; do
 			"$fsck" -fn "$tmp/d.img" >"$tmp/n2.out" 2>&1
 			rc2=$?
 			[ $rc2 -eq 0 ] || { fail "-y exit $rc, then -fn exit $rc2" "$tmp/n2.out"; continue; }
-			files "$tmp/d.img" >"$tmp/r.files" 2>/dev/null ||
-				{ fail "the repaired volume does not read back" "$tmp/y.out"; continue; }
+			files "$tmp/d.img" >"$tmp/r.files" 2>/dev/null
+			case $? in
+			0) ;;
+			2) continue ;;   # a huge i_size: nothing to compare
+			*) fail "the repaired volume does not read back" "$tmp/y.out"; continue ;;
+			esac
 			# for tests/kernel/t-fsck-random.sh: the kernel must read the same
 			if [ -n "${KEEP_REPAIRED:-}" ] && ! cmp -s "$tmp/d.img" "$tmp/d0.img"; then
 				cp --sparse=always "$tmp/d.img" "$KEEP_REPAIRED/$seed-$base.img" &&
