@@ -123,17 +123,21 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 		int r = nlfs_wfile_load_map(wf, err);
 
 		(void)block;
-		if (!r && !level)
-			r = nlfs_wfile_old_ptr(wf, blkoff, &cur, err);
-		for (size_t i = 0; level && i < wf->nold_nodes; i++)
-			if (wf->old_nodes[i] == vbn)
-				return r;   /* ended with the old tree, freed with the segment */
 		if (r)
 			return r;
+		if (level) {
+			for (size_t i = 0; i < wf->nold_nodes; i++)
+				if (wf->old_nodes[i] == vbn)
+					return 0;   /* ended with the old tree, freed with the segment */
+		} else {
+			r = nlfs_wfile_old_ptr(wf, blkoff, &cur, err);
+			if (r)
+				return r;
+			if (cur == vbn)
+				return nlfs_wfile_rewrite(wf, blkoff, &rewritten, err);
+		}
 		/* an older version: only the super root's files are read */
-		if (cur != vbn)
-			return nlfs_datw_release(w, vbn, err);
-		return nlfs_wfile_rewrite(wf, blkoff, &rewritten, err);
+		return nlfs_datw_release(w, vbn, err);
 	}
 	/* its entry changes when the copy gets its address: dirty it now,
 	 * before the commit plans which DAT blocks it writes */
