@@ -642,7 +642,7 @@ int main(int argc, char **argv)
 		status = "errors";
 		fsck_info(&c, "the check could not go on; the volume is not usable as it is");
 		/* what users otherwise do by hand with a hex editor */
-		if (c.pr_count[PR_FS_OPEN] && !rollback_asked)
+		if (c.pr_count[PR_FS_OPEN] && !rollback_asked && rollback_possible(c.o.device))
 			fsck_info(&c, "'%s -y --rollback -z FILE %s' would point the superblocks back at "
 				  "the newest logs that validate (what was written after them is lost; "
 				  "FILE keeps the blocks the repair overwrites)", FSCK_PROG, c.o.device);

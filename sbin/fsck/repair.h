@@ -166,6 +166,10 @@ bool fsck_test_break(const char *what);
  * tells whether the superblocks were pointed back.  0, or a negative
  * errno after printing why. */
 int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed);
+/* repair_rollback.c: whether --rollback would find an older super root
+ * that holds up on DEVICE (read-only); false when it cannot tell, so that
+ * fsck never suggests what would then say "not possible". */
+bool rollback_possible(const char *device);
 
 /* repair_map.c: inside repair.c's construction, before anything else
  * uses W: DAT entries set from the segment summaries, then the noted block

@@ -88,9 +88,13 @@ const char *repair_meta_refused(const struct fsck *c)
 	if (!c->sb)
 		return NULL;   /* no superblock: nothing is written anyway */
 	if (c->pr_count[PR_MDT_LOST])
-		return "a metadata file of the super root has lost its block map, and a "
+		return rollback_possible(c->o.device) ?
+		       "a metadata file of the super root has lost its block map, and a "
 		       "repair would write the volume's state without it; 'fsck.nilfs2 -y "
-		       "--rollback' may find an older super root that has it";
+		       "--rollback' would go back to an older super root" :
+		       "a metadata file of the super root has lost its block map, and a "
+		       "repair would write the volume's state without it (no older super "
+		       "root holds up to roll back to)";
 	ro = nlfs_le64(c->sb->s_feature_compat_ro) & ~NLFS_FEATURE_COMPAT_RO_SUPP;
 	in = nlfs_le64(c->sb->s_feature_incompat) & ~NLFS_FEATURE_INCOMPAT_SUPP;
 	if (!ro && !in)

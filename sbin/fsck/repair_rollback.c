@@ -68,6 +68,25 @@ int repair_rollback(struct fsck *c, struct nlfs_io *io, bool *changed)
 	return rc;
 }
 
+bool rollback_possible(const char *device)
+{
+	struct nlfs_rollback rb;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	struct nlfs_fs *fs;
+	bool possible = false;
+
+	nlfs_err_clear(&err);
+	if (nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io))
+		return false;
+	if (!nlfs_fs_open_sb(io, &fs, &err)) {
+		possible = !nlfs_rollback_find(fs, &rb, &err) && rb.needed;
+		nlfs_fs_release(fs);
+	}
+	nlfs_io_close(io);
+	return possible;
+}
+
 /* Valid logs past the cursor of a clean volume that do not continue its
  * history (an earlier writer's, cut before its superblocks, where a later
  * writer went on from the cursor) are ended, never taken up: they were

@@ -67,10 +67,12 @@ if cmp -s mixed.img mixed.orig; then pass=$((pass + 1)); echo "ok: -p left it un
 else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not fully repair"; fi
 expect 1 'repaired$' "-y on the same" -- "$fsck" -y mixed.img
 # a volume cut short (superblock problems, no volume to open): -y must not
-# try the repairs that need it open (it crashed), only suggest --rollback
+# try the repairs that need it open (it crashed); nor suggest --rollback,
+# which cannot give back the segments cut off
 cp --sparse=always good.img short.img && truncate -s 200M short.img
-expect 4 "would point the superblocks back" "-y on a volume that cannot be opened" -- "$fsck" -y short.img
+expect 4 "the check could not go on" "-y on a volume that cannot be opened" -- "$fsck" -y short.img
 grep -q 'repairing' out && { fail=$((fail + 1)); echo "FAIL: -y tried to repair a volume it cannot open"; }
+grep -q -- '--rollback' out && { fail=$((fail + 1)); echo "FAIL: --rollback suggested for a cut volume"; }
 
 # -z: what the repairs overwrite is saved first; nilfs-undo puts it back
 expect 16 'needs -y or -p' "-z with -n" -- "$fsck" -n -z u.undo bad.img

@@ -10,6 +10,7 @@ fsck_tests=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-.}
 fsck=$(cd "$top_builddir" && pwd)/fsck.nilfs2
 dump=$(cd "$top_builddir" && pwd)/dump.nilfs2
+ourmkfs=$(cd "$top_builddir" && pwd)/mkfs.nilfs2
 undo=$(cd "$top_builddir" && pwd)/nilfs-undo
 corrupt=$(cd "$top_builddir" && pwd)/tests/fsck/corrupt
 images=$(cd "$top_srcdir" && pwd)/tests/fsck/images
@@ -88,6 +89,16 @@ for copy in primary secondary; do
 	cmp -s before after && ok "rollback: the $copy copy keeps its other fields" ||
 		{ bad "rollback: the $copy copy changed other fields:"; diff before after; }
 done
+# a volume with a single super root has nothing older to roll back to:
+# fsck names the damage and does not suggest what would then refuse
+truncate -s 256M one.img && "$ourmkfs" -q -f one.img &&
+	"$corrupt" sr_latest_datasum one.img || exit 1
+expect 4 'cannot open the volume as the kernel mounts it' \
+	"rollback: -n on a volume with one super root" -- "$fsck" -n one.img
+grep -q -- '--rollback' out && bad "rollback: suggested with no older super root" ||
+	ok "rollback: not suggested with no older super root"
+expect 4 'rollback: not possible' "rollback: ... and -y --rollback says why not" -- \
+	"$fsck" -y --rollback one.img
 # our reader sees checkpoint 6's tree as the intact image holds it
 "$dump" -c 6 kernel.img extract / want >/dev/null 2>&1 && "$dump" rb.img extract / got >/dev/null 2>&1
 if [ -d want ] && [ -d got ] &&
