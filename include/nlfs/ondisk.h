@@ -110,6 +110,10 @@ struct nlfs_super_block {
 #define NLFS_S_IFDIR  0040000
 #define NLFS_S_IFCHR  0020000
 #define NLFS_S_IFIFO  0010000
+/* The largest i_size a file may have: the kernel's s_maxbytes on a 64-bit
+ * host (MAX_LFS_FILESIZE; the map's 64-bit block keys reach further).  A
+ * larger one is a negative loff_t to the kernel. */
+#define NLFS_MAX_FILE_SIZE ((uint64_t)INT64_MAX)
 /* a directory entry's file_type for a directory (nlfs_file_type_of_mode) */
 #define NLFS_FT_DIR   2
 

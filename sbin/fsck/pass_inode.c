@@ -217,7 +217,11 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 		return true;   /* being deleted: its size may already be 0 */
 	switch (mode & NLFS_S_IFMT) {
 	case NLFS_S_IFREG:
-		if (fc.last_data > (size + bs - 1) / bs) {
+		if (size > NLFS_MAX_FILE_SIZE) {
+			fsck_problem(c, MSG_FILE_SIZE_MAX, WHAT, size, NLFS_MAX_FILE_SIZE);
+			/* the blocks are all that is known of its length */
+			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);
+		} else if (fc.last_data > (size + bs - 1) / bs) {
 			fsck_problem(c, MSG_FILE_PAST_SIZE, WHAT, fc.last_data - 1, size);
 			/* as e2fsck: the size covers the blocks */
 			fix_note_size(c, cp->cno, f->ino, fc.last_data * bs);

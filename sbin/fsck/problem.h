@@ -492,9 +492,10 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "the inode cleared, the entries naming it removed (older checkpoints keep it)", \
 	  M(MSG_INO_FILE_TYPE, "%s: invalid file type in mode 0%o")) \
 	X(PR_INO_SIZE, SEV_ERROR, 6, FIX_YES, \
-	  "an inode's size disagrees with its blocks", \
+	  "an inode's size disagrees with its blocks, or exceeds the largest file size", \
 	  "a file's size set to cover its blocks, a symbolic link's to its target (none: cleared), a directory rewritten", \
 	  M(MSG_FILE_PAST_SIZE, "%s: file block %" PRIu64 " lies beyond i_size %" PRIu64) \
+	  M(MSG_FILE_SIZE_MAX, "%s: i_size %" PRIu64 " exceeds the largest file size, %" PRIu64) \
 	  M(MSG_DIR_SIZE_UNALIGNED, "%s: directory i_size %" PRIu64 \
 	    " is not a positive multiple of the block size") \
 	  M(MSG_DIR_PAST_SIZE, "%s: directory block %" PRIu64 " lies beyond i_size %" PRIu64) \

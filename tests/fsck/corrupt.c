@@ -785,6 +785,8 @@ static void c_ino_mode(void) { inode_edit(path_ino("/.nilfs"), I_MODE, 2, 017064
 static void c_ino_links(void) { uint64_t i = path_ino("/dir1/f13"); inode_edit(i, I_LINKS, 2, inode_peek(i, I_LINKS, 2) + 1); }
 static void c_ino_blocks(void) { uint64_t i = path_ino("/big"); inode_edit(i, I_BLOCKS, 8, inode_peek(i, I_BLOCKS, 8) + 2); }
 static void c_ino_size(void) { inode_edit(path_ino("/small"), I_SIZE, 8, 100); }
+/* random bytes in i_size: past the largest file size, a negative loff_t */
+static void c_ino_size_max(void) { inode_edit(path_ino("/small"), I_SIZE, 8, 0xc3a5c3a5c3a5c3a5ull); }
 static void c_dir_size(void) { inode_edit(NLFS_ROOT_INO, I_SIZE, 8, 100); }
 static void c_symlink_size(void) { inode_edit(path_ino("/link"), I_SIZE, 8, 0); }
 /* a direct map's flags byte with a bit the kernel does not know */
@@ -1452,6 +1454,7 @@ static const struct kase cases[] = {
 	K(ifile_desc, "mkfs"), K(ifile_reserved, "mkfs"), K(ifile_bit_clear, "mkfs"),
 	K(ino_orphan, "mkfs"), K(ino_unattached, "mkfs"), KL(ino_mode, "mkfs", "-", "/.nilfs"),
 	K(ino_links, "kernel"), K(ino_blocks, "kernel"), KL(ino_size, "kernel", "-", "/small"),
+	KL(ino_size_max, "kernel", "-", "/small"),
 	K(dir_size, "mkfs"), K(symlink_size, "kernel"),
 	K(bmap_direct, "kernel"), K(bmap_vblock, "kernel"), K(bmap_shared, "kernel"),
 	K(bmap_period, "kernel"), K(bmap_root_level, "kernel"), K(bmap_key_order, "kernel"),
