@@ -309,7 +309,7 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 			 * name was gone before the crash */
 			snprintf(orphan, sizeof(orphan), "checkpoint %" PRIu64 ": inode %" PRIu64
 				 " (orphan, %" PRIu64 " bytes)", cno, ino, nlfs_le64(f.inode.i_size));
-			fix_note_clear(c, cno, ino, orphan);
+			fix_note_orphan(c, cno, ino, orphan);
 			held = cp.nblocks;
 		} else if (links == 0) {
 			if (cno == c->latest_cno)

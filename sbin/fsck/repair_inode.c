@@ -24,7 +24,7 @@ int repair_clear_inodes(struct repair *r)
 		const struct fsck_clear_fix *cf = &c->fix.clears[i];
 		int rc;
 
-		if (preen && !cf->empty)
+		if (preen && !cf->empty && !cf->orphan)
 			continue;   /* what it held is dropped: only -y */
 		rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
 		if (rc)
@@ -35,6 +35,10 @@ int repair_clear_inodes(struct repair *r)
 		if (cf->empty)
 			repair_done(r, 1, "%s: a free inode's record, its bit cleared in the ifile bitmap",
 				    cf->what);
+		else if (cf->orphan)
+			repair_done(r, 1, "%s: released, as its last close would have done "
+				    "(checkpoint %" PRIu64 " and older keep it)", cf->what,
+				    c->latest_cno);
 		else
 			repair_done(r, 1, "%s: inode cleared, the entries naming it removed "
 				    "(checkpoint %" PRIu64 " and older keep it)", cf->what,

@@ -75,7 +75,7 @@ void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, c
 
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
 {
-	struct fsck_clear_fix f = { ino, strdup(what), false, 0 };
+	struct fsck_clear_fix f = { .ino = ino, .what = strdup(what) };
 
 	if (!latest(c, cno))
 		return;
@@ -86,6 +86,15 @@ void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what
 	NOTE(c, clears, nclears, capclears, f);
 	if (c->op_error && (!c->fix.nclears || c->fix.clears[c->fix.nclears - 1].what != f.what))
 		free(f.what);
+}
+
+/* an orphan of a crash: no name refers to it, so releasing it loses
+ * nothing a user can reach (-p may, as e2fsck's preen releases orphans) */
+void fix_note_orphan(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+{
+	fix_note_clear(c, cno, ino, what);
+	if (latest(c, cno) && c->fix.nclears && c->fix.clears[c->fix.nclears - 1].ino == ino)
+		c->fix.clears[c->fix.nclears - 1].orphan = true;
 }
 
 /* the blocks the check counted for inode INO, noted to be cleared: the

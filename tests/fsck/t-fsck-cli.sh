@@ -66,6 +66,12 @@ grep -q 'DAT: group 0' out && grep -q 'is in no directory' out ||
 if cmp -s mixed.img mixed.orig; then pass=$((pass + 1)); echo "ok: -p left it untouched"
 else fail=$((fail + 1)); echo "FAIL: -p changed a volume it could not fully repair"; fi
 expect 1 'repaired$' "-y on the same" -- "$fsck" -y mixed.img
+# an orphan a crash left (unlinked while open; no name refers to it) is
+# released by -p unasked, as e2fsck's preen mode releases its orphans
+cp --sparse=always good.img orphan.img && "$corrupt" ino_orphan orphan.img || exit 1
+expect 1 '^orphan.img: repaired' "-p releases an orphan" -- "$fsck" -p orphan.img
+expect 0 'clean$' "... and -fn finds it clean" -- "$fsck" -fn orphan.img
+grep -q 'warning' out && { fail=$((fail + 1)); echo "FAIL: -p left the orphan"; cat out; }
 # a volume cut short (superblock problems, no volume to open): -y must not
 # try the repairs that need it open (it crashed); nor suggest --rollback,
 # which cannot give back the segments cut off
