@@ -18,6 +18,7 @@ const char *nlfs_strerror(int code)
 	case NLFS_EREVISION: return "unsupported revision";
 	case NLFS_EFEATURE: return "unsupported features";
 	case NLFS_ENOSR: return "no valid super root";
+	case NLFS_EDAMAGED: return "the volume is damaged; run fsck.nilfs2 before writing to it";
 	default: return strerror(code);
 	}
 }

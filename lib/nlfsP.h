@@ -100,6 +100,9 @@ struct nlfs_fs {
 	 * its segment, its ss_next segment and its creation time */
 	bool cursor_known;
 	uint64_t cur_seg, next_seg, sr_create;
+	/* nlfs_fs_vet's verdict, for the writer: not vetted yet, sound, or
+	 * the caller's --force (nlfs_fs_vet_skip) */
+	enum { NLFS_VET_UNKNOWN, NLFS_VET_SOUND, NLFS_VET_SKIPPED } vet;
 };
 
 /* mdt.c: entry SLOT of a root metadata file whose entries are ENTRY_SIZE

@@ -20,13 +20,15 @@ static void usage(void)
 	printf(CLI_USAGE_HEADER
 	       " %s [options] cp|ss [device|mountpoint|image] cno...\n"
 	       "\nMake checkpoints of a NILFS2 volume plain checkpoints (cp) or snapshots (ss).\n"
-	       CLI_USAGE_OPTIONS, cli_progname);
+	       CLI_USAGE_OPTIONS
+	       CLI_USAGE_WRITE_DAMAGED, cli_progname);
 	cli_usage_tail(stdout, 26);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -35,11 +37,12 @@ int main(int argc, char **argv)
 	struct vol *v;
 	sigset_t block, old;
 	char msg[512];
-	int opt, mode, rc, status = 0;
+	int opt, mode, rc, status = 0, force = 0;
 
 	cli_init(argv[0]);
 	while ((opt = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (opt) {
+		case CLI_OPT_WRITE_DAMAGED: force = VOL_FORCE; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
 		default: cli_bad_option(argv);
@@ -62,7 +65,7 @@ int main(int argc, char **argv)
 	else
 		cli_errx("%s: invalid checkpoint mode", modestr);
 
-	rc = vol_open(dev, VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
+	rc = vol_open(dev, VOL_RDWR | VOL_LOCK | force, &v, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
 	sigemptyset(&block);

@@ -21,7 +21,8 @@ static void usage(void)
 	       "\nMake a checkpoint of a NILFS2 volume.\n"
 	       CLI_USAGE_OPTIONS
 	       " -s, --snapshot           make it a snapshot\n"
-	       " -p, --print              print the checkpoint number\n", cli_progname);
+	       " -p, --print              print the checkpoint number\n"
+	       CLI_USAGE_WRITE_DAMAGED, cli_progname);
 	cli_usage_tail(stdout, 26);
 }
 
@@ -30,11 +31,13 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "snapshot", no_argument, NULL, 's' },
 		{ "print", no_argument, NULL, 'p' },
+		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool snapshot = false, print = false;
+	int force = 0;
 	const char *dev = NULL;
 	struct vol *v;
 	sigset_t block, old;
@@ -47,6 +50,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 's': snapshot = true; break;
 		case 'p': print = true; break;
+		case CLI_OPT_WRITE_DAMAGED: force = VOL_FORCE; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
 		default: cli_bad_option(argv);
@@ -57,7 +61,7 @@ int main(int argc, char **argv)
 	if (optind == argc - 1)
 		dev = argv[optind];
 
-	rc = vol_open(dev, VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
+	rc = vol_open(dev, VOL_RDWR | VOL_LOCK | force, &v, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
 	rc = v->ops->sync(v, &cno);

@@ -29,7 +29,8 @@ static void usage(void)
 	       "\nRemove checkpoints of a NILFS2 volume; a range is cno, start..end, ..end or start..\n"
 	       CLI_USAGE_OPTIONS
 	       " -f, --force              ignore snapshots and missing checkpoints\n"
-	       " -i, --interactive        ask before each removal\n", cli_progname);
+	       " -i, --interactive        ask before each removal\n"
+	       CLI_USAGE_WRITE_DAMAGED, cli_progname);
 	cli_usage_tail(stdout, 26);
 }
 
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "interactive", no_argument, NULL, 'i' },
+		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -98,13 +100,14 @@ int main(int argc, char **argv)
 	const char *dev = NULL;
 	uint64_t start, end, nsnapshots = 0;
 	char msg[512];
-	int opt, rc, status = 0;
+	int opt, rc, status = 0, damaged_ok = 0;
 
 	cli_init(argv[0]);
 	while ((opt = getopt_long(argc, argv, "fihV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': r.force = true; r.interactive = false; break;
 		case 'i': r.force = false; r.interactive = true; break;
+		case CLI_OPT_WRITE_DAMAGED: damaged_ok = VOL_FORCE; break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
 		default: cli_bad_option(argv);
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
 	if (optind < argc - 1 && cli_strtocno_range(argv[optind], &start, &end))
 		dev = argv[optind++];
 
-	rc = vol_open(dev, VOL_RDWR, &r.vol, msg, sizeof(msg));
+	rc = vol_open(dev, VOL_RDWR | damaged_ok, &r.vol, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
 	rc = r.vol->ops->cpstat(r.vol, &st);

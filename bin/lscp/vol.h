@@ -62,8 +62,10 @@ struct vol {
 };
 
 /* open modes: read-only or read-write, optionally with the cleaner's lock
- * prepared (nilfs_cleanerd's named semaphore, taken with ops->lock) */
-enum { VOL_RDONLY = 0, VOL_RDWR = 1, VOL_LOCK = 2 };
+ * prepared (nilfs_cleanerd's named semaphore, taken with ops->lock);
+ * VOL_FORCE: offline, write even to a volume the library's quick check
+ * (nlfs_fs_vet) calls damaged (--force) */
+enum { VOL_RDONLY = 0, VOL_RDWR = 1, VOL_LOCK = 2, VOL_FORCE = 4 };
 
 /*
  * Open the volume named by ARG (NULL: the only mounted NILFS2 volume): a

@@ -98,6 +98,9 @@ struct nlfs_gc_params {
 					* steps worth it that fit (gc_offline.c) */
 	uint32_t min_reclaimable;      /* skip a segment that frees fewer blocks (0: a tenth) */
 	uint64_t max_passes;
+	/* write even to a volume nlfs_fs_vet calls damaged (a command's
+	 * --write-damaged); otherwise the first pass refuses it */
+	bool write_damaged;
 	/* if set, told after each victim: segments cleaned of those planned */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
@@ -107,8 +110,8 @@ struct nlfs_gc_params {
  * nothing reclaimable is left, or MAX_PASSES constructions were made.  A
  * MANUAL run (nilfs-clean's) cleans every segment that is reclaimable when
  * it starts, whatever the clean count.
- * 0; -EBUSY for a volume not cleanly unmounted; as nlfs_fs_open,
- * nlfs_writer_open and nlfs_writer_commit. */
+ * 0; -EBUSY for a volume not cleanly unmounted; -NLFS_EDAMAGED (see
+ * WRITE_DAMAGED); as nlfs_fs_open, nlfs_writer_open and nlfs_writer_commit. */
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,
 		    struct nlfs_err *err);
 /* One victim in the writer's construction (live blocks copied, dead freed).  0;

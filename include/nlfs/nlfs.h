@@ -25,6 +25,7 @@ enum {
 	NLFS_EREVISION,        /* unsupported revision */
 	NLFS_EFEATURE,         /* unsupported feature bits */
 	NLFS_ENOSR,            /* no valid super root found */
+	NLFS_EDAMAGED,         /* a writer refuses a volume that needs fsck first */
 };
 
 /* What went wrong and where.  Unknown locations are NLFS_NOWHERE. */
@@ -485,6 +486,18 @@ int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usa
  * past the last segment; as nlfs_file_read_block. */
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 			 struct nlfs_segment_usage *su, struct nlfs_err *err);
+
+/* vet.c: the quick structural check an offline writer needs before it
+ * writes (nlfs_writer_open runs it unless it ran or was skipped): both
+ * superblock copies (a missing secondary, as on a grown device, passes),
+ * the sufile's, cpfile's and DAT groups' counts against their entries,
+ * and what opening FS read of the log chain.  Not a full check: a volume
+ * it passes may still have damage fsck finds.  Once sound, later calls
+ * return 0 at once.  0; -NLFS_ECORRUPT (ERR names what is wrong); as
+ * nlfs_file_read_block; -ENOMEM. */
+int nlfs_fs_vet(struct nlfs_fs *fs, struct nlfs_err *err);
+/* The caller writes anyway (a command's --force): the writer skips it. */
+void nlfs_fs_vet_skip(struct nlfs_fs *fs);
 
 /* The kernel's view of the checkpoint and segment tables: what a mount of
  * this volume would report through GET_CPSTAT/GET_CPINFO and

@@ -44,6 +44,7 @@ struct nlfs_resize_stats {
 struct nlfs_resize_params {
 	uint64_t now;                  /* the new checkpoints' time */
 	uint32_t segments_per_pass;    /* moved per construction (0: 8) */
+	bool write_damaged;            /* even if nlfs_fs_vet calls the volume damaged */
 	void (*progress)(void *arg, uint64_t moved, uint64_t total);
 	void *arg;
 };
@@ -51,7 +52,8 @@ struct nlfs_resize_params {
  * device must hold (an image file is extended before a grow and cut after
  * a shrink by the caller).
  * 0; -EINVAL for a size the device cannot hold; -ENOSPC as nlfs_resize_check;
- * as nlfs_fs_open, nlfs_writer_open and nlfs_writer_commit. */
+ * -NLFS_EDAMAGED (nlfs_fs_vet, unless WRITE_DAMAGED); as nlfs_fs_open,
+ * nlfs_writer_open and nlfs_writer_commit. */
 int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 			const struct nlfs_resize_params *p, struct nlfs_resize_stats *st,
 			struct nlfs_err *err);

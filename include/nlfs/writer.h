@@ -49,9 +49,11 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
  * NLFS_WRITER_ROLLFORWARD: logs after the latest super root are accepted;
  * the construction starts after them (nlfs_writer_roll_forward replays
  * what the kernel would).
+ * Without NLFS_WRITER_REPAIR the volume must pass nlfs_fs_vet first
+ * (unless the caller skipped it).
  * 0; -EBUSY for a volume not cleanly unmounted (or with logs after its
- * super root) that FLAGS do not accept; NLFS_ECORRUPT or a negative errno
- * from reading the metadata files; -ENOMEM. */
+ * super root) that FLAGS do not accept; -NLFS_EDAMAGED (nlfs_fs_vet);
+ * -NLFS_ECORRUPT or a negative errno from reading the metadata files; -ENOMEM. */
 #define NLFS_WRITER_REPAIR 0x1u
 #define NLFS_WRITER_ROLLFORWARD 0x2u
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, unsigned flags, struct nlfs_writer **out,

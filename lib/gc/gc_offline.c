@@ -442,6 +442,9 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = -ENOMEM;
 	if (!rc)
 		rc = nlfs_gc_protect_load(fs, limit, &prot, &snaps, err);
+	/* vetted before the first pass; the later ones build on its result */
+	if (p->write_damaged || st->passes)
+		nlfs_fs_vet_skip(fs);
 	if (!rc)
 		rc = nlfs_writer_open(fs, p->now, 0, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))

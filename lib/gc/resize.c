@@ -132,6 +132,7 @@ static int one_pass(struct nlfs_io *io, uint64_t new_devsize, uint64_t now, uint
 	}
 	/* the free-space rule was met before the first pass; each pass's own
 	 * metadata takes a little of it, and the last one checks the reserve */
+	nlfs_fs_vet_skip(fs);   /* nlfs_resize_offline vetted it before the first pass */
 	rc = nlfs_resize_check(fs, new_devsize, &ri, err);
 	if (rc == -ENOSPC)
 		rc = 0;
@@ -184,7 +185,10 @@ int nlfs_resize_offline(struct nlfs_io *io, uint64_t new_devsize,
 		rc = nlfs_fs_open(io, &fs, err);
 		if (rc)
 			return rc;
-		rc = nlfs_resize_check(fs, new_devsize, &ri, err);
+		/* before the first write (the passes build on what it vetted) */
+		rc = p->write_damaged ? 0 : nlfs_fs_vet(fs, err);
+		if (!rc)
+			rc = nlfs_resize_check(fs, new_devsize, &ri, err);
 		nlfs_fs_release(fs);
 		if (rc)
 			return rc;

@@ -335,6 +335,13 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 				    "%s: the volume was not cleanly unmounted; mount it once "
 				    "(or run fsck.nilfs2) before changing it offline",
 				    nlfs_io_name(nlfs_fs_io(fs)));
+	/* a construction built on damaged metadata spreads it (fsck's own
+	 * repair is what mends it) */
+	if (!(flags & NLFS_WRITER_REPAIR)) {
+		rc = nlfs_fs_vet(fs, err);
+		if (rc)
+			return rc;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;

@@ -443,11 +443,13 @@ static void usage(FILE *f)
 	      " -n, --no-daemon, --nofork      stay in the foreground\n"
 	      "     --offline                  clean the unmounted <device> (or image file)\n"
 	      "                                once, up to max_clean_segments, and exit\n"
+	      "     --write-damaged            with --offline: even a volume that needs\n"
+	      "                                fsck.nilfs2 first\n"
 	      "     --stderr                   log to standard error as well\n", f);
 	cli_usage_tail(f, 32);
 }
 
-enum { OPT_STDERR = CHAR_MAX + 1, OPT_OFFLINE };
+enum { OPT_STDERR = CHAR_MAX + 1, OPT_OFFLINE, OPT_WRITE_DAMAGED };
 
 int main(int argc, char **argv)
 {
@@ -459,13 +461,14 @@ int main(int argc, char **argv)
 		{ "nofork", no_argument, NULL, 'n' },
 		{ "stderr", no_argument, NULL, OPT_STDERR },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "write-damaged", no_argument, NULL, OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cleanerd d = { .iocfd = -1, .lockfd = -1, .sockfd = -1, .sigfd = -1,
 			      .startup = true, .step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX };
-	bool foreground = false, offline = false;
+	bool foreground = false, offline = false, write_damaged = false;
 	const char *dev;
 	struct stat st;
 	sigset_t mask;
@@ -491,11 +494,14 @@ int main(int argc, char **argv)
 		case 'n': foreground = true; break;
 		case OPT_STDERR: d.log_stderr = true; break;
 		case OPT_OFFLINE: offline = true; break;
+		case OPT_WRITE_DAMAGED: write_damaged = true; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
 		default: cli_bad_option(argv);
 		}
 	}
+	if (write_damaged && !offline)
+		cli_usage_error("--write-damaged goes with --offline");
 	if (argc - optind < 1)
 		cli_usage_error("no device given");
 	if (argc - optind > 2)
@@ -514,8 +520,8 @@ int main(int argc, char **argv)
 		openlog(PROG, LOG_PERROR, LOG_DAEMON);
 		if (load_config(&d, d.conffile, d.conf_explicit))
 			cli_errx("%s: %s", d.conffile, strerror(errno));
-		return cleanerd_offline_conf(d.device, &d.cfg, stdout, stderr) ? EXIT_FAILURE
-										: EXIT_SUCCESS;
+		return cleanerd_offline_conf(d.device, &d.cfg, write_damaged, stdout, stderr) ?
+			       EXIT_FAILURE : EXIT_SUCCESS;
 	}
 	if (argc - optind == 2)
 		d.dir_arg = argv[optind + 1];

@@ -34,7 +34,7 @@ struct opts {
 	enum cmd cmd;
 	const char *target;
 	const char *conffile;
-	bool verbose, wait, offline;
+	bool verbose, wait, offline, write_damaged;
 	bool have_pp, have_speed, have_minrec;
 	uint64_t pp;           /* seconds */
 	unsigned nsegments;
@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		" -c, --reload[=FILE]             make the daemon reload its (or this) configuration\n"
 		" -l, --status                    show the cleaner's status\n"
 		"     --offline                   one pass on the unmounted DEVICE or IMAGE, here\n"
+		"     --write-damaged             with --offline: even a volume that needs\n"
+		"                                 fsck.nilfs2 first\n"
 		" -m, --min-reclaimable-blocks=N[%]\n"
 		"                                 for this pass: clean a segment only with at least\n"
 		"                                 N reclaimable blocks (needs use_set_suinfo)\n"
@@ -209,13 +211,14 @@ static int run_offline(const struct opts *o)
 	}
 	if (o->have_minrec && cld_parse_size(o->minrec, &minrec))
 		cli_errx("invalid number of reclaimable blocks: %s", o->minrec);
-	return cleanerd_offline_manual(o->target, &c, o->have_minrec ? &minrec : NULL, stdout,
-				       stderr) ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cleanerd_offline_manual(o->target, &c, o->have_minrec ? &minrec : NULL,
+				       o->write_damaged, stdout, stderr) ? EXIT_FAILURE
+									  : EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_WAIT = CHAR_MAX + 1, OPT_OFFLINE };
+	enum { OPT_WAIT = CHAR_MAX + 1, OPT_OFFLINE, OPT_WRITE_DAMAGED };
 	static const struct option longopts[] = {
 		{ "break", no_argument, NULL, 'b' },
 		{ "stop", no_argument, NULL, 'b' },
@@ -230,6 +233,7 @@ int main(int argc, char **argv)
 		{ "suspend", no_argument, NULL, 's' },
 		{ "speed", required_argument, NULL, 'S' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "write-damaged", no_argument, NULL, OPT_WRITE_DAMAGED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -263,6 +267,7 @@ int main(int argc, char **argv)
 		case 'S': parse_speed(&o, optarg); break;
 		case OPT_WAIT: o.wait = true; break;
 		case OPT_OFFLINE: o.offline = true; break;
+		case OPT_WRITE_DAMAGED: o.write_damaged = true; break;
 		case 'v': o.verbose = true; break;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
 		default: cli_bad_option(argv);
@@ -273,6 +278,8 @@ int main(int argc, char **argv)
 	o.target = optind < argc ? dev_resolve(argv[optind]) : NULL;
 	if (optind < argc && !o.target)
 		return EXIT_FAILURE;
+	if (o.write_damaged && !o.offline)
+		cli_usage_error("--write-damaged goes with --offline");
 	if (o.offline)
 		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));

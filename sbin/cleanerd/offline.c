@@ -129,18 +129,21 @@ static int conf_params(const char *device, const struct cld_config *c, struct nl
 	return 0;
 }
 
-int cleanerd_offline_conf(const char *device, const struct cld_config *c, FILE *out, FILE *errf)
+int cleanerd_offline_conf(const char *device, const struct cld_config *c, bool write_damaged,
+			  FILE *out, FILE *errf)
 {
 	struct nlfs_gc_params p;
 	struct nlfs_geometry g;
 
 	if (conf_params(device, c, &p, &g, errf))
 		return 1;
+	p.write_damaged = write_damaged;
 	return cleanerd_offline(device, &p, out, errf);
 }
 
 int cleanerd_offline_manual(const char *device, const struct cld_config *c,
-			    const struct cld_size *minrec, FILE *out, FILE *errf)
+			    const struct cld_size *minrec, bool write_damaged, FILE *out,
+			    FILE *errf)
 {
 	struct nlfs_gc_params p;
 	struct nlfs_geometry g;
@@ -148,6 +151,7 @@ int cleanerd_offline_manual(const char *device, const struct cld_config *c,
 	if (conf_params(device, c, &p, &g, errf))
 		return 1;
 	p.manual = true;
+	p.write_damaged = write_damaged;
 	/* steps of the online manual pass's size (a construction takes many) */
 	p.nsegments_per_clean = cld_manual_step((uint64_t)g.blocks_per_segment * g.blocksize,
 						MANUAL_INTERVAL);

@@ -39,6 +39,14 @@ static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 		nlfs_io_close(io);
 		return -1;
 	}
+	/* refused before the question and before an image file is extended */
+	rc = o->write_damaged ? 0 : nlfs_fs_vet(fs, &err);
+	if (rc) {
+		nlfs_fs_close(fs);
+		nlfs_err_format(&err, msg, sizeof(msg));
+		say("Error: %s\n", msg);
+		return -1;
+	}
 	rc = nlfs_resize_check(fs, o->size, ri, &err);
 	nlfs_fs_close(fs);
 	if (rc && rc != -ENOSPC) {
@@ -116,6 +124,7 @@ int resize_offline(const struct resize_opts *o)
 		    ri.inuse_in_cut > 1 ? "s" : "");
 	{
 		struct nlfs_resize_params rp = { .now = (uint64_t)time(NULL),
+						 .write_damaged = o->write_damaged,
 						 .progress = progress_show };
 
 		rc = nlfs_resize_offline(io, o->size, &rp, &st, &err);

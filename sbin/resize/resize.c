@@ -92,7 +92,8 @@ static void usage(FILE *f)
 	      "\nGrow or shrink a NILFS2 volume to <size> (default: the device's size).\n"
 	      CLI_USAGE_OPTIONS
 	      " -v, --verbose             verbose mode\n"
-	      " -y, --yes, --assume-yes   assume yes to all queries and do not prompt\n", f);
+	      " -y, --yes, --assume-yes   assume yes to all queries and do not prompt\n"
+	      "     --write-damaged       unmounted: even a volume that needs fsck.nilfs2 first\n", f);
 	cli_usage_tail(f, 27);
 }
 
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "assume-yes", no_argument, NULL, 'y' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct resize_opts o = { 0 };
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		case 'v': o.verbose = true; break;
 		case 'y': o.assume_yes = true; break;
+		case CLI_OPT_WRITE_DAMAGED: o.write_damaged = true; break;
 		case 'V': cli_print_version(); return EXIT_SUCCESS;
 		default: cli_bad_option(argv);
 		}

@@ -8,6 +8,7 @@
 
 struct resize_opts {
 	bool verbose, assume_yes;
+	bool write_damaged;    /* --write-damaged: offline, even a damaged volume */
 	const char *device;
 	uint64_t devsize;      /* of the partition or image file now */
 	uint64_t size;         /* the size asked for */
