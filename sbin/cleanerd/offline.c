@@ -2,6 +2,7 @@
 /* The offline cleaning run behind nilfs_cleanerd --offline. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,12 +12,31 @@
 #include <time.h>
 
 #include "cldconfig.h"
+#include "cli.h"
 #include "io_open.h"
 #include "holder.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "offline.h"
 #include "progress.h"
 
+
+/* an offline run writes: DEVICE must not be mounted at all */
+static bool refuse_mounted(const char *device, FILE *errf)
+{
+	char msg[3 * PATH_MAX];
+	struct mnt_entry m;
+
+	if (mnt_check_nilfs(device, msg, sizeof(msg))) {
+		fprintf(errf, "%s: %s: %s; nothing done\n", cli_progname, device, msg);
+		return true;
+	}
+	if (mnt_lookup(NULL, device, NULL, &m))
+		return false;
+	fprintf(errf, "%s: %s is mounted on %s: clean it there with nilfs_cleanerd or "
+		"nilfs-clean instead\n", cli_progname, device, m.mountpoint);
+	mnt_free(&m);
+	return true;
+}
 
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
 {
@@ -42,11 +62,8 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	char msg[512];
 	int rc;
 
-	if (mnt_path_mounted(device)) {
-		fprintf(errf, "%s is mounted: run nilfs_cleanerd on the mounted volume instead\n",
-			device);
+	if (refuse_mounted(device, errf))
 		return 1;
-	}
 	rc = cmd_io_open(device, NLFS_IO_RDWR, &io);
 	if (rc) {
 		fprintf(errf, "cannot open %s: %s\n", device,
@@ -99,7 +116,11 @@ static int conf_params(const char *device, const struct cld_config *c, struct nl
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	int rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+	int rc;
+
+	if (refuse_mounted(device, errf))
+		return 1;
+	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
 
 	if (rc) {
 		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));

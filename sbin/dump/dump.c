@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "devtag.h"
 #include "json.h"
+#include "mounts.h"
 
 struct opts {
 	bool json;
@@ -805,6 +806,7 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind]);
 	if (!o.device)
 		return CLI_EXIT_FAILURE;
+	cmd_refuse_foreign_mount(o.device);
 	view = find_view(argv[optind + 1]);
 	if (!view)
 		cli_usage_error("unknown view '%s'", argv[optind + 1]);

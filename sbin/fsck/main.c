@@ -562,7 +562,13 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 
-	if (fsck_check_mounted(c.o.device, &mounted, &ro, where, sizeof(where)) == 0 && mounted) {
+	if (fsck_check_mounted(c.o.device, &mounted, &ro, where, sizeof(where))) {
+		/* another file system: not ours to read, let alone repair */
+		fprintf(stderr, "%s: %s: %s; nothing done\n", FSCK_PROG, c.o.device, where);
+		fsck_report_free(&c);
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	if (mounted) {
 		if (c.o.mode != MODE_NO) {
 			fprintf(stderr, "%s: %s is mounted on %s; refusing to repair a mounted volume (use -n to check it)\n",
 				FSCK_PROG, c.o.device, where);

@@ -23,7 +23,7 @@
 #include "closestream.h"
 #include "populate.h"
 #include "holder.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "cli.h"
 
 #define PROG "mkfs.nilfs2"
@@ -261,8 +261,13 @@ int main(int argc, char **argv)
 		cli_errx("%s", err.what);
 	}
 	check_page_size(&o);
-	if (mnt_path_mounted(o.device))
-		cli_errx("%s is mounted; will not make a filesystem here", o.device);
+	{
+		struct mnt_entry m;
+
+		if (!mnt_lookup(NULL, o.device, NULL, &m))
+			cli_errx("%s is mounted on %s (%s); will not make a filesystem here",
+			    o.device, m.mountpoint, m.fstype);
+	}
 	check_existing(&o);
 	if (!o.quiet) {
 		printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION);

@@ -21,7 +21,7 @@
 #include <nlfs/resize.h>
 #include "devtag.h"
 #include "holder.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "progress.h"
 #include "resize.h"
 #include "cli.h"
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
 	struct resize_opts o = { 0 };
 	struct nlfs_io *io;
 	struct stat st;
-	bool mounted, ro;
-	char where[PATH_MAX], msg[512];
+	struct mnt_entry m;
+	char msg[512];
 	int c, rc;
 
 	cli_init(argv[0]);
@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 		say("Error: %s is neither a block device nor an image file.\n", o.device);
 		return EXIT_FAILURE;
 	}
+	cmd_refuse_foreign_mount(o.device);
 	o.is_file = S_ISREG(st.st_mode);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (!rc) {
@@ -189,22 +190,24 @@ int main(int argc, char **argv)
 			o.size = down;
 		}
 	}
-	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0) {
-		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+	rc = mnt_lookup(NULL, o.device, NULL, &m);
+	if (rc == -ENOENT)
+		return resize_offline(&o);
+	if (rc) {
+		say("Error: cannot find %s: %s.\n", o.device, strerror(-rc));
 		return EXIT_FAILURE;
 	}
-	if (mounted && o.is_file) {
+	if (o.is_file) {
 		say("Error: %s backs a loop device mounted on %s; resize the loop device "
-		    "instead.\n", o.device, where);
-		return EXIT_FAILURE;
+		    "instead.\n", o.device, m.mountpoint);
+		rc = EXIT_FAILURE;
+	} else if (!m.rw) {
+		say("Error: %s is mounted read-only on %s; the kernel resizes only a "
+		    "read-write mount.\n", o.device, m.mountpoint);
+		rc = EXIT_FAILURE;
+	} else {
+		rc = resize_online(&o, m.mountpoint);
 	}
-	if (mounted) {
-		if (ro) {
-			say("Error: %s is mounted read-only on %s; the kernel resizes only a "
-			    "read-write mount.\n", o.device, where);
-			return EXIT_FAILURE;
-		}
-		return resize_online(&o, where);
-	}
-	return resize_offline(&o);
+	mnt_free(&m);
+	return rc;
 }

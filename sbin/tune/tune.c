@@ -31,7 +31,8 @@
 #include "devtag.h"
 #include "holder.h"
 #include "io_open.h"
-#include "mountinfo.h"
+#include "ioc.h"
+#include "mounts.h"
 #include "tune.h"
 #include "cli.h"
 
@@ -198,22 +199,17 @@ static void report_choice(const char *dev, const struct nlfs_sb_choice *c, bool 
 static const char *set_label_online(const char *where, const char *label)
 {
 	char buf[FSLABEL_MAX] = { 0 };
-	int fd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc, fd = ioc_open(where);
 
 	if (fd < 0)
-		return strerror(errno);
+		return strerror(-fd);
 	memcpy(buf, label, strnlen(label, NLFS_VOLUME_NAME_LEN));
-	if (ioctl(fd, FS_IOC_SETFSLABEL, buf) < 0) {
-		int e = errno;
-
-		close(fd);
-		if (e == ENOTTY || e == EOPNOTSUPP)
-			return "this kernel's nilfs2 cannot change the label of a mounted volume "
-			       "(no FS_IOC_SETFSLABEL)";
-		return strerror(e);
-	}
+	rc = ioc_set_label(fd, buf);
 	close(fd);
-	return NULL;
+	if (rc == -ENOTTY || rc == -EOPNOTSUPP)
+		return "this kernel's nilfs2 cannot change the label of a mounted volume "
+		       "(no FS_IOC_SETFSLABEL)";
+	return rc ? strerror(-rc) : NULL;
 }
 
 /* the library's message, with the device named once */
@@ -299,18 +295,26 @@ int main(int argc, char **argv)
 	struct nlfs_err err;
 	struct nlfs_io *io;
 	struct nlfs_fs *fs = NULL;
-	bool mounted = false, ro = false;
+	bool mounted = false;
+	struct mnt_entry m;
 	char where[PATH_MAX], msg[1024];
 	int rc, mode = NLFS_IO_RDWR;
 
 	cli_init(argv[0]);
 	parse(argc, argv, &o);
+	cmd_refuse_foreign_mount(o.device);
 	printf(PROG " %s\n", PACKAGE_VERSION);   /* nilfs-utils' banner */
 	fflush(stdout);
 	if (!o.set)
 		return list_volume(&o);
-	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0)
-		cli_errx("cannot open %s: %s", o.device, strerror(errno));
+	rc = mnt_lookup(NULL, o.device, NULL, &m);
+	if (rc && rc != -ENOENT)
+		cli_errx("cannot open %s: %s", o.device, strerror(-rc));
+	if (!rc) {
+		mounted = true;
+		snprintf(where, sizeof(where), "%s", m.mountpoint);
+		mnt_free(&m);
+	}
 	if (mounted && o.set == SET_LABEL) {
 		const char *why = set_label_online(where, o.label);
 

@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "devtag.h"
 #include "holder.h"
+#include "io_open.h"
+#include "mounts.h"
 
 #define PROG "nilfs-undo"
 
@@ -67,8 +69,9 @@ int main(int argc, char **argv)
 	device = dev_resolve(argv[optind + 1]);
 	if (!device)
 		return UNDO_FAIL;
-	rc = nlfs_io_open_unix(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR,
-			       &io);
+	cmd_refuse_foreign_mount(device);
+	/* cmd_io_open refuses a mounted device or image for writing */
+	rc = cmd_io_open(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc) {
 		char why[640];
 

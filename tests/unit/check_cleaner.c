@@ -13,7 +13,7 @@
 #include <nlfs/endian.h>
 #include "testimg.h"
 #include "../../sbin/cleanerd/ctl.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "../../sbin/cleanerd/plan.h"
 #include "../../sbin/cleanerd/cleanerd.h"
 #include "../../sbin/cleanerd/submit.h"
@@ -337,30 +337,36 @@ START_TEST(test_mountinfo)
 	      "32 1 254:16 / /with\\040space rw - nilfs2 /dev/vdb rw\n"
 	      "33 1 254:32 / /ro-only ro - nilfs2 /dev/vdc ro\n"
 	      "34 1 8:1 / /ext rw - ext4 /dev/sda1 rw\n"
-	      "garbage line\n", f);
+	      "35 1 0:40 / /bt rw - btrfs /dev/sdb1 rw\n", f);
 	fclose(f);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/mnt");
 	ck_assert_str_eq(m.source, "/dev/vda");
+	ck_assert_str_eq(m.fstype, "nilfs2");
 	ck_assert(m.rw);
+	ck_assert(mnt_is_nilfs(&m));
 	mnt_free(&m);
 	/* the read-write mount wins over an earlier read-only one */
-	ck_assert_int_eq(mnt_find(path, makedev(254, 16), NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 16), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/with space");
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 32), NULL, &m), -EROFS);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 32), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/ro-only");
+	ck_assert(!m.rw);
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find(path, makedev(8, 1), NULL, &m), -ENOENT);  /* not nilfs2 */
-	ck_assert_int_eq(mnt_find(path, makedev(1, 1), NULL, &m), -ENOENT);
+	/* any file system is found, with its type */
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(8, 1), NULL, &m), 0);
+	ck_assert_str_eq(m.fstype, "ext4");
+	ck_assert(!mnt_is_nilfs(&m));
+	mnt_free(&m);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(1, 1), NULL, &m), -ENOENT);
 	/* a given directory must match (canonically) */
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/proc", &m), -ENOENT);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
-	ck_assert_int_eq(mnt_find_any(path, &m), 0);
-	ck_assert_str_eq(m.source, "/dev/vda");
-	ck_assert_uint_eq(m.dev, makedev(254, 0));
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/proc", &m), -ENOENT);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/mnt", &m), 0);
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find("/nonexistent", 0, NULL, &m), -ENOENT);
+	ck_assert_int_lt(mnt_lookup_dev("/nonexistent", 0, NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup(path, "/nonexistent", NULL, &m), -ENOENT);
 	{
 		/* the whole list, as the checkpoint tools read it */
 		struct mnt_entry *l;
@@ -375,16 +381,15 @@ START_TEST(test_mountinfo)
 		ck_assert_uint_eq(l[3].dev, makedev(254, 32));
 		mnt_list_free(l, n);
 		ck_assert_int_eq(mnt_list(path, NULL, &l, &n), 0);
-		ck_assert_uint_eq(n, 6);
+		ck_assert_uint_eq(n, 7);
+		ck_assert_str_eq(l[6].fstype, "btrfs");
 		mnt_list_free(l, n);
-		ck_assert_int_eq(mnt_list("/nonexistent", NULL, &l, &n), -ENOENT);
+		ck_assert_int_lt(mnt_list("/nonexistent", NULL, &l, &n), 0);
 		ck_assert_uint_eq(n, 0);
 	}
-	{
-		dev_t loops[2];
-
-		ck_assert_uint_eq(mnt_loops_of(path, loops, 2), 0);   /* no loop device has it */
-	}
+	/* a regular file no loop device has is not mounted */
+	ck_assert_int_eq(mnt_lookup(path, path, NULL, &m), -ENOENT);
+	ck_assert(!mnt_path_mounted(path));
 	unlink(path);
 }
 END_TEST
