@@ -510,6 +510,7 @@ int main(int argc, char **argv)
 	d.device = realpath(dev, NULL);
 	if (!d.device)
 		cli_errx("%s: %s", dev, strerror(errno));
+	cmd_refuse_foreign_mount(dev);
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;

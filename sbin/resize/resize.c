@@ -151,6 +151,7 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind++]);
 	if (!o.device)
 		return EXIT_FAILURE;
+	cmd_refuse_foreign_mount(o.device);
 	if (stat(o.device, &st) < 0) {
 		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
 		return EXIT_FAILURE;
@@ -159,7 +160,6 @@ int main(int argc, char **argv)
 		say("Error: %s is neither a block device nor an image file.\n", o.device);
 		return EXIT_FAILURE;
 	}
-	cmd_refuse_foreign_mount(o.device);
 	o.is_file = S_ISREG(st.st_mode);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (!rc) {
