@@ -291,7 +291,7 @@ int mnt_check_nilfs(const char *path, char *msg, size_t len)
 		return 0;
 	}
 	if (S_ISDIR(st.st_mode))
-		snprintf(msg, len, "in the %s file system mounted on %s (%s), not NILFS2",
+		snprintf(msg, len, "a directory in the %s file system mounted on %s (%s), not NILFS2",
 			 m.fstype, m.mountpoint, m.source);
 	else if (S_ISREG(st.st_mode))
 		snprintf(msg, len, "mounted through %s on %s as %s, not NILFS2", m.source,

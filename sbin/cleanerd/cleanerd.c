@@ -514,7 +514,11 @@ int main(int argc, char **argv)
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;
+		cld_log_device(d.device);
 		openlog(PROG, LOG_PERROR, LOG_DAEMON);
+		/* a run at a terminal: the built-in defaults standing in for a
+		 * missing default file are no news (a daemon's log says it) */
+		setlogmask(LOG_UPTO(LOG_WARNING));
 		if (load_config(&d, d.conffile, d.conf_explicit))
 			cli_errx("%s: %s", d.conffile, strerror(errno));
 		return cleanerd_offline_conf(d.device, &d.cfg, stdout, stderr) ? EXIT_FAILURE

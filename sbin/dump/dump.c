@@ -16,6 +16,7 @@
 #include "devtag.h"
 #include "json.h"
 #include "mounts.h"
+#include "volerr.h"
 
 struct opts {
 	bool json;
@@ -812,13 +813,12 @@ int main(int argc, char **argv)
 		cli_usage_error("unknown view '%s'", argv[optind + 1]);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (rc) {
-		cli_warnx("%s: %s", o.device, nlfs_strerror(rc));
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 		return 1;
 	}
 	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", o.device, msg);
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 		nlfs_io_close(io);
 		return 1;
 	}
@@ -834,10 +834,8 @@ int main(int argc, char **argv)
 	} else {
 		rc = view->run(fs, &o, argv + optind + 2, &err);
 	}
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", o.device, msg);
-	}
+	if (rc)
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 	nlfs_fs_close(fs);
 	return rc ? 1 : 0;
 }

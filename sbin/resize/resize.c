@@ -20,7 +20,7 @@
 #include <nlfs/nlfs.h>
 #include <nlfs/resize.h>
 #include "devtag.h"
-#include "holder.h"
+#include "volerr.h"
 #include "mounts.h"
 #include "progress.h"
 #include "resize.h"
@@ -41,6 +41,14 @@ void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+}
+
+void say_unusable(const struct resize_opts *o, int rc, const struct nlfs_err *err)
+{
+	char msg[640];
+
+	say("%s: %s: %s\n", cli_progname, o->device,
+	    cmd_volume_reason(o->device, rc, err, msg, sizeof(msg)));
 }
 
 bool confirm(const struct resize_opts *o)
@@ -131,7 +139,6 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	struct stat st;
 	struct mnt_entry m;
-	char msg[512];
 	int c, rc;
 
 	cli_init(argv[0]);
@@ -153,11 +160,15 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	cmd_refuse_foreign_mount(o.device);
 	if (stat(o.device, &st) < 0) {
-		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+		say_unusable(&o, -errno, NULL);
+		return EXIT_FAILURE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		say_unusable(&o, -EISDIR, NULL);
 		return EXIT_FAILURE;
 	}
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
-		say("Error: %s is neither a block device nor an image file.\n", o.device);
+		say("%s: %s: neither a block device nor an image file\n", cli_progname, o.device);
 		return EXIT_FAILURE;
 	}
 	o.is_file = S_ISREG(st.st_mode);
@@ -167,8 +178,7 @@ int main(int argc, char **argv)
 		nlfs_io_close(io);
 	}
 	if (rc) {
-		say("Error: cannot get device size: %s: %s.\n", o.device,
-		    dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		say_unusable(&o, rc, NULL);
 		return EXIT_FAILURE;
 	}
 	o.size = o.devsize;

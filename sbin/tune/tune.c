@@ -29,7 +29,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
 #include "devtag.h"
-#include "holder.h"
+#include "volerr.h"
 #include "io_open.h"
 #include "ioc.h"
 #include "mounts.h"
@@ -212,18 +212,6 @@ static const char *set_label_online(const char *where, const char *label)
 	return rc ? strerror(-rc) : NULL;
 }
 
-/* the library's message, with the device named once */
-static const char *why(const struct nlfs_err *err, const char *dev, char *buf, size_t len)
-{
-	size_t n = strlen(dev);
-	int k = snprintf(buf, len, "%s: ", dev);
-
-	nlfs_err_format(err, buf + k, len - (size_t)k);
-	if (!strncmp(buf + k, dev, n) && buf[k + n] == ':')
-		return buf + k;
-	return buf;
-}
-
 static int list_volume(const struct tune_opts *o)
 {
 	struct nlfs_super_block sb[2];
@@ -234,11 +222,11 @@ static int list_volume(const struct tune_opts *o)
 	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
 
 	if (rc)
-		cli_errx("cannot open %s: %s", o->device, dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		cli_errx("%s: %s", o->device, cmd_volume_reason(o->device, rc, NULL, msg, sizeof(msg)));
 	rc = nlfs_sb_read_both(io, sb, &c, &err);
 	nlfs_io_close(io);
 	if (rc)
-		cli_errx("cannot open NILFS: %s", why(&err, o->device, msg, sizeof(msg)));
+		cli_errx("%s: %s", o->device, cmd_volume_reason(o->device, rc, &err, msg, sizeof(msg)));
 	report_choice(o->device, &c, false);
 	tune_list(stdout, &sb[c.used]);
 	return EXIT_SUCCESS;
@@ -278,8 +266,8 @@ static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct
 		rc = nlfs_recount_blocks(*fs, (uint64_t)time(NULL), &rs, &err);
 	if (rc) {
 		close_volume(*fs, io);
-		cli_errx("cannot count the blocks of the checkpoints for block_count: %s",
-		    why(&err, o->device, msg, sizeof(msg)));
+		cli_errx("%s: cannot count the blocks of the checkpoints for block_count: %s",
+		    o->device, cmd_volume_reason(o->device, rc, &err, msg, sizeof(msg)));
 	}
 	if (rs.nwrong)
 		printf("Block counts of %" PRIu64 " of %" PRIu64 " checkpoints set to what their "
@@ -309,7 +297,7 @@ int main(int argc, char **argv)
 		return list_volume(&o);
 	rc = mnt_lookup(NULL, o.device, NULL, &m);
 	if (rc && rc != -ENOENT)
-		cli_errx("cannot open %s: %s", o.device, strerror(-rc));
+		cli_errx("%s: %s", o.device, strerror(-rc));
 	if (!rc) {
 		mounted = true;
 		snprintf(where, sizeof(where), "%s", m.mountpoint);
@@ -341,7 +329,7 @@ int main(int argc, char **argv)
 	}
 	rc = cmd_io_open(o.device, mode, &io);
 	if (rc)
-		cli_errx("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 	if (sets_block_count(&o) && mounted)
 		fprintf(stderr, PROG ": %s: block counts not checked under the mounted kernel "
 			"(it keeps them)\n", o.device);
@@ -350,7 +338,7 @@ int main(int argc, char **argv)
 	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);
 	if (rc) {
 		close_volume(fs, io);
-		cli_errx("%s", why(&err, o.device, msg, sizeof(msg)));
+		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 	}
 	report_choice(o.device, &c, true);
 	close_volume(fs, io);

@@ -109,7 +109,7 @@ expect 1 "lscp: cannot open NILFS on $tmp/empty: not a NILFS2 volume" "$top/lscp
 # a directory on another file system: named, with its type and mount
 if command -v findmnt >/dev/null; then
 	set -- $(findmnt -n -o FSTYPE,TARGET,SOURCE -T "$tmp")
-	expect 1 "lscp: cannot open NILFS on $tmp: in the $1 file system mounted on $2 ($3), not NILFS2" \
+	expect 1 "lscp: cannot open NILFS on $tmp: a directory in the $1 file system mounted on $2 ($3), not NILFS2" \
 		"$top/lscp" "$tmp"
 fi
 expect 1 "lscp: too many arguments" "$top/lscp" "$img" "$img"
