@@ -44,6 +44,8 @@ const char *cmd_volume_reason(const char *path, int rc, const struct nlfs_err *e
 
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return "is a directory, not a device or an image file";
+	if (stat(path, &st) == 0 && !S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+		return "neither a block device nor an image file";
 	if (rc == -EBUSY)
 		return dev_open_reason(path, rc, buf, len);
 	if (no_superblock(rc) && cmd_foreign_type(path, type, sizeof(type))) {
