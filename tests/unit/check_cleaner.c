@@ -7,13 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 
 #include "check_main.h"
 #include <nlfs/endian.h>
 #include "testimg.h"
 #include "../../sbin/cleanerd/ctl.h"
 #include "mounts.h"
+#include "ioc.h"
 #include "../../sbin/cleanerd/plan.h"
 #include "../../sbin/cleanerd/cleanerd.h"
 #include "../../sbin/cleanerd/submit.h"
@@ -394,6 +399,32 @@ START_TEST(test_mountinfo)
 }
 END_TEST
 
+/* No nilfs2 ioctl, and no generic one such as FS_IOC_SETFSLABEL, reaches
+ * a file system that is not nilfs2 (here the one holding /tmp) */
+START_TEST(test_ioctls_only_on_nilfs2)
+{
+	char label[FSLABEL_MAX] = "x";
+	struct nilfs_cpstat cs;
+	uint64_t cno;
+	struct statfs sf;
+	int fd;
+
+	if (statfs("/tmp", &sf) == 0 && sf.f_type == NILFS_SUPER_MAGIC)
+		return;   /* a host whose /tmp is nilfs2: nothing to show here */
+	fd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ioc_check_fd(fd), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_set_label(fd, label), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_get_cpstat(fd, &cs), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_sync(fd, &cno), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_resize(fd, 1 << 30), -EMEDIUMTYPE);
+	close(fd);
+	ck_assert_int_eq(ioc_open("/tmp"), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_open("/nonexistent-dir"), -ENOENT);
+	ck_assert_int_eq(ioc_check_fd(-1), -EBADF);
+}
+END_TEST
+
 /* manual.c counts what a manual run has left with pass.c's count: here a
  * fixed one */
 uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs)
@@ -623,6 +654,7 @@ int main(void)
 	tcase_add_test(tc, test_submit);
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_mountinfo);
+	tcase_add_test(tc, test_ioctls_only_on_nilfs2);
 	tcase_add_test(tc, test_manual_run);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
