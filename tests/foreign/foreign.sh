@@ -78,6 +78,10 @@ if mount -t tmpfs -o size=1M otherfs "$ftmp/tmpfs"; then
 	targets="$targets tmpfs:$ftmp/tmpfs"
 fi
 
+# strace, where it is installed and may trace (a container may forbid it)
+ftrace=no
+command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null && ftrace=yes
+
 refuses() { # code prog args ("@": each target)
 	code=$1 prog=$2
 	shift 2
@@ -98,7 +102,7 @@ foreign_run() { # code prog type target args
 		n=$((n - 1))
 	done
 	trace=
-	command -v strace >/dev/null &&
+	[ "$ftrace" = yes ] &&
 		trace="strace -f -qq -o $ftmp/trace -e trace=ioctl,write,pwrite64,pwritev,pwritev2"
 	$trace "$top/$prog" "$@" >"$ftmp/out" 2>&1 </dev/null
 	rc=$?
