@@ -16,7 +16,7 @@
 
 #include <nlfs/nlfs.h>
 #include "holder.h"
-#include "mountinfo.h"
+#include "mounts.h"
 
 /* append ", WHAT" (or WHAT when OUT is empty) */
 static void add(char *out, size_t len, const char *what)
@@ -75,7 +75,7 @@ static void sysfs_holders(dev_t dev, char *out, size_t len, int depth)
 		char devfile[PATH_MAX], num[32], node[PATH_MAX];
 		unsigned maj, min;
 		FILE *f;
-		bool mounted, ro;
+		struct mnt_entry m;
 
 		/* a partition is a subdirectory with a "partition" file */
 		snprintf(devfile, sizeof(devfile), "%s/%s/partition", dir, e->d_name);
@@ -91,11 +91,11 @@ static void sysfs_holders(dev_t dev, char *out, size_t len, int depth)
 		}
 		fclose(f);
 		snprintf(node, sizeof(node), "/dev/%s", e->d_name);
-		if (!mnt_in_use(node, &mounted, &ro, what, sizeof(what)) && mounted) {
-			char msg[2 * PATH_MAX + 64];
-
-			snprintf(msg, sizeof(msg), "partition %s mounted on %s", e->d_name, what);
-			add(out, len, msg);
+		if (!mnt_lookup(NULL, node, NULL, &m)) {
+			snprintf(what, sizeof(what), "partition %s mounted on %s", e->d_name,
+				 m.mountpoint);
+			add(out, len, what);
+			mnt_free(&m);
 		}
 		sysfs_holders(makedev(maj, min), out, len, depth + 1);
 	}
@@ -105,19 +105,19 @@ static void sysfs_holders(dev_t dev, char *out, size_t len, int depth)
 int dev_describe_holders(const char *path, char *out, size_t len)
 {
 	struct stat st;
-	bool mounted, ro;
-	char where[PATH_MAX];
+	struct mnt_entry m;
 
 	if (!len)
 		return -EINVAL;
 	out[0] = '\0';
 	if (stat(path, &st) < 0)
 		return -errno;
-	if (!mnt_in_use(path, &mounted, &ro, where, sizeof(where)) && mounted) {
-		char msg[PATH_MAX + 32];
+	if (!S_ISDIR(st.st_mode) && !mnt_lookup(NULL, path, NULL, &m)) {
+		char msg[PATH_MAX + 64];
 
-		snprintf(msg, sizeof(msg), "mounted on %s", where);
+		snprintf(msg, sizeof(msg), "mounted on %s as %s", m.mountpoint, m.fstype);
 		add(out, len, msg);
+		mnt_free(&m);
 	}
 	if (S_ISBLK(st.st_mode)) {
 		swap_user(&st, out, len);

@@ -17,6 +17,7 @@
 #include <nlfs/io_test.h>
 
 #include "io_open.h"
+#include "mounts.h"
 #include "strutils.h"
 
 enum fault_kind { FAULT_COUNT, FAULT_CRASH, FAULT_TEAR };
@@ -151,7 +152,13 @@ int cmd_io_open(const char *path, int mode, struct nlfs_io **out)
 {
 	const char *spec = getenv(CMD_TEST_FAULT_ENV);
 	struct nlfs_io *dev;
-	int rc = nlfs_io_open_unix(path, mode, &dev);
+	int rc;
+
+	/* an exclusive open protects a mounted block device, not the image
+	 * file behind a mounted loop device: that is looked up */
+	if (mode == NLFS_IO_RDWR && mnt_path_mounted(path))
+		return -EBUSY;
+	rc = nlfs_io_open_unix(path, mode, &dev);
 
 	if (rc || mode != NLFS_IO_RDWR || !spec || !*spec) {
 		if (!rc)

@@ -2,8 +2,10 @@
 /*
  * ioc.h - the NILFS2 ioctls (<linux/nilfs2_api.h>) on a file descriptor of
  * the mounted filesystem, for every command that uses them (the cleaner,
- * the checkpoint tools, nilfs-resize).  Every call returns a count or 0,
- * or -errno.
+ * the checkpoint tools, nilfs-resize, nilfs-tune).  Every call returns a
+ * count or 0, or -errno; each first asks fstatfs() whether FD is on a
+ * nilfs2 file system and fails with -EMEDIUMTYPE, without the ioctl, if
+ * not (a generic request such as FS_IOC_SETFSLABEL would change any).
  */
 #ifndef NLFS_COMMON_IOC_H
 #define NLFS_COMMON_IOC_H
@@ -12,6 +14,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/nilfs2_api.h>
+
+/* PATH (a mount point) opened for the ioctls: an fd on nilfs2, or -errno
+ * (-EMEDIUMTYPE for another file system) */
+int ioc_open(const char *path);
+/* 0 if FD is on a nilfs2 file system, else -EMEDIUMTYPE (or fstatfs's) */
+int ioc_check_fd(int fd);
 
 int ioc_get_sustat(int fd, struct nilfs_sustat *st);
 int ioc_get_cpstat(int fd, struct nilfs_cpstat *st);
@@ -38,6 +46,8 @@ int ioc_sync(int fd, uint64_t *cno);
 int ioc_change_cpmode(int fd, uint64_t cno, int mode);
 /* the new size of the device in bytes */
 int ioc_resize(int fd, uint64_t size);
+/* FS_IOC_SETFSLABEL (nilfs2 from Linux 6.12): LABEL is FSLABEL_MAX bytes */
+int ioc_set_label(int fd, const char *label);
 /* segments outside [START, END) in bytes are no longer allocated */
 int ioc_set_alloc_range(int fd, uint64_t start, uint64_t end);
 

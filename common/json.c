@@ -16,9 +16,10 @@ void json_put_string(FILE *out, const char *s)
 		size_t n = utf8_sequence(p + i, len - i, &cp);
 
 		if (!n) {
-			/* not UTF-8: the byte as a lone low surrogate, U+DC80..U+DCFF
-			 * (Python's "surrogateescape"), so the bytes can be recovered */
-			fprintf(out, "\\u%04x", 0xdc00 + p[i]);
+			/* not UTF-8: the replacement character; json_put_bytes()
+			 * gives the bytes (a lone surrogate, \udcXX, would round-trip
+			 * too, but strict parsers reject it) */
+			fputs("\\ufffd", out);
 			n = 1;
 		} else if (cp == '"' || cp == '\\') {
 			fprintf(out, "\\%c", (int)cp);
@@ -29,6 +30,21 @@ void json_put_string(FILE *out, const char *s)
 		}
 		i += n;
 	}
+	fputc('"', out);
+}
+
+void json_put_bytes(FILE *out, const char *key, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (utf8_valid(s, len))
+		return;
+	fputc(',', out);
+	fputc('"', out);
+	fputs(key, out);
+	fputs("_bytes\":\"", out);
+	for (size_t i = 0; i < len; i++)
+		fprintf(out, "%02x", (unsigned char)s[i]);
 	fputc('"', out);
 }
 
@@ -78,6 +94,8 @@ void json_str(struct json *j, const char *key, const char *s)
 {
 	member(j, key);
 	json_put_string(j->out, s);
+	if (key)
+		json_put_bytes(j->out, key, s);
 }
 
 void json_bool(struct json *j, const char *key, bool v)

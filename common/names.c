@@ -35,6 +35,27 @@ size_t utf8_sequence(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
+bool utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = utf8_sequence(p + i, len - i, &cp)))
+			return false;
+	return true;
+}
+
+/* Unicode's explicit bidirectional formatting characters (LRM, RLM, ALM,
+ * the embeddings and overrides, the isolates): shown raw they reorder what
+ * a terminal shows around them (a name could look like another: U+202E,
+ * "Trojan Source") */
+static bool bidi_control(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void fput_name(FILE *out, const char *name, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)name;
@@ -49,11 +70,12 @@ void fput_name(FILE *out, const char *name, size_t len)
 			fputs("\\n", out);
 		} else if (n && cp == '\t') {
 			fputs("\\t", out);
-		} else if (n && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp >= 0xa0)) {
+		} else if (n && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp >= 0xa0) &&
+			   !bidi_control(cp)) {
 			fwrite(p + i, 1, n, out);
 		} else {
-			/* a control character or a byte that is not UTF-8: each
-			 * of its bytes in octal */
+			/* a control character (bidirectional ones too) or a byte
+			 * that is not UTF-8: each of its bytes in octal */
 			if (!n)
 				n = 1;
 			for (size_t k = 0; k < n; k++)

@@ -8,6 +8,7 @@
 #ifndef NLFS_COMMON_NAMES_H
 #define NLFS_COMMON_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +18,12 @@
  * cut short). */
 size_t utf8_sequence(const unsigned char *p, size_t n, uint32_t *cp);
 
+/* Is S (LEN bytes) valid UTF-8 throughout? */
+bool utf8_valid(const char *s, size_t len);
+
 /* NAME (LEN bytes) for a person: printable UTF-8 as is; backslash as \\,
- * newline as \n, tab as \t, every other control character (C0, DEL, C1)
+ * newline as \n, tab as \t, every other control character (C0, DEL, C1,
+ * and the bidirectional controls U+061C, U+200E/F, U+202A..E, U+2066..9)
  * and every byte that is not part of valid UTF-8 as \ooo (octal) */
 void fput_name(FILE *out, const char *name, size_t len);
 

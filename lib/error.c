@@ -48,21 +48,44 @@ int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, 
 	return code;
 }
 
+/* does WHAT hold ITEM ("block 12") whole, not as the start of "block 123"? */
+static int holds(const char *what, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = strstr(what, item); p; p = strstr(p + 1, item))
+		if (p[n] < '0' || p[n] > '9')
+			return 1;
+	return 0;
+}
+
+/* append ", NAME N" to WHERE unless WHAT already says "NAME N" */
+static size_t add_where(char *where, size_t size, size_t n, const char *what, const char *name,
+			uint64_t v)
+{
+	char item[48];
+
+	if (v == NLFS_NOWHERE || n >= size)
+		return n;
+	snprintf(item, sizeof(item), "%s %llu", name, (unsigned long long)v);
+	if (holds(what, item))
+		return n;
+	return n + (size_t)snprintf(where + n, size - n, "%s%s", n ? ", " : "", item);
+}
+
 void nlfs_err_format(const struct nlfs_err *e, char *buf, size_t len)
 {
 	char where[96] = "";
+	const char *what = e->what[0] ? e->what : "error";
+	const char *reason = nlfs_strerror(e->code);
 	size_t n = 0;
 
-	if (e->block != NLFS_NOWHERE)
-		n += (size_t)snprintf(where + n, sizeof(where) - n, "%sblock %llu",
-				      n ? ", " : "", (unsigned long long)e->block);
-	if (e->ino != NLFS_NOWHERE && n < sizeof(where))
-		n += (size_t)snprintf(where + n, sizeof(where) - n, "%sinode %llu",
-				      n ? ", " : "", (unsigned long long)e->ino);
-	if (e->cno != NLFS_NOWHERE && n < sizeof(where))
-		snprintf(where + n, sizeof(where) - n, "%scheckpoint %llu",
-			 n ? ", " : "", (unsigned long long)e->cno);
-	snprintf(buf, len, "%s%s%s%s: %s", e->what[0] ? e->what : "error",
-		 where[0] ? " (" : "", where, where[0] ? ")" : "",
-		 nlfs_strerror(e->code));
+	/* a location or a reason the message already names is not repeated */
+	n = add_where(where, sizeof(where), n, what, "block", e->block);
+	n = add_where(where, sizeof(where), n, what, "inode", e->ino);
+	add_where(where, sizeof(where), n, what, "checkpoint", e->cno);
+	if (strstr(what, reason))
+		reason = NULL;
+	snprintf(buf, len, "%s%s%s%s%s%s", what, where[0] ? " (" : "", where, where[0] ? ")" : "",
+		 reason ? ": " : "", reason ? reason : "");
 }

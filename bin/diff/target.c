@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * target.c - open the volume a time-travel command reads (target.h).  The
- * mount is found as the checkpoint tools find it (bin/lscp/vol.c, by
- * /proc/self/mountinfo); snapshots are changed with CHANGE_CPMODE under
+ * mount is found as the checkpoint tools find it (bin/lscp/vol.c, through
+ * common/mounts.c; a mount that is not nilfs2 is refused); snapshots are changed with CHANGE_CPMODE under
  * the cleaner's lock, as chcp changes them.
  */
 #define _GNU_SOURCE

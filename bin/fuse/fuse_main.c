@@ -14,6 +14,7 @@
 #include "ops.h"
 #include "cli.h"
 #include "devtag.h"
+#include "mounts.h"
 
 static void usage(FILE *out)
 {
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
 	device = dev_resolve(argv[optind]);
 	if (!device)
 		return CLI_EXIT_FAILURE;
+	cmd_refuse_foreign_mount(device);
 	mountpoint = argv[optind + 1];
 
 	/* read-only, and the kernel checks permissions by the files' modes */

@@ -10,6 +10,7 @@
 #include "volume.h"
 #include "array.h"
 #include "cli.h"
+#include "volerr.h"
 
 static int open_fs(const char *device, int mode, struct nlfs_fs **fs, struct nlfs_err *err)
 {
@@ -18,7 +19,7 @@ static int open_fs(const char *device, int mode, struct nlfs_fs **fs, struct nlf
 
 	nlfs_err_clear(err);
 	if (rc)
-		return nlfs_err_set(err, rc, NLFS_NOWHERE, "opening");
+		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s", device);
 	rc = nlfs_fs_open(io, fs, err);
 	if (rc)
 		nlfs_io_close(io);
@@ -90,7 +91,7 @@ int vol_open(struct volume *v, const char *device)
 		return -ENOMEM;
 	v->fd = open(device, O_RDONLY | O_CLOEXEC);
 	if (v->fd < 0)
-		return nlfs_err_set(&v->err, errno, NLFS_NOWHERE, "opening");
+		return nlfs_err_set(&v->err, errno, NLFS_NOWHERE, "%s", device);
 	rc = open_fs(device, NLFS_IO_RDONLY, &fs, &v->err);
 	if (rc)
 		return rc;
@@ -204,12 +205,16 @@ int vol_errno(int rc)
 
 void vol_report(struct volume *v, const char *what, int rc)
 {
-	char msg[320];
+	char buf[640];
+	const char *msg = buf;
 
-	if (v->err.code)
-		nlfs_err_format(&v->err, msg, sizeof(msg));
+	/* opening: why the volume cannot be used, with its name said once */
+	if (!what)
+		msg = cmd_volume_reason(v->device, rc, &v->err, buf, sizeof(buf));
+	else if (v->err.code)
+		nlfs_err_format(&v->err, buf, sizeof(buf));
 	else
-		snprintf(msg, sizeof(msg), "%s", nlfs_strerror(rc));
+		msg = nlfs_strerror(rc);
 	if (what)
 		cli_warnx("%s: %s: %s", v->device, what, msg);
 	else

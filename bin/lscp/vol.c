@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vol.c - find the volume a command names: the mounted NILFS2 file systems
- * come from /proc/self/mountinfo and are matched by device number, so a
- * device, its mount point, a directory inside it, or a loop-mounted image
- * all lead to the same mount.  What is not mounted is read offline.  A
- * device may be named by a tag (UUID=, LABEL=; common/devtag.h).
+ * vol.c - find the volume a command names: common/mounts.c's lookup
+ * (libmount) leads a device, its mount point, a directory inside it, or a
+ * loop-mounted image to the same mount, which must be nilfs2.  What is
+ * not mounted is read offline.  A device may be named by a tag (UUID=,
+ * LABEL=; common/devtag.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,11 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "devtag.h"
 #include "vol.h"
-#include "mountinfo.h"
+#include "mounts.h"
 
 struct mnt_list {
 	struct mnt_entry *m;
@@ -96,24 +95,23 @@ static int open_default(struct vol *v, const struct mnt_list *l, int mode, char 
 int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 {
 	struct vol *v = calloc(1, sizeof(*v));
-	struct mnt_list l;
-	const struct mnt_entry *m = NULL;
-	struct stat st;
-	dev_t loops[8];
+	struct mnt_list l = { NULL, 0 };
+	struct mnt_entry m;
 	int rc;
 
 	if (!v) {
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	/* no /proc: nothing is mounted as far as we can tell */
-	if (mnt_list(MNT_MOUNTINFO, "nilfs2", &l.m, &l.n) == -ENOMEM) {
-		free(v);
-		snprintf(msg, len, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
 	if (!arg) {
+		/* no /proc: nothing is mounted as far as we can tell */
+		if (mnt_list(NULL, "nilfs2", &l.m, &l.n) == -ENOMEM) {
+			free(v);
+			snprintf(msg, len, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
 		rc = open_default(v, &l, mode, msg, len);
+		mnt_list_free(l.m, l.n);
 		goto done;
 	}
 	rc = dev_lookup(arg, &arg);     /* UUID=, LABEL=: the device */
@@ -121,29 +119,20 @@ int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 		snprintf(msg, len, "%s", dev_lookup_reason(arg, rc));
 		goto done;
 	}
-	if (stat(arg, &st) < 0) {
-		rc = -errno;
-		snprintf(msg, len, "%s", strerror(errno));
+	rc = mnt_check_nilfs(arg, msg, len);
+	if (rc)
 		goto done;
-	}
-	if (S_ISBLK(st.st_mode))
-		m = find_mount(&l, st.st_rdev);
-	else if (S_ISDIR(st.st_mode))
-		m = find_mount(&l, st.st_dev);
-	else if (S_ISREG(st.st_mode))
-		for (size_t i = 0, n = mnt_loops_of(arg, loops, 8); !m && i < n; i++)
-			m = find_mount(&l, loops[i]);
-	if (m) {
-		rc = use_mount(v, m, mode, msg, len);
-	} else if (S_ISDIR(st.st_mode)) {
-		snprintf(msg, len, "no NILFS2 file system is mounted there");
-		rc = -ENOENT;
-	} else {
+	rc = mnt_lookup(NULL, arg, NULL, &m);
+	if (rc == 0) {
+		rc = use_mount(v, &m, mode, msg, len);
+		mnt_free(&m);
+	} else if (rc == -ENOENT) {
 		v->dev = strdup(arg);
 		rc = v->dev ? vol_image_open(v, mode, msg, len) : -ENOMEM;
+	} else {
+		snprintf(msg, len, "%s", strerror(-rc));
 	}
 done:
-	mnt_list_free(l.m, l.n);
 	if (rc) {
 		vol_close(v);
 		return rc;

@@ -17,7 +17,7 @@
 
 #include <nlfs/writer.h>
 #include "io_open.h"
-#include "holder.h"
+#include "volerr.h"
 #include "vol.h"
 
 struct image_priv {
@@ -316,17 +316,22 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 	if (rc) {
 		char why[640];
 
-		snprintf(msg, len, "%s", dev_open_reason(v->dev, rc, why, sizeof(why)));
+		snprintf(msg, len, "%s", cmd_volume_reason(v->dev, rc, NULL, why, sizeof(why)));
 		free(p);
 		return rc;
 	}
 	rc = nlfs_fs_open(io, &p->fs, &p->err);
 	if (rc) {
-		/* no superblock at all (a short file reads as ENODATA) */
-		if (rc == -NLFS_EBADMAGIC || rc == -ENODATA)
+		char why[640];
+
+		/* no superblock at all (a short file reads as ENODATA), and no
+		 * other file system that libblkid knows */
+		if ((rc == -NLFS_EBADMAGIC || rc == -ENODATA) &&
+		    !cmd_foreign_type(v->dev, why, sizeof(why)))
 			snprintf(msg, len, "not a NILFS2 volume");
 		else
-			nlfs_err_format(&p->err, msg, len);
+			snprintf(msg, len, "%s",
+				 cmd_volume_reason(v->dev, rc, &p->err, why, sizeof(why)));
 		nlfs_io_close(io);
 		free(p);
 		return rc;

@@ -179,9 +179,9 @@ int vol_mount_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	p->fd = open(v->mnt, O_RDONLY | O_CLOEXEC);
+	p->fd = ioc_open(v->mnt);
 	if (p->fd < 0) {
-		rc = -errno;
+		rc = p->fd;
 		goto fail;
 	}
 	if (mode & VOL_LOCK) {

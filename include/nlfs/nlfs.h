@@ -52,7 +52,8 @@ void nlfs_err_clear(struct nlfs_err *e);
  * BLOCK and the message; returns the code, negative. */
 int nlfs_err_set(struct nlfs_err *e, int code, uint64_t block, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* "what (block B, inode I, checkpoint C): reason", into BUF */
+/* "what (block B, inode I, checkpoint C): reason", into BUF; a location or
+ * the reason that WHAT already names is left out */
 void nlfs_err_format(const struct nlfs_err *e, char *buf, size_t len);
 
 /* crc.c: the kernel's crc32_le(seed, ...) (no pre/post inversion).  The CRC. */

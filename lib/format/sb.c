@@ -99,6 +99,13 @@ int nlfs_sb_check_geometry(const struct nlfs_super_block *sb, uint64_t devsize,
 		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 				    "s_r_segments_percentage %u not in 1..99", pct);
 	devblocks = devsize / bs;
+	/* the usual cause named: a copy cut short, a partition made smaller */
+	if (nsegs != 0 && nsegs > devblocks / bps && nlfs_le64(sb->s_dev_size) > devsize)
+		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
+				    "the volume (%llu bytes) is larger than the device (%llu "
+				    "bytes): a truncated image or a shrunk partition",
+				    (unsigned long long)nlfs_le64(sb->s_dev_size),
+				    (unsigned long long)devsize);
 	if (nsegs == 0 || nsegs > devblocks / bps)
 		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 				    "%llu segments of %u blocks exceed the device (%llu blocks)",

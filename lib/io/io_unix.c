@@ -413,6 +413,17 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		err = -errno;
 		goto fail;
 	}
+	{
+		struct stat st;
+
+		/* a directory opens read-only; its reads would fail later as
+		 * "Block device required" */
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			err = -EISDIR;
+			goto fail;
+		}
+	}
 	priv->fd = fd;
 	io->priv = priv;
 	{

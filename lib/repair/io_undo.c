@@ -339,12 +339,14 @@ int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
 		goto out;
 	}
 	rc = read_all(fd, &h, sizeof(h), &got);
-	if (!rc && (got != sizeof(h) || memcmp(h.magic, UNDO_MAGIC, 8) ||
-		    nlfs_le32(h.crc) != nlfs_crc32(0, &h, offsetof(struct undo_header, crc)) ||
-		    nlfs_le32(h.blocksize) != UNDO_BLOCK))
+	if (rc)
+		nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: cannot read the undo file", path);
+	else if (got != sizeof(h) || memcmp(h.magic, UNDO_MAGIC, 8) ||
+		 nlfs_le32(h.crc) != nlfs_crc32(0, &h, offsetof(struct undo_header, crc)) ||
+		 nlfs_le32(h.blocksize) != UNDO_BLOCK)
 		rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 				  "%s: not an undo file of nilfsprogs (bad header)", path);
-	else if (!rc && nlfs_le32(h.version) != UNDO_VERSION)
+	else if (nlfs_le32(h.version) != UNDO_VERSION)
 		rc = nlfs_err_set(err, NLFS_EREVISION, NLFS_NOWHERE,
 				  "%s: undo file version %u is not supported", path,
 				  nlfs_le32(h.version));

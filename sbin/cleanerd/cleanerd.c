@@ -38,7 +38,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -54,7 +53,7 @@
 #include "ctl.h"
 #include "devtag.h"
 #include "ioc.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "cli.h"
 
 uint64_t mono_ns(void)
@@ -129,24 +128,27 @@ int cld_reload_config(struct cleanerd *d, const char *path)
 static int open_volume(struct cleanerd *d)
 {
 	struct mnt_entry m;
-	struct statfs sf;
 	struct stat st;
-	int rc = mnt_find(MNT_MOUNTINFO, d->rdev, d->dir_arg, &m);
+	int rc = mnt_lookup_dev(NULL, d->rdev, d->dir_arg, &m);
 
-	if (rc == -EROFS) {
+	if (rc)
+		return rc;
+	if (!mnt_is_nilfs(&m)) {
+		mnt_free(&m);
+		return -ENOENT;   /* replaced by another file system */
+	}
+	if (!m.rw) {
 		mnt_free(&m);
 		return 1;
 	}
-	if (rc)
-		return rc == -ENOENT ? -ENOENT : rc;
-	d->iocfd = open(m.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d->iocfd = ioc_open(m.mountpoint);
 	if (d->iocfd < 0) {
-		rc = -errno;
+		rc = d->iocfd == -EMEDIUMTYPE ? -ENOENT : d->iocfd;
+		d->iocfd = -1;
 		mnt_free(&m);
 		return rc;
 	}
-	if (fstatfs(d->iocfd, &sf) || sf.f_type != NILFS_MAGIC || fstat(d->iocfd, &st) ||
-	    st.st_dev != d->rdev) {
+	if (fstat(d->iocfd, &st) || st.st_dev != d->rdev) {
 		close(d->iocfd);
 		d->iocfd = -1;
 		mnt_free(&m);
@@ -514,10 +516,15 @@ int main(int argc, char **argv)
 	d.device = realpath(dev, NULL);
 	if (!d.device)
 		cli_errx("%s: %s", dev, strerror(errno));
+	cmd_refuse_foreign_mount(dev);
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;
+		cld_log_device(d.device);
 		openlog(PROG, LOG_PERROR, LOG_DAEMON);
+		/* a run at a terminal: the built-in defaults standing in for a
+		 * missing default file are no news (a daemon's log says it) */
+		setlogmask(LOG_UPTO(LOG_WARNING));
 		if (load_config(&d, d.conffile, d.conf_explicit))
 			cli_errx("%s: %s", d.conffile, strerror(errno));
 		return cleanerd_offline_conf(d.device, &d.cfg, write_damaged, stdout, stderr) ?
@@ -536,14 +543,17 @@ int main(int argc, char **argv)
 	{
 		struct mnt_entry m;
 
-		rc = mnt_find(MNT_MOUNTINFO, d.rdev, d.dir_arg, &m);
+		rc = mnt_lookup_dev(NULL, d.rdev, d.dir_arg, &m);
 		if (rc == -ENOENT)
-			cli_errx("%s: not mounted as nilfs2%s%s", d.device, d.dir_arg ? " on " : "",
+			cli_errx("%s: not mounted%s%s", d.device, d.dir_arg ? " on " : "",
 			    d.dir_arg ? d.dir_arg : "");
-		if (rc == -EROFS)
-			cli_errx("%s: mounted read-only on %s", d.device, m.mountpoint);
 		if (rc)
-			cli_errx("%s: cannot read %s: %s", d.device, MNT_MOUNTINFO, strerror(-rc));
+			cli_errx("%s: cannot read the mount table: %s", d.device, strerror(-rc));
+		if (!mnt_is_nilfs(&m))
+			cli_errx("%s: mounted on %s as %s, not NILFS2; nothing done", d.device,
+			    m.mountpoint, m.fstype);
+		if (!m.rw)
+			cli_errx("%s: mounted read-only on %s", d.device, m.mountpoint);
 		d.mountpoint = strdup(m.mountpoint);
 		mnt_free(&m);
 	}

@@ -19,7 +19,6 @@
 #include "plan.h"
 
 #define PROG "nilfs_cleanerd"
-#define NILFS_MAGIC 0x3434
 #define MIN_RESERVED_SEGMENTS 8
 #define EMERGENCY_MARGIN 2
 #define EVAL_BUDGET 64             /* live counts of new candidates per pass */

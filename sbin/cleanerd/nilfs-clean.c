@@ -22,7 +22,7 @@
 #include "cldconfig.h"
 #include "ctl.h"
 #include "devtag.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "offline.h"
 #include "cli.h"
 
@@ -107,36 +107,34 @@ static void parse_minrec(struct opts *o, const char *arg)
 /* the device number of the volume and a name for messages */
 static dev_t find_volume(const char *target, char *name, size_t len)
 {
-	struct mnt_entry m;
-	struct stat st;
+	struct mnt_entry m, *all;
+	size_t n, i;
 	dev_t dev;
 	int rc;
 
 	if (!target) {
-		rc = mnt_find_any(MNT_MOUNTINFO, &m);
-		if (rc == -ENOENT)
-			cli_errx("no NILFS2 volume is mounted read-write");
+		rc = mnt_list(NULL, "nilfs2", &all, &n);
 		if (rc)
-			cli_errx("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
-		snprintf(name, len, "%s", m.source);
-		dev = m.dev;
-		mnt_free(&m);
+			cli_errx("cannot read the mount table: %s", strerror(-rc));
+		for (i = 0; i < n && !all[i].rw; i++)
+			;
+		if (i == n) {
+			mnt_list_free(all, n);
+			cli_errx("no NILFS2 volume is mounted read-write");
+		}
+		snprintf(name, len, "%s", all[i].source);
+		dev = all[i].dev;
+		mnt_list_free(all, n);
 		return dev;
 	}
 	snprintf(name, len, "%s", target);
-	if (stat(target, &st))
-		cli_errx("%s: %s", target, strerror(errno));
-	if (S_ISBLK(st.st_mode))
-		dev = st.st_rdev;
-	else if (S_ISDIR(st.st_mode))
-		dev = st.st_dev;
-	else
-		cli_errx("%s: neither a block device nor a mount point", target);
-	rc = mnt_find(MNT_MOUNTINFO, dev, NULL, &m);
+	cmd_refuse_foreign_mount(target);
+	rc = mnt_lookup(NULL, target, NULL, &m);
 	if (rc == -ENOENT)
 		cli_errx("%s: not a mounted NILFS2 volume", target);
-	if (rc && rc != -EROFS)
-		cli_errx("cannot read %s: %s", MNT_MOUNTINFO, strerror(-rc));
+	if (rc)
+		cli_errx("%s: %s", target, strerror(-rc));
+	dev = m.dev;
 	mnt_free(&m);
 	return dev;
 }

@@ -2,6 +2,7 @@
 /* The offline cleaning run behind nilfs_cleanerd --offline. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,12 +12,41 @@
 #include <time.h>
 
 #include "cldconfig.h"
+#include "cli.h"
 #include "io_open.h"
-#include "holder.h"
-#include "mountinfo.h"
+#include "volerr.h"
+#include "mounts.h"
 #include "offline.h"
 #include "progress.h"
 
+
+/* an offline run writes: DEVICE must not be mounted at all */
+static bool refuse_mounted(const char *device, FILE *errf)
+{
+	char msg[3 * PATH_MAX];
+	struct mnt_entry m;
+
+	if (mnt_check_nilfs(device, msg, sizeof(msg))) {
+		fprintf(errf, "%s: %s: %s; nothing done\n", cli_progname, device, msg);
+		return true;
+	}
+	if (mnt_lookup(NULL, device, NULL, &m))
+		return false;
+	fprintf(errf, "%s: %s is mounted on %s: clean it there with nilfs_cleanerd or "
+		"nilfs-clean instead\n", cli_progname, device, m.mountpoint);
+	mnt_free(&m);
+	return true;
+}
+
+/* "prog: DEVICE: why" for a failure RC (ERR: the library's context or NULL) */
+static int fail(FILE *errf, const char *device, int rc, const struct nlfs_err *err)
+{
+	char msg[640];
+
+	fprintf(errf, "%s: %s: %s\n", cli_progname, device,
+		cmd_volume_reason(device, rc, err, msg, sizeof(msg)));
+	return 1;
+}
 
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
 {
@@ -39,19 +69,13 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	struct nlfs_err err;
 	struct nlfs_gc_stats st;
 	uint64_t before, after, nsegs;
-	char msg[512];
 	int rc;
 
-	if (mnt_path_mounted(device)) {
-		fprintf(errf, "%s is mounted: run nilfs_cleanerd on the mounted volume instead\n",
-			device);
+	if (refuse_mounted(device, errf))
 		return 1;
-	}
 	rc = cmd_io_open(device, NLFS_IO_RDWR, &io);
 	if (rc) {
-		fprintf(errf, "cannot open %s: %s\n", device,
-			dev_open_reason(device, rc, msg, sizeof(msg)));
-		return 1;
+		return fail(errf, device, rc, NULL);
 	}
 	nlfs_err_clear(&err);
 	rc = clean_count(io, &before, &nsegs, &err);
@@ -70,11 +94,8 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	if (!rc)
 		rc = clean_count(io, &after, &nsegs, &err);
 	nlfs_io_close(io);
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(errf, "%s: %s\n", device, msg);
-		return 1;
-	}
+	if (rc)
+		return fail(errf, device, rc, &err);
 	if (out)
 		fprintf(out, "%s: clean segments %" PRIu64 " -> %" PRIu64 " of %" PRIu64
 			"; %" PRIu64 " passes, %" PRIu64 " segments cleaned, %" PRIu64
@@ -83,9 +104,9 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 			st.blocks_freed, st.checkpoints_deleted, nlfs_gc_policy_name(p->policy));
 	if (st.segments_damaged) {
 		/* copied, its blocks would pass for sound under new checksums */
-		fprintf(errf, "%s: segment %" PRIu64 " left as it is: a log in it fails its "
+		fprintf(errf, "%s: %s: segment %" PRIu64 " left as it is: a log in it fails its "
 			"checksums (%" PRIu64 " such segment(s)); fsck.nilfs2 --check-data "
-			"tells more\n", device, st.first_damaged, st.segments_damaged);
+			"tells more\n", cli_progname, device, st.first_damaged, st.segments_damaged);
 		return 1;
 	}
 	return 0;
@@ -99,20 +120,18 @@ static int conf_params(const char *device, const struct cld_config *c, struct nl
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	int rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+	int rc;
 
-	if (rc) {
-		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
+	if (refuse_mounted(device, errf))
 		return 1;
-	}
+	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+
+	if (rc)
+		return fail(errf, device, rc, NULL);
 	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
-		char msg[512];
-
-		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(errf, "%s: %s\n", device, msg);
 		nlfs_io_close(io);
-		return 1;
+		return fail(errf, device, rc, &err);
 	}
 	*g = *nlfs_fs_geometry(fs);
 	nlfs_fs_close(fs);

@@ -15,6 +15,8 @@
 #include "stats.h"
 #include "devtag.h"
 #include "json.h"
+#include "mounts.h"
+#include "volerr.h"
 
 struct opts {
 	bool json;
@@ -805,18 +807,18 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind]);
 	if (!o.device)
 		return CLI_EXIT_FAILURE;
+	cmd_refuse_foreign_mount(o.device);
 	view = find_view(argv[optind + 1]);
 	if (!view)
 		cli_usage_error("unknown view '%s'", argv[optind + 1]);
 	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
 	if (rc) {
-		cli_warnx("%s: %s", o.device, nlfs_strerror(rc));
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 		return 1;
 	}
 	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", o.device, msg);
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 		nlfs_io_close(io);
 		return 1;
 	}
@@ -832,10 +834,8 @@ int main(int argc, char **argv)
 	} else {
 		rc = view->run(fs, &o, argv + optind + 2, &err);
 	}
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", o.device, msg);
-	}
+	if (rc)
+		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 	nlfs_fs_close(fs);
 	return rc ? 1 : 0;
 }

@@ -139,7 +139,9 @@ void fsck_report_free(struct fsck *c);
 void fsck_report_add(struct fsck *c, enum fsck_pr code, const char *msg);
 bool fsck_cancelled(struct fsck *c);
 
-/* mount.c */
+/* mount.c: 0 (*MOUNTED says whether it is a nilfs2 mount, WHERE its mount
+ * point), or -EMEDIUMTYPE if DEVICE is mounted as another file system (WHERE
+ * says which, for the refusal) */
 int fsck_check_mounted(const char *device, bool *mounted, bool *ro, char *where, size_t len);
 
 /* the passes */

@@ -34,7 +34,7 @@
 #include "fsck.h"
 #include "io_open.h"
 #include "devtag.h"
-#include "holder.h"
+#include "volerr.h"
 #include "readahead.h"
 #include "repair.h"
 
@@ -231,9 +231,16 @@ static int step_superblocks(struct fsck *c, struct check_run *r)
 
 	if (!rc)
 		return 0;
-	if (rc > 0)
-		fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 volume?)\n",
-			FSCK_PROG, c->o.device);
+	if (rc > 0) {
+		char type[64];
+
+		if (cmd_foreign_type(c->o.device, type, sizeof(type)))
+			fprintf(stderr, "%s: %s: formatted as %s, not NILFS2\n", FSCK_PROG,
+				c->o.device, type);
+		else
+			fprintf(stderr, "%s: %s: no NILFS2 superblock found (is this a NILFS2 "
+				"volume?)\n", FSCK_PROG, c->o.device);
+	}
 	r->exit = FSCK_EXIT_OPERATIONAL;
 	return -1;
 }
@@ -400,7 +407,10 @@ static int open_for_check(struct fsck *c, struct nlfs_io **out)
 	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDONLY, out);
 
 	if (rc) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", FSCK_PROG, c->o.device, nlfs_strerror(rc));
+		char why[640];
+
+		fprintf(stderr, "%s: %s: %s\n", FSCK_PROG, c->o.device,
+			cmd_volume_reason(c->o.device, rc, NULL, why, sizeof(why)));
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	return 0;
@@ -417,8 +427,9 @@ static int open_for_repair(struct fsck *c, struct nlfs_io **out)
 	if (rc) {
 		char why[640];
 
-		fprintf(stderr, "%s: cannot open %s for writing: %s\n", FSCK_PROG, c->o.device,
-			dev_open_reason(c->o.device, rc, why, sizeof(why)));
+		fflush(stdout);   /* what was said before comes before this */
+		fprintf(stderr, "%s: %s: cannot open it to repair: %s\n", FSCK_PROG, c->o.device,
+			cmd_volume_reason(c->o.device, rc, NULL, why, sizeof(why)));
 		return FSCK_EXIT_OPERATIONAL;
 	}
 	if (c->o.undo_file) {
@@ -562,7 +573,13 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 
-	if (fsck_check_mounted(c.o.device, &mounted, &ro, where, sizeof(where)) == 0 && mounted) {
+	if (fsck_check_mounted(c.o.device, &mounted, &ro, where, sizeof(where))) {
+		/* another file system: not ours to read, let alone repair */
+		fprintf(stderr, "%s: %s: %s; nothing done\n", FSCK_PROG, c.o.device, where);
+		fsck_report_free(&c);
+		return FSCK_EXIT_OPERATIONAL;
+	}
+	if (mounted) {
 		if (c.o.mode != MODE_NO) {
 			fprintf(stderr, "%s: %s is mounted on %s; refusing to repair a mounted volume (use -n to check it)\n",
 				FSCK_PROG, c.o.device, where);
@@ -589,8 +606,11 @@ int main(int argc, char **argv)
 	     (all || c.o.mode == MODE_YES); round++) {
 		bool changed = false;
 
-		fsck_info(&c, "repairing");
+		/* said once the device is ours to write: a busy one ends in
+		 * its refusal, not in "repairing" */
 		ex = rw ? 0 : open_for_repair(&c, &rw);
+		if (!ex)
+			fsck_info(&c, "repairing");
 		if (!ex)
 			ex = run_repairs(&c, rw, &changed);
 		c.o.rollback = false;   /* once */

@@ -1,9 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mount.c - is the device mounted?  (common/mountinfo.c decides) */
+/* mount.c - is the device mounted, and as nilfs2?  (common/mounts.c decides) */
+#include <errno.h>
+#include <stdio.h>
+
 #include "fsck.h"
-#include "mountinfo.h"
+#include "mounts.h"
 
 int fsck_check_mounted(const char *device, bool *mounted, bool *ro, char *where, size_t len)
 {
-	return mnt_in_use(device, mounted, ro, where, len) ? -1 : 0;
+	struct mnt_entry m;
+	int rc = mnt_check_nilfs(device, where, len);
+
+	*mounted = *ro = false;
+	if (rc)
+		return rc;
+	if (mnt_lookup(NULL, device, NULL, &m))
+		return 0;
+	*mounted = true;
+	*ro = !m.rw;
+	snprintf(where, len, "%s", m.mountpoint);
+	mnt_free(&m);
+	return 0;
 }

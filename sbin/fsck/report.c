@@ -201,6 +201,7 @@ void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 		return;
 	fputs("{\"device\":", out);
 	json_put_string(out, c->o.device);
+	json_put_bytes(out, "device", c->o.device);
 	fputs(",\"status\":", out);
 	json_put_string(out, status);
 	fprintf(out, ",\"exit_code\":%d,\"errors\":%llu,\"warnings\":%llu", exit_code,
@@ -228,6 +229,7 @@ void fsck_report_finish(struct fsck *c, int exit_code, const char *status)
 		fprintf(out, "%s{\"code\":\"%s\",\"severity\":\"%s\",\"pass\":%d,\"message\":",
 			i ? "," : "", d->name, sev[d->severity], d->pass);
 		json_put_string(out, r->items[i].msg);
+		json_put_bytes(out, "message", r->items[i].msg);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);

@@ -23,7 +23,7 @@
 #include "closestream.h"
 #include "populate.h"
 #include "holder.h"
-#include "mountinfo.h"
+#include "mounts.h"
 #include "cli.h"
 
 #define PROG "mkfs.nilfs2"
@@ -31,7 +31,8 @@
 struct opts {
 	struct nlfs_mkfs_params p;
 	const char *device, *source;
-	bool force, nodiscard, dry_run, quiet, have_uuid, have_time;
+	bool nodiscard, dry_run, quiet, have_uuid, have_time;
+	int force;              /* -f: overwrite; -f -f: also an unmountable block size */
 	int verbose;
 };
 
@@ -50,6 +51,7 @@ static void usage(FILE *f)
 	      " -T <seconds>       creation time (default: $SOURCE_DATE_EPOCH or now)\n"
 	      " -d <dir>           copy the tree at <dir> into the new volume\n"
 	      " -f                 overwrite an existing filesystem or partition table\n"
+	      "                    (twice: also a block size this kernel cannot mount)\n"
 	      " -K                 do not discard the device's blocks\n"
 	      " -n                 show what would be done, write nothing\n"
 	      " -q                 quiet\n"
@@ -103,7 +105,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'c': cli_errx("-c (bad block check) is not supported");
 		case 'd': o->source = optarg; break;
-		case 'f': o->force = true; break;
+		case 'f': o->force++; break;
 		case 'h': usage(stdout); exit(0);
 		case 'K': o->nodiscard = true; break;
 		case 'L':
@@ -149,16 +151,23 @@ static void parse(int argc, char **argv, struct opts *o)
 }
 
 /* The kernel's nilfs2 needs a block to fit in a page: a larger block size
- * makes a volume this machine cannot mount.  nilfs-utils refuses it; -f
- * makes it anyway (for another machine with larger pages). */
+ * makes a volume this machine cannot mount.  nilfs-utils refuses it.  -f
+ * means "overwrite" in every mkfs, so it takes -f twice (as mke2fs -F -F)
+ * to make one anyway (for another machine with larger pages), and a
+ * warning says what was made. */
 static void check_page_size(const struct opts *o)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	if (page <= 0 || o->p.blocksize <= (unsigned long)page || o->force)
+	if (page <= 0 || o->p.blocksize <= (unsigned long)page)
 		return;
-	cli_errx("block size %u is larger than this kernel's page size (%ld): the running kernel "
-	    "could not mount the volume; use -f to make it anyway", o->p.blocksize, page);
+	if (o->force < 2)
+		cli_errx("block size %u is larger than this kernel's page size (%ld): the running "
+		    "kernel could not mount the volume; use -f twice to make it anyway",
+		    o->p.blocksize, page);
+	cli_warnx("warning: block size %u is larger than this kernel's page size (%ld): only a "
+		  "kernel with pages of %u bytes or more can mount %s", o->p.blocksize, page,
+		  o->p.blocksize, o->device);
 }
 
 /* Refuse to overwrite a filesystem or partition table blkid recognises;
@@ -261,8 +270,13 @@ int main(int argc, char **argv)
 		cli_errx("%s", err.what);
 	}
 	check_page_size(&o);
-	if (mnt_path_mounted(o.device))
-		cli_errx("%s is mounted; will not make a filesystem here", o.device);
+	{
+		struct mnt_entry m;
+
+		if (!mnt_lookup(NULL, o.device, NULL, &m))
+			cli_errx("%s is mounted on %s (%s); will not make a filesystem here",
+			    o.device, m.mountpoint, m.fstype);
+	}
 	check_existing(&o);
 	if (!o.quiet) {
 		printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION);

@@ -29,7 +29,7 @@
 #include "attrs.h"
 #include "cleaner.h"
 #include "utab.h"
-#include "mountinfo.h"
+#include "mounts.h"
 
 #define PROG "mount.nilfs2"
 
@@ -160,15 +160,22 @@ static int mount_new(struct mount_cmd *m, unsigned long mflags)
 
 	if (!(mflags & MS_RDONLY)) {
 		/* the device, or the image file behind a loop device */
-		bool mounted, ro_only;
-		char where[PATH_MAX];
+		struct mnt_entry was;
 
-		if (!mnt_in_use(dev, &mounted, &ro_only, where, sizeof(where)) && mounted &&
-		    !ro_only) {
-			fprintf(stderr, PROG ": %s is already mounted read-write on %s; a second "
-				"read-write mount of a nilfs2 volume is refused (mount a checkpoint "
-				"read-only with -o ro,cp=N)\n", dev, where);
-			return MNT_EX_FAIL;
+		if (!mnt_lookup(NULL, dev, NULL, &was)) {
+			bool refuse = was.rw || !mnt_is_nilfs(&was);
+
+			if (!mnt_is_nilfs(&was))
+				fprintf(stderr, PROG ": %s: mounted on %s as %s, not NILFS2; nothing "
+					"done\n", dev, was.mountpoint, was.fstype);
+			else if (was.rw)
+				fprintf(stderr, PROG ": %s is already mounted read-write on %s; a "
+					"second read-write mount of a nilfs2 volume is refused (mount "
+					"a checkpoint read-only with -o ro,cp=N)\n", dev,
+					was.mountpoint);
+			mnt_free(&was);
+			if (refuse)
+				return MNT_EX_FAIL;
 		}
 	}
 	if (!m->fake) {

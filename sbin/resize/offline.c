@@ -28,14 +28,12 @@ static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
 
 	if (rc) {
-		say("Error: cannot open device: %s: %s.\n", o->device,
-		    dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		say_unusable(o, rc, NULL);
 		return -1;
 	}
 	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		say("Error: cannot open NILFS on %s: %s\n", o->device, msg);
+		say_unusable(o, rc, &err);
 		nlfs_io_close(io);
 		return -1;
 	}
@@ -112,8 +110,7 @@ int resize_offline(const struct resize_opts *o)
 	}
 	rc = cmd_io_open(o->device, NLFS_IO_RDWR, &io);
 	if (rc) {
-		say("Error: cannot open device: %s: %s.\n", o->device,
-		    dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		say_unusable(o, rc, NULL);
 		if (extended)
 			undo_extend(o, ri.old_devsize);
 		say("Aborted.\n");

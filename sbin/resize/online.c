@@ -83,9 +83,9 @@ int resize_online(const struct resize_opts *o, const char *mountpoint)
 		return EXIT_SUCCESS;
 	}
 	shrink = newsize < cur;
-	fd = open(mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = ioc_open(mountpoint);
 	if (fd < 0) {
-		say("Error: cannot open %s: %s\n", mountpoint, strerror(errno));
+		say("Error: cannot open %s: %s\n", mountpoint, strerror(-fd));
 		return EXIT_FAILURE;
 	}
 	say("Partition size = %" PRIu64 " bytes.\n%s the filesystem size from %" PRIu64

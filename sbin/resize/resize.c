@@ -20,8 +20,8 @@
 #include <nlfs/nlfs.h>
 #include <nlfs/resize.h>
 #include "devtag.h"
-#include "holder.h"
-#include "mountinfo.h"
+#include "volerr.h"
+#include "mounts.h"
 #include "progress.h"
 #include "resize.h"
 #include "cli.h"
@@ -41,6 +41,14 @@ void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+}
+
+void say_unusable(const struct resize_opts *o, int rc, const struct nlfs_err *err)
+{
+	char msg[640];
+
+	say("%s: %s: %s\n", cli_progname, o->device,
+	    cmd_volume_reason(o->device, rc, err, msg, sizeof(msg)));
 }
 
 bool confirm(const struct resize_opts *o)
@@ -132,8 +140,7 @@ int main(int argc, char **argv)
 	struct resize_opts o = { 0 };
 	struct nlfs_io *io;
 	struct stat st;
-	bool mounted, ro;
-	char where[PATH_MAX], msg[512];
+	struct mnt_entry m;
 	int c, rc;
 
 	cli_init(argv[0]);
@@ -154,12 +161,17 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind++]);
 	if (!o.device)
 		return EXIT_FAILURE;
+	cmd_refuse_foreign_mount(o.device);
 	if (stat(o.device, &st) < 0) {
-		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+		say_unusable(&o, -errno, NULL);
+		return EXIT_FAILURE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		say_unusable(&o, -EISDIR, NULL);
 		return EXIT_FAILURE;
 	}
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
-		say("Error: %s is neither a block device nor an image file.\n", o.device);
+		say("%s: %s: neither a block device nor an image file\n", cli_progname, o.device);
 		return EXIT_FAILURE;
 	}
 	o.is_file = S_ISREG(st.st_mode);
@@ -169,8 +181,7 @@ int main(int argc, char **argv)
 		nlfs_io_close(io);
 	}
 	if (rc) {
-		say("Error: cannot get device size: %s: %s.\n", o.device,
-		    dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		say_unusable(&o, rc, NULL);
 		return EXIT_FAILURE;
 	}
 	o.size = o.devsize;
@@ -192,22 +203,24 @@ int main(int argc, char **argv)
 			o.size = down;
 		}
 	}
-	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0) {
-		say("Error: cannot find %s: %s.\n", o.device, strerror(errno));
+	rc = mnt_lookup(NULL, o.device, NULL, &m);
+	if (rc == -ENOENT)
+		return resize_offline(&o);
+	if (rc) {
+		say("Error: cannot find %s: %s.\n", o.device, strerror(-rc));
 		return EXIT_FAILURE;
 	}
-	if (mounted && o.is_file) {
+	if (o.is_file) {
 		say("Error: %s backs a loop device mounted on %s; resize the loop device "
-		    "instead.\n", o.device, where);
-		return EXIT_FAILURE;
+		    "instead.\n", o.device, m.mountpoint);
+		rc = EXIT_FAILURE;
+	} else if (!m.rw) {
+		say("Error: %s is mounted read-only on %s; the kernel resizes only a "
+		    "read-write mount.\n", o.device, m.mountpoint);
+		rc = EXIT_FAILURE;
+	} else {
+		rc = resize_online(&o, m.mountpoint);
 	}
-	if (mounted) {
-		if (ro) {
-			say("Error: %s is mounted read-only on %s; the kernel resizes only a "
-			    "read-write mount.\n", o.device, where);
-			return EXIT_FAILURE;
-		}
-		return resize_online(&o, where);
-	}
-	return resize_offline(&o);
+	mnt_free(&m);
+	return rc;
 }

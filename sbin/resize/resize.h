@@ -17,6 +17,10 @@ struct resize_opts {
 
 /* resize.c: nilfs-utils' messages go to standard error */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct nlfs_err;
+/* "nilfs-resize: DEVICE: why" for a volume that cannot be used (RC; ERR the
+ * library's context or NULL), the device named once */
+void say_unusable(const struct resize_opts *o, int rc, const struct nlfs_err *err);
 /* "Do you wish to proceed (y/N)? " unless -y; true to go on */
 bool confirm(const struct resize_opts *o);
 /* a progress bar on a terminal (standard error), nothing elsewhere */

@@ -29,9 +29,10 @@
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
 #include "devtag.h"
-#include "holder.h"
+#include "volerr.h"
 #include "io_open.h"
-#include "mountinfo.h"
+#include "ioc.h"
+#include "mounts.h"
 #include "tune.h"
 #include "cli.h"
 
@@ -198,34 +199,17 @@ static void report_choice(const char *dev, const struct nlfs_sb_choice *c, bool 
 static const char *set_label_online(const char *where, const char *label)
 {
 	char buf[FSLABEL_MAX] = { 0 };
-	int fd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc, fd = ioc_open(where);
 
 	if (fd < 0)
-		return strerror(errno);
+		return strerror(-fd);
 	memcpy(buf, label, strnlen(label, NLFS_VOLUME_NAME_LEN));
-	if (ioctl(fd, FS_IOC_SETFSLABEL, buf) < 0) {
-		int e = errno;
-
-		close(fd);
-		if (e == ENOTTY || e == EOPNOTSUPP)
-			return "this kernel's nilfs2 cannot change the label of a mounted volume "
-			       "(no FS_IOC_SETFSLABEL)";
-		return strerror(e);
-	}
+	rc = ioc_set_label(fd, buf);
 	close(fd);
-	return NULL;
-}
-
-/* the library's message, with the device named once */
-static const char *why(const struct nlfs_err *err, const char *dev, char *buf, size_t len)
-{
-	size_t n = strlen(dev);
-	int k = snprintf(buf, len, "%s: ", dev);
-
-	nlfs_err_format(err, buf + k, len - (size_t)k);
-	if (!strncmp(buf + k, dev, n) && buf[k + n] == ':')
-		return buf + k;
-	return buf;
+	if (rc == -ENOTTY || rc == -EOPNOTSUPP)
+		return "this kernel's nilfs2 cannot change the label of a mounted volume "
+		       "(no FS_IOC_SETFSLABEL)";
+	return rc ? strerror(-rc) : NULL;
 }
 
 static int list_volume(const struct tune_opts *o)
@@ -238,11 +222,11 @@ static int list_volume(const struct tune_opts *o)
 	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
 
 	if (rc)
-		cli_errx("cannot open %s: %s", o->device, dev_open_reason(o->device, rc, msg, sizeof(msg)));
+		cli_errx("%s: %s", o->device, cmd_volume_reason(o->device, rc, NULL, msg, sizeof(msg)));
 	rc = nlfs_sb_read_both(io, sb, &c, &err);
 	nlfs_io_close(io);
 	if (rc)
-		cli_errx("cannot open NILFS: %s", why(&err, o->device, msg, sizeof(msg)));
+		cli_errx("%s: %s", o->device, cmd_volume_reason(o->device, rc, &err, msg, sizeof(msg)));
 	report_choice(o->device, &c, false);
 	tune_list(stdout, &sb[c.used]);
 	return EXIT_SUCCESS;
@@ -282,8 +266,8 @@ static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct
 		rc = nlfs_recount_blocks(*fs, (uint64_t)time(NULL), &rs, &err);
 	if (rc) {
 		close_volume(*fs, io);
-		cli_errx("cannot count the blocks of the checkpoints for block_count: %s",
-		    why(&err, o->device, msg, sizeof(msg)));
+		cli_errx("%s: cannot count the blocks of the checkpoints for block_count: %s",
+		    o->device, cmd_volume_reason(o->device, rc, &err, msg, sizeof(msg)));
 	}
 	if (rs.nwrong)
 		printf("Block counts of %" PRIu64 " of %" PRIu64 " checkpoints set to what their "
@@ -299,18 +283,26 @@ int main(int argc, char **argv)
 	struct nlfs_err err;
 	struct nlfs_io *io;
 	struct nlfs_fs *fs = NULL;
-	bool mounted = false, ro = false;
+	bool mounted = false;
+	struct mnt_entry m;
 	char where[PATH_MAX], msg[1024];
 	int rc, mode = NLFS_IO_RDWR;
 
 	cli_init(argv[0]);
 	parse(argc, argv, &o);
+	cmd_refuse_foreign_mount(o.device);
 	printf(PROG " %s\n", PACKAGE_VERSION);   /* nilfs-utils' banner */
 	fflush(stdout);
 	if (!o.set)
 		return list_volume(&o);
-	if (mnt_in_use(o.device, &mounted, &ro, where, sizeof(where)) < 0)
-		cli_errx("cannot open %s: %s", o.device, strerror(errno));
+	rc = mnt_lookup(NULL, o.device, NULL, &m);
+	if (rc && rc != -ENOENT)
+		cli_errx("%s: %s", o.device, strerror(-rc));
+	if (!rc) {
+		mounted = true;
+		snprintf(where, sizeof(where), "%s", m.mountpoint);
+		mnt_free(&m);
+	}
 	if (mounted && o.set == SET_LABEL) {
 		const char *why = set_label_online(where, o.label);
 
@@ -337,7 +329,7 @@ int main(int argc, char **argv)
 	}
 	rc = cmd_io_open(o.device, mode, &io);
 	if (rc)
-		cli_errx("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
+		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 	if (sets_block_count(&o) && mounted)
 		fprintf(stderr, PROG ": %s: block counts not checked under the mounted kernel "
 			"(it keeps them)\n", o.device);
@@ -346,7 +338,7 @@ int main(int argc, char **argv)
 	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);
 	if (rc) {
 		close_volume(fs, io);
-		cli_errx("%s", why(&err, o.device, msg, sizeof(msg)));
+		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
 	}
 	report_choice(o.device, &c, true);
 	close_volume(fs, io);

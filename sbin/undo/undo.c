@@ -11,7 +11,9 @@
 #include <nlfs/undo.h>
 #include "cli.h"
 #include "devtag.h"
-#include "holder.h"
+#include "volerr.h"
+#include "io_open.h"
+#include "mounts.h"
 
 #define PROG "nilfs-undo"
 
@@ -67,14 +69,28 @@ int main(int argc, char **argv)
 	device = dev_resolve(argv[optind + 1]);
 	if (!device)
 		return UNDO_FAIL;
-	rc = nlfs_io_open_unix(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR,
-			       &io);
+	cmd_refuse_foreign_mount(device);
+	/* cmd_io_open refuses a mounted device or image for writing */
+	rc = cmd_io_open(device, flags & NLFS_UNDO_DRY_RUN ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
 	if (rc) {
 		char why[640];
 
-		fprintf(stderr, "%s: cannot open %s: %s\n", PROG, device,
-			dev_open_reason(device, rc, why, sizeof(why)));
+		fprintf(stderr, "%s: %s: %s\n", PROG, device,
+			cmd_volume_reason(device, rc, NULL, why, sizeof(why)));
 		return UNDO_FAIL;
+	}
+	if (!(flags & NLFS_UNDO_DRY_RUN)) {
+		char type[64];
+
+		/* reformatted since the undo file was made: not ours to write,
+		 * even with -f (a NILFS2 volume whose superblocks the undo file
+		 * puts back shows no type at all) */
+		if (cmd_foreign_type(device, type, sizeof(type))) {
+			fprintf(stderr, "%s: %s: formatted as %s, not NILFS2; nothing done\n", PROG,
+				device, type);
+			nlfs_io_close(io);
+			return UNDO_FAIL;
+		}
 	}
 	memset(&err, 0, sizeof(err));
 	rc = nlfs_undo_apply(argv[optind], io, flags, &st, &err);

@@ -31,7 +31,7 @@ expect 16 'no device' "no device" -- "$fsck" -n
 expect 16 'more than one' "two devices" -- "$fsck" -n good.img bad.img
 expect 16 'latest, snapshots or all' "bad --checkpoints" -- "$fsck" -n --checkpoints=some good.img
 expect 16 'invalid progress' "bad -C" -- "$fsck" -n -C x good.img
-expect 8 'cannot open' "missing device" -- "$fsck" -n no-such.img
+expect 8 'no-such.img: No such file or directory' "missing device" -- "$fsck" -n no-such.img
 expect 8 'no NILFS2 superblock' "not a NILFS2 volume" -- "$fsck" -n empty.img
 expect 0 'clean$' "-n on a good volume" -- "$fsck" -n good.img
 expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img

@@ -8,8 +8,9 @@ set -u
 top="${top_builddir:-.}"
 top=$(cd "$top" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-busy-device.XXXXXX") || exit 1
-loop=
+loop= holder=
 cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$loop" ] && {
 		swapoff "$loop" 2>/dev/null
 		umount "$tmp/mnt" 2>/dev/null
@@ -72,4 +73,28 @@ fi
 # released: the same device is writable again
 "$top/mkfs.nilfs2" -q -f "$loop" || bad "mkfs on the released device"
 "$top/fsck.nilfs2" -fy "$loop" >"$tmp/out" 2>&1 || { bad "fsck -fy on the released device"; cat "$tmp/out"; }
+
+# a volume fsck -y would repair, held open exclusively by another program:
+# the refusal to write is fsck's last word (not "repairing"), exit 8, and
+# nothing is written
+if command -v perl >/dev/null && [ -x "$top/tests/fsck/corrupt" ] &&
+	"$top/tests/fsck/corrupt" sb_secondary_crc "$loop" >/dev/null; then
+	perl -MFcntl -e 'sysopen(my $f, $ARGV[0], O_RDONLY | O_EXCL) or die "$!\n"; sleep 60' \
+		"$loop" &
+	holder=$!
+	sleep 1
+	cp --sparse=always "$tmp/img" "$tmp/before"
+	"$top/fsck.nilfs2" -fy "$loop" >"$tmp/out" 2>&1
+	rc=$?
+	[ $rc -eq 8 ] || bad "fsck -fy on a held device: exit $rc, not 8"
+	tail -n 1 "$tmp/out" | grep -q "cannot open it to repair: the device is in use" ||
+		{ bad "fsck -fy on a held device: the refusal is not the last line"; cat "$tmp/out"; }
+	grep -q repairing "$tmp/out" && bad "fsck -fy on a held device said 'repairing'"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	holder=
+	cmp -s "$tmp/img" "$tmp/before" || bad "fsck -fy wrote to the held device"
+else
+	echo "SKIP part: a held device (perl, tests/fsck/corrupt)"
+fi
 exit $fail

@@ -106,7 +106,12 @@ expect 1 "lscp: cannot open NILFS on $tmp/zero: not a NILFS2 volume" "$top/lscp"
 expect 1 "lssu: cannot open NILFS on $tmp/zero: not a NILFS2 volume" "$top/lssu" "$tmp/zero"
 : >"$tmp/empty"
 expect 1 "lscp: cannot open NILFS on $tmp/empty: not a NILFS2 volume" "$top/lscp" "$tmp/empty"
-expect 1 "lscp: cannot open NILFS on $tmp: no NILFS2 file system is mounted there" "$top/lscp" "$tmp"
+# a directory on another file system: named, with its type and mount
+if command -v findmnt >/dev/null; then
+	set -- $(findmnt -n -o FSTYPE,TARGET,SOURCE -T "$tmp")
+	expect 1 "lscp: cannot open NILFS on $tmp: a directory in the $1 file system mounted on $2 ($3), not NILFS2" \
+		"$top/lscp" "$tmp"
+fi
 expect 1 "lscp: too many arguments" "$top/lscp" "$img" "$img"
 expect 1 "lssu: too many arguments" "$top/lssu" "$img" "$img"
 expect 1 "lscp: invalid option -- x" "$top/lscp" -x "$img"

@@ -73,7 +73,12 @@ if [ "$page" -lt 65536 ]; then
 	truncate -s 0 "$tmp/pg" && truncate -s 300M "$tmp/pg"
 	expect_fail "larger than this kernel's page size" "$mkfs" -q -b "$big" "$tmp/pg"
 	cmp -s -n 314572800 "$tmp/pg" /dev/zero || bad "a refused block size wrote to the device"
-	"$mkfs" -q -f -b "$big" "$tmp/pg" || bad "mkfs -f -b $big"
+	# -f alone means "overwrite", not "make what this kernel cannot mount"
+	expect_fail "use -f twice" "$mkfs" -q -f -b "$big" "$tmp/pg"
+	cmp -s -n 314572800 "$tmp/pg" /dev/zero || bad "mkfs -f -b $big wrote to the device"
+	"$mkfs" -q -f -f -b "$big" "$tmp/pg" 2>"$tmp/warn" || bad "mkfs -f -f -b $big"
+	grep -q "^mkfs.nilfs2: warning: block size $big is larger than this kernel's page size" \
+		"$tmp/warn" || bad "mkfs -f -f -b $big: no warning (even with -q)"
 	"$dump" "$tmp/pg" super | grep -q "s_log_block_size  *$(( big == 8192 ? 3 : big == 16384 ? 4 : 5 ))\$" ||
 		bad "mkfs -f -b $big: not that block size"
 fi

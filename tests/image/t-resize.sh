@@ -64,7 +64,7 @@ grep -q "^No need to resize the filesystem on" "$tmp/out" || bad "no-op message"
 refused "bad size argument: 12X" "$resize" -y "$img" 12X
 refused "bad size argument: -5" "$resize" -y "$img" -- -5
 refused "too many arguments" "$resize" -y "$img" 100M 200M
-refused "cannot find" "$resize" -y "$tmp/nope" 100M
+refused "nope: No such file or directory" "$resize" -y "$tmp/nope" 100M
 # the prompt: anything but y aborts
 echo n | "$resize" "$img" 96M >"$tmp/out" 2>&1 && bad "answered n, yet succeeded"
 grep -q "Do you wish to proceed (y/N)? Aborted.$" "$tmp/out" ||

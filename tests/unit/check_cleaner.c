@@ -7,13 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 
 #include "check_main.h"
 #include <nlfs/endian.h>
 #include "testimg.h"
 #include "../../sbin/cleanerd/ctl.h"
-#include "mountinfo.h"
+#include "mounts.h"
+#include "ioc.h"
 #include "../../sbin/cleanerd/plan.h"
 #include "../../sbin/cleanerd/cleanerd.h"
 #include "../../sbin/cleanerd/submit.h"
@@ -337,30 +342,36 @@ START_TEST(test_mountinfo)
 	      "32 1 254:16 / /with\\040space rw - nilfs2 /dev/vdb rw\n"
 	      "33 1 254:32 / /ro-only ro - nilfs2 /dev/vdc ro\n"
 	      "34 1 8:1 / /ext rw - ext4 /dev/sda1 rw\n"
-	      "garbage line\n", f);
+	      "35 1 0:40 / /bt rw - btrfs /dev/sdb1 rw\n", f);
 	fclose(f);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/mnt");
 	ck_assert_str_eq(m.source, "/dev/vda");
+	ck_assert_str_eq(m.fstype, "nilfs2");
 	ck_assert(m.rw);
+	ck_assert(mnt_is_nilfs(&m));
 	mnt_free(&m);
 	/* the read-write mount wins over an earlier read-only one */
-	ck_assert_int_eq(mnt_find(path, makedev(254, 16), NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 16), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/with space");
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 32), NULL, &m), -EROFS);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 32), NULL, &m), 0);
 	ck_assert_str_eq(m.mountpoint, "/ro-only");
+	ck_assert(!m.rw);
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find(path, makedev(8, 1), NULL, &m), -ENOENT);  /* not nilfs2 */
-	ck_assert_int_eq(mnt_find(path, makedev(1, 1), NULL, &m), -ENOENT);
+	/* any file system is found, with its type */
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(8, 1), NULL, &m), 0);
+	ck_assert_str_eq(m.fstype, "ext4");
+	ck_assert(!mnt_is_nilfs(&m));
+	mnt_free(&m);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(1, 1), NULL, &m), -ENOENT);
 	/* a given directory must match (canonically) */
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/proc", &m), -ENOENT);
-	ck_assert_int_eq(mnt_find(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
-	ck_assert_int_eq(mnt_find_any(path, &m), 0);
-	ck_assert_str_eq(m.source, "/dev/vda");
-	ck_assert_uint_eq(m.dev, makedev(254, 0));
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/proc", &m), -ENOENT);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/nonexistent-dir", &m), -ENOENT);
+	ck_assert_int_eq(mnt_lookup_dev(path, makedev(254, 0), "/mnt", &m), 0);
 	mnt_free(&m);
-	ck_assert_int_eq(mnt_find("/nonexistent", 0, NULL, &m), -ENOENT);
+	ck_assert_int_lt(mnt_lookup_dev("/nonexistent", 0, NULL, &m), 0);
+	ck_assert_int_eq(mnt_lookup(path, "/nonexistent", NULL, &m), -ENOENT);
 	{
 		/* the whole list, as the checkpoint tools read it */
 		struct mnt_entry *l;
@@ -375,17 +386,42 @@ START_TEST(test_mountinfo)
 		ck_assert_uint_eq(l[3].dev, makedev(254, 32));
 		mnt_list_free(l, n);
 		ck_assert_int_eq(mnt_list(path, NULL, &l, &n), 0);
-		ck_assert_uint_eq(n, 6);
+		ck_assert_uint_eq(n, 7);
+		ck_assert_str_eq(l[6].fstype, "btrfs");
 		mnt_list_free(l, n);
-		ck_assert_int_eq(mnt_list("/nonexistent", NULL, &l, &n), -ENOENT);
+		ck_assert_int_lt(mnt_list("/nonexistent", NULL, &l, &n), 0);
 		ck_assert_uint_eq(n, 0);
 	}
-	{
-		dev_t loops[2];
-
-		ck_assert_uint_eq(mnt_loops_of(path, loops, 2), 0);   /* no loop device has it */
-	}
+	/* a regular file no loop device has is not mounted */
+	ck_assert_int_eq(mnt_lookup(path, path, NULL, &m), -ENOENT);
+	ck_assert(!mnt_path_mounted(path));
 	unlink(path);
+}
+END_TEST
+
+/* No nilfs2 ioctl, and no generic one such as FS_IOC_SETFSLABEL, reaches
+ * a file system that is not nilfs2 (here the one holding /tmp) */
+START_TEST(test_ioctls_only_on_nilfs2)
+{
+	char label[FSLABEL_MAX] = "x";
+	struct nilfs_cpstat cs;
+	uint64_t cno;
+	struct statfs sf;
+	int fd;
+
+	if (statfs("/tmp", &sf) == 0 && sf.f_type == NILFS_SUPER_MAGIC)
+		return;   /* a host whose /tmp is nilfs2: nothing to show here */
+	fd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ioc_check_fd(fd), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_set_label(fd, label), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_get_cpstat(fd, &cs), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_sync(fd, &cno), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_resize(fd, 1 << 30), -EMEDIUMTYPE);
+	close(fd);
+	ck_assert_int_eq(ioc_open("/tmp"), -EMEDIUMTYPE);
+	ck_assert_int_eq(ioc_open("/nonexistent-dir"), -ENOENT);
+	ck_assert_int_eq(ioc_check_fd(-1), -EBADF);
 }
 END_TEST
 
@@ -618,6 +654,7 @@ int main(void)
 	tcase_add_test(tc, test_submit);
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_mountinfo);
+	tcase_add_test(tc, test_ioctls_only_on_nilfs2);
 	tcase_add_test(tc, test_manual_run);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -82,8 +82,41 @@ START_TEST(json_keeps_utf8_and_recovers_bytes)
 	JSON("q\"b\\", "\"q\\\"b\\\\\"");
 	JSON("esc\x1b", "\"esc\\u001b\"");
 	JSON("c1\xc2\x9b", "\"c1\\u009b\"");
-	JSON("bad\xff", "\"bad\\udcff\"");
-	JSON("\xc3", "\"\\udcc3\"");
+	/* what is not UTF-8 is U+FFFD, valid for every parser ... */
+	JSON("bad\xff", "\"bad\\ufffd\"");
+	JSON("\xc3", "\"\\ufffd\"");
+}
+END_TEST
+
+/* ... and a member KEY_bytes, only then, gives the bytes back */
+START_TEST(json_member_bytes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json j;
+
+	json_init(&j, f);
+	json_open(&j, NULL, '{');
+	json_str(&j, "name", "bad\xff");
+	json_str(&j, "ok", "caf\xc3\xa9");
+	json_close(&j, '}');
+	fclose(f);
+	ck_assert_str_eq(buf, "{\"name\":\"bad\\ufffd\",\"name_bytes\":\"626164ff\","
+			      "\"ok\":\"caf\xc3\xa9" "\"}\n");
+	free(buf);
+}
+END_TEST
+
+START_TEST(bidi_controls_are_escaped)
+{
+	/* U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LRI, U+200F RLM, U+061C ALM */
+	HUMAN("evil\xe2\x80\xae" "cod.exe", "evil\\342\\200\\256cod.exe");
+	HUMAN("a\xe2\x81\xa6" "b", "a\\342\\201\\246b");
+	HUMAN("\xe2\x80\x8f", "\\342\\200\\217");
+	HUMAN("\xd8\x9c", "\\330\\234");
+	/* U+2010 HYPHEN beside them is printable */
+	HUMAN("a\xe2\x80\x90" "b", "a\xe2\x80\x90" "b");
 }
 END_TEST
 
@@ -95,6 +128,8 @@ int main(void)
 	tcase_add_test(tc, utf8_sequences);
 	tcase_add_test(tc, human_names_cannot_drive_a_terminal);
 	tcase_add_test(tc, json_keeps_utf8_and_recovers_bytes);
+	tcase_add_test(tc, json_member_bytes);
+	tcase_add_test(tc, bidi_controls_are_escaped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
