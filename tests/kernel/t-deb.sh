@@ -88,8 +88,10 @@ done || exit 1
 grep -qx /etc/nilfs_cleanerd.conf "$root/var/lib/dpkg/info/nilfsprogs.conffiles" ||
 	fail "/etc/nilfs_cleanerd.conf is not a conffile"
 
-PATH=$root/sbin:$root/usr/sbin:$root/usr/bin:$PATH sh "$src/debian/tests/smoke" >"$tmp/smoke.out" 2>&1 ||
-	{ cat "$tmp/smoke.out"; fail "debian/tests/smoke on the installed package"; }
+# as autopkgtest runs it: any output on stderr is a failure
+PATH=$root/sbin:$root/usr/sbin:$root/usr/bin:$PATH sh "$src/debian/tests/smoke" >"$tmp/smoke.out" 2>"$tmp/smoke.err" ||
+	{ cat "$tmp/smoke.out" "$tmp/smoke.err"; fail "debian/tests/smoke on the installed package"; }
+[ ! -s "$tmp/smoke.err" ] || { cat "$tmp/smoke.err"; fail "debian/tests/smoke wrote to stderr"; }
 grep -q "^$root/sbin/mkfs.nilfs2: " "$tmp/smoke.out" || { cat "$tmp/smoke.out"; fail "smoke: not the installed mkfs.nilfs2"; }
 echo "ok: debian/tests/smoke"
 
