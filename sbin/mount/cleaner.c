@@ -34,7 +34,7 @@ void cleaner_path(char *buf, size_t bufsz)
 				return;
 		}
 	}
-	snprintf(buf, bufsz, "%s/%s", SBINDIR, CLEANERD_NAME);
+	snprintf(buf, bufsz, "%s/%s", ROOT_SBINDIR, CLEANERD_NAME);
 }
 
 /* the pid from the daemon's "NILFS_CLEANERD_PID=" line; 0 if none came */

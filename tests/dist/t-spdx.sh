@@ -12,7 +12,7 @@ fail=0 n=0
 for f in $(git -C "$src" ls-files); do
 	case $f in
 	*.c | *.h | *.sh | *.am | configure.ac | *.sed | *.conf | *.service.in | \
-	man[0-9]/*.[0-9] | .ci/run | bash-completion/*) ;;
+	man[0-9]/*.[0-9] | .ci/run | bash-completion/* | debian/rules | debian/tests/smoke) ;;
 	*) continue ;;
 	esac
 	case $f in

@@ -30,6 +30,11 @@
 #                        nilfs_cleanerd) to run in the guest: each lands in
 #                        /ktest/bin/NAME, the shared libraries ldd lists
 #                        for it in their usual place
+#   NILFS_KTEST_ROOT     an installed tree (make install DESTDIR=DIR, dpkg
+#                        --root=DIR) that takes nilfs-tools' place in the
+#                        guest: the guest's nilfs-tools programs are removed,
+#                        DIR's files laid over the guest's root, with the
+#                        shared libraries its programs need, before SCRIPT
 
 set -u
 
@@ -137,6 +142,13 @@ copy_with_libs() {
 	root=$1 file=$2
 	mkdir -p "$root$(dirname "$file")"
 	cp -L "$file" "$root$file"
+	copy_libs "$root" "$file"
+}
+
+# Copy the shared libraries of program $2 (on the host) into the tree
+# rooted at $1, at their host paths, unless the tree has them.
+copy_libs() {
+	root=$1 file=$2
 	# ldd lines: "libx.so => /path (0x..)" or "/lib64/ld-linux... (0x..)"
 	ldd "$file" 2>/dev/null | awk '
 		$2 == "=>" && $3 ~ /^\// { print $3 }
@@ -184,6 +196,11 @@ done
 
 rc=125
 if tar -xf "/dev/$disk" -C /ktest 2>/dev/null && [ -f /ktest/script ]; then
+	# an installed tree in nilfs-tools' place (NILFS_KTEST_ROOT)
+	if [ -d /ktest/sysroot ]; then
+		rm -f $(cat /nilfs-tools.list)
+		cp -a /ktest/sysroot/. /
+	fi
 	# libraries of extra host programs (NILFS_KTEST_EXTRA)
 	[ -d /ktest/root ] && cp -a /ktest/root/. /
 	echo "===KTEST-BEGIN-$tag==="
@@ -241,9 +258,11 @@ build_initramfs() {
 		echo "$name" >>"$root/modules.order"
 	done
 
+	: >"$root/nilfs-tools.list"
 	for t in $NILFS_TOOLS; do
 		p=$(tool_path "$t") || continue
 		copy_with_libs "$root" "$p"
+		echo "$p" >>"$root/nilfs-tools.list"
 	done
 
 	write_init "$root/init"
@@ -290,6 +309,16 @@ run_guest() {
 		# the program itself lives in /ktest/bin only
 		find "$tmp/in/root" -type f ! -name '*.so*' -delete
 		members="script bin root"
+	fi
+	if [ -n "${NILFS_KTEST_ROOT:-}" ]; then
+		[ -d "$NILFS_KTEST_ROOT" ] || die "NILFS_KTEST_ROOT: not a directory: $NILFS_KTEST_ROOT"
+		mkdir -p "$tmp/in/sysroot"
+		cp -a "$NILFS_KTEST_ROOT/." "$tmp/in/sysroot/" || die "cannot copy $NILFS_KTEST_ROOT"
+		# the libraries its programs need, from the host
+		find "$tmp/in/sysroot" -type f -perm -u+x | while read -r prog; do
+			copy_libs "$tmp/in/sysroot" "$prog"
+		done
+		members="$members sysroot"
 	fi
 	# shellcheck disable=SC2086  # word splitting wanted
 	tar -cf "$tmp/script.tar" --format=ustar -C "$tmp/in" $members ||
