@@ -3,7 +3,8 @@
 # nilfs-resize on image files (offline): nilfs-utils' size syntax and
 # messages, the prompt, the image extended for a grow and cut after a
 # shrink, contents and fsck intact, a shrink that does not fit refused
-# with the smallest size that would, nothing written on any refusal; on a
+# with the smallest size that would, nothing written on any refusal; the
+# sufile header right after a resize that changes nothing else; on a
 # loop device (root only) a size past the device is refused and a shrink
 # leaves the secondary superblock at both ends.
 set -u
@@ -114,6 +115,22 @@ dd if="$tmp/primary" of="$img" bs=1024 seek=1 conv=notrunc 2>/dev/null   # the p
 	grep . && bad "the grow lost checkpoints"
 fsck_ok "$img" "the grow from the newer secondary"
 same_tree "the grow from the newer secondary"
+
+# Issue 39: 1 KiB blocks, 64-block segments and a 6 MiB file put the
+# writer's segment entry past the sufile's first block; a shrink and a grow
+# that move nothing change only the sufile header's counts, which must
+# reach the disk (they did not: fsck found sh_ncleansegs wrong, and the
+# kernel lost what it wrote into the free space it believed in).
+mkdir -p "$tmp/tree39"
+head -c 6291456 /dev/urandom >"$tmp/tree39/f"
+for size in 48M 96M; do
+	truncate -s 0 "$img"
+	truncate -s 64M "$img"
+	"$top/mkfs.nilfs2" -q -f -b 1024 -B 64 -d "$tmp/tree39" "$img" || exit 1
+	"$resize" -y "$img" $size >"$tmp/out" 2>&1 || { bad "issue 39: resize to $size"; cat "$tmp/out"; }
+	"$top/fsck.nilfs2" -fn "$img" >"$tmp/fsck" 2>&1 || { bad "issue 39: fsck -fn after the resize to $size"; cat "$tmp/fsck"; }
+	"$dump" "$img" cat /f | cmp -s - "$tmp/tree39/f" || bad "issue 39: /f differs after the resize to $size"
+done
 
 # a loop device: the size cannot pass the device; the secondary lands at
 # the new end and at the device's

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fill.sh - sourced by kernel tests and bench scripts: the real kernel takes
+# over volumes our offline writers left and must keep every byte.
+#
+#   fill_expect IMG DIR     the files of DIR (the tree IMG holds) are what
+#                           the kernel must read on IMG
+#   fill_expect_file IMG F  the same from F, lines "sha256  ./path"
+#   fill_run OUT IMG...     one guest: each IMG (at most 20) is mounted and
+#                           its files read back, then dd fills the free
+#                           space the kernel reports to about 90 %, sync,
+#                           unmount, mount again and read back every file,
+#                           the old ones and what dd wrote; the kernel's
+#                           free-block count must stay below its total and
+#                           no nilfs2 error may be logged.  Then fsck.nilfs2
+#                           -fn on the host must find each volume clean.
+#                           Prints one line per failure; 0 if none.
+# The caller sets top (the build) and guest (guest.sh), and FILL_TMP (a
+# directory of its own).
+
+fill_expect() {
+	(cd "$2" && find . -type f | LC_ALL=C sort | xargs -r sha256sum) >"$1.expect"
+}
+
+fill_expect_file() {
+	cp "$2" "$1.expect"
+}
+
+fill_run() {
+	out=$1
+	shift
+	fill_script=$FILL_TMP/fill-guest
+	{
+		echo 'bad() { echo "CHECK FAILED: $*"; }'
+		n=0
+		for img in "$@"; do
+			d=vd$(printf "\\$(printf %03o $((97 + n)))")
+			echo "cat >/tmp/expect.$d <<'EXPECT'"
+			cat "$img.expect" 2>/dev/null
+			echo "EXPECT"
+			n=$((n + 1))
+		done
+		cat <<'GUEST'
+mkdir -p /mnt
+for d in $(ls /sys/block | grep '^vd' | sort); do
+	[ -f /tmp/expect.$d ] || continue
+	if ! mount -t nilfs2 /dev/$d /mnt; then bad "$d: mount"; continue; fi
+	(cd /mnt && sha256sum -c -s /tmp/expect.$d) || bad "$d: the files the host wrote differ"
+	set -- $(df -k /mnt | awk 'NR == 2 { print $2, $3, $4 }')
+	total=$1 used=$2 avail=$3
+	[ "$avail" -le "$total" ] && [ "$used" -le "$total" ] ||
+		bad "$d: df says $used KiB used and $avail free of $total"
+	: >/tmp/fill.$d
+	left=$((avail * 9 / 10)) i=0
+	while [ $left -gt 0 ]; do
+		k=$left
+		[ $k -gt 8192 ] && k=8192
+		dd if=/dev/urandom of=/mnt/fill.$i bs=1024 count=$k 2>/dev/null || bad "$d: dd fill.$i"
+		(cd /mnt && sha256sum ./fill.$i) >>/tmp/fill.$d
+		left=$((left - k)) i=$((i + 1))
+	done
+	sync
+	umount /mnt || bad "$d: umount"
+	if ! mount -t nilfs2 /dev/$d /mnt; then bad "$d: mount again"; continue; fi
+	(cd /mnt && sha256sum -c -s /tmp/expect.$d) || bad "$d: the host's files differ after the fill"
+	(cd /mnt && sha256sum -c -s /tmp/fill.$d) || bad "$d: what dd wrote differs after a remount"
+	echo "FILLED $d $(wc -l </tmp/fill.$d) files of $avail KiB free"
+	umount /mnt || bad "$d: umount again"
+done
+dmesg | grep -i nilfs | grep -iE 'error|corrupt|invalid|fail' | sed 's/^/CHECK FAILED: kernel: /'
+echo FILL DONE
+GUEST
+	} >"$fill_script"
+	"$guest" run "$fill_script" "$@" >"$out" 2>&1
+	rc=$?
+	fails=0
+	if [ $rc -ne 0 ] || ! grep -qx "FILL DONE" "$out"; then
+		echo "the guest exited $rc without finishing"
+		tail -n 20 "$out"
+		return 1
+	fi
+	grep "^CHECK FAILED" "$out" && fails=1
+	n=0
+	for img in "$@"; do
+		d=vd$(printf "\\$(printf %03o $((97 + n)))")
+		grep -q "^FILLED $d " "$out" || { echo "$img ($d): not filled"; fails=1; }
+		"$top/fsck.nilfs2" -fn "$img" >"$FILL_TMP/fsck.out" 2>&1 ||
+			{ echo "$img: fsck.nilfs2 -fn after the kernel's fill:"; tail -n 5 "$FILL_TMP/fsck.out"; fails=1; }
+		n=$((n + 1))
+	done
+	return $fails
+}
