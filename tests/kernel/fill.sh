@@ -7,7 +7,7 @@
 #   fill_expect_file IMG F  the same from F, lines "sha256  ./path"
 #   fill_run OUT IMG...     one guest: each IMG (at most 20) is mounted and
 #                           its files read back, then dd fills the free
-#                           space the kernel reports to about 90 %, sync,
+#                           space the kernel reports to about 80 %, sync,
 #                           unmount, mount again and read back every file,
 #                           the old ones and what dd wrote; the kernel's
 #                           free-block count must stay below its total and
@@ -26,18 +26,18 @@ fill_expect_file() {
 }
 
 fill_run() {
-	out=$1
+	fill_out=$1
 	shift
 	fill_script=$FILL_TMP/fill-guest
 	{
 		echo 'bad() { echo "CHECK FAILED: $*"; }'
-		n=0
-		for img in "$@"; do
-			d=vd$(printf "\\$(printf %03o $((97 + n)))")
-			echo "cat >/tmp/expect.$d <<'EXPECT'"
-			cat "$img.expect" 2>/dev/null
+		fill_n=0
+		for fill_img in "$@"; do
+			fill_d=vd$(printf "\\$(printf %03o $((97 + fill_n)))")
+			echo "cat >/tmp/expect.$fill_d <<'EXPECT'"
+			cat "$fill_img.expect" 2>/dev/null
 			echo "EXPECT"
-			n=$((n + 1))
+			fill_n=$((fill_n + 1))
 		done
 		cat <<'GUEST'
 mkdir -p /mnt
@@ -54,7 +54,10 @@ for d in $(ls /sys/block | grep '^vd' | sort); do
 	[ "$avail" -le "$total" ] && [ "$used" -le "$total" ] ||
 		bad "$d: df says $used KiB used and $avail free of $total"
 	: >/tmp/fill.$d
-	left=$((avail * 9 / 10)) i=0
+	# what df calls free also holds the logs' summaries, the DAT entries
+	# and the block maps of what is written: about a tenth with 16-block
+	# segments of 1 KiB blocks
+	left=$((avail * 8 / 10)) i=0
 	while [ $left -gt 0 ]; do
 		k=$left
 		[ $k -gt 8192 ] && k=8192
@@ -75,22 +78,22 @@ dmesg | grep -i nilfs | grep -iE 'error|corrupt|invalid|fail' | sed 's/^/CHECK F
 echo FILL DONE
 GUEST
 	} >"$fill_script"
-	"$guest" run "$fill_script" "$@" >"$out" 2>&1
-	rc=$?
-	fails=0
-	if [ $rc -ne 0 ] || ! grep -qx "FILL DONE" "$out"; then
-		echo "the guest exited $rc without finishing"
-		tail -n 20 "$out"
+	"$guest" run "$fill_script" "$@" >"$fill_out" 2>&1
+	fill_rc=$?
+	fill_fails=0
+	if [ $fill_rc -ne 0 ] || ! grep -qx "FILL DONE" "$fill_out"; then
+		echo "the guest exited $fill_rc without finishing"
+		tail -n 20 "$fill_out"
 		return 1
 	fi
-	grep "^CHECK FAILED" "$out" && fails=1
-	n=0
-	for img in "$@"; do
-		d=vd$(printf "\\$(printf %03o $((97 + n)))")
-		grep -q "^FILLED $d " "$out" || { echo "$img ($d): not filled"; fails=1; }
-		"$top/fsck.nilfs2" -fn "$img" >"$FILL_TMP/fsck.out" 2>&1 ||
-			{ echo "$img: fsck.nilfs2 -fn after the kernel's fill:"; tail -n 5 "$FILL_TMP/fsck.out"; fails=1; }
-		n=$((n + 1))
+	grep "^CHECK FAILED" "$fill_out" && fill_fails=1
+	fill_n=0
+	for fill_img in "$@"; do
+		fill_d=vd$(printf "\\$(printf %03o $((97 + fill_n)))")
+		grep -q "^FILLED $fill_d " "$fill_out" || { echo "$fill_img ($fill_d): not filled"; fill_fails=1; }
+		"$top/fsck.nilfs2" -fn "$fill_img" >"$FILL_TMP/fsck.out" 2>&1 ||
+			{ echo "$fill_img: fsck.nilfs2 -fn after the kernel's fill:"; tail -n 5 "$FILL_TMP/fsck.out"; fill_fails=1; }
+		fill_n=$((fill_n + 1))
 	done
-	return $fails
+	return $fill_fails
 }

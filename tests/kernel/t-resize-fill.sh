@@ -4,7 +4,7 @@
 # of 1 KiB blocks and 64-block segments holding a 6 MiB file (the writer's
 # segment entry past the sufile's first block), shrunk offline from 64 to
 # 48 MiB, and another grown to 96 MiB.  The kernel mounts each, reads the
-# file, fills the free space it reports to about 90 %, and after a
+# file, fills the free space it reports to about 80 %, and after a
 # remount every byte must be there (with a stale clean-segment count it
 # wrote past the real free space, and the files were gone at the next
 # mount); fsck.nilfs2 -fn finds both clean before and after.  The same for
