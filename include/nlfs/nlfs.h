@@ -118,7 +118,9 @@ int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
  * 0; a negative errno from the io. */
 int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
 /* When no valid secondary is at the device's end (a volume smaller than its
- * device), a copy of the superblock in use is written there.
+ * device), a copy of the volume's newest superblock is written there: the
+ * primary, or the secondary at the volume's own end if it is newer (the
+ * kernel's last write went there).
  * 0; as nlfs_sb_read_both; a negative errno from the io. */
 int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 

@@ -18,6 +18,7 @@
  * geometry, is left: nlfs_sb_mirror_secondary() puts the new one there.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
@@ -94,13 +95,36 @@ int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_e
 	return write_secondary(io, &sb, to, err);
 }
 
+/* The kernel keeps its secondary at the end of the device it mounted: on
+ * a device grown since, that is the volume's own end (s_dev_size), where
+ * nlfs_sb_read_both does not look.  A kernel's last superblock write may
+ * have gone to that copy alone, leaving the primary a checkpoint behind
+ * and marked mounted: the newer of the two is the volume's superblock. */
+static const struct nlfs_super_block *newer_at_volume_end(struct nlfs_io *io,
+							  const struct nlfs_super_block *primary,
+							  struct nlfs_super_block *buf)
+{
+	uint64_t at = nlfs_sb2_offset(nlfs_le64(primary->s_dev_size));
+
+	if (!at || nlfs_io_read(io, buf, sizeof(*buf), at) || nlfs_sb_check_crc(buf) ||
+	    memcmp(buf->s_uuid, primary->s_uuid, sizeof(buf->s_uuid)) ||
+	    nlfs_le64(buf->s_dev_size) != nlfs_le64(primary->s_dev_size) ||
+	    nlfs_le64(buf->s_last_cno) <= nlfs_le64(primary->s_last_cno))
+		return primary;
+	return buf;
+}
+
 int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err)
 {
-	struct nlfs_super_block sb[2];
+	struct nlfs_super_block sb[2], old_end;
+	const struct nlfs_super_block *from;
 	struct nlfs_sb_choice c;
 	int rc = nlfs_sb_read_both(io, sb, &c, err);
 
 	if (rc || c.status[NLFS_SB_SECONDARY].valid || !c.status[NLFS_SB_SECONDARY].offset)
 		return rc;
-	return write_secondary(io, &sb[c.used], c.status[NLFS_SB_SECONDARY].offset, err);
+	from = &sb[c.used];
+	if (c.used == NLFS_SB_PRIMARY)
+		from = newer_at_volume_end(io, from, &old_end);
+	return write_secondary(io, from, c.status[NLFS_SB_SECONDARY].offset, err);
 }

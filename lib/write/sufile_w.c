@@ -111,10 +111,11 @@ int nlfs_suw_mark_segments(struct nlfs_writer *w, struct nlfs_err *err)
 		rc = nlfs_suw_entry(w, w->resv[i], &su, err);
 	for (size_t i = 0; !rc && i < w->nvictims; i++)
 		rc = nlfs_suw_entry(w, w->victims[i], &su, err);
-	/* giving segments back changes the header's counts, even in a
-	 * construction that allocates none (its logs fit in the current
-	 * segment): the header's block must be in the log too */
-	if (!rc && (w->nvictims || w->nresv)) {
+	/* The header's block is in every construction, as the cpfile's is:
+	 * its counts change up to the end (segments given back after the
+	 * layout, a resize's new size), also in a construction that
+	 * allocates no segment, whose entries may all lie in later blocks. */
+	if (!rc) {
 		struct nlfs_sufile_header *h;
 
 		rc = nlfs_suw_header(w, &h, err);

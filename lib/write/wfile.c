@@ -60,6 +60,18 @@ static size_t hash(uint64_t k, size_t cap)
 	return (size_t)(k >> 17) & (cap - 1);
 }
 
+static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
+{
+	if (!wf->cap)
+		return NULL;
+	for (size_t h = hash(blkoff, wf->cap);; h = (h + 1) & (wf->cap - 1)) {
+		if (!wf->slots[h].used)
+			return NULL;
+		if (wf->slots[h].blkoff == blkoff)
+			return &wf->slots[h];
+	}
+}
+
 static int grow(struct nlfs_wfile *wf)
 {
 	size_t cap = wf->cap ? wf->cap * 2 : 64;
@@ -79,19 +91,12 @@ static int grow(struct nlfs_wfile *wf)
 	free(wf->slots);
 	wf->slots = n;
 	wf->cap = cap;
+	/* the layout's sorted list follows its blocks to their new slots: a
+	 * block read after the layout (a look at an entry) must not leave it
+	 * pointing into the freed table */
+	for (size_t i = 0; i < wf->nsorted; i++)
+		wf->dirty_sorted[i] = find(wf, wf->dirty_sorted[i]->blkoff);
 	return 0;
-}
-
-static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
-{
-	if (!wf->cap)
-		return NULL;
-	for (size_t h = hash(blkoff, wf->cap);; h = (h + 1) & (wf->cap - 1)) {
-		if (!wf->slots[h].used)
-			return NULL;
-		if (wf->slots[h].blkoff == blkoff)
-			return &wf->slots[h];
-	}
 }
 
 int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
@@ -183,6 +188,27 @@ int nlfs_wfile_read(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data,
 	return 0;
 }
 
+/* Once the construction's layout is final (nlfs_wfile_seal), a block may
+ * still change, up to the writing of its log, only as what the layout
+ * holds: a block the log carries (its buffer is copied when the log is
+ * written), not one newly written, punched or brought back.  Anything else
+ * would be left out of the log in silence; it is an error instead, before
+ * the superblocks move, so the volume keeps its old state. */
+static int may_change(const struct nlfs_wfile *wf, const struct nlfs_wblk *b, bool deleted,
+		      struct nlfs_err *err)
+{
+	if (!wf->sealed || (b->dirty && b->deleted == deleted))
+		return 0;
+	return nlfs_err_set(err, EIO, NLFS_NOWHERE,
+			    "internal: block %llu of inode %llu changed after its log was laid out",
+			    (unsigned long long)b->blkoff, (unsigned long long)wf->ino);
+}
+
+void nlfs_wfile_seal(struct nlfs_wfile *wf)
+{
+	wf->sealed = true;
+}
+
 int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, bool *created,
 		     struct nlfs_err *err)
 {
@@ -190,6 +216,8 @@ int nlfs_wfile_write(struct nlfs_wfile *wf, uint64_t blkoff, uint8_t **data, boo
 	struct nlfs_wblk *b;
 	int rc = load(wf, blkoff, &b, err);
 
+	if (!rc)
+		rc = may_change(wf, b, false, err);
 	if (rc)
 		return rc;
 	if (b->deleted) {
@@ -222,6 +250,9 @@ int nlfs_wfile_rewrite(struct nlfs_wfile *wf, uint64_t blkoff, bool *rewritten,
 	*rewritten = false;
 	if (rc || !b->data || b->deleted)
 		return rc;
+	rc = may_change(wf, b, false, err);
+	if (rc)
+		return rc;
 	if (!b->dirty) {
 		b->dirty = true;
 		wf->ndirty++;
@@ -235,6 +266,8 @@ int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *er
 	struct nlfs_wblk *b;
 	int rc = load(wf, blkoff, &b, err);
 
+	if (!rc)
+		rc = may_change(wf, b, true, err);
 	if (rc)
 		return rc;
 	b->deleted = true;
@@ -310,6 +343,7 @@ int nlfs_wfile_sort_dirty(struct nlfs_wfile *wf)
 		if (wf->slots[i].used && wf->slots[i].dirty)
 			a[n++] = &wf->slots[i];
 	nlfs_sort(a, n, sizeof(*a), cmp_blk);
+	wf->nsorted = n;
 	return 0;
 }
 

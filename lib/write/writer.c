@@ -865,6 +865,11 @@ int nlfs_writer_commit(struct nlfs_writer *w, struct nlfs_err *err)
 		return rc;
 	w->final = true;
 	rc = emit_all(w, true, err);
+	/* the layout is final: what changes now must be in it (wfile.c) */
+	nlfs_wfile_seal(w->ifile);
+	nlfs_wfile_seal(w->cpfile);
+	nlfs_wfile_seal(w->sufile);
+	nlfs_wfile_seal(w->dat);
 	if (!rc)
 		rc = nlfs_suw_finalize(w, err);
 	if (!rc && w->resize)

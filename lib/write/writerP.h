@@ -61,12 +61,14 @@ struct nlfs_wfile {
 	bool old_nodes_ended;
 	/* the plan of this construction */
 	struct nlfs_wblk **dirty_sorted;
+	size_t nsorted;
 	uint64_t *keys, *ptrs;       /* the new map, level 0 */
 	size_t nkeys;
 	uint64_t *node_ptrs;         /* vblocknrs (or physical blocks for the DAT) */
 	size_t nnode_ptrs, cap_node_ptrs;
 	uint8_t *node_bufs;
 	uint64_t nblocks;            /* data + node blocks the file owns afterwards */
+	bool sealed;                 /* the layout is final (nlfs_wfile_seal) */
 };
 
 /* FS reads the blocks it had (NULL: a new volume) */
@@ -86,6 +88,9 @@ int nlfs_wfile_rewrite(struct nlfs_wfile *wf, uint64_t blkoff, bool *rewritten,
 		       struct nlfs_err *err);
 /* drop block BLKOFF from the file (it becomes a hole) */
 int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *err);
+/* the construction's layout is final: from now on a block may change only
+ * if its log carries it (write, rewrite and punch refuse anything else) */
+void nlfs_wfile_seal(struct nlfs_wfile *wf);
 int nlfs_wfile_load_map(struct nlfs_wfile *wf, struct nlfs_err *err);
 /* the pointer block BLKOFF had before this construction (0: a hole) */
 int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,

@@ -105,6 +105,7 @@ struct fsck {
 	/* statistics for the summary line */
 	uint64_t nlogs_datasum;                /* logs whose data checksum was verified */
 	uint64_t nlogs, nsegs_used, ninodes, ndirs, nfiles_blocks, ncps_checked;
+	uint64_t nsegs_clean, nsegs_written;   /* clean; holding blocks (pass 2) */
 	uint64_t ncheckpoints, nsnapshots;
 };
 
@@ -147,6 +148,9 @@ int fsck_check_mounted(const char *device, bool *mounted, bool *ro, char *where,
 /* the passes */
 int pass_sb(struct fsck *c, struct nlfs_io *io);          /* pass_sb.c: before open */
 void pass_sb_cursor(struct fsck *c);                      /* pass_sb.c: after open */
+/* pass_sb.c, after pass 4: the superblocks' free blocks against the clean
+ * segments pass 2 counted */
+int pass_sb_free(struct fsck *c);
 int pass_sufile(struct fsck *c);                          /* pass_sufile.c */
 int pass_dat_map(struct fsck *c);                         /* pass_dat.c */
 int pass_dat_entries(struct fsck *c);

@@ -7,7 +7,8 @@
  *   1 superblocks (pass_sb.c)
  *   2 segment usage, the DAT's own map and bitmaps (pass_sufile.c, pass_dat.c)
  *   3 every log of every segment in use (pass_log.c)
- *   4 every DAT entry (pass_dat.c)
+ *   4 every DAT entry (pass_dat.c); the superblocks' free blocks against
+ *     the clean segments (pass_sb.c)
  *   5 the cpfile and the sufile's map (pass_cpfile.c)
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
  *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c;
@@ -328,6 +329,7 @@ static const struct check_step {
 	{ 3, NULL, step_recovery, NULL, NEEDS_VOLUME | NEEDS_MAPS, STOP_CANCELLED },
 	{ 4, "checking DAT entries", pass_dat_entries, NULL, NEEDS_VOLUME | NEEDS_MAPS,
 	  STOP_CANCELLED },
+	{ 4, NULL, pass_sb_free, NULL, NEEDS_VOLUME | NEEDS_MAPS, 0 },
 	{ 5, "checking checkpoints", NULL, step_cpfile, NEEDS_VOLUME | NEEDS_MAPS, STOP_FAILED },
 	{ 6, NULL, NULL, step_checkpoints, NEEDS_VOLUME | NEEDS_MAPS | NEEDS_CHECKPOINTS, 0 },
 };

@@ -183,3 +183,46 @@ void pass_sb_cursor(struct fsck *c)
 	if (!(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS))
 		fsck_problem(c, MSG_SB_UNCLEAN, copy_name(used));
 }
+
+/* The kernel writes s_free_blocks_count with its log cursor: the clean
+ * segments times the blocks per segment (nilfs_count_free_blocks); mkfs
+ * counts the segments it did not write, one more (the one reserved for the
+ * next log).  Checked only where the superblock describes the latest
+ * state, a cleanly unmounted volume whose cursor is the newest super root
+ * (else the kernel's next mount counts it again), and where the segments'
+ * usage is not in doubt (a repair of it sets the count with the rest).
+ * The other copy is checked when it was written with the one in use (the
+ * same cursor). */
+int pass_sb_free(struct fsck *c)
+{
+	static const enum fsck_pr usage_in_doubt[] = {
+		PR_SU_FLAGS, PR_SU_NBLOCKS, PR_SU_CLEAN, PR_SU_CURRENT, PR_SU_NEXT, PR_SU_SHORT,
+		PR_LOG_OVERRUN, PR_DAT_OUTSIDE, PR_DAT_PTR,
+	};
+	const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(c->fs);
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(c->fs);
+	const struct nlfs_super_block *used = nlfs_fs_sb(c->fs, ch->used);
+	uint64_t bps = c->g->blocks_per_segment, want = c->nsegs_clean * bps;
+	uint64_t mkfs_count = (c->g->nsegments - c->nsegs_written) * bps;
+
+	for (size_t i = 0; i < sizeof(usage_in_doubt) / sizeof(usage_in_doubt[0]); i++)
+		if (c->pr_count[usage_in_doubt[i]])
+			return 0;
+	if (!(nlfs_le16(used->s_state) & NLFS_STATE_VALID_FS) || rec->nlogs_after_sr ||
+	    rec->from_other_sb || nlfs_le64(used->s_last_pseg) != rec->sr_log)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		const struct nlfs_super_block *sb = nlfs_fs_sb(c->fs, (enum nlfs_sb_slot)i);
+		uint64_t have = nlfs_le64(sb->s_free_blocks_count);
+
+		if (!ch->status[i].valid ||
+		    nlfs_le64(sb->s_last_pseg) != nlfs_le64(used->s_last_pseg) ||
+		    nlfs_le64(sb->s_last_seq) != nlfs_le64(used->s_last_seq))
+			continue;
+		if (have == want || (nlfs_le64(sb->s_last_cno) == 1 && have == mkfs_count))
+			continue;
+		fsck_problem(c, MSG_SB_FREE, copy_name(i), (unsigned long long)have,
+			     (unsigned long long)c->nsegs_clean, (unsigned long long)want);
+	}
+	return 0;
+}

@@ -21,7 +21,7 @@ int pass_sufile(struct fsck *c)
 	struct nlfs_sufile_header h;
 	struct nlfs_segment_usage *su;
 	struct nlfs_err err;
-	uint64_t nclean = 0, ndirty = 0;
+	uint64_t nclean = 0, ndirty = 0, nwritten = 0;
 	int rc;
 
 	c->segs = calloc(g->nsegments, sizeof(*c->segs));
@@ -63,6 +63,7 @@ int pass_sufile(struct fsck *c)
 			}
 			if (fl & NLFS_SEGMENT_USAGE_DIRTY)
 				ndirty++;
+			nwritten += su[i].su_nblocks != 0;
 			if (fl & ~SU_KNOWN)
 				fsck_problem(c, MSG_SU_FLAGS_UNKNOWN, (unsigned long long)seg, fl);
 			else if (fl == NLFS_SEGMENT_USAGE_ACTIVE)
@@ -87,5 +88,7 @@ int pass_sufile(struct fsck *c)
 		fsck_problem(c, MSG_SU_LAST_ALLOC, (unsigned long long)h.sh_last_alloc,
 			     (unsigned long long)g->nsegments);
 	c->nsegs_used = ndirty;
+	c->nsegs_clean = nclean;
+	c->nsegs_written = nwritten;
 	return 0;
 }

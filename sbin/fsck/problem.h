@@ -90,9 +90,14 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "the cursor moved to the newest super root when the logs continue its history; stale ones (left by a writer cut before its superblocks, where a later one went on from the cursor) ended by zeroing the first one's summary block", \
 	  M(MSG_SB_NEWER_LOGS, "%" PRIu64 " valid log(s) follow the super root at block %" PRIu64 \
 	    ", but the volume is marked clean: the kernel ignores and overwrites them%s")) \
-	X(PR_SB_FREE, SEV_INFO, 1, FIX_NONE, \
+	/* as e2fsck's free-block counts: printed, but -n still exits 0 (the \
+	 * kernel sets it again at its next superblock write; nilfs-tune -l \
+	 * and the partition editors show it) */ \
+	X(PR_SB_FREE, SEV_WARNING, 4, FIX_PREEN, \
 	  "s_free_blocks_count differs from the clean segments", \
-	  "", /* no check reports it */) \
+	  "set as the kernel counts it: the clean segments times the blocks per segment", \
+	  M(MSG_SB_FREE, "%s: s_free_blocks_count %llu, but the %llu clean segments hold %llu " \
+	    "blocks")) \
 	X(PR_SB_UNCLEAN, SEV_INFO, 1, FIX_PREEN, \
 	  "the volume was not cleanly unmounted", \
 	  "the kernel's recovery done offline, then marked clean: logs after the latest super root replayed as a new checkpoint, else the cursor set to the latest super root; left unclean if errors remain or files unlinked while open are in use", \

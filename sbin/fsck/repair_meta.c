@@ -393,6 +393,11 @@ static void mend_sb(struct fsck *c, struct nlfs_writer *w, uint64_t *nfixes)
 		fsck_info(c, "repair: superblocks: both copies rewritten from the one in use");
 		(*nfixes)++;
 	}
+	/* the writer's superblocks count the free blocks as the kernel does */
+	if (found(c, PR_SB_FREE)) {
+		fsck_info(c, "repair: superblocks: s_free_blocks_count set from the clean segments");
+		(*nfixes)++;
+	}
 }
 
 int repair_meta(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, uint64_t *nfixes,

@@ -469,6 +469,9 @@ static void c_sb_uuid(void)
 	sb_edit(1, SB(s_uuid) + 3, 1, sb.s_uuid[3] ^ 0x5a, 1);
 }
 static void c_sb_devsize(void) { sb_both(SB(s_dev_size), 8, 1ull << 40); }
+/* both copies' free blocks far off what the clean segments hold (what a
+ * writer that lost its sufile header's count would leave) */
+static void c_sb_free(void) { sb_both(SB(s_free_blocks_count), 8, 1ull << 54); }
 static void c_sb_error_state(void) { sb_both(SB(s_state), 2, NLFS_STATE_VALID_FS | NLFS_STATE_ERROR_FS); }
 static void c_sb_feature(void) { sb_both(SB(s_feature_compat_ro), 8, 0x100); }
 static void c_sb_cursor_seq(void) { sb_edit(0, SB(s_last_seq), 8, 5, 1); }
@@ -1426,7 +1429,7 @@ struct kase {
 static const struct kase cases[] = {
 	K(sb_primary_magic, "mkfs"), K(sb_primary_crc, "mkfs"), K(sb_secondary_crc, "mkfs"),
 	K(sb_both_magic, "mkfs"), K(sb_bytes, "mkfs"), K(sb_revision, "mkfs"),
-	K(sb_geometry, "mkfs"), K(sb_uuid, "mkfs"), K(sb_devsize, "mkfs"),
+	K(sb_geometry, "mkfs"), K(sb_uuid, "mkfs"), K(sb_devsize, "mkfs"), K(sb_free, "mkfs"),
 	K(sb_error_state, "mkfs"), K(sb_feature, "mkfs"), K(sb_cursor_seq, "mkfs"),
 	K(sb_other_cursor, "kernel"), K(sb_cursor_cno, "kernel"), K(sb_cursor_old, "kernel"),
 	K(sr_latest_datasum, "kernel"),

@@ -3,7 +3,8 @@
 # nilfs-resize on image files (offline): nilfs-utils' size syntax and
 # messages, the prompt, the image extended for a grow and cut after a
 # shrink, contents and fsck intact, a shrink that does not fit refused
-# with the smallest size that would, nothing written on any refusal; on a
+# with the smallest size that would, nothing written on any refusal; the
+# sufile header right after a resize that changes nothing else; on a
 # loop device (root only) a size past the device is refused and a shrink
 # leaves the secondary superblock at both ends.
 set -u
@@ -114,6 +115,53 @@ dd if="$tmp/primary" of="$img" bs=1024 seek=1 conv=notrunc 2>/dev/null   # the p
 	grep . && bad "the grow lost checkpoints"
 fsck_ok "$img" "the grow from the newer secondary"
 same_tree "the grow from the newer secondary"
+
+# Issue 39: 1 KiB blocks, 64-block segments and a 6 MiB file put the
+# writer's segment entry past the sufile's first block; a shrink and a grow
+# that move nothing change only the sufile header's counts, which must
+# reach the disk (they did not: fsck found sh_ncleansegs wrong, and the
+# kernel lost what it wrote into the free space it believed in).
+mkdir -p "$tmp/tree39"
+head -c 6291456 /dev/urandom >"$tmp/tree39/f"
+for size in 48M 96M; do
+	truncate -s 0 "$img"
+	truncate -s 64M "$img"
+	"$top/mkfs.nilfs2" -q -f -b 1024 -B 64 -d "$tmp/tree39" "$img" || exit 1
+	"$resize" -y "$img" $size >"$tmp/out" 2>&1 || { bad "issue 39: resize to $size"; cat "$tmp/out"; }
+	"$top/fsck.nilfs2" -fn "$img" >"$tmp/fsck" 2>&1 || { bad "issue 39: fsck -fn after the resize to $size"; cat "$tmp/fsck"; }
+	"$dump" "$img" cat /f | cmp -s - "$tmp/tree39/f" || bad "issue 39: /f differs after the resize to $size"
+done
+
+# A kernel-unmounted volume whose newer superblock is the secondary (the
+# kernel's last write went there; the primary, a checkpoint behind, still
+# says mounted): the grow, which first puts a copy where the grown image
+# will end, copies the newer one (it copied the stale primary, and the
+# grow was refused as not cleanly unmounted).  kernel-1k is such a volume
+# as the kernel left it; kernel-rich, whose primary is the newer, is made
+# one by swapping its two copies.
+images=${top_srcdir:-.}/tests/fsck/images
+swap_superblocks() {
+	sb2=$(($(stat -c %s "$1") / 4096 * 4096 - 4096))
+	dd if="$1" of="$tmp/sb1" bs=1024 skip=1 count=1 2>/dev/null
+	dd if="$1" of="$tmp/sb2" bs=1 skip=$sb2 count=1024 2>/dev/null
+	dd if="$tmp/sb2" of="$1" bs=1024 seek=1 conv=notrunc 2>/dev/null
+	dd if="$tmp/sb1" of="$1" bs=1 seek=$sb2 conv=notrunc 2>/dev/null
+}
+for base in kernel-1k kernel-rich; do
+	xz -dc "$images/$base.img.xz" >"$img" || { bad "$base: no image"; continue; }
+	[ $base = kernel-rich ] && swap_superblocks "$img"
+	"$tune" -l "$img" 2>&1 | grep -q "using the secondary superblock: secondary superblock has a newer checkpoint" ||
+		bad "$base: the setup: the secondary is not the newer copy"
+	"$top/lscp" -a "$img" >"$tmp/cps.before" 2>&1
+	size=$(($(stat -c %s "$img") * 3 / 2))
+	"$resize" -y "$img" $size >"$tmp/out" 2>&1 || { bad "$base: grow from the newer secondary"; cat "$tmp/out"; }
+	"$top/lscp" -a "$img" | grep -Fxvf - "$tmp/cps.before" | sed "s/^/$base: checkpoint lost or changed: /" |
+		grep . && bad "$base: the grow changed the checkpoints"
+	fsck_ok "$img" "$base's grow from the newer secondary"
+	[ "$(field "$img" 'Device size')" = $size ] || bad "$base: Device size after the grow"
+	"$dump" "$img" super >"$tmp/super"
+	[ "$(grep -c 's_state  *0x0001' "$tmp/super")" = 2 ] || { bad "$base: both copies should say clean"; cat "$tmp/super"; }
+done
 
 # a loop device: the size cannot pass the device; the secondary lands at
 # the new end and at the device's

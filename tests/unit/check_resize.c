@@ -78,7 +78,8 @@ static void committed(struct vol *v, uint64_t cno)
 	v->last_cno = cno;
 }
 
-static void make_volume(struct vol *v)
+/* the volume is DEV bytes, on a device of IOSIZE */
+static void make_volume_on(struct vol *v, uint64_t iosize)
 {
 	struct nlfs_mkfs_params p = { .blocksize = BS, .blocks_per_segment = BPS,
 				      .r_segments_percentage = 5, .devsize = DEV, .ctime = NOW,
@@ -90,7 +91,7 @@ static void make_volume(struct vol *v)
 	struct nlfs_err err;
 
 	memset(v, 0, sizeof(*v));
-	ck_assert_int_eq(nlfs_io_open_mem(DEV, &v->io), 0);
+	ck_assert_int_eq(nlfs_io_open_mem(iosize, &v->io), 0);
 	ck_assert_int_eq(nlfs_mkfs_superblock(&p, &sb, NULL, &err), 0);
 	ck_assert_int_eq(nlfs_writer_create(v->io, &sb, &w, &err), 0);
 	ck_assert_int_eq(nlfs_writer_new_ino(w, &v->ino, &err), 0);
@@ -102,6 +103,11 @@ static void make_volume(struct vol *v)
 	ck_assert_int_eq(nlfs_writer_commit(w, &err), 0);
 	nlfs_writer_free(w);
 	committed(v, 1);
+}
+
+static void make_volume(struct vol *v)
+{
+	make_volume_on(v, DEV);
 }
 
 /* one more checkpoint: /data rewritten as the next generation, the
@@ -386,6 +392,81 @@ START_TEST(test_shrink_crash_at_every_write)
 }
 END_TEST
 
+/* the sufile's header against its entries, as the volume on IO has them */
+static void sufile_counts_right(struct nlfs_io *io)
+{
+	struct nlfs_sufile_header h;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint64_t clean = 0, dirty = 0, n;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	n = nlfs_fs_geometry(fs)->nsegments;
+	for (uint64_t s = 0; s < n; s++) {
+		struct nlfs_segment_usage su;
+
+		ck_assert_int_eq(nlfs_sufile_get(fs, s, &su, &err), 0);
+		clean += !su.su_flags;
+		dirty += !!(nlfs_le32(su.su_flags) & NLFS_SEGMENT_USAGE_DIRTY);
+	}
+	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
+	ck_assert_uint_eq(nlfs_le64(h.sh_ncleansegs), clean);
+	ck_assert_uint_eq(nlfs_le64(h.sh_ndirtysegs), dirty);
+	nlfs_fs_release(fs);
+}
+
+/* the sufile block holding the entry of the segment the next log goes to */
+static uint64_t writer_entry_block(struct nlfs_io *io)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	uint64_t seg, blk;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	seg = nlfs_fs_recovery(fs)->next_pseg / BPS;
+	blk = (seg + nlfs_sufile_first_slot(sizeof(struct nlfs_segment_usage))) /
+	      (BS / sizeof(struct nlfs_segment_usage));
+	nlfs_fs_release(fs);
+	return blk;
+}
+
+/* A resize that moves nothing changes only the sufile's header after the
+ * construction's layout (issue 39): with the writer's segment entry in a
+ * later sufile block, no other change brings the header's block into the
+ * log, and the new counts must reach the disk all the same. */
+START_TEST(test_header_only_change_reaches_disk)
+{
+	struct vol v;
+	struct nlfs_resize_stats st;
+	struct nlfs_err err;
+	uint64_t n;
+	size_t ncp;
+
+	make_volume_on(&v, 2 * DEV);
+	while (writer_entry_block(v.io) == 0)
+		next_gen(&v, true, false, 0, 0);
+	/* a grow: the new segments counted clean, nothing else written */
+	ck_assert_msg(nlfs_resize_offline(v.io, 2 * DEV, &one_by_one, &st, &err) == 0, "%s",
+		      err.what);
+	ck_assert_uint_eq(st.segments_moved, 0);
+	ck_assert_uint_gt(writer_entry_block(v.io), 0);
+	caught_up(&v);
+	sufile_counts_right(v.io);
+	n = verify(v.io, &v, v.last_cno, &ncp);
+	ck_assert_uint_eq(n, (2 * DEV - 4096) / BS / BPS);
+	/* a shrink whose cut is clean: the cut's segments leave the count */
+	ck_assert_msg(nlfs_resize_offline(v.io, DEV + DEV / 2, &one_by_one, &st, &err) == 0,
+		      "%s", err.what);
+	ck_assert_uint_eq(st.segments_moved, 0);
+	ck_assert_uint_gt(writer_entry_block(v.io), 0);
+	caught_up(&v);
+	sufile_counts_right(v.io);
+	n = verify(v.io, &v, v.last_cno, &ncp);
+	ck_assert_uint_eq(n, (DEV + DEV / 2 - 4096) / BS / BPS);
+	nlfs_io_close(v.io);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("resize");
@@ -396,6 +477,7 @@ int main(void)
 	tcase_add_test(tc, test_grow_then_use);
 	tcase_add_test(tc, test_shrink_that_does_not_fit);
 	tcase_add_test(tc, test_shrink_crash_at_every_write);
+	tcase_add_test(tc, test_header_only_change_reaches_disk);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
