@@ -46,6 +46,43 @@ int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* qsort for an array that may be empty and never allocated: qsort's base
  * must not be NULL even for no elements. */
 void nlfs_sort(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *));
+/* -1, 0 or 1 as the uint64_t at A is below, equal to or above the one at
+ * B: for nlfs_sort and bsearch of uint64_t arrays */
+int nlfs_cmp_u64(const void *a, const void *b);
+/* The index of the first of the N elements of ELEM bytes at BASE (sorted
+ * by CMP) that CMP(KEY, element) does not put above KEY: where KEY is, or
+ * where it would be (N if past them all). */
+size_t nlfs_lower_bound(const void *key, const void *base, size_t n, size_t elem,
+			int (*cmp)(const void *key, const void *elem));
+
+/* u64map.c: one hash for 64-bit keys (Fibonacci hashing: the product's
+ * high bits are the well mixed ones, folded into the low ones) */
+static inline uint64_t nlfs_hash64(uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 32);
+}
+/* the slot of KEY in a table of CAP slots, CAP a power of two */
+static inline size_t nlfs_hash_slot(uint64_t key, size_t cap)
+{
+	return (size_t)nlfs_hash64(key) & (cap - 1);
+}
+/* A map from 64-bit keys to pointers; zero-initialised, it is empty. */
+struct nlfs_u64map {
+	uint64_t *keys;           /* 0: an empty slot */
+	void **vals;
+	size_t cap, used;
+	bool has_zero;            /* key 0, kept beside the table */
+	void *zero_val;
+};
+/* KEY maps to VAL from now on.  0, or -ENOMEM with M unchanged. */
+int nlfs_u64map_put(struct nlfs_u64map *m, uint64_t key, void *val);
+/* Whether M holds KEY; its value in *VAL (if VAL is not NULL). */
+bool nlfs_u64map_get(const struct nlfs_u64map *m, uint64_t key, void **val);
+/* Frees M's table, and each value by FREE_VAL if it is not NULL; M is
+ * empty again. */
+void nlfs_u64map_free(struct nlfs_u64map *m, void (*free_val)(void *));
 void nlfs_err_clear(struct nlfs_err *e);
 /* Fills E (if not NULL) with CODE (an errno value or NLFS_E*, either sign),
  * BLOCK and the message; returns the code, negative. */
