@@ -17,7 +17,7 @@
 
 #include <nlfs/endian.h>
 #include "target.h"
-#include "../lscp/vol.h"
+#include "vol.h"
 #include "cli.h"
 #include "devtag.h"
 #include "ioc.h"
