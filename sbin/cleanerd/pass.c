@@ -5,7 +5,7 @@
  * List the reclaimable segments (GET_SUINFO: dirty, not active, not in
  * error, older than the protection period; as nilfs-utils, not written
  * after the last ordinary write unless in an emergency), rank them, and
- * describe the first ones (plan.c) until the step is full: segments whose
+ * describe the first ones (clean_plan.c) until the step is full: segments whose
  * seq is at or after ss_prot_seq are kept for recovery (if one of them
  * ranks among the step's victims, the pass first has the kernel write its
  * superblocks, which moves ss_prot_seq on), segments with too
@@ -33,7 +33,7 @@
 #include "cleanerd.h"
 #include "ioc.h"
 #include "array.h"
-#include "submit.h"
+#include "clean_submit.h"
 
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 {

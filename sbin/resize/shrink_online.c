@@ -22,9 +22,9 @@
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
 #include "ioc.h"
-#include "plan.h"
+#include "clean_plan.h"
 #include "resize.h"
-#include "submit.h"
+#include "clean_submit.h"
 
 #define PER_CLEAN 2u           /* segments per CLEAN_SEGMENTS, as nilfs-utils */
 #define ROUNDS 8u              /* passes over the cut before giving up */

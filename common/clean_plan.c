@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * plan.c - segment walk and block classification for CLEAN_SEGMENTS.
+ * clean_plan.c - segment walk and block classification for CLEAN_SEGMENTS.
  *
  * Only the summary blocks of each log are read, by the library's walk
  * (nlfs_segment_walk, NLFS_SEGMENT_WALK_EXACT) on an uncached reader of
@@ -26,7 +26,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "ioc.h"
-#include "plan.h"
+#include "clean_plan.h"
 #include "array.h"
 
 
