@@ -140,21 +140,15 @@ void vol_refresh(struct volume *v)
 		nlfs_fs_close(fs);
 }
 
+/* for bsearch: checkpoint number *KEY against a listed checkpoint's */
+static int cmp_cno(const void *key, const void *elem)
+{
+	return nlfs_cmp_u64(key, &((const struct vol_cp *)elem)->cno);
+}
+
 const struct vol_cp *vol_cp_find(const struct volume *v, uint64_t cno)
 {
-	size_t lo = 0, hi = v->ncps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->cps[mid].cno == cno)
-			return &v->cps[mid];
-		if (v->cps[mid].cno < cno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return v->ncps ? bsearch(&cno, v->cps, v->ncps, sizeof(*v->cps), cmp_cno) : NULL;
 }
 
 int vol_ifile(struct volume *v, uint64_t cno, const struct nlfs_file **ifile)

@@ -57,9 +57,10 @@ size_t nlfs_lower_bound(const void *key, const void *base, size_t n, size_t elem
 
 /* u64map.c: one hash for 64-bit keys (Fibonacci hashing: the product's
  * high bits are the well mixed ones, folded into the low ones) */
+#define NLFS_HASH_MULT 0x9e3779b97f4a7c15ULL   /* 2^64 / the golden ratio */
 static inline uint64_t nlfs_hash64(uint64_t key)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = key * NLFS_HASH_MULT;
 
 	return h ^ (h >> 32);
 }

@@ -353,13 +353,6 @@ static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
 	return rc;
 }
 
-static int by_block(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* blocks of a gap between two live ones read along rather than split the run */
 #define COPY_GAP_MAX 8
 
@@ -379,7 +372,7 @@ static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *
 	for (uint64_t j = 0; !rc && j < n; j++)
 		rc = walk_segment(&sw, c[j].segnum);
 	if (!rc) {
-		nlfs_sort(sw.copies, sw.ncopies, sizeof(*sw.copies), by_block);
+		nlfs_sort(sw.copies, sw.ncopies, sizeof(*sw.copies), nlfs_cmp_u64);
 		for (size_t i = 0, k; i < sw.ncopies; i = k) {
 			for (k = i + 1; k < sw.ncopies && sw.copies[k] - sw.copies[k - 1] <= COPY_GAP_MAX;
 			     k++)

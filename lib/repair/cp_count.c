@@ -86,13 +86,8 @@ static int count_all(struct nlfs_fs *fs, struct nlfs_recount *rs, struct wrong *
 			}
 			if (n == ci[i].blocks_count)
 				continue;
-			if (*nbad == cap) {
-				struct wrong *m = realloc(*bad, (cap = cap ? 2 * cap : 16) * sizeof(**bad));
-
-				if (!m)
-					return -ENOMEM;
-				*bad = m;
-			}
+			if (NLFS_GROW(*bad, cap, *nbad + 1))
+				return -ENOMEM;
 			(*bad)[(*nbad)++] = (struct wrong){ ci[i].cno, n };
 		}
 	} while (!rc && got);

@@ -69,13 +69,6 @@ static struct seginfo *seginfo_for(struct cleanerd *d, uint64_t segnum,
 /* ------------------------------------------------------------------ */
 /* checkpoints */
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int load_snapshots(struct cleanerd *d)
 {
 	struct nilfs_cpinfo ci[CPINFO_BATCH];
@@ -112,7 +105,7 @@ static int load_snapshots(struct cleanerd *d)
 	if (n != cs.cs_nsss)
 		say(LOG_WARNING, "snapshot list has %zu entries, the checkpoint file counts %llu", n,
 		    (unsigned long long)cs.cs_nsss);
-	nlfs_sort(d->snapshots, n, sizeof(*d->snapshots), by_u64);
+	nlfs_sort(d->snapshots, n, sizeof(*d->snapshots), nlfs_cmp_u64);
 	d->nsnapshots = n;
 	return 0;
 }
