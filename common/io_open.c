@@ -16,6 +16,7 @@
 
 #include <nlfs/io_test.h>
 
+#include "cli.h"
 #include "io_open.h"
 #include "strutils.h"
 
@@ -159,4 +160,36 @@ int cmd_io_open(const char *path, int mode, struct nlfs_io **out)
 		return rc;
 	}
 	return open_hooked(dev, spec, out);
+}
+
+int cmd_fs_open(const char *path, int mode, struct nlfs_fs **fs, struct nlfs_err *err,
+		bool *device_failed)
+{
+	struct nlfs_io *io;
+	int rc = cmd_io_open(path, mode, &io);
+
+	nlfs_err_clear(err);
+	*device_failed = rc != 0;
+	if (rc)
+		return rc;
+	rc = nlfs_fs_open(io, fs, err);
+	if (rc)
+		nlfs_io_close(io);
+	return rc;
+}
+
+int cmd_fs_open_warn(const char *path, int mode, struct nlfs_fs **fs)
+{
+	struct nlfs_err err;
+	char msg[320];
+	bool device_failed;
+	int rc = cmd_fs_open(path, mode, fs, &err, &device_failed);
+
+	if (rc && device_failed) {
+		cli_warnx("%s: %s", path, nlfs_strerror(rc));
+	} else if (rc) {
+		nlfs_err_format(&err, msg, sizeof(msg));
+		cli_warnx("%s: %s", path, msg);
+	}
+	return rc;
 }

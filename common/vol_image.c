@@ -300,7 +300,7 @@ static const struct vol_ops image_ops = {
 int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 {
 	struct image_priv *p;
-	struct nlfs_io *io;
+	bool device_failed;
 	int rc;
 
 	p = calloc(1, sizeof(*p));
@@ -308,26 +308,25 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = cmd_io_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
-	if (rc) {
+	rc = cmd_fs_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &p->fs, &p->err,
+			 &device_failed);
+	if (rc && device_failed) {
 		char why[640];
 
 		snprintf(msg, len, "%s", dev_open_reason(v->dev, rc, why, sizeof(why)));
 		free(p);
 		return rc;
 	}
-	rc = nlfs_fs_open(io, &p->fs, &p->err);
 	if (rc) {
 		/* no superblock at all (a short file reads as ENODATA) */
 		if (rc == -NLFS_EBADMAGIC || rc == -ENODATA)
 			snprintf(msg, len, "not a NILFS2 volume");
 		else
 			nlfs_err_format(&p->err, msg, len);
-		nlfs_io_close(io);
 		free(p);
 		return rc;
 	}
-	p->io = io;
+	p->io = nlfs_fs_io(p->fs);
 	rc = nlfs_cpfile_iter_open(p->fs, &p->cpit, &p->err);
 	if (rc) {
 		snprintf(msg, len, "%s", nlfs_strerror(rc));

@@ -20,6 +20,7 @@
 #include "vol.h"
 #include "cli.h"
 #include "devtag.h"
+#include "io_open.h"
 #include "ioc.h"
 
 /* for the signal handler: what to give back if the user interrupts */
@@ -37,8 +38,7 @@ static void give_back_and_die(int sig)
 
 int target_open(struct target *t, const char *arg)
 {
-	struct nlfs_io *io;
-	struct nlfs_err err;
+	int mode = NLFS_IO_RDONLY;
 	char msg[320];
 	const char *dev;
 	int rc;
@@ -66,27 +66,17 @@ int target_open(struct target *t, const char *arg)
 		}
 		(void)ioc_sync(t->fd, &cno);
 		dev = t->vol->dev;
-		rc = nlfs_io_open_unix(dev, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &io);
+		mode = NLFS_IO_RDONLY | NLFS_IO_UNCACHED;
 	} else {
 		dev = dev_resolve(arg);
 		if (!dev) {
 			target_close(t);
 			return -1;
 		}
-		rc = nlfs_io_open_unix(dev, NLFS_IO_RDONLY, &io);
 		vol_close(t->vol);
 		t->vol = NULL;
 	}
-	if (rc) {
-		cli_warnx("%s: %s", dev, nlfs_strerror(rc));
-		target_close(t);
-		return -1;
-	}
-	rc = nlfs_fs_open(io, &t->fs, &err);
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", dev, msg);
-		nlfs_io_close(io);
+	if (cmd_fs_open_warn(dev, mode, &t->fs)) {
 		target_close(t);
 		return -1;
 	}

@@ -10,18 +10,15 @@
 #include "volume.h"
 #include "array.h"
 #include "cli.h"
+#include "io_open.h"
 
 static int open_fs(const char *device, int mode, struct nlfs_fs **fs, struct nlfs_err *err)
 {
-	struct nlfs_io *io;
-	int rc = nlfs_io_open_unix(device, mode, &io);
+	bool device_failed;
+	int rc = cmd_fs_open(device, mode, fs, err, &device_failed);
 
-	nlfs_err_clear(err);
-	if (rc)
+	if (rc && device_failed)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "opening");
-	rc = nlfs_fs_open(io, fs, err);
-	if (rc)
-		nlfs_io_close(io);
 	return rc;
 }
 

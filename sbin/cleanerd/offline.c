@@ -96,22 +96,20 @@ static int conf_params(const char *device, const struct cld_config *c, struct nl
 		       struct nlfs_geometry *g, FILE *errf)
 {
 	struct cld_limits lim;
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	int rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
+	bool device_failed;
+	int rc = cmd_fs_open(device, NLFS_IO_RDONLY, &fs, &err, &device_failed);
 
-	if (rc) {
+	if (rc && device_failed) {
 		fprintf(errf, "cannot open %s: %s\n", device, strerror(-rc));
 		return 1;
 	}
-	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
 		char msg[512];
 
 		nlfs_err_format(&err, msg, sizeof(msg));
 		fprintf(errf, "%s: %s\n", device, msg);
-		nlfs_io_close(io);
 		return 1;
 	}
 	*g = *nlfs_fs_geometry(fs);

@@ -12,6 +12,7 @@
 #include "names.h"
 #include "cli.h"
 #include "extract.h"
+#include "io_open.h"
 #include "stats.h"
 #include "devtag.h"
 #include "json.h"
@@ -780,7 +781,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	const struct view *view;
@@ -808,18 +808,8 @@ int main(int argc, char **argv)
 	view = find_view(argv[optind + 1]);
 	if (!view)
 		cli_usage_error("unknown view '%s'", argv[optind + 1]);
-	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
-	if (rc) {
-		cli_warnx("%s: %s", o.device, nlfs_strerror(rc));
+	if (cmd_fs_open_warn(o.device, NLFS_IO_RDONLY, &fs))
 		return 1;
-	}
-	rc = nlfs_fs_open(io, &fs, &err);
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", o.device, msg);
-		nlfs_io_close(io);
-		return 1;
-	}
 	nlfs_err_clear(&err);
 	if (argc - optind - 2 < view->noperands)
 		cli_usage_error("%s", view->missing);

@@ -21,22 +21,20 @@
 
 static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 {
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	char msg[512];
-	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
+	bool device_failed;
+	int rc = cmd_fs_open(o->device, NLFS_IO_RDONLY, &fs, &err, &device_failed);
 
-	if (rc) {
+	if (rc && device_failed) {
 		say("Error: cannot open device: %s: %s.\n", o->device,
 		    dev_open_reason(o->device, rc, msg, sizeof(msg)));
 		return -1;
 	}
-	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
 		say("Error: cannot open NILFS on %s: %s\n", o->device, msg);
-		nlfs_io_close(io);
 		return -1;
 	}
 	rc = nlfs_resize_check(fs, o->size, ri, &err);
