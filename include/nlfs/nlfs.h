@@ -139,25 +139,6 @@ struct nlfs_sb_choice {
 int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
 
-/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
- * is called on each valid copy (it may refuse with a negative error, and
- * then nothing is written); the CRCs are recomputed and the copy the kernel
- * does not use is written first.  CHOICE tells which copies there were. */
-typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
-/* 0; as nlfs_sb_read_both; what EDIT returns; a negative errno from the io. */
-int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
-		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
-
-/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
- * at FS_SIZE's end is copied to the device's end, where the kernel's next
- * mount looks for it (nothing to do if the two places are one).
- * 0; a negative errno from the io. */
-int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
-/* When no valid secondary is at the device's end (a volume smaller than its
- * device), a copy of the superblock in use is written there.
- * 0; as nlfs_sb_read_both; a negative errno from the io. */
-int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
-
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
 	uint64_t start;        /* block number of the summary block */
@@ -249,20 +230,6 @@ struct nlfs_chain_pos {
 };
 struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t end,
 				      uint64_t seq, uint64_t nextseg);
-/* log_invalidate.c: if block AT.pos holds a log summary with sequence
- * AT.seq (a stale log the chain would take up), zero that block and flush;
- * *INVALIDATED tells whether it did.  0 or a negative errno (context in
- * ERR). */
-int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
-			   bool *invalidated, struct nlfs_err *err);
-/* The chain ended after a log that ends just before block END (sequence
- * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
- * nor at the head of NEXTSEG, where the kernel's search goes when the rest
- * of the segment holds no log.  *NINVALIDATED: the blocks zeroed.  0 or a
- * negative errno from the io (context in ERR). */
-int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
-		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
-
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
  * SUMMARY, if not NULL, receives a malloc'd copy of the summary area.
  * FLAGS: NLFS_LOG_READ_SUMMARY_ONLY reads the summary blocks alone and
@@ -313,7 +280,7 @@ int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlf
  * whether they continue its history: the first names a later checkpoint
  * and none was written before the one it follows.  Logs that do not are
  * left from an earlier writer that crashed before its superblocks (see
- * nlfs_log_invalidate_at).  0 or a negative errno. */
+ * nlfs_log_invalidate_at in writer.h).  0 or a negative errno. */
 struct nlfs_chain_tail {
 	uint64_t nlogs;               /* valid logs after the cursor's log */
 	struct nlfs_chain_pos first;  /* where the first of them is */

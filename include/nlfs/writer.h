@@ -13,6 +13,43 @@
 
 #include <nlfs/nlfs.h>
 
+/* Writes in place, outside a construction: the superblocks (nilfs-tune,
+ * resize, fsck's marks) and stale logs the kernel's chain would take up
+ * (rollback, the writer's end of chain).  The reading layers declare
+ * none of them (nlfs.h). */
+/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
+ * is called on each valid copy (it may refuse with a negative error, and
+ * then nothing is written); the CRCs are recomputed and the copy the kernel
+ * does not use is written first.  CHOICE tells which copies there were. */
+typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
+/* 0; as nlfs_sb_read_both; what EDIT returns; a negative errno from the io. */
+int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
+		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
+/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
+ * at FS_SIZE's end is copied to the device's end, where the kernel's next
+ * mount looks for it (nothing to do if the two places are one).
+ * 0; a negative errno from the io. */
+int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the superblock in use is written there.
+ * 0; as nlfs_sb_read_both; a negative errno from the io. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
+
+/* log_invalidate.c: if block AT.pos holds a log summary with sequence
+ * AT.seq (a stale log the chain would take up), zero that block and flush;
+ * *INVALIDATED tells whether it did.  0 or a negative errno (context in
+ * ERR). */
+int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
+			   bool *invalidated, struct nlfs_err *err);
+/* The chain ended after a log that ends just before block END (sequence
+ * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
+ * nor at the head of NEXTSEG, where the kernel's search goes when the rest
+ * of the segment holds no log.  *NINVALIDATED: the blocks zeroed.  0 or a
+ * negative errno from the io (context in ERR). */
+int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
+		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
+
 /* mkfs_sb.c: the superblock of a new volume */
 struct nlfs_mkfs_params {
 	uint32_t blocksize;              /* 1024 .. 65536, a power of two */
