@@ -383,8 +383,8 @@ int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err);
 
 /* dat.c: virtual-to-physical translation */
-/* VBLOCKNR's entry.  0; -NLFS_ECORRUPT for a hole where the entry should
- * be; a negative errno from the io; -ENOMEM. */
+/* VBLOCKNR's entry (host-endian fields).  0; -NLFS_ECORRUPT for a hole
+ * where the entry should be; a negative errno from the io; -ENOMEM. */
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err);
 /* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
@@ -474,8 +474,11 @@ uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
 /* the header (host-endian fields).  0; -NLFS_ECORRUPT if the header block
  * is a hole; as nlfs_file_read_block. */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
-/* checkpoint CNO (0 = the latest).  0; -ENOENT for a checkpoint past the
- * latest or invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
+/* checkpoint CNO (0 = the latest), in on-disk (little-endian) form: unlike
+ * the header, the sufile's getters and nlfs_dat_lookup, which convert
+ * their fields to host order (nlfs_cpfile_list gives host-order struct
+ * nlfs_cpinfo).  0; -ENOENT for a checkpoint past the latest or invalid;
+ * -NLFS_ECORRUPT; as nlfs_file_read_block. */
 int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
 		    struct nlfs_err *err);
 

@@ -169,7 +169,7 @@ static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk(sw->w->fs, segnum, nlfs_le32(su.su_nblocks),
+		rc = nlfs_segment_walk(sw->w->fs, segnum, su.su_nblocks,
 				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
@@ -316,7 +316,7 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 
 	*snaps = NULL;
 	p->protcno = UINT64_MAX;
-	for (c = nlfs_le64(h.ch_snapshot_next); !rc && c; c = nlfs_le64(cp.cp_snapshot_next)) {
+	for (c = h.ch_snapshot_next; !rc && c; c = nlfs_le64(cp.cp_snapshot_next)) {
 		if (n > latest)
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
 		rc = nlfs_cpfile_get(fs, c, &cp, err);
@@ -428,7 +428,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
-	*clean = nlfs_le64(sh.sh_ncleansegs);
+	*clean = sh.sh_ncleansegs;
 	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
@@ -447,14 +447,14 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		uint32_t fl;
 
 		rc = nlfs_sufile_get(fs, s, &su, err);
-		fl = nlfs_le32(su.su_flags);
+		fl = su.su_flags;
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1 ||
+		    s == at.seg || s == at.nextseg || su.su_lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[nseen].segnum = s;
-		c[nseen].lastmod = nlfs_le64(su.su_lastmod);
-		c[nseen].nblocks = nlfs_le32(su.su_nblocks);
+		c[nseen].lastmod = su.su_lastmod;
+		c[nseen].nblocks = su.su_nblocks;
 		c[nseen].held = false;   /* unmounted: nothing to recover from */
 		/* the first log's summary of each, read in the background while
 		 * the counts wait on one after the other */

@@ -27,7 +27,7 @@ static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, str
 	if (rc)
 		return rc;
 	rc = nlfs_sufile_header(fs, &h, err);
-	*clean = nlfs_le64(h.sh_ncleansegs);
+	*clean = h.sh_ncleansegs;
 	*nsegs = nlfs_fs_geometry(fs)->nsegments;
 	nlfs_fs_release(fs);
 	return rc;
