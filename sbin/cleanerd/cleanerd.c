@@ -73,7 +73,7 @@ static void report_conf(void *arg, const char *file, unsigned line, const char *
 	struct cleanerd *d = arg;
 
 	if (d->startup && !d->log_stderr)
-		fprintf(stderr, PROG ": %s:%u: %s\n", file, line, msg);
+		cli_warnx("%s:%u: %s", file, line, msg);
 	say(LOG_WARNING, "%s:%u: %s", file, line, msg);
 }
 
