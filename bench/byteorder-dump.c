@@ -8,7 +8,10 @@
  * directory tree, what changed between each pair of checkpoints and the
  * versions of every file.  With COPY (a copy of IMAGE) a checkpoint is
  * also written into it by the library's writer, then it is cleaned by
- * the offline cleaner (at a fixed time), and the new state printed.  bench/byteorder.sh runs it natively and on a
+ * the offline cleaner (at a fixed time), and the new state printed.
+ * byteorder-dump --new IMAGE makes a volume on IMAGE (an empty file of
+ * 64 MiB) as mkfs -d would, with a fixed tree, time and UUID, and prints
+ * it.  bench/byteorder.sh runs it natively and on a
  * big-endian CPU under qemu-user and compares: the same output, byte for
  * byte, is the byte-order contract kept.  Links only libnlfs.
  */
@@ -229,14 +232,126 @@ static int clean(const char *path)
 	return rc;
 }
 
+static void new_inode(struct nlfs_inode *in, uint16_t mode, uint16_t links)
+{
+	memset(in, 0, sizeof(*in));
+	in->i_mode = nlfs_cpu_to_le16(mode);
+	in->i_links_count = nlfs_cpu_to_le16(links);
+	in->i_uid = nlfs_cpu_to_le32(1000);
+	in->i_ctime = in->i_mtime = nlfs_cpu_to_le64(2000000000);
+	in->i_mtime_nsec = nlfs_cpu_to_le32(123456789);
+}
+
+/* a regular file of SIZE bytes whose bytes follow SEED */
+static int new_file(struct nlfs_writer *w, uint64_t ino, uint64_t size, unsigned seed,
+		    struct nlfs_err *err)
+{
+	uint32_t bs = nlfs_writer_geometry(w)->blocksize;
+	uint8_t *buf = malloc(bs);
+	struct nlfs_inode in;
+	int rc = buf ? nlfs_writer_file_begin(w, ino, err) : -ENOMEM;
+
+	for (uint64_t b = 0; !rc && b * bs < size; b++) {
+		for (uint32_t i = 0; i < bs; i++)
+			buf[i] = (uint8_t)(seed * 31 + b * 7 + i);
+		if (seed % 5 || b % 3)       /* some holes */
+			rc = nlfs_writer_file_block(w, b, buf, err);
+	}
+	free(buf);
+	new_inode(&in, 0100644, 1);
+	in.i_size = nlfs_cpu_to_le64(size);
+	return rc ? rc : nlfs_writer_file_end(w, &in, err);
+}
+
+/* N files (their inode numbers into INOS), then directory DIR (in PARENT)
+ * naming them PREFIX-i, and SUBDIR (if not 0) as "sub" */
+static int new_dir(struct nlfs_writer *w, uint64_t dir, uint64_t parent, unsigned n,
+		   const char *prefix, uint64_t subdir, struct nlfs_err *err)
+{
+	uint64_t *inos = calloc(n, sizeof(*inos));
+	struct nlfs_dirw *d = NULL;
+	struct nlfs_inode in;
+	char name[64];
+	int rc = inos ? 0 : -ENOMEM;
+
+	for (unsigned i = 0; !rc && i < n; i++) {
+		rc = nlfs_writer_new_ino(w, &inos[i], err);
+		if (!rc)
+			rc = new_file(w, inos[i], (uint64_t)i * 997 % 40000, i, err);
+	}
+	if (!rc)
+		rc = nlfs_dirw_begin(w, dir, parent, &d, err);
+	for (unsigned i = 0; !rc && i < n; i++) {
+		int len = snprintf(name, sizeof(name), "%s-%03u", prefix, i);
+
+		rc = nlfs_dirw_add(d, name, (size_t)len, inos[i], nlfs_file_type_of_mode(0100644), err);
+	}
+	if (!rc && subdir)
+		rc = nlfs_dirw_add(d, "sub", 3, subdir, NLFS_FT_DIR, err);
+	new_inode(&in, 040755, subdir ? 3 : 2);
+	if (!rc) {
+		rc = nlfs_dirw_end(d, &in, err);
+		d = NULL;
+	}
+	nlfs_dirw_free(d);
+	free(inos);
+	return rc;
+}
+
+/* A volume on PATH as mkfs.nilfs2 -d makes one, at a fixed time and UUID:
+ * a directory of 200 files, and the root holding it and 300 more (up to
+ * 40 blocks each, so that many maps are B-trees, some with holes; the
+ * directories' names fill several blocks). */
+static int make_volume(const char *path)
+{
+	struct nlfs_mkfs_params p = {
+		.blocksize = 1024, .blocks_per_segment = 256, .r_segments_percentage = 5,
+		.ctime = 2000000000, .uuid = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 },
+		.label = "be-test",
+	};
+	struct nlfs_super_block sb;
+	struct nlfs_writer *w = NULL;
+	struct nlfs_err err;
+	struct nlfs_io *io;
+	uint64_t sub;
+	int rc = nlfs_io_open_unix(path, NLFS_IO_RDWR, &io);
+
+	if (rc)
+		return fail(path, rc, NULL);
+	rc = nlfs_io_size(io, &p.devsize);
+	if (!rc)
+		rc = nlfs_mkfs_superblock(&p, &sb, NULL, &err);
+	if (!rc)
+		rc = nlfs_writer_create(io, &sb, &w, &err);
+	if (!rc)
+		rc = nlfs_writer_new_ino(w, &sub, &err);
+	if (!rc)
+		rc = new_dir(w, sub, NLFS_ROOT_INO, 200, "a-longer-file-name-in-the-subdirectory", 0,
+			     &err);
+	if (!rc)
+		rc = new_dir(w, NLFS_ROOT_INO, NLFS_ROOT_INO, 300, "file", sub, &err);
+	if (!rc)
+		rc = nlfs_writer_commit(w, &err);
+	nlfs_writer_free(w);
+	nlfs_io_close(io);
+	return rc ? fail("mkfs", rc, &err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nlfs_fs *fs;
 	int rc;
 
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: byteorder-dump IMAGE [COPY]\n");
+		fprintf(stderr, "usage: byteorder-dump IMAGE [COPY] | --new IMAGE\n");
 		return 2;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--new")) {
+		if (make_volume(argv[2]) || open_fs(argv[2], NLFS_IO_RDONLY, &fs))
+			return 1;
+		rc = dump(fs);
+		nlfs_fs_close(fs);
+		return rc ? 1 : 0;
 	}
 	if (open_fs(argv[1], NLFS_IO_RDONLY, &fs))
 		return 1;
