@@ -404,11 +404,11 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 	if (rc)
 		goto out;
 	{
-		struct nlfs_checkpoint cp;
+		struct nlfs_cpinfo cp;
 
 		/* the bar's total: all the checkpoint's blocks, an upper bound */
-		if (nlfs_cpfile_get(fs, cno, &cp, err) == 0)
-			c.blocks_total = nlfs_le64(cp.cp_blocks_count);
+		if (nlfs_cpfile_info(fs, cno, &cp, err) == 0)
+			c.blocks_total = cp.blocks_count;
 		nlfs_err_clear(err);
 		progress_init(&c.bar, stderr, "extracting");
 	}

@@ -85,17 +85,17 @@ int target_open(struct target *t, const char *arg)
 
 int target_latest(struct target *t, uint64_t *cno)
 {
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_err err;
 	char msg[320];
-	int rc = nlfs_cpfile_get(t->fs, 0, &cp, &err);
+	int rc = nlfs_cpfile_info(t->fs, 0, &cp, &err);
 
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
 		cli_warnx("%s: %s", t->name, msg);
 		return -1;
 	}
-	*cno = nlfs_le64(cp.cp_cno);
+	*cno = cp.cno;
 	return 0;
 }
 
@@ -113,11 +113,11 @@ static int cp_state(struct target *t, uint64_t cno, bool *snapshot)
 		*snapshot = nilfs_cpinfo_snapshot(&ci);
 		return 0;
 	} else {
-		struct nlfs_checkpoint cp;
-		int rc = cno ? nlfs_cpfile_get(t->fs, cno, &cp, NULL) : -ENOENT;
+		struct nlfs_cpinfo cp;
+		int rc = cno ? nlfs_cpfile_info(t->fs, cno, &cp, NULL) : -ENOENT;
 
 		if (!rc)
-			*snapshot = nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT;
+			*snapshot = cp.flags & NLFS_CHECKPOINT_SNAPSHOT;
 		return rc;
 	}
 }

@@ -476,9 +476,10 @@ uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
 /* checkpoint CNO (0 = the latest), in on-disk (little-endian) form: unlike
  * the header, the sufile's getters and nlfs_dat_lookup, which convert
- * their fields to host order (nlfs_cpfile_list gives host-order struct
- * nlfs_cpinfo).  0; -ENOENT for a checkpoint past the latest or invalid;
- * -NLFS_ECORRUPT; as nlfs_file_read_block. */
+ * their fields to host order.  For those that need the ifile's inode
+ * (nlfs_fs_ifile, the writer); the others take nlfs_cpfile_info's
+ * host-order struct nlfs_cpinfo.  0; -ENOENT for a checkpoint past the
+ * latest or invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
 int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
 		    struct nlfs_err *err);
 
@@ -489,8 +490,9 @@ int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct 
  * nlfs_file_read_block. */
 int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
 		    struct nlfs_err *err);
-/* N consecutive segments from SEGNUM, each sufile block read once.  0; -ERANGE
- * past the last segment; as nlfs_file_read_block. */
+/* N consecutive segments from SEGNUM (host-endian fields), each sufile
+ * block read once.  0; -ERANGE past the last segment; as
+ * nlfs_file_read_block. */
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 			 struct nlfs_segment_usage *su, struct nlfs_err *err);
 
@@ -519,6 +521,11 @@ int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err
  * 0; -EINVAL; as nlfs_file_read_block. */
 int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cno, enum nlfs_cpinfo_mode mode,
 		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err);
+/* Checkpoint CNO (0 = the latest) in host order, as nlfs_cpfile_list gives
+ * it: what a caller of nlfs_cpfile_get wants unless it needs the ifile's
+ * inode.  As nlfs_cpfile_get. */
+int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
+		     struct nlfs_err *err);
 /* The same, for many calls in a row: an iterator reads the cpfile's block
  * map once.  It is valid while FS is open and unchanged. */
 struct nlfs_cpfile_iter;

@@ -309,17 +309,17 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 			 uint64_t **snaps, struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	size_t n = 0, cap = 0;
 	uint64_t latest = nlfs_fs_recovery(fs)->cno, c;
 	int rc = nlfs_cpfile_header(fs, &h, err);
 
 	*snaps = NULL;
 	p->protcno = UINT64_MAX;
-	for (c = h.ch_snapshot_next; !rc && c; c = nlfs_le64(cp.cp_snapshot_next)) {
+	for (c = h.ch_snapshot_next; !rc && c; c = cp.next) {
 		if (n > latest)
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
-		rc = nlfs_cpfile_get(fs, c, &cp, err);
+		rc = nlfs_cpfile_info(fs, c, &cp, err);
 		if (!rc && NLFS_GROW(*snaps, cap, n + 1))
 			rc = -ENOMEM;
 		if (!rc)
@@ -327,8 +327,8 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 	}
 	/* the latest checkpoint decides whether any is protected */
 	if (!rc && latest > 0) {
-		rc = nlfs_cpfile_get(fs, latest, &cp, err);
-		if (!rc && nlfs_le64(cp.cp_create) >= limit)
+		rc = nlfs_cpfile_info(fs, latest, &cp, err);
+		if (!rc && cp.create >= limit)
 			rc = find_protcno(fs, limit, latest, &p->protcno, err);
 	}
 	p->snapshots = *snaps;

@@ -65,6 +65,19 @@ noent:
 	return rc;
 }
 
+static void to_cpinfo(const uint8_t *raw, struct nlfs_cpinfo *ci);
+
+int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
+		     struct nlfs_err *err)
+{
+	struct nlfs_checkpoint cp;
+	int rc = nlfs_cpfile_get(fs, cno, &cp, err);
+
+	if (!rc)
+		to_cpinfo((const uint8_t *)&cp, out);
+	return rc;
+}
+
 /*
  * The kernel's GET_CPSTAT/GET_CPINFO, computed from the image.  Entries are
  * read a cpfile block at a time; a hole is a block whose checkpoints were
