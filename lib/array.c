@@ -45,6 +45,17 @@ int nlfs_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+size_t nlfs_sort_unique_u64(uint64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	nlfs_sort(v, n, sizeof(*v), nlfs_cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
 size_t nlfs_lower_bound(const void *key, const void *base, size_t n, size_t elem,
 			int (*cmp)(const void *key, const void *elem))
 {

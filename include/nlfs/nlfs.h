@@ -49,6 +49,8 @@ void nlfs_sort(void *base, size_t n, size_t elem, int (*cmp)(const void *, const
 /* -1, 0 or 1 as the uint64_t at A is below, equal to or above the one at
  * B: for nlfs_sort and bsearch of uint64_t arrays */
 int nlfs_cmp_u64(const void *a, const void *b);
+/* V[N] sorted, each value kept once: the count kept. */
+size_t nlfs_sort_unique_u64(uint64_t *v, size_t n);
 /* The index of the first of the N elements of ELEM bytes at BASE (sorted
  * by CMP) that CMP(KEY, element) does not put above KEY: where KEY is, or
  * where it would be (N if past them all). */

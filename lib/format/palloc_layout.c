@@ -75,11 +75,7 @@ int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_
 		for (uint64_t j = 0; j < count; j++)
 			out[n++] = first + j;
 	}
-	nlfs_sort(out, n, sizeof(*out), nlfs_cmp_u64);
-	*ngroups = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!*ngroups || out[*ngroups - 1] != out[i])
-			out[(*ngroups)++] = out[i];
+	*ngroups = nlfs_sort_unique_u64(out, n);
 	*groups = out;
 	return 0;
 }

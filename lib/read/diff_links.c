@@ -41,15 +41,8 @@ static int preload_dirs(struct dctx *c, int side)
 				dirs[n++] = e->paths[NEW][k].parent;
 		}
 	}
-	if (!rc) {
-		size_t k = 0;
-
-		nlfs_sort(dirs, n, sizeof(*dirs), nlfs_cmp_u64);
-		for (size_t i = 0; i < n; i++)
-			if (!k || dirs[k - 1] != dirs[i])
-				dirs[k++] = dirs[i];
-		rc = diff_dc_load_up(c, side, dirs, k);
-	}
+	if (!rc)
+		rc = diff_dc_load_up(c, side, dirs, nlfs_sort_unique_u64(dirs, n));
 	free(dirs);
 	return rc;
 }

@@ -56,16 +56,8 @@ static int scan_summaries(struct nlfs_fs *fs, struct written *w, struct nlfs_err
 				rc = 0;
 		}
 	}
-	if (!rc) {
-		size_t n = 0;
-
-		if (w->n > 1)
-			nlfs_sort(w->cnos, w->n, sizeof(*w->cnos), nlfs_cmp_u64);
-		for (size_t i = 0; i < w->n; i++)
-			if (!n || w->cnos[n - 1] != w->cnos[i])
-				w->cnos[n++] = w->cnos[i];
-		w->n = n;
-	}
+	if (!rc)
+		w->n = nlfs_sort_unique_u64(w->cnos, w->n);
 	nlfs_err_clear(err);
 	return rc;
 }
