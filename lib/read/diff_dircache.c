@@ -105,21 +105,17 @@ static void prefetch_records(struct dctx *c, int side, const uint64_t *inos, siz
 	free(fb);
 }
 
-/* Directories INOS of checkpoint SIDE into the cache (those not there);
- * *NREAD (if not NULL) counts those read */
-int diff_dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uint64_t *nread)
+/* the directories of INOS (N) not in SIDE's cache yet: each read from the
+ * ifile (their records asked for together) and cached; those that are
+ * live directories whose entries are to be read into *LOAD (*NLOAD).  A
+ * directory whose record is the same on the other side shares its entry. */
+static int dc_add(struct dctx *c, int side, const uint64_t *inos, size_t n,
+		  struct dc_dir ***load, size_t *nload)
 {
-	struct dc_dir **load = NULL;
-	struct dc_blk *blks = NULL;
-	struct fblk *fb = NULL;
-	size_t nload = 0, lcap = 0, nblks = 0, bcap = 0, nfb = 0, fcap = 0;
-	uint8_t *buf = NULL;
+	uint64_t *want = n > 1 ? malloc(n * sizeof(*want)) : NULL;
+	size_t nwant = 0, lcap = 0;
 	int rc = 0;
 
-	uint64_t *want = n > 1 ? malloc(n * sizeof(*want)) : NULL;
-	size_t nwant = 0;
-
-	/* the records of those not read yet, asked for together */
 	for (size_t i = 0; want && i < n; i++)
 		if (!diff_dc_get(c, side, inos[i]))
 			want[nwant++] = inos[i];
@@ -156,13 +152,25 @@ int diff_dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uint6
 		if (!rc)
 			rc = nlfs_u64map_put(&c->dc[side], d->ino, d);
 		if (!rc && d->ok) {
-			if (NLFS_GROW(load, lcap, nload + 1))
+			if (NLFS_GROW(*load, lcap, *nload + 1))
 				rc = -ENOMEM;
 			else
-				load[nload++] = d;
+				(*load)[(*nload)++] = d;
 		}
 	}
-	for (size_t i = 0; !rc && i < nload; i++) {
+	return rc;
+}
+
+/* where the blocks of directories LOAD (N) lie, holes left out, into
+ * *BLKS (*NBLKS), sorted by disk address */
+static int dc_locate(struct dctx *c, struct dc_dir **load, size_t n, struct dc_blk **blks,
+		     size_t *nblks)
+{
+	struct fblk *fb = NULL;
+	size_t nfb = 0, fcap = 0, bcap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
 		uint64_t size = nlfs_le64(load[i]->f.inode.i_size), end;
 		uint64_t nblocks = size / c->bs + (size % c->bs != 0);
 
@@ -188,41 +196,64 @@ int diff_dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uint6
 		}
 		if (rc || !fb[i].phys)
 			continue;
-		if (NLFS_GROW(blks, bcap, nblks + 1))
+		if (NLFS_GROW(*blks, bcap, *nblks + 1))
 			rc = -ENOMEM;
 		else
-			blks[nblks++] = (struct dc_blk){ fb[i].phys, fb[i].blkoff, dc_of(fb[i].f) };
+			(*blks)[(*nblks)++] = (struct dc_blk){ fb[i].phys, fb[i].blkoff, dc_of(fb[i].f) };
 	}
-	if (nread)
-		*nread += nload;
-	nlfs_sort(blks, nblks, sizeof(*blks), cmp_dc_blk);
-	buf = rc ? NULL : malloc((size_t)c->bs * DC_RUN);
-	if (!rc && !buf)
-		rc = -ENOMEM;
-	for (size_t i = 0, j; !rc && i < nblks; i = j) {
+	free(fb);
+	nlfs_sort(*blks, *nblks, sizeof(**blks), cmp_dc_blk);
+	return rc;
+}
+
+/* the blocks B (N, by disk address) read, adjacent ones at once, and
+ * their entries parsed into their directories */
+static int dc_read(struct dctx *c, const struct dc_blk *b, size_t n)
+{
+	uint8_t *buf = n ? malloc((size_t)c->bs * DC_RUN) : NULL;
+	int rc = n && !buf ? -ENOMEM : 0;
+
+	for (size_t i = 0, j; !rc && i < n; i = j) {
 		/* adjacent blocks in one read; alone where that fails, to name the block */
-		for (j = i + 1; j < nblks && j - i < DC_RUN && blks[j].phys == blks[j - 1].phys + 1; j++)
+		for (j = i + 1; j < n && j - i < DC_RUN && b[j].phys == b[j - 1].phys + 1; j++)
 			;
 		if (j - i > 1 && nlfs_io_read(nlfs_fs_io(c->fs), buf, (j - i) * c->bs,
-					       blks[i].phys * c->bs))
+					       b[i].phys * c->bs))
 			j = i + 1;
 		else if (j - i == 1)
-			rc = nlfs_io_read(nlfs_fs_io(c->fs), buf, c->bs, blks[i].phys * c->bs);
+			rc = nlfs_io_read(nlfs_fs_io(c->fs), buf, c->bs, b[i].phys * c->bs);
 		if (rc)
-			rc = nlfs_err_set(c->err, rc, blks[i].phys, "directory %llu, block %llu",
-					  (unsigned long long)blks[i].dir->ino,
-					  (unsigned long long)blks[i].blkoff);
+			rc = nlfs_err_set(c->err, rc, b[i].phys, "directory %llu, block %llu",
+					  (unsigned long long)b[i].dir->ino,
+					  (unsigned long long)b[i].blkoff);
 		for (size_t k = i; !rc && k < j; k++) {
-			struct dc_fill fl = { blks[k].dir, blks[k].blkoff };
+			struct dc_fill fl = { b[k].dir, b[k].blkoff };
 
-			rc = nlfs_dir_block_entries(&blks[k].dir->f, blks[k].blkoff,
+			rc = nlfs_dir_block_entries(&b[k].dir->f, b[k].blkoff,
 						    buf + (k - i) * c->bs, c->bs, dc_entry, &fl, c->err);
 		}
 	}
+	free(buf);
+	return rc;
+}
+
+/* Directories INOS of checkpoint SIDE into the cache (those not there);
+ * *NREAD (if not NULL) counts those read */
+int diff_dc_load(struct dctx *c, int side, const uint64_t *inos, size_t n, uint64_t *nread)
+{
+	struct dc_dir **load = NULL;
+	struct dc_blk *blks = NULL;
+	size_t nload = 0, nblks = 0;
+	int rc = dc_add(c, side, inos, n, &load, &nload);
+
+	if (!rc)
+		rc = dc_locate(c, load, nload, &blks, &nblks);
+	if (nread)
+		*nread += nload;
+	if (!rc)
+		rc = dc_read(c, blks, nblks);
 	for (size_t i = 0; !rc && i < nload; i++)
 		nlfs_sort(load[i]->v, load[i]->n, sizeof(*load[i]->v), cmp_dc_ent);
-	free(buf);
-	free(fb);
 	free(blks);
 	free(load);
 	return rc;

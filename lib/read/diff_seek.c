@@ -230,6 +230,102 @@ static void seek_expand(struct seeker *s, const struct dc_dir *d)
 			seek_push(s, d->v[i].ino);
 }
 
+/* a seeker for every changed inode of SK's side whose names are not all
+ * known (directories aside: found upwards) */
+static int seek_init(struct seek *sk)
+{
+	struct dctx *c = sk->c;
+
+	sk->of = calloc(c->nents ? c->nents : 1, sizeof(*sk->of));
+	if (!sk->of)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nents; i++) {
+		struct ent *e = &c->ents[i];
+		uint64_t known = diff_links_known(c, e->ino, sk->side);
+		uint64_t need = diff_links_needed(e, sk->side);
+
+		if (known == need || (known == 0 && e->alive[sk->side] && is_dir(&e->rec[sk->side])))
+			continue;
+		if (NLFS_GROW(sk->s, sk->cap, sk->n + 1))
+			return -ENOMEM;
+		sk->s[sk->n] = (struct seeker){ .e = e, .need = need };
+		sk->of[i] = ++sk->n;
+	}
+	return 0;
+}
+
+/* One round's candidates: up to SEEK_PER_ROUND taken by every seeker
+ * still short of names, those not read yet into *BATCH (*NB, sorted,
+ * each once).  *LEFT: the seekers short of names; *EXHAUSTED: one of them
+ * has no candidate left. */
+static int seek_round(struct seek *sk, uint64_t **batch, size_t *bcap, size_t *nb, size_t *left,
+		      bool *exhausted)
+{
+	int rc = 0;
+
+	*nb = *left = 0;
+	*exhausted = false;
+	for (size_t i = 0; !rc && i < sk->n; i++) {
+		struct seeker *s = &sk->s[i];
+
+		s->ntook = 0;
+		if (s->got >= s->need)
+			continue;
+		++*left;
+		while (!rc && s->ntook < SEEK_PER_ROUND && seek_take(s, &s->took[s->ntook])) {
+			if (!diff_dc_get(sk->c, sk->side, s->took[s->ntook])) {
+				if (NLFS_GROW(*batch, *bcap, *nb + 1))
+					rc = -ENOMEM;
+				else
+					(*batch)[(*nb)++] = s->took[s->ntook];
+			}
+			s->ntook++;
+		}
+		*exhausted |= !s->ntook;
+	}
+	*nb = nlfs_sort_unique_u64(*batch, *nb);
+	return rc;
+}
+
+/* Every name found, placed in its directory's path (the directories and
+ * all above them read first, a level a round).  *LEFT set where a
+ * directory is not reached from the root (a damaged volume: the scan
+ * decides, and says what is wrong), the paths found dropped. */
+static int seek_place(struct seek *sk, size_t *left)
+{
+	struct dctx *c = sk->c;
+	int side = sk->side;
+	uint64_t *dirs = sk->nhits ? malloc(sk->nhits * sizeof(*dirs)) : NULL;
+	int rc = sk->nhits && !dirs ? -ENOMEM : 0;
+
+	for (size_t i = 0; dirs && i < sk->nhits; i++)
+		dirs[i] = sk->hits[i].dir;
+	if (!rc)
+		rc = diff_dc_load_up(c, side, dirs, sk->nhits);
+	free(dirs);
+	for (size_t i = 0; !rc && i < sk->nhits; i++) {
+		const char *dp;
+
+		rc = diff_dir_path(c, side, sk->hits[i].dir, &dp);
+		if (rc && rc != -ENOMEM) {
+			nlfs_err_clear(c->err);
+			for (size_t k = 0; k < sk->n; k++) {
+				for (size_t j = 0; j < sk->s[k].e->npaths[side]; j++)
+					free(sk->s[k].e->paths[side][j].path);
+				sk->s[k].e->npaths[side] = 0;
+			}
+			*left = 1;
+			return 0;
+		}
+		if (!rc)
+			rc = diff_push_path(sk->hits[i].e, side, sk->hits[i].dir,
+					    diff_join(dp, sk->hits[i].name, strlen(sk->hits[i].name)));
+	}
+	for (size_t i = 0; !rc && i < sk->n; i++)
+		sk->s[i].e->searched[side] = true;
+	return rc;
+}
+
 /* Every link of the changed inodes of SIDE whose names are not all known
  * (directories aside, which are found upwards) by the search above: 0
  * with their paths added and e->searched[SIDE] set, 1 where the search
@@ -240,57 +336,16 @@ int diff_seek_names(struct dctx *c, int side)
 	uint64_t *batch = NULL, loaded = 0, budget;
 	size_t bcap = 0, left = 0;
 	uint8_t *buf = malloc(c->bs);
-	int rc = buf ? 0 : -ENOMEM;
+	int rc = buf ? seek_init(&sk) : -ENOMEM;
 
-	sk.of = calloc(c->nents ? c->nents : 1, sizeof(*sk.of));
-	if (!sk.of)
-		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < c->nents; i++) {
-		struct ent *e = &c->ents[i];
-		uint64_t known = diff_links_known(c, e->ino, side), need = diff_links_needed(e, side);
-
-		if (known == need || (known == 0 && e->alive[side] && is_dir(&e->rec[side])))
-			continue;
-		if (NLFS_GROW(sk.s, sk.cap, sk.n + 1)) {
-			rc = -ENOMEM;
-			break;
-		}
-		sk.s[sk.n] = (struct seeker){ .e = e, .need = need };
-		sk.of[i] = ++sk.n;
-	}
 	budget = SEEK_BASE + SEEK_BUDGET * (uint64_t)sk.n;
 	if (!rc)
 		rc = seek_start(&sk, buf);
 	for (unsigned round = 0; !rc; round++) {
-		size_t nb = 0;
-		bool exhausted = false;
+		size_t nb;
+		bool exhausted;
 
-		left = 0;
-		for (size_t i = 0; !rc && i < sk.n; i++) {
-			struct seeker *s = &sk.s[i];
-
-			s->ntook = 0;
-			if (s->got >= s->need)
-				continue;
-			left++;
-			while (!rc && s->ntook < SEEK_PER_ROUND && seek_take(s, &s->took[s->ntook])) {
-				if (!diff_dc_get(c, side, s->took[s->ntook]) && NLFS_GROW(batch, bcap, nb + 1))
-					rc = -ENOMEM;
-				else if (!diff_dc_get(c, side, s->took[s->ntook]))
-					batch[nb++] = s->took[s->ntook];
-				s->ntook++;
-			}
-			exhausted |= !s->ntook;
-		}
-		nlfs_sort(batch, nb, sizeof(*batch), nlfs_cmp_u64);
-		{
-			size_t k = 0;
-
-			for (size_t i = 0; i < nb; i++)
-				if (!k || batch[k - 1] != batch[i])
-					batch[k++] = batch[i];
-			nb = k;
-		}
+		rc = seek_round(&sk, &batch, &bcap, &nb, &left, &exhausted);
 		if (rc || !left || exhausted || round == SEEK_ROUNDS || loaded + nb > budget)
 			break;
 		loaded += nb;
@@ -307,41 +362,8 @@ int diff_seek_names(struct dctx *c, int side)
 			}
 		}
 	}
-	if (!rc && !left) {
-		/* the paths of the directories the names are in */
-		uint64_t *dirs = sk.nhits ? malloc(sk.nhits * sizeof(*dirs)) : NULL;
-
-		if (sk.nhits && !dirs)
-			rc = -ENOMEM;
-		for (size_t i = 0; dirs && i < sk.nhits; i++)
-			dirs[i] = sk.hits[i].dir;
-		if (!rc)
-			rc = diff_dc_load_up(c, side, dirs, sk.nhits);
-		free(dirs);
-		for (size_t i = 0; !rc && i < sk.nhits; i++) {
-			const char *dp;
-
-			rc = diff_dir_path(c, side, sk.hits[i].dir, &dp);
-			if (rc && rc != -ENOMEM) {
-				/* a directory not reached from the root (a damaged
-				 * volume): the scan decides, and says what is wrong */
-				nlfs_err_clear(c->err);
-				for (size_t k = 0; k < sk.n; k++)
-					for (size_t j = 0; j < sk.s[k].e->npaths[side]; j++)
-						free(sk.s[k].e->paths[side][j].path);
-				for (size_t k = 0; k < sk.n; k++)
-					sk.s[k].e->npaths[side] = 0;
-				left = 1;
-				rc = 0;
-				break;
-			}
-			if (!rc)
-				rc = diff_push_path(sk.hits[i].e, side, sk.hits[i].dir,
-					       diff_join(dp, sk.hits[i].name, strlen(sk.hits[i].name)));
-		}
-		for (size_t i = 0; !rc && !left && i < sk.n; i++)
-			sk.s[i].e->searched[side] = true;
-	}
+	if (!rc && !left)
+		rc = seek_place(&sk, &left);
 	for (size_t i = 0; i < sk.nhits; i++)
 		free(sk.hits[i].name);
 	free(sk.hits);
