@@ -1,4 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Directories read for names, kept parsed (diffP.h).  A directory read to
+ * name something is read once per checkpoint, its blocks asked for
+ * together (translated, sorted by disk address, read ahead), and kept
+ * parsed: the search for names, the paths upwards and the old
+ * checkpoint's paths all look in it again.  A directory whose record is
+ * the same in both checkpoints has the same entries (its block map root
+ * is in the record): it is read once for both.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -6,15 +15,6 @@
 #include <string.h>
 
 #include "diffP.h"
-
-/*
- * Directories read for names, kept parsed (diffP.h).  A directory read to name something is read once per checkpoint, its
- * blocks asked for together (translated, sorted by disk address, read
- * ahead), and kept parsed: the search for names, the paths upwards and
- * the old checkpoint's paths all look in it again.  A directory whose
- * record is the same in both checkpoints has the same entries (its block
- * map root is in the record): it is read once for both.
- */
 
 #define DC_RUN 32   /* adjacent directory blocks read at once */
 

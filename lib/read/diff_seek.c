@@ -1,4 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Names found near the inode's number (diffP.h), before the scan of every
+ * directory: inode numbers are handed out in the order files are made,
+ * and trees are made a directory at a time, so a file's directory is mostly among the directories numbered just below
+ * it, their parents, and those parents' subdirectories numbered below it.
+ * Every candidate is checked by its entries (and its path is then found
+ * upwards, each step checked), so a wrong guess costs a directory read;
+ * the candidates of all the inodes sought are read together, round by
+ * round, and past a budget of directories the scan does the work.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,17 +17,6 @@
 
 #include "diffP.h"
 
-/*
- * Names found near the inode's number (diffP.h), before the scan of every
- * directory: inode numbers are handed out in the
- * order files are made, and trees are made a directory at a time, so a
- * file's directory is mostly among the directories numbered just below
- * it, their parents, and those parents' subdirectories numbered below it.
- * Every candidate is checked by its entries (and its path is then found
- * upwards, each step checked), so a wrong guess costs a directory read;
- * the candidates of all the inodes sought are read together, round by
- * round, and past a budget of directories the scan does the work.
- */
 #define SEEK_WINDOW 512      /* inode numbers looked back for the first candidate */
 #define SEEK_PER_ROUND 8     /* candidates an unnamed inode has read per round */
 #define SEEK_BUDGET 16       /* directories read per inode sought, past SEEK_BASE */
