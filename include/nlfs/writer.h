@@ -134,6 +134,22 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 /* 0; -EINVAL with no file open; -ENOSPC; a negative errno from the io; -ENOMEM. */
 int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err);
 
+/* resize_w.c: a construction that changes the volume's size, for the
+ * offline nilfs-resize (gc/resize.c).  Open the writer with
+ * nlfs_writer_open_within(LIMIT) for a shrink, LIMIT the new segment
+ * count: no new log goes past it.  Clean every segment in use past it
+ * into the construction (nlfs_writer_gc_segment with a protection that
+ * keeps every checkpoint), then set the size: the commit checks the cut
+ * is clean and writes the new size with the superblocks.  The device must
+ * hold NEW_DEVSIZE bytes. */
+/* As nlfs_writer_open. */
+int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
+			    struct nlfs_writer **out, struct nlfs_err *err);
+/* 0; -EINVAL for a writer of a new volume, or a shrink's writer not opened
+ * within the new size; -ENOSPC for a size too small for a volume; as
+ * nlfs_file_read_block; -ENOMEM. */
+int nlfs_writer_resize(struct nlfs_writer *w, uint64_t new_devsize, struct nlfs_err *err);
+
 /* cpfile_w.c: checkpoint changes (chcp, rmcp) carried by the construction.
  * Setting or clearing a snapshot is idempotent.  0; -ENOENT for a
  * checkpoint that does not exist; -NLFS_ECORRUPT for a broken snapshot

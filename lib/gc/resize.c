@@ -17,7 +17,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
-#include "../write/writerP.h"
+#include <nlfs/writer.h>
 
 #define DEF_SEGMENTS_PER_PASS 8u
 
