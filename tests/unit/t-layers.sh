@@ -75,10 +75,7 @@ done
 # list once the writer gives it an interface)
 private_ok="lib/gc/gc_offline.c:lib/write/writerP.h
 	lib/repair/repair_cpfile.c:lib/write/writerP.h
-	lib/repair/repair_inode_w.c:lib/write/writerP.h
 	lib/repair/repair_map.c:lib/write/writerP.h
-	lib/repair/repair_sb.c:lib/write/writerP.h
-	lib/repair/repair_sufile.c:lib/write/writerP.h
 	lib/repair/repair_w.c:lib/write/writerP.h"
 pfail=0
 for f in $(find lib sbin bin common tests -name '*.[ch]' | sort); do
