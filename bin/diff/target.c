@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * target.c - open the volume a time-travel command reads (target.h).  The
- * mount is found as the checkpoint tools find it (bin/lscp/vol.c, by
+ * mount is found as the checkpoint tools find it (common/vol.c, by
  * /proc/self/mountinfo); snapshots are changed with CHANGE_CPMODE under
  * the cleaner's lock, as chcp changes them.
  */
