@@ -16,7 +16,9 @@
 
 #include <nlfs/io_test.h>
 
+#include "cli.h"
 #include "io_open.h"
+#include "volerr.h"
 #include "mounts.h"
 #include "strutils.h"
 
@@ -166,4 +168,33 @@ int cmd_io_open(const char *path, int mode, struct nlfs_io **out)
 		return rc;
 	}
 	return open_hooked(dev, spec, out);
+}
+
+int cmd_fs_open(const char *path, int mode, struct nlfs_fs **fs, struct nlfs_err *err,
+		bool *device_failed)
+{
+	struct nlfs_io *io;
+	int rc = cmd_io_open(path, mode, &io);
+
+	nlfs_err_clear(err);
+	*device_failed = rc != 0;
+	if (rc)
+		return rc;
+	rc = nlfs_fs_open(io, fs, err);
+	if (rc)
+		nlfs_io_close(io);
+	return rc;
+}
+
+int cmd_fs_open_warn(const char *path, int mode, struct nlfs_fs **fs)
+{
+	struct nlfs_err err;
+	char msg[320];
+	bool device_failed;
+	int rc = cmd_fs_open(path, mode, fs, &err, &device_failed);
+
+	if (rc)
+		cli_warnx("%s: %s", path,
+			  cmd_volume_reason(path, rc, device_failed ? NULL : &err, msg, sizeof(msg)));
+	return rc;
 }

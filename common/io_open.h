@@ -3,7 +3,10 @@
 #ifndef NLFS_COMMON_IO_OPEN_H
 #define NLFS_COMMON_IO_OPEN_H
 
+#include <stdbool.h>
+
 #include <nlfs/io.h>
+#include <nlfs/nlfs.h>
 
 /* The environment variable that puts a writing command under the library's
  * fault-injecting I/O (tests only; see tests/kernel/README.md). */
@@ -24,5 +27,18 @@
  * NILFS_TEST_FAULT).
  */
 int cmd_io_open(const char *path, int mode, struct nlfs_io **out);
+
+/*
+ * The volume on PATH: its I/O opened in MODE (cmd_io_open) and the file
+ * system read from it into *FS, which owns the I/O from then on
+ * (nlfs_fs_close closes both).  0; or the failure, with nothing left
+ * open and *DEVICE_FAILED saying whose it is: the device's (a negative
+ * errno, ERR cleared) or the file system's (as nlfs_fs_open, ERR
+ * filled).
+ */
+int cmd_fs_open(const char *path, int mode, struct nlfs_fs **fs, struct nlfs_err *err,
+		bool *device_failed);
+/* cmd_fs_open, a failure told by cli_warnx as "PATH: why" */
+int cmd_fs_open_warn(const char *path, int mode, struct nlfs_fs **fs);
 
 #endif

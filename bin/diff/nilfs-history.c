@@ -15,7 +15,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
-#include "../../sbin/dump/extract.h"
+#include "extract.h"
 #include "cli.h"
 #include "json.h"
 #include "target.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * target.c - open the volume a time-travel command reads (target.h).  The
- * mount is found as the checkpoint tools find it (bin/lscp/vol.c, through
- * common/mounts.c; a mount that is not nilfs2 is refused); snapshots are changed with CHANGE_CPMODE under
+ * mount is found as the checkpoint tools find it (common/vol.c, through
+ * common/mounts.c; a mount that is not nilfs2 is refused); snapshots are
+ * changed with CHANGE_CPMODE under
  * the cleaner's lock, as chcp changes them.
  */
 #define _GNU_SOURCE
@@ -17,9 +18,10 @@
 
 #include <nlfs/endian.h>
 #include "target.h"
-#include "../lscp/vol.h"
+#include "vol.h"
 #include "cli.h"
 #include "devtag.h"
+#include "io_open.h"
 #include "ioc.h"
 
 /* for the signal handler: what to give back if the user interrupts */
@@ -37,8 +39,7 @@ static void give_back_and_die(int sig)
 
 int target_open(struct target *t, const char *arg)
 {
-	struct nlfs_io *io;
-	struct nlfs_err err;
+	int mode = NLFS_IO_RDONLY;
 	char msg[320];
 	const char *dev;
 	int rc;
@@ -66,27 +67,17 @@ int target_open(struct target *t, const char *arg)
 		}
 		(void)ioc_sync(t->fd, &cno);
 		dev = t->vol->dev;
-		rc = nlfs_io_open_unix(dev, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &io);
+		mode = NLFS_IO_RDONLY | NLFS_IO_UNCACHED;
 	} else {
 		dev = dev_resolve(arg);
 		if (!dev) {
 			target_close(t);
 			return -1;
 		}
-		rc = nlfs_io_open_unix(dev, NLFS_IO_RDONLY, &io);
 		vol_close(t->vol);
 		t->vol = NULL;
 	}
-	if (rc) {
-		cli_warnx("%s: %s", dev, nlfs_strerror(rc));
-		target_close(t);
-		return -1;
-	}
-	rc = nlfs_fs_open(io, &t->fs, &err);
-	if (rc) {
-		nlfs_err_format(&err, msg, sizeof(msg));
-		cli_warnx("%s: %s", dev, msg);
-		nlfs_io_close(io);
+	if (cmd_fs_open_warn(dev, mode, &t->fs)) {
 		target_close(t);
 		return -1;
 	}
@@ -95,17 +86,17 @@ int target_open(struct target *t, const char *arg)
 
 int target_latest(struct target *t, uint64_t *cno)
 {
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_err err;
 	char msg[320];
-	int rc = nlfs_cpfile_get(t->fs, 0, &cp, &err);
+	int rc = nlfs_cpfile_info(t->fs, 0, &cp, &err);
 
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
 		cli_warnx("%s: %s", t->name, msg);
 		return -1;
 	}
-	*cno = nlfs_le64(cp.cp_cno);
+	*cno = cp.cno;
 	return 0;
 }
 
@@ -123,11 +114,11 @@ static int cp_state(struct target *t, uint64_t cno, bool *snapshot)
 		*snapshot = nilfs_cpinfo_snapshot(&ci);
 		return 0;
 	} else {
-		struct nlfs_checkpoint cp;
-		int rc = cno ? nlfs_cpfile_get(t->fs, cno, &cp, NULL) : -ENOENT;
+		struct nlfs_cpinfo cp;
+		int rc = cno ? nlfs_cpfile_info(t->fs, cno, &cp, NULL) : -ENOENT;
 
 		if (!rc)
-			*snapshot = nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT;
+			*snapshot = cp.flags & NLFS_CHECKPOINT_SNAPSHOT;
 		return rc;
 	}
 }

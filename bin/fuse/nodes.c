@@ -9,10 +9,7 @@
 
 static size_t slot(const struct node_table *t, enum node_kind kind, uint64_t cno, uint64_t ino)
 {
-	uint64_t h = (cno * 0x9e3779b97f4a7c15ULL) ^ (ino * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)kind;
-
-	h ^= h >> 29;
-	return (size_t)(h & (t->nbuckets - 1));
+	return nlfs_hash_slot(nlfs_hash64(nlfs_hash64(cno) ^ ino) ^ (uint64_t)kind, t->nbuckets);
 }
 
 int nodes_init(struct node_table *t)

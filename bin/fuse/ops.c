@@ -56,7 +56,7 @@ uint64_t nfuse_st_ino(uint64_t cno, uint64_t ino)
 
 	if (cno <= UINT32_MAX && ino <= UINT32_MAX)
 		return (cno << 32) | ino;
-	h = (cno * 0x9e3779b97f4a7c15ULL) ^ ino;
+	h = (cno * NLFS_HASH_MULT) ^ ino;
 	return h | (1ULL << 63);
 }
 
@@ -169,22 +169,12 @@ static int dirlist_get(struct nfuse *nf, const struct node *n, struct dirlist **
 
 static const struct dent *dirlist_find(const struct dirlist *d, const char *name)
 {
-	size_t lo = 0, hi = d->n, len = strlen(name);
+	size_t len = strlen(name);
+	struct dent key = { .name = name, .name_len = (uint16_t)len };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct dent *e = &d->e[mid];
-		int c = e->name_len != len ? (e->name_len < len ? -1 : 1)
-					   : memcmp(e->name, name, len);
-
-		if (c == 0)
-			return e;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (!d->n || len > UINT16_MAX)
+		return NULL;
+	return bsearch(&key, d->e, d->n, sizeof(*d->e), cmp_dent);
 }
 
 static void fill_file_attr(const struct nfuse *nf, const struct node *n, struct stat *st)

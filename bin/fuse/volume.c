@@ -11,18 +11,15 @@
 #include "array.h"
 #include "cli.h"
 #include "volerr.h"
+#include "io_open.h"
 
 static int open_fs(const char *device, int mode, struct nlfs_fs **fs, struct nlfs_err *err)
 {
-	struct nlfs_io *io;
-	int rc = nlfs_io_open_unix(device, mode, &io);
+	bool device_failed;
+	int rc = cmd_fs_open(device, mode, fs, err, &device_failed);
 
-	nlfs_err_clear(err);
-	if (rc)
+	if (rc && device_failed)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s", device);
-	rc = nlfs_fs_open(io, fs, err);
-	if (rc)
-		nlfs_io_close(io);
 	return rc;
 }
 
@@ -141,21 +138,15 @@ void vol_refresh(struct volume *v)
 		nlfs_fs_close(fs);
 }
 
+/* for bsearch: checkpoint number *KEY against a listed checkpoint's */
+static int cmp_cno(const void *key, const void *elem)
+{
+	return nlfs_cmp_u64(key, &((const struct vol_cp *)elem)->cno);
+}
+
 const struct vol_cp *vol_cp_find(const struct volume *v, uint64_t cno)
 {
-	size_t lo = 0, hi = v->ncps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v->cps[mid].cno == cno)
-			return &v->cps[mid];
-		if (v->cps[mid].cno < cno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return v->ncps ? bsearch(&cno, v->cps, v->ncps, sizeof(*v->cps), cmp_cno) : NULL;
 }
 
 int vol_ifile(struct volume *v, uint64_t cno, const struct nlfs_file **ifile)

@@ -47,6 +47,46 @@ int nlfs_grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* qsort for an array that may be empty and never allocated: qsort's base
  * must not be NULL even for no elements. */
 void nlfs_sort(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *));
+/* -1, 0 or 1 as the uint64_t at A is below, equal to or above the one at
+ * B: for nlfs_sort and bsearch of uint64_t arrays */
+int nlfs_cmp_u64(const void *a, const void *b);
+/* V[N] sorted, each value kept once: the count kept. */
+size_t nlfs_sort_unique_u64(uint64_t *v, size_t n);
+/* The index of the first of the N elements of ELEM bytes at BASE (sorted
+ * by CMP) that CMP(KEY, element) does not put above KEY: where KEY is, or
+ * where it would be (N if past them all). */
+size_t nlfs_lower_bound(const void *key, const void *base, size_t n, size_t elem,
+			int (*cmp)(const void *key, const void *elem));
+
+/* u64map.c: one hash for 64-bit keys (Fibonacci hashing: the product's
+ * high bits are the well mixed ones, folded into the low ones) */
+#define NLFS_HASH_MULT 0x9e3779b97f4a7c15ULL   /* 2^64 / the golden ratio */
+static inline uint64_t nlfs_hash64(uint64_t key)
+{
+	uint64_t h = key * NLFS_HASH_MULT;
+
+	return h ^ (h >> 32);
+}
+/* the slot of KEY in a table of CAP slots, CAP a power of two */
+static inline size_t nlfs_hash_slot(uint64_t key, size_t cap)
+{
+	return (size_t)nlfs_hash64(key) & (cap - 1);
+}
+/* A map from 64-bit keys to pointers; zero-initialised, it is empty. */
+struct nlfs_u64map {
+	uint64_t *keys;           /* 0: an empty slot */
+	void **vals;
+	size_t cap, used;
+	bool has_zero;            /* key 0, kept beside the table */
+	void *zero_val;
+};
+/* KEY maps to VAL from now on.  0, or -ENOMEM with M unchanged. */
+int nlfs_u64map_put(struct nlfs_u64map *m, uint64_t key, void *val);
+/* Whether M holds KEY; its value in *VAL (if VAL is not NULL). */
+bool nlfs_u64map_get(const struct nlfs_u64map *m, uint64_t key, void **val);
+/* Frees M's table, and each value by FREE_VAL if it is not NULL; M is
+ * empty again. */
+void nlfs_u64map_free(struct nlfs_u64map *m, void (*free_val)(void *));
 void nlfs_err_clear(struct nlfs_err *e);
 /* Fills E (if not NULL) with CODE (an errno value or NLFS_E*, either sign),
  * BLOCK and the message; returns the code, negative. */
@@ -102,27 +142,6 @@ struct nlfs_sb_choice {
  * nlfs_sb_check_geometry for the copy chosen. */
 int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		      struct nlfs_sb_choice *choice, struct nlfs_err *err);
-
-/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
- * is called on each valid copy (it may refuse with a negative error, and
- * then nothing is written); the CRCs are recomputed and the copy the kernel
- * does not use is written first.  CHOICE tells which copies there were. */
-typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
-/* 0; as nlfs_sb_read_both; what EDIT returns; a negative errno from the io. */
-int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
-		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
-
-/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
- * at FS_SIZE's end is copied to the device's end, where the kernel's next
- * mount looks for it (nothing to do if the two places are one).
- * 0; a negative errno from the io. */
-int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
-/* When no valid secondary is at the device's end (a volume smaller than its
- * device), a copy of the volume's newest superblock is written there: the
- * primary, or the secondary at the volume's own end if it is newer (the
- * kernel's last write went there).
- * 0; as nlfs_sb_read_both; a negative errno from the io. */
-int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
 
 /* summary.c: partial-segment (log) summaries */
 struct nlfs_log {
@@ -215,20 +234,6 @@ struct nlfs_chain_pos {
 };
 struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t end,
 				      uint64_t seq, uint64_t nextseg);
-/* log_invalidate.c: if block AT.pos holds a log summary with sequence
- * AT.seq (a stale log the chain would take up), zero that block and flush;
- * *INVALIDATED tells whether it did.  0 or a negative errno (context in
- * ERR). */
-int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
-			   bool *invalidated, struct nlfs_err *err);
-/* The chain ended after a log that ends just before block END (sequence
- * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
- * nor at the head of NEXTSEG, where the kernel's search goes when the rest
- * of the segment holds no log.  *NINVALIDATED: the blocks zeroed.  0 or a
- * negative errno from the io (context in ERR). */
-int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
-		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
-
 /* Read one log at block START (header, both CRCs, bounds inside its segment).
  * SUMMARY, if not NULL, receives a malloc'd copy of the summary area.
  * FLAGS: NLFS_LOG_READ_SUMMARY_ONLY reads the summary blocks alone and
@@ -279,7 +284,7 @@ int nlfs_fs_walk_chain(struct nlfs_fs *fs, nlfs_log_cb cb, void *arg, struct nlf
  * whether they continue its history: the first names a later checkpoint
  * and none was written before the one it follows.  Logs that do not are
  * left from an earlier writer that crashed before its superblocks (see
- * nlfs_log_invalidate_at).  0 or a negative errno. */
+ * nlfs_log_invalidate_at in writer.h).  0 or a negative errno. */
 struct nlfs_chain_tail {
 	uint64_t nlogs;               /* valid logs after the cursor's log */
 	struct nlfs_chain_pos first;  /* where the first of them is */
@@ -382,8 +387,8 @@ int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err);
 
 /* dat.c: virtual-to-physical translation */
-/* VBLOCKNR's entry.  0; -NLFS_ECORRUPT for a hole where the entry should
- * be; a negative errno from the io; -ENOMEM. */
+/* VBLOCKNR's entry (host-endian fields).  0; -NLFS_ECORRUPT for a hole
+ * where the entry should be; a negative errno from the io; -ENOMEM. */
 int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
 		    struct nlfs_err *err);
 /* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
@@ -473,7 +478,11 @@ uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
 /* the header (host-endian fields).  0; -NLFS_ECORRUPT if the header block
  * is a hole; as nlfs_file_read_block. */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
-/* checkpoint CNO (0 = the latest).  0; -ENOENT for a checkpoint past the
+/* checkpoint CNO (0 = the latest), in on-disk (little-endian) form: unlike
+ * the header, the sufile's getters and nlfs_dat_lookup, which convert
+ * their fields to host order.  For those that need the ifile's inode
+ * (nlfs_fs_ifile, the writer); the others take nlfs_cpfile_info's
+ * host-order struct nlfs_cpinfo.  0; -ENOENT for a checkpoint past the
  * latest or invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
 int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
 		    struct nlfs_err *err);
@@ -485,8 +494,9 @@ int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct 
  * nlfs_file_read_block. */
 int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
 		    struct nlfs_err *err);
-/* N consecutive segments from SEGNUM, each sufile block read once.  0; -ERANGE
- * past the last segment; as nlfs_file_read_block. */
+/* N consecutive segments from SEGNUM (host-endian fields), each sufile
+ * block read once.  0; -ERANGE past the last segment; as
+ * nlfs_file_read_block. */
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 			 struct nlfs_segment_usage *su, struct nlfs_err *err);
 
@@ -527,6 +537,11 @@ int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err
  * 0; -EINVAL; as nlfs_file_read_block. */
 int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cno, enum nlfs_cpinfo_mode mode,
 		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err);
+/* Checkpoint CNO (0 = the latest) in host order, as nlfs_cpfile_list gives
+ * it: what a caller of nlfs_cpfile_get wants unless it needs the ifile's
+ * inode.  As nlfs_cpfile_get. */
+int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
+		     struct nlfs_err *err);
 /* The same, for many calls in a row: an iterator reads the cpfile's block
  * map once.  It is valid while FS is open and unchanged. */
 struct nlfs_cpfile_iter;

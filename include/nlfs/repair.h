@@ -106,12 +106,12 @@ typedef void (*nlfs_cp_fix_cb)(void *arg, enum nlfs_cp_fix what, uint64_t cno, u
 /* 0; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_mend_cpfile(struct nlfs_writer *w, nlfs_cp_fix_cb cb, void *arg,
 			    struct nlfs_err *err);
-/* repair_sb.c: the superblock the construction writes to both copies:
+/* write/sb_fix.c: the superblock the construction writes to both copies:
  * state bits CLEAR cleared; s_dev_size set to the device's size (false,
  * and nothing changed, if the segments do not all fit in the device) */
 void nlfs_writer_sb_state(struct nlfs_writer *w, uint16_t clear);
 bool nlfs_writer_sb_devsize(struct nlfs_writer *w);
-/* repair_sufile.c: segment SEGNUM's usage set to FLAGS and NBLOCKS (a
+/* write/sufile_fix.c: segment SEGNUM's usage set to FLAGS and NBLOCKS (a
  * clean entry, FLAGS 0, is zeroed; a segment made dirty keeps its su_lastmod,
  * or gets the construction's time); then nlfs_writer_fix_sufile recounts.
  * 0; -ERANGE for a segment the volume does not have; as nlfs_file_read_block;

@@ -13,6 +13,45 @@
 
 #include <nlfs/nlfs.h>
 
+/* Writes in place, outside a construction: the superblocks (nilfs-tune,
+ * resize, fsck's marks) and stale logs the kernel's chain would take up
+ * (rollback, the writer's end of chain).  The reading layers declare
+ * none of them (nlfs.h). */
+/* sb_rewrite.c: change fields of both copies in place (nilfs-tune).  EDIT
+ * is called on each valid copy (it may refuse with a negative error, and
+ * then nothing is written); the CRCs are recomputed and the copy the kernel
+ * does not use is written first.  CHOICE tells which copies there were. */
+typedef int (*nlfs_sb_edit_fn)(struct nlfs_super_block *sb, void *arg, struct nlfs_err *err);
+/* 0; as nlfs_sb_read_both; what EDIT returns; a negative errno from the io. */
+int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
+		    struct nlfs_sb_choice *choice, struct nlfs_err *err);
+
+/* After a resize to FS_SIZE bytes on a larger device: the valid secondary
+ * at FS_SIZE's end is copied to the device's end, where the kernel's next
+ * mount looks for it (nothing to do if the two places are one).
+ * 0; a negative errno from the io. */
+int nlfs_sb_mirror_secondary(struct nlfs_io *io, uint64_t fs_size, struct nlfs_err *err);
+/* When no valid secondary is at the device's end (a volume smaller than its
+ * device), a copy of the volume's newest superblock is written there: the
+ * primary, or the secondary at the volume's own end if it is newer (the
+ * kernel's last write went there).
+ * 0; as nlfs_sb_read_both; a negative errno from the io. */
+int nlfs_sb_fill_secondary(struct nlfs_io *io, struct nlfs_err *err);
+
+/* log_invalidate.c: if block AT.pos holds a log summary with sequence
+ * AT.seq (a stale log the chain would take up), zero that block and flush;
+ * *INVALIDATED tells whether it did.  0 or a negative errno (context in
+ * ERR). */
+int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
+			   bool *invalidated, struct nlfs_err *err);
+/* The chain ended after a log that ends just before block END (sequence
+ * SEQ, ss_next segment NEXTSEG): no stale log may go on where it goes on,
+ * nor at the head of NEXTSEG, where the kernel's search goes when the rest
+ * of the segment holds no log.  *NINVALIDATED: the blocks zeroed.  0 or a
+ * negative errno from the io (context in ERR). */
+int nlfs_log_end_chain(struct nlfs_io *io, const struct nlfs_geometry *g, uint64_t end,
+		       uint64_t seq, uint64_t nextseg, unsigned *ninvalidated, struct nlfs_err *err);
+
 /* mkfs_sb.c: the superblock of a new volume */
 struct nlfs_mkfs_params {
 	uint32_t blocksize;              /* 1024 .. 65536, a power of two */
@@ -98,6 +137,22 @@ int nlfs_writer_file_block(struct nlfs_writer *w, uint64_t blkoff, const void *b
 			   struct nlfs_err *err);
 /* 0; -EINVAL with no file open; -ENOSPC; a negative errno from the io; -ENOMEM. */
 int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct nlfs_err *err);
+
+/* resize_w.c: a construction that changes the volume's size, for the
+ * offline nilfs-resize (gc/resize.c).  Open the writer with
+ * nlfs_writer_open_within(LIMIT) for a shrink, LIMIT the new segment
+ * count: no new log goes past it.  Clean every segment in use past it
+ * into the construction (nlfs_writer_gc_segment with a protection that
+ * keeps every checkpoint), then set the size: the commit checks the cut
+ * is clean and writes the new size with the superblocks.  The device must
+ * hold NEW_DEVSIZE bytes. */
+/* As nlfs_writer_open. */
+int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
+			    struct nlfs_writer **out, struct nlfs_err *err);
+/* 0; -EINVAL for a writer of a new volume, or a shrink's writer not opened
+ * within the new size; -ENOSPC for a size too small for a volume; as
+ * nlfs_file_read_block; -ENOMEM. */
+int nlfs_writer_resize(struct nlfs_writer *w, uint64_t new_devsize, struct nlfs_err *err);
 
 /* cpfile_w.c: checkpoint changes (chcp, rmcp) carried by the construction.
  * Setting or clearing a snapshot is idempotent.  0; -ENOENT for a

@@ -47,13 +47,6 @@ uint64_t nlfs_palloc_ngroups(uint32_t blocksize, uint32_t entry_size, uint64_t l
 	return d * g.gpd + (r - 1) / g.bpg + 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_t *keys,
 			  size_t nkeys, uint64_t **groups, size_t *ngroups, uint64_t *nbeyond)
 {
@@ -75,25 +68,14 @@ int nlfs_palloc_groups_of(uint32_t blocksize, uint32_t entry_size, const uint64_
 		}
 		if (r)
 			first += (r - 1) / g.bpg;
-		if (n + count > cap) {
-			uint64_t *p;
-
-			cap = (n + count) * 2;
-			p = realloc(out, cap * sizeof(*out));
-			if (!p) {
-				free(out);
-				return -ENOMEM;
-			}
-			out = p;
+		if (NLFS_GROW(out, cap, n + count)) {
+			free(out);
+			return -ENOMEM;
 		}
 		for (uint64_t j = 0; j < count; j++)
 			out[n++] = first + j;
 	}
-	nlfs_sort(out, n, sizeof(*out), cmp_u64);
-	*ngroups = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!*ngroups || out[*ngroups - 1] != out[i])
-			out[(*ngroups)++] = out[i];
+	*ngroups = nlfs_sort_unique_u64(out, n);
 	*groups = out;
 	return 0;
 }

@@ -13,7 +13,7 @@
 bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64_t start,
 			uint64_t end)
 {
-	size_t lo = 0, hi = p->nsnapshots;
+	size_t lo;
 
 	if (fi_cno == 0)
 		return end == UINT64_MAX;
@@ -22,14 +22,8 @@ bool nlfs_gc_block_live(const struct nlfs_gc_protect *p, uint64_t fi_cno, uint64
 	if (end == UINT64_MAX || end > p->protcno)
 		return true;
 	/* the first snapshot >= start decides */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->snapshots[mid] < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = nlfs_lower_bound(&start, p->snapshots, p->nsnapshots, sizeof(*p->snapshots),
+			      nlfs_cmp_u64);
 	return lo < p->nsnapshots && p->snapshots[lo] < end;
 }
 

@@ -169,7 +169,7 @@ static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk(sw->w->fs, segnum, nlfs_le32(su.su_nblocks),
+		rc = nlfs_segment_walk(sw->w->fs, segnum, su.su_nblocks,
 				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
@@ -309,17 +309,17 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 			 uint64_t **snaps, struct nlfs_err *err)
 {
 	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	size_t n = 0, cap = 0;
 	uint64_t latest = nlfs_fs_recovery(fs)->cno, c;
 	int rc = nlfs_cpfile_header(fs, &h, err);
 
 	*snaps = NULL;
 	p->protcno = UINT64_MAX;
-	for (c = nlfs_le64(h.ch_snapshot_next); !rc && c; c = nlfs_le64(cp.cp_snapshot_next)) {
+	for (c = h.ch_snapshot_next; !rc && c; c = cp.next) {
 		if (n > latest)
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
-		rc = nlfs_cpfile_get(fs, c, &cp, err);
+		rc = nlfs_cpfile_info(fs, c, &cp, err);
 		if (!rc && NLFS_GROW(*snaps, cap, n + 1))
 			rc = -ENOMEM;
 		if (!rc)
@@ -327,8 +327,8 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 	}
 	/* the latest checkpoint decides whether any is protected */
 	if (!rc && latest > 0) {
-		rc = nlfs_cpfile_get(fs, latest, &cp, err);
-		if (!rc && nlfs_le64(cp.cp_create) >= limit)
+		rc = nlfs_cpfile_info(fs, latest, &cp, err);
+		if (!rc && cp.create >= limit)
 			rc = find_protcno(fs, limit, latest, &p->protcno, err);
 	}
 	p->snapshots = *snaps;
@@ -353,13 +353,6 @@ static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
 	return rc;
 }
 
-static int by_block(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* blocks of a gap between two live ones read along rather than split the run */
 #define COPY_GAP_MAX 8
 
@@ -379,7 +372,7 @@ static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *
 	for (uint64_t j = 0; !rc && j < n; j++)
 		rc = walk_segment(&sw, c[j].segnum);
 	if (!rc) {
-		nlfs_sort(sw.copies, sw.ncopies, sizeof(*sw.copies), by_block);
+		nlfs_sort(sw.copies, sw.ncopies, sizeof(*sw.copies), nlfs_cmp_u64);
 		for (size_t i = 0, k; i < sw.ncopies; i = k) {
 			for (k = i + 1; k < sw.ncopies && sw.copies[k] - sw.copies[k - 1] <= COPY_GAP_MAX;
 			     k++)
@@ -435,7 +428,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
-	*clean = nlfs_le64(sh.sh_ncleansegs);
+	*clean = sh.sh_ncleansegs;
 	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
@@ -457,14 +450,14 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		uint32_t fl;
 
 		rc = nlfs_sufile_get(fs, s, &su, err);
-		fl = nlfs_le32(su.su_flags);
+		fl = su.su_flags;
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || nlfs_le64(su.su_lastmod) >= limit + 1 ||
+		    s == at.seg || s == at.nextseg || su.su_lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[nseen].segnum = s;
-		c[nseen].lastmod = nlfs_le64(su.su_lastmod);
-		c[nseen].nblocks = nlfs_le32(su.su_nblocks);
+		c[nseen].lastmod = su.su_lastmod;
+		c[nseen].nblocks = su.su_nblocks;
 		c[nseen].held = false;   /* unmounted: nothing to recover from */
 		/* the first log's summary of each, read in the background while
 		 * the counts wait on one after the other */

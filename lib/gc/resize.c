@@ -17,7 +17,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
-#include "../write/writerP.h"
+#include <nlfs/writer.h>
 
 #define DEF_SEGMENTS_PER_PASS 8u
 
@@ -71,7 +71,7 @@ int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resi
 	if (rc)
 		return rc;
 	rc = nlfs_resize_fill(ri, g, nlfs_le32(sb->s_r_segments_percentage),
-			      nlfs_le64(sb->s_dev_size), nlfs_le64(h.sh_ncleansegs), new_devsize);
+			      nlfs_le64(sb->s_dev_size), h.sh_ncleansegs, new_devsize);
 	for (uint64_t s = ri->new_nsegments; s < ri->old_nsegments; s++) {
 		struct nlfs_segment_usage su;
 		int r = nlfs_sufile_get(fs, s, &su, err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <nlfs/io_test.h>
+#include "../nlfsP.h"
 
 struct undo_rec {
 	uint64_t off;
@@ -46,15 +47,8 @@ static int undo_remember(struct fault_priv *f, size_t len, uint64_t off)
 	struct undo_rec *r;
 	int err;
 
-	if (f->nundo == f->capundo) {
-		size_t cap = f->capundo ? f->capundo * 2 : 16;
-		struct undo_rec *n = realloc(f->undo, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		f->undo = n;
-		f->capundo = cap;
-	}
+	if (NLFS_GROW(f->undo, f->capundo, f->nundo + 1))
+		return -ENOMEM;
 	r = &f->undo[f->nundo];
 	r->old = malloc(len ? len : 1);
 	if (!r->old)

@@ -65,6 +65,19 @@ noent:
 	return rc;
 }
 
+static void to_cpinfo(const uint8_t *raw, struct nlfs_cpinfo *ci);
+
+int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
+		     struct nlfs_err *err)
+{
+	struct nlfs_checkpoint cp;
+	int rc = nlfs_cpfile_get(fs, cno, &cp, err);
+
+	if (!rc)
+		to_cpinfo((const uint8_t *)&cp, out);
+	return rc;
+}
+
 /*
  * The kernel's GET_CPSTAT/GET_CPINFO, computed from the image.  Entries are
  * read a cpfile block at a time; a hole is a block whose checkpoints were
@@ -162,26 +175,25 @@ static int add_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
 
 	if (level != 0)
 		return 0;
-	if (r->nmap == r->capmap) {
-		size_t cap = r->capmap ? 2 * r->capmap : 256;
-		struct blkmap *m = realloc(r->map, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		r->map = m;
-		r->capmap = cap;
-	}
+	if (NLFS_GROW(r->map, r->capmap, r->nmap + 1))
+		return -ENOMEM;
 	r->map[r->nmap].blkoff = blkoff;
 	r->map[r->nmap].blocknr = 0;
 	r->map[r->nmap++].ptr = ptr;
 	return 0;
 }
 
+/* for nlfs_lower_bound: block offset *KEY against a map entry's */
+static int cmp_blkoff(const void *key, const void *elem)
+{
+	return nlfs_cmp_u64(key, &((const struct blkmap *)elem)->blkoff);
+}
+
 /* the map entry of cpfile block BLKOFF, NULL for a hole */
 static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, struct blkmap **m,
 		      struct nlfs_err *err)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!r->have_map) {
 		int rc = nlfs_bmap_iterate(r->fs, &r->f, add_block, r, err);
@@ -191,18 +203,10 @@ static int map_lookup(struct nlfs_cpfile_iter *r, uint64_t blkoff, struct blkmap
 		r->have_map = true;
 	}
 	*m = NULL;
-	for (hi = r->nmap; lo < hi;) {   /* nlfs_bmap_iterate goes in key order */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->map[mid].blkoff < blkoff) {
-			lo = mid + 1;
-		} else if (r->map[mid].blkoff > blkoff) {
-			hi = mid;
-		} else {
-			*m = &r->map[mid];
-			break;
-		}
-	}
+	/* nlfs_bmap_iterate goes in key order */
+	lo = nlfs_lower_bound(&blkoff, r->map, r->nmap, sizeof(*r->map), cmp_blkoff);
+	if (lo < r->nmap && r->map[lo].blkoff == blkoff)
+		*m = &r->map[lo];
 	return 0;
 }
 

@@ -35,13 +35,6 @@ static int note_finfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the checkpoints whose logs still in use wrote blocks of W->ino */
 static int scan_summaries(struct nlfs_fs *fs, struct written *w, struct nlfs_err *err)
 {
@@ -63,32 +56,22 @@ static int scan_summaries(struct nlfs_fs *fs, struct written *w, struct nlfs_err
 				rc = 0;
 		}
 	}
-	if (!rc) {
-		size_t n = 0;
-
-		if (w->n > 1)
-			nlfs_sort(w->cnos, w->n, sizeof(*w->cnos), cmp_u64);
-		for (size_t i = 0; i < w->n; i++)
-			if (!n || w->cnos[n - 1] != w->cnos[i])
-				w->cnos[n++] = w->cnos[i];
-		w->n = n;
-	}
+	if (!rc)
+		w->n = nlfs_sort_unique_u64(w->cnos, w->n);
 	nlfs_err_clear(err);
 	return rc;
 }
 
+/* for nlfs_lower_bound: the checkpoints after *KEY */
+static int cmp_after(const void *key, const void *elem)
+{
+	return *(const uint64_t *)elem <= *(const uint64_t *)key ? 1 : -1;
+}
+
 static bool written_in(const struct written *w, uint64_t after, uint64_t upto)
 {
-	size_t lo = 0, hi = w->n;
+	size_t lo = nlfs_lower_bound(&after, w->cnos, w->n, sizeof(*w->cnos), cmp_after);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->cnos[mid] <= after)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < w->n && w->cnos[lo] <= upto;
 }
 

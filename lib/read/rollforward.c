@@ -163,41 +163,43 @@ int nlfs_rollforward_scan(struct nlfs_fs *fs, struct nlfs_err *err)
 	return rc;
 }
 
+/* by (ino, blkoff), unique once settled */
+static int cmp_rf_key(const void *a, const void *b)
+{
+	const struct nlfs_rf_block *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->blkoff < y->blkoff ? -1 : x->blkoff > y->blkoff;
+}
+
 bool nlfs_rf_lookup(const struct nlfs_fs *fs, uint64_t ino, uint64_t blkoff, uint64_t *block)
 {
-	size_t lo = 0, hi = fs->nrf;
+	const struct nlfs_rf_block key = { .ino = ino, .blkoff = blkoff };
+	const struct nlfs_rf_block *r = fs->nrf ? bsearch(&key, fs->rf, fs->nrf, sizeof(*fs->rf),
+							  cmp_rf_key) : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct nlfs_rf_block *r = &fs->rf[mid];
+	if (r)
+		*block = r->block;
+	return r != NULL;
+}
 
-		if (r->ino < ino || (r->ino == ino && r->blkoff < blkoff))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < fs->nrf && fs->rf[lo].ino == ino && fs->rf[lo].blkoff == blkoff) {
-		*block = fs->rf[lo].block;
-		return true;
-	}
-	return false;
+/* for nlfs_lower_bound: the entries of inodes after *KEY's */
+static int cmp_ino_after(const void *key, const void *elem)
+{
+	return ((const struct nlfs_rf_block *)elem)->ino <=
+	       ((const struct nlfs_rf_block *)key)->ino ? 1 : -1;
 }
 
 uint64_t nlfs_rf_end(const struct nlfs_fs *fs, const struct nlfs_file *f)
 {
-	size_t lo = 0, hi = fs->nrf;
+	const struct nlfs_rf_block key = { .ino = f->ino };
+	size_t lo;
 
 	if (!f->cno || f->cno != fs->rec.cno)
 		return 0;
 	/* sorted by (ino, blkoff): the last entry of the inode is its end */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fs->rf[mid].ino <= f->ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = nlfs_lower_bound(&key, fs->rf, fs->nrf, sizeof(*fs->rf), cmp_ino_after);
 	return lo && fs->rf[lo - 1].ino == f->ino ? fs->rf[lo - 1].blkoff + 1 : 0;
 }
 

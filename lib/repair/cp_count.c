@@ -86,13 +86,8 @@ static int count_all(struct nlfs_fs *fs, struct nlfs_recount *rs, struct wrong *
 			}
 			if (n == ci[i].blocks_count)
 				continue;
-			if (*nbad == cap) {
-				struct wrong *m = realloc(*bad, (cap = cap ? 2 * cap : 16) * sizeof(**bad));
-
-				if (!m)
-					return -ENOMEM;
-				*bad = m;
-			}
+			if (NLFS_GROW(*bad, cap, *nbad + 1))
+				return -ENOMEM;
 			(*bad)[(*nbad)++] = (struct wrong){ ci[i].cno, n };
 		}
 	} while (!rc && got);
@@ -102,11 +97,11 @@ static int count_all(struct nlfs_fs *fs, struct nlfs_recount *rs, struct wrong *
 int nlfs_recount_blocks(struct nlfs_fs *fs, uint64_t now, struct nlfs_recount *rs,
 			struct nlfs_err *err)
 {
-	struct nlfs_checkpoint latest;
+	struct nlfs_cpinfo latest;
 	struct nlfs_writer *w;
 	struct wrong *bad = NULL;
 	size_t nbad = 0;
-	int rc = nlfs_cpfile_get(fs, 0, &latest, err);
+	int rc = nlfs_cpfile_info(fs, 0, &latest, err);
 
 	memset(rs, 0, sizeof(*rs));
 	if (!rc)
@@ -125,7 +120,7 @@ int nlfs_recount_blocks(struct nlfs_fs *fs, uint64_t now, struct nlfs_recount *r
 		return rc;
 	}
 	/* the new checkpoint starts from the latest one's files */
-	nlfs_writer_set_counts(w, nlfs_le64(latest.cp_inodes_count), rs->latest_counted);
+	nlfs_writer_set_counts(w, latest.inodes_count, rs->latest_counted);
 	rs->nwrong = nbad;
 	rs->written_cno = nlfs_writer_cno(w);
 	rc = nlfs_writer_commit(w, err);

@@ -64,16 +64,8 @@ static struct undo_priv *up(const struct nlfs_io *io)
 
 static bool find_saved(const struct undo_priv *u, uint64_t blk, size_t *at)
 {
-	size_t lo = 0, hi = u->nsaved;
+	size_t lo = nlfs_lower_bound(&blk, u->saved, u->nsaved, sizeof(*u->saved), nlfs_cmp_u64);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->saved[mid] < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*at = lo;
 	return lo < u->nsaved && u->saved[lo] == blk;
 }

@@ -162,13 +162,6 @@ static int walk_list(struct mend *m, uint64_t from, bool forward)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* every snapshot linked to its neighbours, the header to both ends */
 static int relink(struct mend *m)
 {
@@ -178,7 +171,7 @@ static int relink(struct mend *m)
 	int rc;
 
 	if (m->nsnaps > 1)
-		nlfs_sort(m->snaps, m->nsnaps, sizeof(*m->snaps), cmp_u64);
+		nlfs_sort(m->snaps, m->nsnaps, sizeof(*m->snaps), nlfs_cmp_u64);
 	first = m->nsnaps ? m->snaps[0] : 0;
 	last = m->nsnaps ? m->snaps[m->nsnaps - 1] : 0;
 	for (size_t i = 0; i < m->nsnaps; i++) {

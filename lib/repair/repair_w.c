@@ -251,13 +251,6 @@ int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct keys {
 	uint64_t *v;
 	size_t n, cap;
@@ -288,7 +281,7 @@ static int replay_file(struct nlfs_writer *w, const struct nlfs_file *ifile, uin
 	}
 	if (!rc) {
 		if (k.n > 1)
-			nlfs_sort(k.v, k.n, sizeof(*k.v), cmp_u64);
+			nlfs_sort(k.v, k.n, sizeof(*k.v), nlfs_cmp_u64);
 		buf = malloc(w->geo.blocksize);
 		if (!buf)
 			rc = -ENOMEM;

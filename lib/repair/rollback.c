@@ -175,7 +175,7 @@ static int try_candidate(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 			 struct nlfs_rollback *rb, struct nlfs_err *err)
 {
 	struct nlfs_super_block sb = fs->sb[fs->choice.used];
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_sufile_header h;
 	int rc;
 
@@ -192,7 +192,7 @@ static int try_candidate(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 	if (!rc)
 		rc = mdt_readable(fs, err);
 	if (!rc)
-		rc = nlfs_cpfile_get(fs, c->cno, &cp, err);
+		rc = nlfs_cpfile_info(fs, c->cno, &cp, err);
 	if (rc == -ENOENT)
 		rc = nlfs_err_set(err, NLFS_ECORRUPT, c->start, "checkpoint %llu is not in its cpfile",
 				  (unsigned long long)c->cno);

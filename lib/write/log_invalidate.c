@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/nlfs.h>
+#include <nlfs/writer.h>
 
 int nlfs_log_invalidate_at(struct nlfs_io *io, uint32_t blocksize, struct nlfs_chain_pos at,
 			   bool *invalidated, struct nlfs_err *err)

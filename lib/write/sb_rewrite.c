@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
-#include <nlfs/nlfs.h>
+#include <nlfs/writer.h>
 
 int nlfs_sb_rewrite(struct nlfs_io *io, nlfs_sb_edit_fn edit, void *arg,
 		    struct nlfs_sb_choice *choice, struct nlfs_err *err)

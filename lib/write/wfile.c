@@ -54,17 +54,11 @@ void nlfs_wfile_free(struct nlfs_wfile *wf)
 	free(wf);
 }
 
-static size_t hash(uint64_t k, size_t cap)
-{
-	k *= 0x9E3779B97F4A7C15ull;
-	return (size_t)(k >> 17) & (cap - 1);
-}
-
 static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
 {
 	if (!wf->cap)
 		return NULL;
-	for (size_t h = hash(blkoff, wf->cap);; h = (h + 1) & (wf->cap - 1)) {
+	for (size_t h = nlfs_hash_slot(blkoff, wf->cap);; h = (h + 1) & (wf->cap - 1)) {
 		if (!wf->slots[h].used)
 			return NULL;
 		if (wf->slots[h].blkoff == blkoff)
@@ -82,7 +76,7 @@ static int grow(struct nlfs_wfile *wf)
 	for (size_t i = 0; i < wf->cap; i++) {
 		if (!wf->slots[i].used)
 			continue;
-		size_t h = hash(wf->slots[i].blkoff, cap);
+		size_t h = nlfs_hash_slot(wf->slots[i].blkoff, cap);
 
 		while (n[h].used)
 			h = (h + 1) & (cap - 1);
@@ -106,16 +100,9 @@ int nlfs_wfile_old_ptr(struct nlfs_wfile *wf, uint64_t blkoff, uint64_t *ptr,
 	if (!wf->on_disk)
 		return 0;
 	if (wf->map_loaded) {
-		size_t lo = 0, hi = wf->nold;
+		size_t lo = nlfs_lower_bound(&blkoff, wf->old_keys, wf->nold, sizeof(*wf->old_keys),
+					     nlfs_cmp_u64);
 
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (wf->old_keys[mid] < blkoff)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < wf->nold && wf->old_keys[lo] == blkoff)
 			*ptr = wf->old_ptrs[lo];
 		return 0;
@@ -145,7 +132,7 @@ static int load(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_wblk **out,
 	rc = nlfs_wfile_old_ptr(wf, blkoff, &ptr, err);
 	if (rc)
 		return rc;
-	h = hash(blkoff, wf->cap);
+	h = nlfs_hash_slot(blkoff, wf->cap);
 	while (wf->slots[h].used)
 		h = (h + 1) & (wf->cap - 1);
 	b = &wf->slots[h];

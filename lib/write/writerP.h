@@ -21,18 +21,6 @@
 
 struct nlfs_writer;
 
-/* ---- resize_w.c: a construction that changes the volume's size, for
- * the offline nilfs-resize (gc/resize.c) ---- */
-/* Open the writer with nlfs_writer_open_within(LIMIT) for a shrink, LIMIT
- * the new segment count: no new log goes past it.  Clean every segment in
- * use past it into the construction (nlfs_writer_gc_segment with a
- * protection that keeps every checkpoint), then set the size: the commit
- * checks the cut is clean and writes the new size with the superblocks.
- * The device must hold NEW_DEVSIZE bytes. */
-int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
-			    struct nlfs_writer **out, struct nlfs_err *err);
-int nlfs_writer_resize(struct nlfs_writer *w, uint64_t new_devsize, struct nlfs_err *err);
-
 /* ---- wfile.c ---- */
 struct nlfs_wblk {
 	uint64_t blkoff;

@@ -6,7 +6,7 @@
  * manual run from nilfs-clean) whether to clean; list the reclaimable
  * segments (GET_SUINFO), rank them by the selection policy, and for the
  * first ones read their logs from the raw device and build the arrays of
- * NILFS_IOCTL_CLEAN_SEGMENTS (see plan.c).  Segments with too few
+ * NILFS_IOCTL_CLEAN_SEGMENTS (see common/clean_plan.c).  Segments with too few
  * reclaimable blocks are deferred with SET_SUINFO instead.
  *
  * Pressure levels: "normal" uses nsegments_per_clean / cleaning_interval /
@@ -72,7 +72,7 @@ static void report_conf(void *arg, const char *file, unsigned line, const char *
 	struct cleanerd *d = arg;
 
 	if (d->startup && !d->log_stderr)
-		fprintf(stderr, PROG ": %s:%u: %s\n", file, line, msg);
+		cli_warnx("%s:%u: %s", file, line, msg);
 	say(LOG_WARNING, "%s:%u: %s", file, line, msg);
 }
 

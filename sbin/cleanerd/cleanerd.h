@@ -16,7 +16,7 @@
 
 #include <nlfs/gc.h>
 #include "cldconfig.h"
-#include "plan.h"
+#include "clean_plan.h"
 
 #define PROG "nilfs_cleanerd"
 #define MIN_RESERVED_SEGMENTS 8

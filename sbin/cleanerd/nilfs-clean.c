@@ -182,7 +182,7 @@ static void print_status(const char *reply, bool verbose)
 static void report_conf(void *arg, const char *file, unsigned line, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, PROG ": %s:%u: %s\n", file, line, msg);
+	cli_warnx("%s:%u: %s", file, line, msg);
 }
 
 /* --offline: the pass, with the configuration file's policy and the

@@ -57,7 +57,7 @@ static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, str
 	if (rc)
 		return rc;
 	rc = nlfs_sufile_header(fs, &h, err);
-	*clean = nlfs_le64(h.sh_ncleansegs);
+	*clean = h.sh_ncleansegs;
 	*nsegs = nlfs_fs_geometry(fs)->nsegments;
 	nlfs_fs_release(fs);
 	return rc;
@@ -117,22 +117,16 @@ static int conf_params(const char *device, const struct cld_config *c, struct nl
 		       struct nlfs_geometry *g, FILE *errf)
 {
 	struct cld_limits lim;
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
+	bool device_failed;
 	int rc;
 
 	if (refuse_mounted(device, errf))
 		return 1;
-	rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY, &io);
-
+	rc = cmd_fs_open(device, NLFS_IO_RDONLY, &fs, &err, &device_failed);
 	if (rc)
-		return fail(errf, device, rc, NULL);
-	rc = nlfs_fs_open(io, &fs, &err);
-	if (rc) {
-		nlfs_io_close(io);
-		return fail(errf, device, rc, &err);
-	}
+		return fail(errf, device, rc, device_failed ? NULL : &err);
 	*g = *nlfs_fs_geometry(fs);
 	nlfs_fs_close(fs);
 	cld_resolve(c, g->nsegments, g->blocks_per_segment, g->blocksize, &lim);

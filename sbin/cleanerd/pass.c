@@ -5,7 +5,7 @@
  * List the reclaimable segments (GET_SUINFO: dirty, not active, not in
  * error, older than the protection period; as nilfs-utils, not written
  * after the last ordinary write unless in an emergency), rank them, and
- * describe the first ones (plan.c) until the step is full: segments whose
+ * describe the first ones (clean_plan.c) until the step is full: segments whose
  * seq is at or after ss_prot_seq are kept for recovery (if one of them
  * ranks among the step's victims, the pass first has the kernel write its
  * superblocks, which moves ss_prot_seq on), segments with too
@@ -33,7 +33,7 @@
 #include "cleanerd.h"
 #include "ioc.h"
 #include "array.h"
-#include "submit.h"
+#include "clean_submit.h"
 
 uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 {
@@ -68,13 +68,6 @@ static struct seginfo *seginfo_for(struct cleanerd *d, uint64_t segnum,
 
 /* ------------------------------------------------------------------ */
 /* checkpoints */
-
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int load_snapshots(struct cleanerd *d)
 {
@@ -112,7 +105,7 @@ static int load_snapshots(struct cleanerd *d)
 	if (n != cs.cs_nsss)
 		say(LOG_WARNING, "snapshot list has %zu entries, the checkpoint file counts %llu", n,
 		    (unsigned long long)cs.cs_nsss);
-	nlfs_sort(d->snapshots, n, sizeof(*d->snapshots), by_u64);
+	nlfs_sort(d->snapshots, n, sizeof(*d->snapshots), nlfs_cmp_u64);
 	d->nsnapshots = n;
 	return 0;
 }

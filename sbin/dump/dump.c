@@ -12,6 +12,7 @@
 #include "names.h"
 #include "cli.h"
 #include "extract.h"
+#include "io_open.h"
 #include "stats.h"
 #include "devtag.h"
 #include "json.h"
@@ -461,29 +462,29 @@ static int view_checkpoints(struct nlfs_fs *fs, const struct opts *o, char *cons
 		printf("%10s %12s %5s %10s %8s\n", "CNO", "CREATE", "FLAGS", "BLKCNT", "ICNT");
 	}
 	for (uint64_t cno = 1; cno <= last; cno++) {
-		struct nlfs_checkpoint cp;
+		struct nlfs_cpinfo cp;
 		uint32_t fl;
 
-		rc = nlfs_cpfile_get(fs, cno, &cp, err);
+		rc = nlfs_cpfile_info(fs, cno, &cp, err);
 		if (rc == -ENOENT)
 			continue;
 		if (rc)
 			break;
-		fl = nlfs_le32(cp.cp_flags);
+		fl = cp.flags;
 		if (o->json) {
 			json_open(&j, NULL, '{');
 			json_u64(&j, "cno", cno);
-			json_u64(&j, "create", nlfs_le64(cp.cp_create));
+			json_u64(&j, "create", cp.create);
 			json_bool(&j, "snapshot", fl & NLFS_CHECKPOINT_SNAPSHOT);
 			json_bool(&j, "minor", fl & NLFS_CHECKPOINT_MINOR);
-			json_u64(&j, "blocks_count", nlfs_le64(cp.cp_blocks_count));
-			json_u64(&j, "inodes_count", nlfs_le64(cp.cp_inodes_count));
+			json_u64(&j, "blocks_count", cp.blocks_count);
+			json_u64(&j, "inodes_count", cp.inodes_count);
 			json_close(&j, '}');
 		} else {
 			printf("%10" PRIu64 " %12" PRIu64 " %4s%s %10" PRIu64 " %8" PRIu64 "\n", cno,
-			       nlfs_le64(cp.cp_create), fl & NLFS_CHECKPOINT_SNAPSHOT ? "ss" : "cp",
-			       fl & NLFS_CHECKPOINT_MINOR ? "i" : " ",
-			       nlfs_le64(cp.cp_blocks_count), nlfs_le64(cp.cp_inodes_count));
+			       cp.create, fl & NLFS_CHECKPOINT_SNAPSHOT ? "ss" : "cp",
+			       fl & NLFS_CHECKPOINT_MINOR ? "i" : " ", cp.blocks_count,
+			       cp.inodes_count);
 		}
 	}
 	if (rc == -ENOENT)
@@ -782,7 +783,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	const struct view *view;
@@ -811,17 +811,8 @@ int main(int argc, char **argv)
 	view = find_view(argv[optind + 1]);
 	if (!view)
 		cli_usage_error("unknown view '%s'", argv[optind + 1]);
-	rc = nlfs_io_open_unix(o.device, NLFS_IO_RDONLY, &io);
-	if (rc) {
-		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
+	if (cmd_fs_open_warn(o.device, NLFS_IO_RDONLY, &fs))
 		return 1;
-	}
-	rc = nlfs_fs_open(io, &fs, &err);
-	if (rc) {
-		cli_warnx("%s: %s", o.device, cmd_volume_reason(o.device, rc, &err, msg, sizeof(msg)));
-		nlfs_io_close(io);
-		return 1;
-	}
 	nlfs_err_clear(&err);
 	if (argc - optind - 2 < view->noperands)
 		cli_usage_error("%s", view->missing);

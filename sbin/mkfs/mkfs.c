@@ -193,8 +193,8 @@ static void check_existing(const struct opts *o)
 				type = "unknown";
 		}
 		if (!o->force) {
-			fprintf(stderr, PROG ": %s contains an existing %s %s; use -f to overwrite it\n",
-				o->device, type, what);
+			cli_warnx("%s contains an existing %s %s; use -f to overwrite it",
+				  o->device, type, what);
 			exit(1);
 		}
 		if (!o->quiet)

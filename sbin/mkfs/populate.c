@@ -106,10 +106,7 @@ static int path_push(struct pop *p, const char *name, size_t *saved)
 
 static size_t link_hash(dev_t dev, ino_t ino, size_t cap)
 {
-	uint64_t k = ((uint64_t)dev * 0x9E3779B97F4A7C15ull) ^ (uint64_t)ino;
-
-	k *= 0xC2B2AE3D27D4EB4Full;
-	return (size_t)(k >> 20) & (cap - 1);
+	return nlfs_hash_slot(nlfs_hash64((uint64_t)dev) ^ (uint64_t)ino, cap);
 }
 
 static struct link_ent *link_find(struct pop *p, const struct stat *st, bool add)

@@ -21,20 +21,18 @@
 
 static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 {
-	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	char msg[512];
-	int rc = nlfs_io_open_unix(o->device, NLFS_IO_RDONLY, &io);
+	bool device_failed;
+	int rc = cmd_fs_open(o->device, NLFS_IO_RDONLY, &fs, &err, &device_failed);
 
-	if (rc) {
+	if (rc && device_failed) {
 		say_unusable(o, rc, NULL);
 		return -1;
 	}
-	rc = nlfs_fs_open(io, &fs, &err);
 	if (rc) {
 		say_unusable(o, rc, &err);
-		nlfs_io_close(io);
 		return -1;
 	}
 	/* refused before the question and before an image file is extended */

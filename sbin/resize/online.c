@@ -13,6 +13,7 @@
 #include <linux/nilfs2_api.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
 #include <nlfs/resize.h>
 #include "resize.h"
 #include "ioc.h"

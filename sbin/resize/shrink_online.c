@@ -3,7 +3,7 @@
  * Shrinking a mounted volume, nilfs-utils' way: the kernel's allocation
  * is fenced below the new end (SET_ALLOC_RANGE), every segment in use
  * past it is moved with CLEAN_SEGMENTS, keeping every block a checkpoint
- * reaches (the cleaner's planning, sbin/cleanerd/plan.c, with nothing
+ * reaches (the cleaner's planning, common/clean_plan.c, with nothing
  * left to expire), and then the kernel cuts the segments (RESIZE).  The
  * kernel's own current and next segments move only as the kernel fills
  * them: segments below the end are moved too until they have left the
@@ -22,9 +22,9 @@
 #include <nlfs/gc.h>
 #include <nlfs/resize.h>
 #include "ioc.h"
-#include "plan.h"
+#include "clean_plan.h"
 #include "resize.h"
-#include "submit.h"
+#include "clean_submit.h"
 
 #define PER_CLEAN 2u           /* segments per CLEAN_SEGMENTS, as nilfs-utils */
 #define ROUNDS 8u              /* passes over the cut before giving up */

@@ -186,12 +186,12 @@ static void report_choice(const char *dev, const struct nlfs_sb_choice *c, bool 
 {
 	for (int i = 0; i < 2; i++)
 		if (!c->status[i].valid)
-			fprintf(stderr, PROG ": %s: the %s superblock is not valid (%s)%s\n", dev,
-				slot_name(i), nlfs_strerror(c->status[i].error),
-				wrote ? "; left unchanged (fsck.nilfs2 -y mends it)" : "");
+			cli_warnx("%s: the %s superblock is not valid (%s)%s", dev,
+				  slot_name(i), nlfs_strerror(c->status[i].error),
+				  wrote ? "; left unchanged (fsck.nilfs2 -y mends it)" : "");
 	if (!c->status[0].valid || !c->status[1].valid || c->used != NLFS_SB_PRIMARY)
-		fprintf(stderr, PROG ": %s: using the %s superblock: %s\n", dev, slot_name(c->used),
-			c->reason);
+		cli_warnx("%s: using the %s superblock: %s", dev, slot_name(c->used),
+			  c->reason);
 }
 
 /* The label of a mounted volume, through the kernel: 0 when set, else the
@@ -313,8 +313,8 @@ int main(int argc, char **argv)
 		if (!o.force)
 			cli_errx("%s is mounted on %s and %s; unmount it first, or use -f to write the "
 			    "superblocks under the mounted filesystem", o.device, where, why);
-		fprintf(stderr, PROG ": %s: %s; writing the superblocks directly (-f)\n",
-			o.device, why);
+		cli_warnx("%s: %s; writing the superblocks directly (-f)",
+			  o.device, why);
 	} else if (mounted && !o.force) {
 		cli_errx("%s is mounted on %s; will not change it.\n"
 		    "  Changing the superblocks of a mounted volume may cause SEVERE damage: the\n"
@@ -322,17 +322,17 @@ int main(int argc, char **argv)
 		    o.device, where);
 	}
 	if (mounted) {
-		fprintf(stderr, PROG ": warning: %s is mounted on %s: the superblocks are "
-			"written under the kernel (-f); a crash before its next write-back may "
-			"leave them older than the logs\n", o.device, where);
+		cli_warnx("warning: %s is mounted on %s: the superblocks are "
+			  "written under the kernel (-f); a crash before its next write-back may "
+			  "leave them older than the logs", o.device, where);
 		mode = NLFS_IO_RDWR_SHARED;
 	}
 	rc = cmd_io_open(o.device, mode, &io);
 	if (rc)
 		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 	if (sets_block_count(&o) && mounted)
-		fprintf(stderr, PROG ": %s: block counts not checked under the mounted kernel "
-			"(it keeps them)\n", o.device);
+		cli_warnx("%s: block counts not checked under the mounted kernel "
+			  "(it keeps them)", o.device);
 	else if (sets_block_count(&o))
 		recount_blocks(&o, io, &fs);
 	rc = nlfs_sb_rewrite(io, apply, &o, &c, &err);

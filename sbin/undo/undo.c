@@ -75,8 +75,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		char why[640];
 
-		fprintf(stderr, "%s: %s: %s\n", PROG, device,
-			cmd_volume_reason(device, rc, NULL, why, sizeof(why)));
+		cli_warnx("%s: %s", device, cmd_volume_reason(device, rc, NULL, why, sizeof(why)));
 		return UNDO_FAIL;
 	}
 	if (!(flags & NLFS_UNDO_DRY_RUN)) {
@@ -99,16 +98,15 @@ int main(int argc, char **argv)
 		char msg[512];
 
 		nlfs_err_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "%s: %s%s\n", PROG, msg,
-			rc == -EXDEV ? " (use -f to restore anyway)" : "");
+		cli_warnx("%s%s", msg, rc == -EXDEV ? " (use -f to restore anyway)" : "");
 		if (st.nblocks && !(flags & NLFS_UNDO_DRY_RUN))
-			fprintf(stderr, "%s: %llu block(s) were put back before that; run it again\n",
-				PROG, (unsigned long long)st.nblocks);
+			cli_warnx("%llu block(s) were put back before that; run it again",
+				  (unsigned long long)st.nblocks);
 		return UNDO_FAIL;
 	}
 	if (st.torn)
-		fprintf(stderr, "%s: %s ends in a record a crash cut short; the write it was "
-			"saved for never happened, so nothing is missing\n", PROG, argv[optind]);
+		cli_warnx("%s ends in a record a crash cut short; the write it was "
+			  "saved for never happened, so nothing is missing", argv[optind]);
 	if (verbose || (flags & NLFS_UNDO_DRY_RUN))
 		printf("%s: %llu block(s) %s %s\n", argv[optind + 1], (unsigned long long)st.nblocks,
 		       flags & NLFS_UNDO_DRY_RUN ? "would be put back from" : "put back from",

@@ -19,9 +19,9 @@
 #include "../../sbin/cleanerd/ctl.h"
 #include "mounts.h"
 #include "ioc.h"
-#include "../../sbin/cleanerd/plan.h"
+#include "../../common/clean_plan.h"
 #include "../../sbin/cleanerd/cleanerd.h"
-#include "../../sbin/cleanerd/submit.h"
+#include "../../common/clean_submit.h"
 
 static void put16(uint8_t *p, uint16_t v) { v = nlfs_cpu_to_le16(v); memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { v = nlfs_cpu_to_le32(v); memcpy(p, &v, 4); }

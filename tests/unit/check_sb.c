@@ -6,6 +6,7 @@
 
 #include "check_main.h"
 #include <nlfs/endian.h>
+#include <nlfs/writer.h>
 #include "testimg.h"
 
 #define SB2_OFF nlfs_sb2_offset(TESTIMG_DEVSIZE)

@@ -9,6 +9,16 @@
 #     layer or a lower one (public headers, <nlfs/...>, go everywhere);
 #  2. where the objects are built, no object calls a function or uses data
 #     that only a higher layer's object defines (nm).
+# And the rules of the commands (README, Layout):
+#  3. a private header (*P.h) is included only from its own folder or the
+#     folders below it (util-linux's rule), but for the files listed in
+#     private_ok below, with the reason they still are;
+#  4. no command compiles another command's source: every source a
+#     Makemodule.am under sbin/ or bin/ names is in its own folder or in
+#     common/ (what two commands share lives there, once);
+#  5. a command's or common/'s quoted #include names a file of its own
+#     folder or of common/ (never "../other/..." nor a library's private
+#     header).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd) || exit 1
 build=$(cd "${top_builddir:-.}" && pwd) || exit 1
@@ -26,6 +36,11 @@ rank() { # a folder under lib/ -> its layer's rank; empty if it is none
 	esac
 }
 
+# the quoted #includes of file $1
+quoted_includes() {
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"
+}
+
 cd "$src" || exit 1
 files=$(find lib -name '*.[ch]' | sort)
 [ -n "$files" ] || { echo "FAIL: no sources under $src/lib"; exit 1; }
@@ -37,7 +52,7 @@ for f in $files; do
 		fail=1
 		continue
 	fi
-	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+	for inc in $(quoted_includes "$f"); do
 		target=$(realpath -m --relative-to=. "$dir/$inc")
 		tr=$(rank "$(dirname "$target")")
 		if [ ! -e "$target" ]; then
@@ -53,6 +68,61 @@ for f in $files; do
 	done
 done
 [ $fail -eq 0 ] && echo "ok: every include under lib/ stays in its layer or below"
+
+# 3. private headers stay in their folder
+# (file:header pairs still allowed: these of gc/ and repair/ reach into the
+# writer's structures, its metadata files and geometry; each goes from the
+# list once the writer gives it an interface)
+private_ok="lib/gc/gc_offline.c:lib/write/writerP.h
+	lib/repair/repair_cpfile.c:lib/write/writerP.h
+	lib/repair/repair_map.c:lib/write/writerP.h
+	lib/repair/repair_w.c:lib/write/writerP.h"
+pfail=0
+for f in $(find lib sbin bin common tests -name '*.[ch]' | sort); do
+	dir=$(dirname "$f")
+	for inc in $(quoted_includes "$f" | grep 'P\.h$'); do
+		target=$(realpath -m --relative-to=. "$dir/$inc")
+		hdir=$(dirname "$target")
+		case $dir/ in "$hdir"/*) continue ;; esac
+		case " $(echo $private_ok) " in *" $f:$target "*) continue ;; esac
+		echo "FAIL: $f includes $target, private to $hdir/"
+		pfail=1
+	done
+done
+[ $pfail -eq 0 ] && echo "ok: every private header (*P.h) is included from its own folder only (but for the files private_ok lists)"
+[ $pfail -eq 0 ] || fail=1
+
+# 4. no command compiles another command's source
+cfail=0
+for mk in $(find sbin bin -name Makemodule.am | sort); do
+	own=$(dirname "$mk")
+	for used in $(grep -v '^[[:space:]]*#' "$mk" | grep -oE '[A-Za-z0-9_./-]+\.[ch]\b' | sort -u); do
+		case $used in "$own"/*|common/*) ;; *)
+			echo "FAIL: $mk compiles $used, which is not in $own/ nor in common/"
+			cfail=1 ;;
+		esac
+	done
+done
+[ $cfail -eq 0 ] && echo "ok: every command compiles only its own sources and common/"
+[ $cfail -eq 0 ] || fail=1
+
+# 5. a command includes only its own folder's headers and common/'s
+ifail=0
+for f in $(find sbin bin common -name '*.[ch]' | sort); do
+	dir=$(dirname "$f")
+	for inc in $(quoted_includes "$f"); do
+		target=$(realpath -m --relative-to=. "$dir/$inc")
+		if [ -e "$target" ]; then
+			[ "$(dirname "$target")" = "$dir" ] && continue
+		elif [ -e "common/$inc" ]; then
+			continue
+		fi
+		echo "FAIL: $f includes \"$inc\", which is neither in $dir/ nor in common/"
+		ifail=1
+	done
+done
+[ $ifail -eq 0 ] && echo "ok: every command includes only its own headers and common/'s"
+[ $ifail -eq 0 ] || fail=1
 
 # the calls, from the built objects (libtool's non-PIC ones beside the sources)
 objs=$(find "$build/lib" -name 'libnlfs_la-*.o' -not -path '*/.libs/*' 2>/dev/null | sort)

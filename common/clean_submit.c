@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* submit.c - a cleaning plan to the kernel, checkpoints first (submit.h). */
+/* clean_submit.c - a cleaning plan to the kernel, checkpoints first (clean_submit.h). */
 #include <errno.h>
 
 #include "ioc.h"
-#include "submit.h"
+#include "clean_submit.h"
 
 #define SUBMIT_CPINFO_BATCH 256
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include <nlfs/repair.h>
-#include "../write/writerP.h"
+#include "writerP.h"
 
 int nlfs_writer_ifile_punch(struct nlfs_writer *w, uint64_t blkoff, struct nlfs_err *err)
 {

@@ -9,7 +9,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
-#include "../write/writerP.h"
+#include "writerP.h"
 
 int nlfs_writer_set_segusage(struct nlfs_writer *w, uint64_t segnum, uint32_t flags,
 			     uint32_t nblocks, struct nlfs_err *err)

@@ -22,65 +22,25 @@
 #define MAX_DEPTH 256
 #define MAX_SYMLINK 4096
 
-/* inode number -> first host path (hard links), or directory seen */
-struct seen {
-	uint64_t ino;       /* 0: empty slot */
-	char *path;         /* NULL for directories */
-};
-
 struct ctx {
 	struct nlfs_fs *fs;
 	struct nlfs_file ifile;
 	struct nlfs_err *err;
 	uint32_t blocksize;
 	uint8_t *block;
-	struct seen *tab;
-	size_t tab_size, tab_used;  /* size is a power of two */
+	struct nlfs_u64map seen;    /* inode -> its first host path (hard links); NULL: a directory */
 	struct progress bar;        /* blocks restored of the checkpoint's */
 	uint64_t blocks_done, blocks_total;
 };
 
-static struct seen *seen_find(struct ctx *c, uint64_t ino)
-{
-	size_t mask = c->tab_size - 1;
-	size_t i = (size_t)(ino * 0x9e3779b97f4a7c15ULL) & mask;
-
-	while (c->tab[i].ino && c->tab[i].ino != ino)
-		i = (i + 1) & mask;
-	return &c->tab[i];
-}
-
 static int seen_add(struct ctx *c, uint64_t ino, const char *path)
 {
-	struct seen *s;
+	char *copy = path ? strdup(path) : NULL;
 
-	if ((c->tab_used + 1) * 2 > c->tab_size) {
-		struct seen *old = c->tab;
-		size_t old_size = c->tab_size;
-		size_t n = old_size ? old_size * 2 : 1024;
-
-		c->tab = calloc(n, sizeof(*c->tab));
-		if (!c->tab) {
-			c->tab = old;
-			return nlfs_err_set(c->err, ENOMEM, NLFS_NOWHERE, "inode table");
-		}
-		c->tab_size = n;
-		for (size_t i = 0; i < old_size; i++)
-			if (old[i].ino)
-				*seen_find(c, old[i].ino) = old[i];
-		free(old);
+	if ((path && !copy) || nlfs_u64map_put(&c->seen, ino, copy)) {
+		free(copy);
+		return nlfs_err_set(c->err, ENOMEM, NLFS_NOWHERE, "inode table");
 	}
-	s = seen_find(c, ino);
-	s->ino = ino;
-	s->path = NULL;
-	if (path) {
-		s->path = strdup(path);
-		if (!s->path) {
-			s->ino = 0;
-			return nlfs_err_set(c->err, ENOMEM, NLFS_NOWHERE, "inode table");
-		}
-	}
-	c->tab_used++;
 	return 0;
 }
 
@@ -346,22 +306,21 @@ static int extract_node(struct ctx *c, const struct nlfs_file *f, const char *pa
 			unsigned depth)
 {
 	uint16_t mode = nlfs_le16(f->inode.i_mode);
-	struct seen *s;
+	void *first;
 	int rc;
 
 	if (depth > MAX_DEPTH)
 		return ino_err(c, nlfs_err_set(c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					       "%s: deeper than %u levels", path, MAX_DEPTH),
 			       f->ino);
-	s = c->tab_size ? seen_find(c, f->ino) : NULL;
-	if (s && s->ino) {
-		if (S_ISDIR(mode) || !s->path)
+	if (nlfs_u64map_get(&c->seen, f->ino, &first)) {
+		if (S_ISDIR(mode) || !first)
 			return ino_err(c, nlfs_err_set(c->err, NLFS_ECORRUPT, NLFS_NOWHERE,
 						       "%s: directory inode reached twice", path),
 				       f->ino);
 		if ((rc = clear_path(c, path)))
 			return rc;
-		if (link(s->path, path))
+		if (link(first, path))
 			return host_err(c, "link", path);
 		return 0;
 	}
@@ -445,11 +404,11 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 	if (rc)
 		goto out;
 	{
-		struct nlfs_checkpoint cp;
+		struct nlfs_cpinfo cp;
 
 		/* the bar's total: all the checkpoint's blocks, an upper bound */
-		if (nlfs_cpfile_get(fs, cno, &cp, err) == 0)
-			c.blocks_total = nlfs_le64(cp.cp_blocks_count);
+		if (nlfs_cpfile_info(fs, cno, &cp, err) == 0)
+			c.blocks_total = cp.blocks_count;
 		nlfs_err_clear(err);
 		progress_init(&c.bar, stderr, "extracting");
 	}
@@ -476,9 +435,7 @@ int dump_extract(struct nlfs_fs *fs, uint64_t cno, const char *path, const char 
 out:
 	progress_clear(&c.bar);
 	free(target);
-	for (size_t i = 0; i < c.tab_size; i++)
-		free(c.tab[i].path);
-	free(c.tab);
+	nlfs_u64map_free(&c.seen, free);
 	free(c.block);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * plan.h - from a segment on the device to the five arrays of
+ * clean_plan.h - from a segment on the device to the five arrays of
  * NILFS_IOCTL_CLEAN_SEGMENTS.
  *
  * A segment's logs are read from the raw device (summary blocks only: the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * submit.h - hand a cleaning plan (plan.h) to the kernel so that a failure
+ * clean_submit.h - hand a cleaning plan (clean_plan.h) to the kernel so that a failure
  * cannot leave a DAT entry live for a block no file has any more.
  *
  * NILFS_IOCTL_CLEAN_SEGMENTS deletes the checkpoints of its periods first,
@@ -28,7 +28,7 @@
 #include <sys/types.h>
 #include <linux/nilfs2_api.h>
 
-#include "plan.h"
+#include "clean_plan.h"
 
 /* the kernel calls a submission makes (tests give their own) */
 struct cld_kops {

@@ -6,7 +6,7 @@
  */
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
-#include "../write/writerP.h"
+#include "writerP.h"
 
 void nlfs_writer_sb_state(struct nlfs_writer *w, uint16_t clear)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * plan.c - segment walk and block classification for CLEAN_SEGMENTS.
+ * clean_plan.c - segment walk and block classification for CLEAN_SEGMENTS.
  *
  * Only the summary blocks of each log are read, by the library's walk
  * (nlfs_segment_walk, NLFS_SEGMENT_WALK_EXACT) on an uncached reader of
@@ -26,7 +26,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include "ioc.h"
-#include "plan.h"
+#include "clean_plan.h"
 #include "array.h"
 
 
@@ -236,13 +236,6 @@ static int by_start(const void *a, const void *b)
 	return x->p_end < y->p_end ? -1 : x->p_end > y->p_end;
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void cld_descs_sort(struct cld_descs *d)
 {
 	nlfs_sort(d->vd, d->nvd, sizeof(*d->vd), by_vblocknr);
@@ -335,13 +328,13 @@ void cld_plan_finish(struct cld_plan *p)
 		}
 	}
 	p->nperiods = n;
-	nlfs_sort(p->dead, p->ndead, sizeof(*p->dead), by_u64);
+	nlfs_sort(p->dead, p->ndead, sizeof(*p->dead), nlfs_cmp_u64);
 	n = 0;
 	for (size_t i = 0; i < p->ndead; i++)
 		if (!n || p->dead[i] != p->dead[n - 1])
 			p->dead[n++] = p->dead[i];
 	p->ndead = n;
-	nlfs_sort(p->segnums, p->nsegs, sizeof(*p->segnums), by_u64);
+	nlfs_sort(p->segnums, p->nsegs, sizeof(*p->segnums), nlfs_cmp_u64);
 }
 
 /* GET_VINFO and GET_BDESCS in batches of this many */

@@ -304,7 +304,7 @@ static const struct vol_ops image_ops = {
 int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 {
 	struct image_priv *p;
-	struct nlfs_io *io;
+	bool device_failed;
 	int rc;
 
 	p = calloc(1, sizeof(*p));
@@ -312,15 +312,15 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = cmd_io_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &io);
-	if (rc) {
+	rc = cmd_fs_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &p->fs, &p->err,
+			 &device_failed);
+	if (rc && device_failed) {
 		char why[640];
 
 		snprintf(msg, len, "%s", cmd_volume_reason(v->dev, rc, NULL, why, sizeof(why)));
 		free(p);
 		return rc;
 	}
-	rc = nlfs_fs_open(io, &p->fs, &p->err);
 	if (rc) {
 		char why[640];
 
@@ -332,11 +332,10 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		else
 			snprintf(msg, len, "%s",
 				 cmd_volume_reason(v->dev, rc, &p->err, why, sizeof(why)));
-		nlfs_io_close(io);
 		free(p);
 		return rc;
 	}
-	p->io = io;
+	p->io = nlfs_fs_io(p->fs);
 	p->force = mode & VOL_FORCE;
 	rc = nlfs_cpfile_iter_open(p->fs, &p->cpit, &p->err);
 	if (rc) {
