@@ -82,6 +82,7 @@ struct unix_priv {
 	struct { uint64_t off, len; } behind[BEHIND_RUNS];
 	unsigned nbehind;
 	int behind_err;        /* -errno of a failed writeback, for flush() */
+	struct nlfs_io_stats *stats;   /* the io's: the reads issued are counted */
 };
 
 #define DIRECT_ALIGN 4096
@@ -165,6 +166,8 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	do
 		n = pread(u->fd, u->data + (size_t)i * CHUNK_SIZE, have, (off_t)off);
 	while (n < 0 && errno == EINTR);
+	u->stats->os_reads++;
+	u->stats->os_read_bytes += n > 0 ? (uint64_t)n : 0;
 	if (n < 0 || (size_t)n < len)
 		return false;   /* the plain read that follows reports it */
 	victim->off = off;
@@ -185,10 +188,13 @@ static void chunk_forget(struct unix_priv *u, size_t len, uint64_t off)
 	}
 }
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+static int pread_all(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;
+	int fd = u->fd;
 
+	u->stats->os_reads++;
+	u->stats->os_read_bytes += len;
 	while (len > 0) {
 		ssize_t n = pread(fd, p, len, (off_t)off);
 
@@ -221,7 +227,7 @@ static int uncached_read(struct unix_priv *u, void *buf, size_t len, uint64_t of
 			u->bounce = p;
 			u->bouncecap = len;
 		}
-		rc = pread_all(u->fd, u->bounce, len, off);
+		rc = pread_all(u, u->bounce, len, off);
 		if (rc != -EINVAL) {
 			if (!rc)
 				memcpy(buf, u->bounce, len);
@@ -235,7 +241,7 @@ static int uncached_read(struct unix_priv *u, void *buf, size_t len, uint64_t of
 		u->direct = false;
 	}
 	(void)posix_fadvise(u->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-	return pread_all(u->fd, buf, len, off);
+	return pread_all(u, buf, len, off);
 }
 
 static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
@@ -246,7 +252,7 @@ static int unix_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
 		return uncached_read(u, buf, len, off);
 	if (u->map && len <= CHUNK_READ_MAX && chunk_read(u, buf, len, off))
 		return 0;
-	return pread_all(unix_fd(io), buf, len, off);
+	return pread_all(io->priv, buf, len, off);
 }
 
 /* a large write just made: start its writeback, finish the oldest's */
@@ -414,6 +420,7 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		goto fail;
 	}
 	priv->fd = fd;
+	priv->stats = &io->stats;
 	io->priv = priv;
 	{
 		struct stat st;

@@ -59,6 +59,7 @@ struct fsck_opts {
 	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
 	bool rollback;             /* --rollback: back to the newest super root that holds up */
 	bool check_data;           /* --check-data: every log's ss_datasum, not only the recent ones */
+	bool stats;                /* --stats: time and reads of each pass, at the end */
 };
 
 /* what pass 2 learnt about each segment */

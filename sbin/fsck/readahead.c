@@ -241,12 +241,16 @@ int fsck_readahead_start(const char *device, struct fsck_readahead **out)
 	return 0;
 }
 
-void fsck_readahead_stop(struct fsck_readahead *ra)
+void fsck_readahead_stop(struct fsck_readahead *ra, struct nlfs_io_stats *stats)
 {
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
 	if (!ra)
 		return;
 	atomic_store(&ra->stop, true);
 	pthread_join(ra->thread, NULL);
+	if (stats)
+		nlfs_io_get_stats(ra->io, stats);
 	fsck_bitmap_free(&ra->dirs);
 	free(ra->blocks);
 	nlfs_fs_close(ra->fs);
