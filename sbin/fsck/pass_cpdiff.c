@@ -792,8 +792,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	c->probe_failed = false;
 	cp->cno = cno;
 	cp->ifile = f;
-	for (unsigned i = 0; i < FSCK_ICACHE; i++)
-		cp->iblock_off[i] = UINT64_MAX;
+	cp_icache_reset(cp);
 
 	/* the ifile's map: what the last checkpoint's does not share with it */
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);

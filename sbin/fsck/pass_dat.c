@@ -173,12 +173,7 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 {
 	uint64_t blk = nlfs_le64(raw->de_blocknr), start = nlfs_le64(raw->de_start);
 	uint64_t end = nlfs_le64(raw->de_end);
-	char endstr[24];
 
-	if (end == NLFS_CNO_MAX)
-		snprintf(endstr, sizeof(endstr), "open");
-	else
-		snprintf(endstr, sizeof(endstr), "%" PRIu64, end);
 	if (v == 0) {
 		if (blk || start || end) {
 			fsck_problem(c, MSG_DAT_ENTRY0_NOT_ZERO, blk);
@@ -188,6 +183,13 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 	}
 	if (start == 0 || start > end || start > c->latest_cno ||
 	    (end != NLFS_CNO_MAX && end > c->latest_cno)) {
+		char endstr[24];
+
+		/* formatted only here: check_entry runs for every entry */
+		if (end == NLFS_CNO_MAX)
+			snprintf(endstr, sizeof(endstr), "open");
+		else
+			snprintf(endstr, sizeof(endstr), "%" PRIu64, end);
 		fsck_problem(c, MSG_DAT_PERIOD_IMPOSSIBLE, v, blk, start, endstr, c->latest_cno);
 		fix_note_vblock(c, v);
 	}
