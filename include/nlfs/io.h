@@ -52,6 +52,10 @@ struct nlfs_io {
  * writes with bios that bypass that cache (the cleaner's segment reads:
  * a reused segment must not be read stale) */
 #define NLFS_IO_UNCACHED 0x10
+/* or'ed into a mode: no chunks (io_unix.c), every read its own system
+ * call and no buffers for them: for a helper thread that reads a block
+ * here and there (fsck's log walkers) */
+#define NLFS_IO_PLAIN 0x20
 
 /* io.c */
 /* 0; -EINVAL for a range past the device; the backend's negative errno (-EIO) */

@@ -414,10 +414,10 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 {
 	struct nlfs_io *io = calloc(1, sizeof(*io));
 	struct unix_priv *priv = calloc(1, sizeof(*priv));
-	bool uncached = mode & NLFS_IO_UNCACHED;
+	bool uncached = mode & NLFS_IO_UNCACHED, plain = mode & NLFS_IO_PLAIN;
 	int fd, err;
 
-	mode &= ~NLFS_IO_UNCACHED;
+	mode &= ~(NLFS_IO_UNCACHED | NLFS_IO_PLAIN);
 	if (uncached && mode != NLFS_IO_RDONLY) {
 		err = -EINVAL;   /* a reading mode only */
 		goto fail;
@@ -458,7 +458,7 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 	}
 	io->ops = mode == NLFS_IO_RDONLY ? &unix_ops_ro : &unix_ops_rw;
 	priv->uncached = uncached;
-	if (!uncached)
+	if (!uncached && !plain)
 		chunks_init(io);
 	*out = io;
 	return 0;

@@ -256,6 +256,17 @@ START_TEST(unix_read_counters)
 	nlfs_io_get_stats(io, &st);
 	ck_assert_uint_eq(st.reads, 9);
 	nlfs_io_close(io);
+	/* NLFS_IO_PLAIN: no chunks, each read a system call of its own */
+	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDONLY | NLFS_IO_PLAIN, &io), 0);
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(nlfs_io_read(io, out, 4096, (uint64_t)i * 4096), 0);
+		ck_assert_uint_eq(out[0], 0x5a);
+	}
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.reads, 8);
+	ck_assert_uint_eq(st.os_reads, 8);
+	ck_assert_uint_eq(st.os_read_bytes, 8 * 4096);
+	nlfs_io_close(io);
 	close(fd);
 	unlink(path);
 }
