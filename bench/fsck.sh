@@ -34,7 +34,8 @@
 # 1.5x, all/latest at most 1.5x, and the separate reads each makes (read
 # system calls of a cold run under strace -f -c).  The guest runs for
 # minutes: the volume is kept in CP_CACHE (default $NILFS_KTEST_CACHE or
-# /var/tmp) and made again only when missing.
+# /var/tmp) and made again only when missing.  FSCK_BEFORE=PATH times
+# another build of fsck.nilfs2 in the same runs (before and after a change).
 # Every timed run starts with a cold cache: caches are dropped (as root,
 # sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
 # to run otherwise.  The four timings run in turn RUNS (default 2) times;
@@ -142,6 +143,10 @@ bench_kernel_volume() {
 	while [ $i -lt "$RUNS" ]; do
 		run latest "$fsck" -fn "$img"
 		[ "${ALL:-1}" = 0 ] || run all "$fsck" -fn --checkpoints=all "$img"
+		if [ -n "${FSCK_BEFORE:-}" ]; then
+			run b_latest "$FSCK_BEFORE" -fn "$img"
+			[ "${ALL:-1}" = 0 ] || run b_all "$FSCK_BEFORE" -fn --checkpoints=all "$img"
+		fi
 		run ext4 "$e2fsck" -fn "$e_img"
 		run meta "$work/fsck-floor" read "$img" "$work/meta.runs"
 		i=$((i + 1))
@@ -167,6 +172,15 @@ bench_kernel_volume() {
 		printf 'ratio all / latest: time %.2f (target <= 1.5)  memory %.2f;  all / e2fsck: time %.2f  memory %.2f\n' \
 			"$(echo "$a_t / $l_t" | bc -l)" "$(echo "$a_m / $l_m" | bc -l)" \
 			"$(echo "$a_t / $e_t" | bc -l)" "$(echo "$a_m / $e_m" | bc -l)"
+	fi
+	if [ -n "${FSCK_BEFORE:-}" ]; then
+		b_t=$(best b_latest) b_m=$(peak b_latest)
+		printf 'before (%s): latest %.2f s %d KiB max RSS (%.2f x e2fsck), %s separate reads' \
+			"$FSCK_BEFORE" "$b_t" "$b_m" "$(echo "$b_t / $e_t" | bc -l)" \
+			"$(cold_reads "$FSCK_BEFORE" -fn "$img")"
+		[ "${ALL:-1}" = 0 ] || printf '; all %.2f s %d KiB (%.2f x latest)' "$(best b_all)" \
+			"$(peak b_all)" "$(echo "$(best b_all) / $b_t" | bc -l)"
+		printf '\n'
 	fi
 	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
@@ -207,6 +221,7 @@ echo "== cold runs, best of $RUNS each" >&2
 i=0
 while [ $i -lt "$RUNS" ]; do
 	run nilfs "$fsck" -fn "$n_img"
+	[ -z "${FSCK_BEFORE:-}" ] || run nilfs_before "$FSCK_BEFORE" -fn "$n_img"
 	[ "$CHECK_DATA" = 0 ] || run nilfs_data "$fsck" -fn --check-data "$n_img"
 	run ext4 "$e2fsck" -fn "$e_img"
 	run meta "$work/fsck-floor" read "$n_img" "$work/meta.runs"
@@ -232,9 +247,14 @@ if [ "$CHECK_DATA" != 0 ]; then
 	printf 'fsck.nilfs2 -fn --check-data: %6.2f s  %7d KiB max RSS   (ratio to e2fsck: time %.3f)\n' \
 		"$d_t" "$d_m" "$(echo "$d_t / $e_t" | bc -l)"
 fi
+if [ -n "${FSCK_BEFORE:-}" ]; then
+	printf 'before (%s): %6.2f s  %7d KiB max RSS   (ratio to e2fsck: time %.3f)\n' "$FSCK_BEFORE" \
+		"$(best nilfs_before)" "$(peak nilfs_before)" "$(echo "$(best nilfs_before) / $e_t" | bc -l)"
+fi
 printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
 printf 'floor, whole logs (%s, what the data checksums need): %.2f s\n' "$(cat "$work/logs.txt")" "$l_t"
 printf 'ratio fsck.nilfs2 / floor: metadata %.2f (target <= 1.5)  whole logs %.2f\n' \
 	"$(echo "$n_t / $m_t" | bc -l)" "$(echo "$n_t / $l_t" | bc -l)"
 printf 'ratio floor / e2fsck: metadata %.3f (the least fsck.nilfs2 / e2fsck can be: the check reads the metadata)\n' \
 	"$(echo "$m_t / $e_t" | bc -l)"
+printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
