@@ -18,7 +18,8 @@
 # (seeds SEED, SEED+1, ...; each run the same writes for every cleaner) and
 # ends with the mean, min and max.
 # CLEAN_BENCH_LOG=FILE keeps the guest's syslog, CLEAN_LOG_PRIORITY=debug
-# makes the daemons say more there.
+# makes the daemons say more there.  KEEP_IMAGES=DIR keeps each cleaner's
+# aged volume as DIR/CLEANER-SEED.img (bench/fsck.sh CASE=aged checks one).
 #
 # Printed per cleaner:
 #   user MiB     bytes the workload wrote
@@ -183,6 +184,10 @@ while [ $rep -le "$REPEAT" ]; do
 			NILFS_KTEST_MEM=768 "$guest" run "$work/script.$rep" "$work/img" \
 			>"$work/out.$r" 2>&1 || st=$?
 		cat "$work/out.$r" >>"$work/out"
+		if [ -n "${KEEP_IMAGES:-}" ] && [ $st -eq 0 ]; then
+			mkdir -p "$KEEP_IMAGES"
+			mv "$work/img" "$KEEP_IMAGES/$r-$((SEED + rep - 1)).img"
+		fi
 		if [ $st -ne 0 ] || grep -q FAILED "$work/out.$r" ||
 			! grep -q "^RESULT $r " "$work/out.$r"; then
 			echo "run $rep, $r: guest exited $st, no result:" >&2

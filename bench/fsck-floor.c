@@ -9,11 +9,16 @@
  *                               data checksums
  *   fsck-floor read IMG LIST    read those runs once, in order
  *
- * Metadata here is what a checker has to look at: both superblocks, every
- * summary and super root block of every log in a segment in use, every
- * block of the DAT, cpfile, sufile and ifile, every B-tree node block, and
- * the data blocks of directories and symbolic links (inode types from the
- * latest checkpoint).  The read pass merges adjacent blocks into reads of
+ * Metadata here is what fsck.nilfs2 -fn reads: both superblocks, every
+ * summary block of every log in a segment in use and every super root
+ * block, every block (nodes included) of the DAT, cpfile and sufile of the
+ * latest super root and of the latest checkpoint's ifile, and of each file
+ * of that checkpoint its B-tree node blocks and, for directories and
+ * symbolic links, its data blocks.  On a volume mkfs -d wrote that is every
+ * block that is not regular-file data; on one the kernel wrote over many
+ * checkpoints, the old versions of metadata blocks (kept for the older
+ * checkpoints) are not in it: the latest check does not read them.
+ * The read pass merges adjacent blocks into reads of
  * up to 1 MiB and asks for the runs ahead of reading them, so the time is
  * what the disk needs for those bytes.
  */
@@ -32,9 +37,10 @@
 struct listing {
 	uint8_t *meta;          /* one bit per device block */
 	uint64_t nblocks;
-	uint8_t *regular;       /* one bit per inode number: a regular file */
-	uint64_t nino;
 	bool all;               /* every log block, data too */
+	struct nlfs_fs *fs;
+	const struct nlfs_file *f;   /* the file being walked */
+	bool data_too;          /* its data blocks are metadata (not a regular file) */
 };
 
 static void mark(struct listing *l, uint64_t b)
@@ -43,41 +49,45 @@ static void mark(struct listing *l, uint64_t b)
 		l->meta[b / 8] |= (uint8_t)(1u << (b % 8));
 }
 
-static bool is_regular(const struct listing *l, uint64_t ino)
-{
-	return ino < l->nino && (l->regular[ino / 8] >> (ino % 8) & 1);
-}
-
-static int note_inode(const struct nlfs_file *f, void *arg)
-{
-	struct listing *l = arg;
-
-	if ((nlfs_le16(f->inode.i_mode) & 0170000) != 0100000)
-		return 0;
-	if (f->ino >= l->nino) {
-		uint64_t n = l->nino ? l->nino : 1 << 16;
-		uint8_t *p;
-
-		while (n <= f->ino)
-			n *= 2;
-		p = realloc(l->regular, n / 8);
-		if (!p)
-			return -ENOMEM;
-		memset(p + l->nino / 8, 0, (n - l->nino) / 8);
-		l->regular = p;
-		l->nino = n;
-	}
-	l->regular[f->ino / 8] |= (uint8_t)(1u << (f->ino % 8));
-	return 0;
-}
-
 static int note_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
 		      void *arg)
 {
 	struct listing *l = arg;
 
-	if (bi && (l->all || !(bi->is_data && is_regular(l, fi->ino))))
+	(void)fi;
+	if (bi && l->all)
 		mark(l, bi->block);
+	return 0;
+}
+
+/* a block of the file being walked: its nodes, and its data unless it is a
+ * regular file's */
+static int note_map(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct listing *l = arg;
+	struct nlfs_err err;
+	uint64_t b = 0;
+
+	(void)blkoff;
+	if (level == 0 && !l->data_too)
+		return 0;
+	if (!nlfs_file_block_addr(l->fs, l->f, ptr, &b, &err) && b)
+		mark(l, b);
+	return 0;
+}
+
+static void note_file(struct listing *l, const struct nlfs_file *f, bool data_too)
+{
+	struct nlfs_err err;
+
+	l->f = f;
+	l->data_too = data_too;
+	nlfs_bmap_iterate(l->fs, f, note_map, l, &err);
+}
+
+static int note_inode(const struct nlfs_file *f, void *arg)
+{
+	note_file(arg, f, (nlfs_le16(f->inode.i_mode) & 0170000) != 0100000);
 	return 0;
 }
 
@@ -100,8 +110,19 @@ static int list(const char *img, bool all)
 	g = nlfs_fs_geometry(fs);
 	l.nblocks = g->devsize / g->blocksize;
 	l.meta = calloc(l.nblocks / 8 + 1, 1);
-	if (!l.meta || nlfs_fs_ifile(fs, 0, &ifile, &err) ||
-	    nlfs_ifile_iterate(fs, &ifile, note_inode, &l, &err)) {
+	l.fs = fs;
+	if (!l.meta || nlfs_fs_ifile(fs, 0, &ifile, &err)) {
+		fprintf(stderr, "fsck-floor: %s: cannot read the ifile\n", img);
+		return 1;
+	}
+	for (unsigned ino = NLFS_DAT_INO; ino <= NLFS_SUFILE_INO; ino++) {
+		struct nlfs_file mdt;
+
+		nlfs_fs_mdt_file(fs, ino, &mdt);
+		note_file(&l, &mdt, true);
+	}
+	note_file(&l, &ifile, true);
+	if (nlfs_ifile_iterate(fs, &ifile, note_inode, &l, &err)) {
 		fprintf(stderr, "fsck-floor: %s: cannot read the inodes\n", img);
 		return 1;
 	}
@@ -156,7 +177,6 @@ static int list(const char *img, bool all)
 	printf("blocksize %u\n", g->blocksize);
 	nlfs_fs_close(fs);
 	free(l.meta);
-	free(l.regular);
 	return 0;
 }
 

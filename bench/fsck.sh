@@ -19,17 +19,23 @@
 #     reads for the data checksums (ss_datasum covers a whole log; e2fsck
 #     has nothing like it, and with a million files it is the bulk of what
 #     fsck.nilfs2 reads).
-# CASE=checkpoints measures --checkpoints=all instead (bench_checkpoints
-# below): the real kernel, in the qemu guest of tests/kernel/guest.sh,
-# writes CP_FILES (default 100000) small files and then CP_COUNT (default
-# 1000) checkpoints with a small change before each (tests/kernel/cpgen
-# churn, seed CP_SEED, default 7: appends, renames, deletes, new files and
-# directories); `fsck.nilfs2 -fn --checkpoints=all` is timed against the
-# latest-only check (target: at most 2x) and against `e2fsck -fn` of an
-# ext4 image of the latest tree (dump.nilfs2 extract, mke2fs -d).  The
-# guest runs under TCG for minutes: the volume is kept in CP_CACHE
-# (default $NILFS_KTEST_CACHE or /var/tmp) and made again only when
-# missing.
+# CASE=checkpoints checks a volume the kernel wrote instead (cp_volume
+# below): in the qemu guest of tests/kernel/guest.sh it writes CP_FILES
+# (default 100000) small files and then CP_COUNT (default 1000) checkpoints
+# with a small change before each (tests/kernel/cpgen churn, seed CP_SEED,
+# default 7: appends, renames, deletes, new files and directories).
+# CASE=aged checks the volume bench/clean.sh's hot/cold overwrite workload
+# leaves with our cost-benefit cleaner running (seed AGED_SEED, default 1).
+# Both print `fsck.nilfs2 -fn` (and for CASE=checkpoints, or with ALL=1,
+# `--checkpoints=all`) against `e2fsck -fn` of an ext4 image of the
+# latest tree (dump.nilfs2 extract, mke2fs -d), targets at most 1x in time
+# and 2x in memory, and against the volume's metadata floor (fsck-floor
+# list: every block the check reads, read once in disk order), at most
+# 1.5x, all/latest at most 1.5x, and the separate reads each makes (read
+# system calls of a cold run under strace -f -c).  The guest runs for
+# minutes: the volume is kept in CP_CACHE (default $NILFS_KTEST_CACHE or
+# /var/tmp) and made again only when missing.  FSCK_BEFORE=PATH times
+# another build of fsck.nilfs2 in the same runs (before and after a change).
 # Every timed run starts with a cold cache: caches are dropped (as root,
 # sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
 # to run otherwise.  The four timings run in turn RUNS (default 2) times;
@@ -71,28 +77,58 @@ run() {
 best() { awk -v l="$1" '$1 == l && (b == "" || $2 < b) { b = $2 } END { print b }' "$work/times"; }
 peak() { awk -v l="$1" '$1 == l && $3 > m { m = $3 } END { print m + 0 }' "$work/times"; }
 
-bench_checkpoints() {
+# the kernel-written volume of CASE=checkpoints, made once and kept: its path
+cp_volume() {
 	files=${CP_FILES:-100000} ncps=${CP_COUNT:-1000} seed=${CP_SEED:-7}
-	cache=${CP_CACHE:-${NILFS_KTEST_CACHE:-/var/tmp}}
 	img=$cache/nilfs-fsck-bench-cp-$files-$ncps-$seed.img
-	if [ ! -s "$img" ]; then
-		echo "== the kernel writes $files files and $ncps checkpoints (qemu, TCG: minutes)" >&2
-		make -C "$top" tests/kernel/cpgen >/dev/null
-		truncate -s "${CP_IMG_GIB:-2}G" "$img.tmp"
-		"$mkfs" -q -f "$img.tmp" >/dev/null
-		cat >"$work/guest.sh" <<GUEST
+	vol_what="$files files then $ncps checkpoints of small changes (seed $seed), by the kernel"
+	[ -s "$img" ] && return
+	echo "== the kernel writes $files files and $ncps checkpoints (qemu, TCG: minutes)" >&2
+	make -C "$top" tests/kernel/cpgen >/dev/null
+	truncate -s "${CP_IMG_GIB:-2}G" "$img.tmp"
+	"$mkfs" -q -f "$img.tmp" >/dev/null
+	cat >"$work/guest.sh" <<GUEST
 mount -t nilfs2 /dev/vda /mnt || { echo "MOUNT FAILED"; exit 1; }
 /ktest/bin/cpgen churn /mnt $files $ncps $seed || echo "CPGEN FAILED"
 umount /mnt || echo "UMOUNT FAILED"
 echo GUEST DONE
 GUEST
-		NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-7200} \
-		NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen \
-			"$top/tests/kernel/guest.sh" run "$work/guest.sh" "$img.tmp" >"$work/guest.out" 2>&1 || true
-		grep -qx "GUEST DONE" "$work/guest.out" && ! grep -q FAILED "$work/guest.out" ||
-			{ echo "the guest failed:" >&2; tail -20 "$work/guest.out" >&2; rm -f "$img.tmp"; exit 1; }
-		mv "$img.tmp" "$img"
-	fi
+	NILFS_KTEST_TIMEOUT=${NILFS_KTEST_TIMEOUT:-7200} \
+	NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen \
+		"$top/tests/kernel/guest.sh" run "$work/guest.sh" "$img.tmp" >"$work/guest.out" 2>&1 || true
+	grep -qx "GUEST DONE" "$work/guest.out" && ! grep -q FAILED "$work/guest.out" ||
+		{ echo "the guest failed:" >&2; tail -20 "$work/guest.out" >&2; rm -f "$img.tmp"; exit 1; }
+	mv "$img.tmp" "$img"
+}
+
+# the aged volume of CASE=aged: bench/clean.sh's hot/cold overwrite workload
+# with our cost-benefit cleaner running, made once and kept: its path
+aged_volume() {
+	seed=${AGED_SEED:-1}
+	img=$cache/nilfs-fsck-bench-aged-$seed.img
+	vol_what="512 MiB aged by bench/clean.sh (hot/cold overwrites 3x its size, cost-benefit cleaner, seed $seed), by the kernel"
+	[ -s "$img" ] && return
+	echo "== the kernel ages a volume (bench/clean.sh, qemu: minutes)" >&2
+	CLEANERS=cost-benefit SEED=$seed KEEP_IMAGES=$work/aged BUILD=$top sh "$here/clean.sh" >&2 ||
+		{ echo "bench/clean.sh failed" >&2; exit 1; }
+	mv "$work/aged/cost-benefit-$seed.img" "$img"
+}
+
+# COMMAND's separate reads (read system calls of every thread: pread64,
+# preadv2, read), one cold untimed run under strace -f -c; - without strace
+cold_reads() {
+	command -v strace >/dev/null || { echo -; return; }
+	drop
+	strace -f -c -o "$work/reads.strace" "$@" >/dev/null 2>&1 || true
+	awk '$NF ~ /^(pread64|preadv2|preadv|read)$/ { n += $4 } END { print n + 0 }' "$work/reads.strace"
+}
+
+# the kernel-written volume $img, with --checkpoints=all too if ALL=1: cold
+# runs against e2fsck of an ext4 image of its latest tree, the volume's
+# metadata floor (bench/fsck-floor.c list: every block the latest check
+# reads, read once in disk order) and the reads each makes
+bench_kernel_volume() {
+	cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
 	echo "== the latest tree into an ext4 image" >&2
 	"$top/dump.nilfs2" "$img" extract / "$work/tree" >/dev/null
 	e_img=$work/ext4.img
@@ -100,34 +136,65 @@ GUEST
 	ninodes=$(($(find "$work/tree" | wc -l) * 11 / 10 + 1000))
 	"$mke2fs" -q -F -t ext4 -N "$ninodes" -d "$work/tree" "$e_img" >/dev/null
 	rm -rf "$work/tree"
+	"$work/fsck-floor" list "$img" >"$work/meta.runs" 2>"$work/meta.txt"
 	: >"$work/times"
 	echo "== cold runs, best of $RUNS each" >&2
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		run latest "$fsck" -fn "$img"
-		run all "$fsck" -fn --checkpoints=all "$img"
+		[ "${ALL:-1}" = 0 ] || run all "$fsck" -fn --checkpoints=all "$img"
+		if [ -n "${FSCK_BEFORE:-}" ]; then
+			run b_latest "$FSCK_BEFORE" -fn "$img"
+			[ "${ALL:-1}" = 0 ] || run b_all "$FSCK_BEFORE" -fn --checkpoints=all "$img"
+		fi
 		run ext4 "$e2fsck" -fn "$e_img"
+		run meta "$work/fsck-floor" read "$img" "$work/meta.runs"
 		i=$((i + 1))
 	done
-	l_t=$(best latest) l_m=$(peak latest) a_t=$(best all) a_m=$(peak all)
-	e_t=$(best ext4) e_m=$(peak ext4)
-	printf 'volume: %s files then %s checkpoints of small changes (seed %s), by the kernel\n' \
-		"$files" "$ncps" "$seed"
+	l_t=$(best latest) l_m=$(peak latest) e_t=$(best ext4) e_m=$(peak ext4) m_t=$(best meta)
+	n_reads=$(cold_reads "$fsck" -fn "$img") e_reads=$(cold_reads "$e2fsck" -fn "$e_img")
+	printf 'volume: %s\n' "$vol_what"
 	printf 'fsck.nilfs2 -fn (latest):            %6.2f s  %7d KiB max RSS   (%s)\n' "$l_t" "$l_m" \
 		"$(grep -E "[0-9] inodes," "$work/latest.out" | sed 's/^[^:]*: [^:]*: //')"
-	printf 'fsck.nilfs2 -fn --checkpoints=all:   %6.2f s  %7d KiB max RSS   (%s checked)\n' \
-		"$a_t" "$a_m" "$(sed -n 's/.* \([0-9]*\) checked$/\1/p' "$work/all.out")"
+	if [ "${ALL:-1}" != 0 ]; then
+		a_t=$(best all) a_m=$(peak all)
+		printf 'fsck.nilfs2 -fn --checkpoints=all:   %6.2f s  %7d KiB max RSS   (%s checked)\n' \
+			"$a_t" "$a_m" "$(sed -n 's/.* \([0-9]*\) checked$/\1/p' "$work/all.out")"
+	fi
 	printf 'e2fsck -fn (the latest tree):        %6.2f s  %7d KiB max RSS\n' "$e_t" "$e_m"
-	printf 'ratio all / latest: time %.2f (target <= 2)  memory %.2f\n' \
-		"$(echo "$a_t / $l_t" | bc -l)" "$(echo "$a_m / $l_m" | bc -l)"
-	printf 'ratio all / e2fsck: time %.2f  memory %.2f;  latest / e2fsck: time %.2f  memory %.2f\n' \
-		"$(echo "$a_t / $e_t" | bc -l)" "$(echo "$a_m / $e_m" | bc -l)" \
+	printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
+	printf 'separate reads (read system calls, cold): fsck.nilfs2 -fn %s (its read-ahead thread included), e2fsck -fn %s; the floor, %s runs\n' \
+		"$n_reads" "$e_reads" "$(grep -c '^[0-9]' "$work/meta.runs")"
+	printf 'ratio latest / e2fsck: time %.2f (target <= 1)  memory %.2f (target <= 2)\n' \
 		"$(echo "$l_t / $e_t" | bc -l)" "$(echo "$l_m / $e_m" | bc -l)"
+	printf 'ratio latest / floor: time %.2f (target <= 1.5)\n' "$(echo "$l_t / $m_t" | bc -l)"
+	if [ "${ALL:-1}" != 0 ]; then
+		printf 'ratio all / latest: time %.2f (target <= 1.5)  memory %.2f;  all / e2fsck: time %.2f  memory %.2f\n' \
+			"$(echo "$a_t / $l_t" | bc -l)" "$(echo "$a_m / $l_m" | bc -l)" \
+			"$(echo "$a_t / $e_t" | bc -l)" "$(echo "$a_m / $e_m" | bc -l)"
+	fi
+	if [ -n "${FSCK_BEFORE:-}" ]; then
+		b_t=$(best b_latest) b_m=$(peak b_latest)
+		printf 'before (%s): latest %.2f s %d KiB max RSS (%.2f x e2fsck), %s separate reads' \
+			"$FSCK_BEFORE" "$b_t" "$b_m" "$(echo "$b_t / $e_t" | bc -l)" \
+			"$(cold_reads "$FSCK_BEFORE" -fn "$img")"
+		[ "${ALL:-1}" = 0 ] || printf '; all %.2f s %d KiB (%.2f x latest)' "$(best b_all)" \
+			"$(peak b_all)" "$(echo "$(best b_all) / $b_t" | bc -l)"
+		printf '\n'
+	fi
+	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
-if [ "${CASE:-tree}" = checkpoints ]; then
-	bench_checkpoints
-	exit 0
-fi
+cache=${CP_CACHE:-${NILFS_KTEST_CACHE:-/var/tmp}}
+case ${CASE:-tree} in
+checkpoints)
+	cp_volume
+	bench_kernel_volume
+	exit 0 ;;
+aged)
+	aged_volume
+	ALL=${ALL:-0} bench_kernel_volume
+	exit 0 ;;
+esac
 cc $cflags -o "$work/fsck-tree" "$here/fsck-tree.c"
 cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
 
@@ -154,6 +221,7 @@ echo "== cold runs, best of $RUNS each" >&2
 i=0
 while [ $i -lt "$RUNS" ]; do
 	run nilfs "$fsck" -fn "$n_img"
+	[ -z "${FSCK_BEFORE:-}" ] || run nilfs_before "$FSCK_BEFORE" -fn "$n_img"
 	[ "$CHECK_DATA" = 0 ] || run nilfs_data "$fsck" -fn --check-data "$n_img"
 	run ext4 "$e2fsck" -fn "$e_img"
 	run meta "$work/fsck-floor" read "$n_img" "$work/meta.runs"
@@ -179,9 +247,14 @@ if [ "$CHECK_DATA" != 0 ]; then
 	printf 'fsck.nilfs2 -fn --check-data: %6.2f s  %7d KiB max RSS   (ratio to e2fsck: time %.3f)\n' \
 		"$d_t" "$d_m" "$(echo "$d_t / $e_t" | bc -l)"
 fi
+if [ -n "${FSCK_BEFORE:-}" ]; then
+	printf 'before (%s): %6.2f s  %7d KiB max RSS   (ratio to e2fsck: time %.3f)\n' "$FSCK_BEFORE" \
+		"$(best nilfs_before)" "$(peak nilfs_before)" "$(echo "$(best nilfs_before) / $e_t" | bc -l)"
+fi
 printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
 printf 'floor, whole logs (%s, what the data checksums need): %.2f s\n' "$(cat "$work/logs.txt")" "$l_t"
 printf 'ratio fsck.nilfs2 / floor: metadata %.2f (target <= 1.5)  whole logs %.2f\n' \
 	"$(echo "$n_t / $m_t" | bc -l)" "$(echo "$n_t / $l_t" | bc -l)"
 printf 'ratio floor / e2fsck: metadata %.3f (the least fsck.nilfs2 / e2fsck can be: the check reads the metadata)\n' \
 	"$(echo "$m_t / $e_t" | bc -l)"
+printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

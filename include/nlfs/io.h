@@ -24,10 +24,21 @@ struct nlfs_io_ops {
 	int (*prefetch)(struct nlfs_io *io, uint64_t off, uint64_t len);
 };
 
+/* what was read through one struct nlfs_io since it was opened */
+struct nlfs_io_stats {
+	uint64_t reads, read_bytes;         /* nlfs_io_read calls and their bytes */
+	/* of them, what the backend asked the operating system for (io_unix:
+	 * pread calls, a chunk's fill included): the separate reads a cold
+	 * cache makes the disk serve.  0 for a backend with no such layer. */
+	uint64_t os_reads, os_read_bytes;
+	uint64_t prefetches, prefetch_bytes; /* nlfs_io_prefetch hints */
+};
+
 struct nlfs_io {
 	const struct nlfs_io_ops *ops;
 	char *name;      /* device or file name, for messages */
 	void *priv;
+	struct nlfs_io_stats stats;   /* counted by io.c and the backend */
 };
 
 #define NLFS_IO_RDONLY 0
@@ -41,6 +52,10 @@ struct nlfs_io {
  * writes with bios that bypass that cache (the cleaner's segment reads:
  * a reused segment must not be read stale) */
 #define NLFS_IO_UNCACHED 0x10
+/* or'ed into a mode: no chunks (io_unix.c), every read its own system
+ * call and no buffers for them: for a helper thread that reads a block
+ * here and there (fsck's log walkers) */
+#define NLFS_IO_PLAIN 0x20
 
 /* io.c */
 /* 0; -EINVAL for a range past the device; the backend's negative errno (-EIO) */
@@ -57,6 +72,8 @@ void nlfs_io_close(struct nlfs_io *io);
 const char *nlfs_io_name(const struct nlfs_io *io);
 /* a hint that these bytes are read soon; 0 where the backend has none */
 int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
+/* the counters of IO so far (fsck.nilfs2 --stats) */
+void nlfs_io_get_stats(const struct nlfs_io *io, struct nlfs_io_stats *out);
 
 /* io_unix.c: a regular file or a block device (size via BLKGETSIZE64).  0; the
  * errno of open(2) or of reading the size, negative; -ENOMEM. */

@@ -9,6 +9,8 @@ int nlfs_io_read(struct nlfs_io *io, void *buf, size_t len, uint64_t off)
 {
 	if (off + len < off)
 		return -EINVAL;
+	io->stats.reads++;
+	io->stats.read_bytes += len;
 	return io->ops->read(io, buf, len, off);
 }
 
@@ -33,7 +35,16 @@ int nlfs_io_size(struct nlfs_io *io, uint64_t *bytes)
 
 int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
 {
-	return io->ops->prefetch ? io->ops->prefetch(io, off, len) : 0;
+	if (!io->ops->prefetch)
+		return 0;
+	io->stats.prefetches++;
+	io->stats.prefetch_bytes += len;
+	return io->ops->prefetch(io, off, len);
+}
+
+void nlfs_io_get_stats(const struct nlfs_io *io, struct nlfs_io_stats *out)
+{
+	*out = io->stats;
 }
 
 const char *nlfs_io_name(const struct nlfs_io *io)

@@ -59,6 +59,7 @@ struct fsck_opts {
 	const char *undo_file;     /* -z: blocks a repair overwrites are saved there first */
 	bool rollback;             /* --rollback: back to the newest super root that holds up */
 	bool check_data;           /* --check-data: every log's ss_datasum, not only the recent ones */
+	bool stats;                /* --stats: time and reads of each pass, at the end */
 };
 
 /* what pass 2 learnt about each segment */
@@ -212,12 +213,21 @@ struct fsck_cp {
 	/* i_links_count of each visited inode, kept when check_inode reads it
 	 * so the final link-count pass need not read the ifile again */
 	struct fsck_icount links;
-	/* ifile blocks read lately, slot blkoff % FSCK_ICACHE: the tree walk
-	 * comes back to the same few blocks, one read each saves a syscall */
+	/* ifile blocks read lately, slot blkoff % niblocks: the tree walk
+	 * comes back to the same few blocks, one read each saves a syscall.
+	 * FSCK_ICACHE slots at first; where the walk keeps reading again
+	 * blocks it had read (a kernel-written volume's files are numbered
+	 * apart from their directories' order), doubled, up to the ifile's
+	 * size and FSCK_ICACHE_MAX (cp_icache_* in pass_inode.c) */
 #define FSCK_ICACHE 256
-	uint8_t *iblock;               /* FSCK_ICACHE blocks */
-	uint64_t iblock_off[FSCK_ICACHE];
-	bool iblock_hole[FSCK_ICACHE];
+#define FSCK_ICACHE_MAX 2048
+	uint8_t *iblock;               /* niblocks blocks */
+	uint64_t *iblock_off;
+	bool *iblock_hole;
+	unsigned niblocks;
+	uint64_t ifile_blocks;         /* the ifile's blocks (last data block + 1) */
+	struct fsck_bitmap iblock_seen; /* read once already: a miss there is a re-read */
+	uint64_t ireads, irereads;     /* since the cache last grew */
 	uint64_t nblocks;              /* blocks of all its files, for cp_blocks_count */
 	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
@@ -227,6 +237,11 @@ struct fsck_cp {
 	uint64_t *parent;              /* the directory naming each directory (diff only) */
 	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
 };
+/* pass_inode.c: the ifile block cache of CP, for an ifile of IFILE_BLOCKS
+ * blocks; 0 or -ENOMEM.  _reset empties it (another ifile), _free frees it. */
+int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks);
+void cp_icache_reset(struct fsck_cp *cp);
+void cp_icache_free(struct fsck_cp *cp);
 /* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
  * it cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);

@@ -38,6 +38,7 @@
 #include "volerr.h"
 #include "readahead.h"
 #include "repair.h"
+#include "stats.h"
 
 volatile sig_atomic_t fsck_cancel_requested;
 volatile sig_atomic_t fsck_progress_toggle;
@@ -72,6 +73,7 @@ static void usage(FILE *out)
 	      "                          reads every block in use (by default only the\n"
 	      "                          logs the kernel's recovery reads are verified)\n"
 	      "     --json               print a JSON summary on standard output\n"
+	      "     --stats              print each pass's time and reads at the end\n"
 	      " -z, --undo-file <file>   save every block a repair overwrites to <file>\n"
 	      "                          first (nilfs-undo(8) puts them back)\n"
 	      "     --rollback           point the superblocks back at the newest super\n"
@@ -91,7 +93,7 @@ static int set_mode(struct fsck_opts *o, enum fsck_mode m)
 /* 0 to go on, else the exit status */
 static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 {
-	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK, OPT_CHECK_DATA };
+	enum { OPT_JSON = CHAR_MAX + 1, OPT_CHECKPOINTS, OPT_ROLLBACK, OPT_CHECK_DATA, OPT_STATS };
 	static const struct option longopts[] = {
 		{ "no", no_argument, NULL, 'n' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 		{ "checkpoints", required_argument, NULL, OPT_CHECKPOINTS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "check-data", no_argument, NULL, OPT_CHECK_DATA },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "undo-file", required_argument, NULL, 'z' },
 		{ "rollback", no_argument, NULL, OPT_ROLLBACK },
 		{ "help", no_argument, NULL, 'h' },
@@ -144,6 +147,7 @@ static int parse_args(int argc, char **argv, struct fsck_opts *o, bool *done)
 			break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_CHECK_DATA: o->check_data = true; break;
+		case OPT_STATS: o->stats = true; break;
 		case 'z': o->undo_file = optarg; break;
 		case OPT_ROLLBACK: o->rollback = true; break;
 		case 'h':
@@ -224,6 +228,7 @@ struct check_run {
 	bool cps_ready;                /* pass 5 chose the checkpoints */
 	uint64_t *cnos, ncnos;         /* ... these, for pass 6 */
 	int exit;                      /* 0, or an operational failure's exit status */
+	struct fsck_stats stats;       /* --stats */
 };
 
 static int step_superblocks(struct fsck *c, struct check_run *r)
@@ -348,17 +353,26 @@ static bool step_ready(struct fsck *c, struct check_run *r, const struct check_s
 	return true;
 }
 
+/* the device as the steps read it: raw, then the volume's */
+static const struct nlfs_io *step_io(const struct fsck *c, const struct check_run *r)
+{
+	return r->io ? r->io : c->fs ? nlfs_fs_io(c->fs) : NULL;
+}
+
 static void run_steps(struct fsck *c, struct check_run *r)
 {
 	for (size_t i = 0; i < sizeof(check_steps) / sizeof(check_steps[0]); i++) {
 		const struct check_step *step = &check_steps[i];
+		struct fsck_step_mark mark;
 		int rc;
 
 		if (!step_ready(c, r, step))
 			return;
 		if (step->title)
 			fsck_pass_begin(c, step->pass, step->title);
+		fsck_step_begin(&mark, step_io(c, r));
 		rc = step->run ? step->run(c) : step->run_with(c, r);
+		fsck_step_end(&r->stats, step->pass, &mark, step_io(c, r));
 		if ((rc && step->stops & STOP_FAILED) ||
 		    (step->stops & STOP_CANCELLED && fsck_cancelled(c)))
 			return;
@@ -370,11 +384,15 @@ static void run_steps(struct fsck *c, struct check_run *r)
 static int check_volume(struct fsck *c, struct nlfs_io *io)
 {
 	struct check_run r = { .io = io };
+	struct nlfs_io_stats ra;
 
+	fsck_stats_start(&r.stats);
 	run_steps(c, &r);
 	if (r.io)
 		nlfs_io_close(r.io);
-	fsck_readahead_stop(r.ra);
+	fsck_readahead_stop(r.ra, &ra);
+	if (c->o.stats)
+		fsck_stats_print(c, &r.stats, &ra);
 	free(r.cnos);
 	return r.exit;
 }

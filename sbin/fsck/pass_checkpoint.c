@@ -65,7 +65,7 @@ void cp_free(struct fsck_cp *cp)
 	fsck_bitmap_free(&cp->cleared);
 	fsck_icount_free(&cp->nref);
 	fsck_icount_free(&cp->links);
-	free(cp->iblock);
+	cp_icache_free(cp);
 }
 
 /* a record never written: no type, no links, no size, no blocks */
@@ -169,10 +169,7 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 		note_ifile_far(c, &cp, ngroups);
 	cp.max_ino = ngroups * (uint64_t)bs * 8;
 	cp.nblocks = fc.nblocks;
-	cp.iblock = malloc((size_t)FSCK_ICACHE * bs);
-	for (unsigned i = 0; i < FSCK_ICACHE; i++)
-		cp.iblock_off[i] = UINT64_MAX;
-	if (!cp.iblock || fsck_icount_init(&cp.nref, cp.max_ino) ||
+	if (cp_icache_init(c, &cp, fc.last_data) || fsck_icount_init(&cp.nref, cp.max_ino) ||
 	    fsck_icount_init(&cp.links, cp.max_ino) || fsck_bitmap_init(&cp.alloc, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.visited, cp.max_ino) || fsck_bitmap_init(&cp.isdir, cp.max_ino) ||
 	    fsck_bitmap_init(&cp.cleared, cp.max_ino) ||

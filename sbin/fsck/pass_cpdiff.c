@@ -119,7 +119,8 @@ struct cpdiff {
 	struct dblk *oldblk;            /* the changed directories' old records */
 	size_t noldblk, capoldblk;
 	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
-	size_t oldset_cap;
+	size_t oldset_cap;              /* slots allocated */
+	size_t oldset_n;                /* slots in use now: a power of 2, twice noldblk */
 	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
 	uint8_t *oldrec;                /* an ifile block of prev_ifile */
 	uint64_t oldrec_blk;
@@ -377,12 +378,14 @@ static int hash_oldblk(struct cpdiff *d)
 		free(d->oldset);
 		d->oldset = malloc(cap * sizeof(*d->oldset));
 		if (!d->oldset) {
-			d->oldset_cap = 0;
+			d->oldset_cap = d->oldset_n = 0;
 			return -ENOMEM;
 		}
 		d->oldset_cap = cap;
 	}
-	cap = d->oldset_cap;
+	/* as large as this step needs, not as the largest before: cleared
+	 * at every checkpoint */
+	d->oldset_n = cap;
 	memset(d->oldset, 0, cap * sizeof(*d->oldset));
 	for (size_t i = 0; i < d->noldblk; i++) {
 		const struct dblk *r = &d->oldblk[i];
@@ -397,7 +400,7 @@ static int hash_oldblk(struct cpdiff *d)
 
 bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
 {
-	size_t cap = d->oldset_cap;
+	size_t cap = d->oldset_n;
 
 	if (!cap || fsck_bit_test(&d->touchmap, ino))
 		return false;
@@ -792,8 +795,7 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	c->probe_failed = false;
 	cp->cno = cno;
 	cp->ifile = f;
-	for (unsigned i = 0; i < FSCK_ICACHE; i++)
-		cp->iblock_off[i] = UINT64_MAX;
+	cp_icache_reset(cp);
 
 	/* the ifile's map: what the last checkpoint's does not share with it */
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);

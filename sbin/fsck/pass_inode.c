@@ -9,6 +9,7 @@
  * an inode for the messages.  An inode that cannot be kept is marked for
  * the repair to clear.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,82 @@ static void lose_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_
 	fix_note_clear(c, cp->cno, ino, msg);
 }
 
+/* the slots' buffers freed, none left */
+static void icache_drop(struct fsck_cp *cp)
+{
+	free(cp->iblock);
+	free(cp->iblock_off);
+	free(cp->iblock_hole);
+	cp->iblock = NULL;
+	cp->iblock_off = NULL;
+	cp->iblock_hole = NULL;
+	cp->niblocks = 0;
+}
+
+/* NSLOTS empty slots of BS bytes; 0 or -ENOMEM (the old ones kept) */
+static int icache_alloc(struct fsck_cp *cp, unsigned nslots, uint32_t bs)
+{
+	struct fsck_cp fresh = { 0 };
+
+	fresh.iblock = malloc((size_t)nslots * bs);
+	fresh.iblock_off = malloc(nslots * sizeof(*fresh.iblock_off));
+	fresh.iblock_hole = calloc(nslots, sizeof(*fresh.iblock_hole));
+	if (!fresh.iblock || !fresh.iblock_off || !fresh.iblock_hole) {
+		icache_drop(&fresh);
+		return -ENOMEM;
+	}
+	icache_drop(cp);
+	cp->iblock = fresh.iblock;
+	cp->iblock_off = fresh.iblock_off;
+	cp->iblock_hole = fresh.iblock_hole;
+	cp->niblocks = nslots;
+	cp_icache_reset(cp);
+	return 0;
+}
+
+int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks)
+{
+	cp->ifile_blocks = ifile_blocks;
+	/* without the map of blocks seen, the cache just does not grow */
+	if (fsck_bitmap_init(&cp->iblock_seen, ifile_blocks))
+		memset(&cp->iblock_seen, 0, sizeof(cp->iblock_seen));
+	return icache_alloc(cp, FSCK_ICACHE, c->g->blocksize);
+}
+
+void cp_icache_reset(struct fsck_cp *cp)
+{
+	for (unsigned i = 0; i < cp->niblocks; i++)
+		cp->iblock_off[i] = UINT64_MAX;
+	cp->ireads = cp->irereads = 0;
+	fsck_bitmap_clear_all(&cp->iblock_seen);
+}
+
+void cp_icache_free(struct fsck_cp *cp)
+{
+	icache_drop(cp);
+	fsck_bitmap_free(&cp->iblock_seen);
+}
+
+/* a miss at BLKOFF: when blocks read before come back (more than half
+ * the cache holds, and more than a quarter of the reads so far), as many
+ * slots as the ifile has blocks, at most FSCK_ICACHE_MAX.  A walk in inode
+ * order (mkfs -d) never reads a block again and keeps FSCK_ICACHE; one that
+ * jumps about (the kernel numbers files apart from their directories'
+ * order) reads each block once after that. */
+static void icache_miss(struct fsck *c, struct fsck_cp *cp, uint64_t blkoff)
+{
+	unsigned n = cp->niblocks;
+
+	if (blkoff >= cp->iblock_seen.nbits || !fsck_bit_test_set(&cp->iblock_seen, blkoff))
+		return;
+	if (++cp->irereads <= n / 2 || cp->irereads * 4 <= cp->ireads)
+		return;
+	while (n < FSCK_ICACHE_MAX && n < cp->ifile_blocks)
+		n *= 2;
+	if (n > cp->niblocks)
+		(void)icache_alloc(cp, n, c->g->blocksize);
+}
+
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out)
 {
 	uint32_t bs = c->g->blocksize;
@@ -90,7 +167,12 @@ int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_
 	unsigned slot;
 
 	nlfs_palloc_locate(bs, c->g->inode_size, ino, &blkoff, &byteoff);
-	slot = blkoff % FSCK_ICACHE;
+	cp->ireads++;
+	slot = blkoff % cp->niblocks;
+	if (blkoff != cp->iblock_off[slot]) {
+		icache_miss(c, cp, blkoff);
+		slot = blkoff % cp->niblocks;
+	}
 	block = cp->iblock + (size_t)slot * bs;
 	if (blkoff != cp->iblock_off[slot]) {
 		cp->iblock_off[slot] = UINT64_MAX;

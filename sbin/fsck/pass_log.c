@@ -277,6 +277,13 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		if (log.datasum_checked && !log.datasum_ok)
 			fsck_problem(c, MSG_LOG_DATASUM, seg, p, log.datasum);
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
+		/* the super root and the next log's summary after it: one request
+		 * to the disk where a cold cache would make two in turn */
+		if (log.nblocks && log.nblocks <= end - p) {
+			uint64_t last = p + log.nblocks - 1, n = end - last < 3 ? end - last : 3;
+
+			nlfs_io_prefetch(nlfs_fs_io(c->fs), last * g->blocksize, n * g->blocksize);
+		}
 		if (log.flags & NLFS_SS_SR)
 			check_sr_block(c, seg, &log);
 		/* a summary that fails its own checksum or does not add up cannot

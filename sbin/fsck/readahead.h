@@ -8,7 +8,9 @@ struct fsck_readahead;
 /* Start the thread on DEVICE, read-only through a handle of its own; -1
  * if it cannot start (the check runs the same, only slower). */
 int fsck_readahead_start(const char *device, struct fsck_readahead **out);
-/* Stop it and wait for it; RA may be NULL. */
-void fsck_readahead_stop(struct fsck_readahead *ra);
+/* Stop it and wait for it; RA may be NULL.  STATS (if not NULL) gets
+ * what it read and asked for through its handle (zeros without RA). */
+struct nlfs_io_stats;
+void fsck_readahead_stop(struct fsck_readahead *ra, struct nlfs_io_stats *stats);
 
 #endif /* FSCK_READAHEAD_H */

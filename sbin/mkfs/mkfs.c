@@ -203,13 +203,19 @@ static void check_existing(const struct opts *o)
 		cli_errx("%s: probing for existing filesystems failed (ambiguous signatures?); "
 		    "use -f to overwrite", o->device);
 	}
-	if (o->force && !o->dry_run) {
+	/* a device where the full probe found no signature at all (1) has
+	 * none to erase: not probed again, nor synced (a fresh image) */
+	if (o->force && !o->dry_run && rc != 1) {
+		bool wiped = false;
+
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE);
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
-		while (blkid_do_probe(pr) == 0)
+		while (blkid_do_probe(pr) == 0) {
 			if (blkid_do_wipe(pr, 0))
 				cli_errx("%s: erasing an old signature: %s", o->device, strerror(errno));
-		if (fsync(fd))
+			wiped = true;
+		}
+		if (wiped && fsync(fd))
 			cli_errx("%s: %s", o->device, strerror(errno));
 	}
 	blkid_free_probe(pr);

@@ -37,6 +37,9 @@ expect 0 'clean$' "-n on a good volume" -- "$fsck" -n good.img
 expect 0 'clean$' "-y on a good volume" -- "$fsck" -y good.img
 expect 0 '^good.img: clean, 2 inodes, 1 checkpoints$' "-p on a good volume" -- "$fsck" -p good.img
 expect 0 'clean$' "-f -v on a good volume" -- "$fsck" -n -f -v good.img
+# --stats: each pass's time and reads, and the total with the read-ahead's
+expect 0 'pass 3: [0-9.]* s, [1-9][0-9]* reads, [1-9][0-9]* system calls for' "--stats, a pass" -- "$fsck" -n --stats good.img
+expect 0 'total: .* read-ahead: [0-9]* requests .* max RSS [0-9.]* MiB$' "--stats, the total" -- "$fsck" -n --stats good.img
 expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
 # mkfs writes one log, at the log cursor: its data checksum is verified either way
 expect 0 '"logs":1,.*"logs_data_checksum_verified":1,' "--json: data checksums verified" -- "$fsck" -n --json good.img

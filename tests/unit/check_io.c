@@ -221,6 +221,57 @@ START_TEST(unix_reads_agree_with_a_model)
 }
 END_TEST
 
+/* the counters --stats prints: every read asked for, and the system calls
+ * that served them; neighbouring blocks the page cache holds come from one */
+START_TEST(unix_read_counters)
+{
+	char path[] = "/tmp/nlfs-io-XXXXXX";
+	int fd = mkstemp(path);
+	static uint8_t data[65536], out[4096];
+	struct nlfs_io_stats st;
+	struct nlfs_io *io;
+
+	ck_assert_int_ge(fd, 0);
+	memset(data, 0x5a, sizeof(data));
+	ck_assert_int_eq(pwrite(fd, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDONLY, &io), 0);
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.reads, 0);
+	ck_assert_uint_eq(st.os_reads, 0);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(nlfs_io_read(io, out, 4096, (uint64_t)i * 4096), 0);
+	ck_assert_int_eq(nlfs_io_prefetch(io, 0, 8192), 0);
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.reads, 8);
+	ck_assert_uint_eq(st.read_bytes, 8 * 4096);
+	/* the file was just written: cached, so chunks serve most reads */
+	ck_assert_uint_ge(st.os_reads, 1);
+	ck_assert_uint_lt(st.os_reads, 8);
+	ck_assert_uint_ge(st.os_read_bytes, 8 * 4096);
+	ck_assert_uint_eq(st.prefetches, 1);
+	ck_assert_uint_eq(st.prefetch_bytes, 8192);
+	/* a large read is one system call of its own */
+	ck_assert_int_eq(nlfs_io_read(io, data, 32768, 0), 0);
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.reads, 9);
+	nlfs_io_close(io);
+	/* NLFS_IO_PLAIN: no chunks, each read a system call of its own */
+	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDONLY | NLFS_IO_PLAIN, &io), 0);
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(nlfs_io_read(io, out, 4096, (uint64_t)i * 4096), 0);
+		ck_assert_uint_eq(out[0], 0x5a);
+	}
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.reads, 8);
+	ck_assert_uint_eq(st.os_reads, 8);
+	ck_assert_uint_eq(st.os_read_bytes, 8 * 4096);
+	nlfs_io_close(io);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 static struct nlfs_io *patterned_mem(uint64_t size, uint8_t seed)
 {
 	struct nlfs_io *io;
@@ -384,6 +435,7 @@ int main(void)
 	tcase_add_test(tc, fault_crash_drops_unflushed_writes);
 	tcase_add_test(tc, unix_file_roundtrip);
 	tcase_add_test(tc, unix_uncached_reads);
+	tcase_add_test(tc, unix_read_counters);
 	tcase_add_test(tc, unix_reads_agree_with_a_model);
 	tcase_add_test(tc, undo_puts_back_what_was_overwritten);
 	tcase_add_test(tc, undo_torn_tail_and_wrong_device);
