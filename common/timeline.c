@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * timeline.c - the snapshot timeline's rule (see timeline.h).  Each
+ * checkpoint's creation time is broken down once in local time; every
+ * bucket then sorts the checkpoints of ended periods by period, newest
+ * first, and keeps the highest number of each of its first N periods.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlfs/nlfs.h>
+#include "timeline.h"
+
+const char *const tl_bucket_name[TL_NBUCKETS] = {
+	"hourly", "daily", "weekly", "monthly", "yearly",
+};
+
+/* days from 1970-01-01 to the proleptic Gregorian date Y-M-D (M 1..12) */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe, mp = m > 2 ? m - 3 : m + 9;   /* months from March */
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * mp + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* the period of each bucket that T falls in, as numbers that grow with time */
+static void period_keys(time_t t, int64_t key[TL_NBUCKETS])
+{
+	struct tm tm;
+	int64_t day;
+
+	if (!localtime_r(&t, &tm)) {
+		/* out of the range localtime can break down: a period of its own */
+		for (int b = 0; b < TL_NBUCKETS; b++)
+			key[b] = t < 0 ? INT64_MIN : INT64_MAX;
+		return;
+	}
+	day = days_from_civil((int64_t)tm.tm_year + 1900, (unsigned)tm.tm_mon + 1,
+			      (unsigned)tm.tm_mday);
+	/* the repeated hour when clocks go back: its summer-time half first */
+	key[TL_HOURLY] = (day * 24 + tm.tm_hour) * 2 + (tm.tm_isdst > 0 ? 0 : 1);
+	key[TL_DAILY] = day;
+	key[TL_WEEKLY] = day - (tm.tm_wday + 6) % 7;   /* its Monday */
+	key[TL_MONTHLY] = ((int64_t)tm.tm_year + 1900) * 12 + tm.tm_mon;
+	key[TL_YEARLY] = (int64_t)tm.tm_year + 1900;
+}
+
+struct slot {          /* a checkpoint of an ended period, for one bucket */
+	int64_t key;
+	size_t idx;        /* into CPS */
+};
+
+/* newest period first, within it the highest number first */
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->idx > y->idx ? -1 : x->idx < y->idx;
+}
+
+static int owned_cmp(const void *a, const void *b)
+{
+	const struct tl_owned *x = a, *y = b;
+
+	return x->cno < y->cno ? -1 : x->cno > y->cno;
+}
+
+static int decision_cmp(const void *a, const void *b)
+{
+	const struct tl_decision *x = a, *y = b;
+
+	return x->cno < y->cno ? -1 : x->cno > y->cno;
+}
+
+/* the index in CPS of checkpoint CNO, or N */
+static size_t find_cp(const struct tl_cp *cps, size_t n, uint64_t cno)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cps[mid].cno < cno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && cps[lo].cno == cno ? lo : n;
+}
+
+/* MASK[i]: the buckets that keep CPS[i] */
+static int choose(const struct tl_cp *cps, size_t n, const struct tl_config *cfg, time_t now,
+		  unsigned *mask)
+{
+	int64_t (*keys)[TL_NBUCKETS] = NULL, nowkey[TL_NBUCKETS];
+	struct slot *slots = NULL;
+	int rc = -ENOMEM;
+
+	if (n == 0)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	slots = calloc(n, sizeof(*slots));
+	if (!keys || !slots)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		period_keys((time_t)cps[i].create, keys[i]);
+	period_keys(now, nowkey);
+	for (int b = 0; b < TL_NBUCKETS; b++) {
+		size_t ns = 0, periods = 0;
+
+		if (!cfg->keep[b])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (keys[i][b] < nowkey[b])
+				slots[ns++] = (struct slot){ keys[i][b], i };
+		nlfs_sort(slots, ns, sizeof(*slots), slot_cmp);
+		for (size_t s = 0; s < ns && periods < cfg->keep[b]; s++) {
+			if (s > 0 && slots[s].key == slots[s - 1].key)
+				continue;
+			mask[slots[s].idx] |= 1u << b;
+			periods++;
+		}
+	}
+	rc = 0;
+out:
+	free(keys);
+	free(slots);
+	return rc;
+}
+
+static void add(struct tl_plan *plan, uint64_t cno, int64_t create, unsigned buckets,
+		enum tl_verdict v)
+{
+	plan->d[plan->n++] = (struct tl_decision){ cno, create, buckets, v };
+	plan->count[v]++;
+}
+
+int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned, size_t nowned,
+		 const struct tl_config *cfg, time_t now, struct tl_plan *plan)
+{
+	struct tl_owned *own = NULL;
+	unsigned *mask = NULL;
+	bool *mine = NULL;
+	int rc = -ENOMEM;
+
+	memset(plan, 0, sizeof(*plan));
+	for (size_t i = 1; i < n; i++)
+		if (cps[i].cno <= cps[i - 1].cno)
+			return -EINVAL;
+	mask = calloc(n + 1, sizeof(*mask));
+	mine = calloc(n + 1, sizeof(*mine));
+	own = calloc(nowned + 1, sizeof(*own));
+	plan->d = calloc(n + nowned + 1, sizeof(*plan->d));
+	if (!mask || !mine || !own || !plan->d)
+		goto out;
+	rc = choose(cps, n, cfg, now, mask);
+	if (rc)
+		goto out;
+	if (nowned)
+		memcpy(own, owned, nowned * sizeof(*own));
+	nlfs_sort(own, nowned, sizeof(*own), owned_cmp);
+	/* the owned entries that are still those snapshots; the rest are forgotten */
+	for (size_t o = 0; o < nowned; o++) {
+		size_t i = find_cp(cps, n, own[o].cno);
+
+		if (o > 0 && own[o].cno == own[o - 1].cno)
+			continue;
+		if (i < n && cps[i].snapshot && cps[i].create == own[o].create)
+			mine[i] = true;
+		else
+			add(plan, own[o].cno, own[o].create, 0, TL_FORGET);
+	}
+	for (size_t i = 0; i < n; i++) {
+		enum tl_verdict v;
+
+		if (!mask[i] && !mine[i])
+			continue;
+		if (!mask[i])
+			v = TL_DEMOTE;
+		else if (mine[i])
+			v = TL_HOLD;
+		else if (cps[i].snapshot)
+			v = TL_USER;
+		else
+			v = TL_PROMOTE;
+		add(plan, cps[i].cno, cps[i].create, mask[i], v);
+	}
+	nlfs_sort(plan->d, plan->n, sizeof(*plan->d), decision_cmp);
+	rc = 0;
+out:
+	free(mask);
+	free(mine);
+	free(own);
+	if (rc)
+		tl_plan_free(plan);
+	return rc;
+}
+
+void tl_plan_free(struct tl_plan *plan)
+{
+	free(plan->d);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n)
+{
+	size_t k = plan->count[TL_PROMOTE] + plan->count[TL_HOLD];
+
+	*out = NULL;
+	*n = 0;
+	if (!k)
+		return 0;
+	*out = calloc(k, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->d[i].verdict == TL_PROMOTE || plan->d[i].verdict == TL_HOLD)
+			(*out)[(*n)++] = (struct tl_owned){ plan->d[i].cno, plan->d[i].create };
+	return 0;
+}
+
+void tl_period_name(enum tl_bucket b, time_t t, char *buf, size_t len)
+{
+	static const char *const fmt[TL_NBUCKETS] = {
+		"%Y-%m-%d %H:00 %Z", "%Y-%m-%d", "%G-W%V", "%Y-%m", "%Y",
+	};
+	struct tm tm;
+
+	if (len == 0)
+		return;
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, fmt[b], &tm))
+		snprintf(buf, len, "@%lld", (long long)t);
+}
+
+void tl_buckets_name(unsigned mask, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (int b = 0; b < TL_NBUCKETS && at < len; b++)
+		if (mask & (1u << b))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "",
+					       tl_bucket_name[b]);
+	if (!mask)
+		snprintf(buf, len, "-");
+}
