@@ -256,3 +256,22 @@ void tl_buckets_name(unsigned mask, char *buf, size_t len)
 	if (!mask)
 		snprintf(buf, len, "-");
 }
+
+void tl_reason(const struct tl_decision *d, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int b = 0; b < TL_NBUCKETS && at < len; b++) {
+		char period[64];
+
+		if (!(d->buckets & (1u << b)))
+			continue;
+		tl_period_name((enum tl_bucket)b, (time_t)d->create, period, sizeof(period));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %s", at ? ", " : "",
+				       tl_bucket_name[b], period);
+	}
+	if (!d->buckets)
+		snprintf(buf, len, d->verdict == TL_FORGET ? "no longer a snapshot of that time"
+			 : "no bucket keeps it");
+}

@@ -96,6 +96,10 @@ int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n);
  * "2026-03-29 01:00 CET", "2026-03-29", "2026-W13", "2026-03", "2026" */
 void tl_period_name(enum tl_bucket b, time_t t, char *buf, size_t len);
 
+/* why: the buckets and periods that keep D ("hourly 2026-12-06 21:00
+ * UTC, daily 2026-12-06"), or why none does */
+void tl_reason(const struct tl_decision *d, char *buf, size_t len);
+
 /* "hourly,daily" for a bucket mask (B bits), "-" for none */
 void tl_buckets_name(unsigned mask, char *buf, size_t len);
 

@@ -90,26 +90,6 @@ static void fmt_time(int64_t t, char *buf, size_t len)
 		snprintf(buf, len, "@%lld", (long long)t);
 }
 
-/* "hourly 2026-12-06 21:00 UTC, daily 2026-12-06" */
-static void fmt_why(const struct tl_decision *d, char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (int b = 0; b < TL_NBUCKETS && at < len; b++) {
-		char period[64];
-
-		if (!(d->buckets & (1u << b)))
-			continue;
-		tl_period_name((enum tl_bucket)b, (time_t)d->create, period, sizeof(period));
-		at += (size_t)snprintf(buf + at, len - at, "%s%s %s", at ? ", " : "",
-				       tl_bucket_name[b], period);
-	}
-	if (!d->buckets)
-		snprintf(buf, len, d->verdict == TL_FORGET ? "no longer a snapshot of that time"
-			 : "no bucket keeps it");
-}
-
 static const char *const verdict_name[] = {
 	[TL_PROMOTE] = "promote", [TL_HOLD] = "hold", [TL_USER] = "user",
 	[TL_DEMOTE] = "demote", [TL_FORGET] = "forget",
@@ -122,7 +102,7 @@ static void list(const struct tl_plan *plan)
 		char when[32], why[512];
 
 		fmt_time(plan->d[i].create, when, sizeof(when));
-		fmt_why(&plan->d[i], why, sizeof(why));
+		tl_reason(&plan->d[i], why, sizeof(why));
 		printf("%10llu  %-19s  %-7s  %s\n", (unsigned long long)plan->d[i].cno, when,
 		       verdict_name[plan->d[i].verdict], why);
 	}
@@ -137,7 +117,7 @@ static void report(const struct tl_plan *plan, bool dry)
 
 		if (d->verdict != TL_PROMOTE && d->verdict != TL_DEMOTE)
 			continue;
-		fmt_why(d, why, sizeof(why));
+		tl_reason(d, why, sizeof(why));
 		if (d->verdict == TL_PROMOTE)
 			printf("%s checkpoint %llu to a snapshot (%s)\n",
 			       dry ? "would promote" : "promoted", (unsigned long long)d->cno, why);
