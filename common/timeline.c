@@ -138,10 +138,50 @@ out:
 	return rc;
 }
 
-static void add(struct tl_plan *plan, uint64_t cno, int64_t create, unsigned buckets,
-		enum tl_verdict v)
+/* the start of the period of bucket B that is N periods after the one
+ * holding T (local time) */
+static int64_t period_after(enum tl_bucket b, time_t t, unsigned n)
 {
-	plan->d[plan->n++] = (struct tl_decision){ cno, create, buckets, v };
+	struct tm tm;
+	time_t r;
+
+	if (!localtime_r(&t, &tm))
+		return 0;
+	if (b == TL_HOURLY)    /* real hours: the repeated one counts twice */
+		return (int64_t)t - tm.tm_min * 60 - tm.tm_sec + (int64_t)n * 3600;
+	tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+	tm.tm_isdst = -1;
+	switch (b) {
+	case TL_DAILY: tm.tm_mday += (int)n; break;
+	case TL_WEEKLY: tm.tm_mday += 7 * (int)n - (tm.tm_wday + 6) % 7; break;
+	case TL_MONTHLY: tm.tm_mday = 1; tm.tm_mon += (int)n; break;
+	default: tm.tm_mday = 1; tm.tm_mon = 0; tm.tm_year += (int)n; break;
+	}
+	r = mktime(&tm);
+	return r == (time_t)-1 ? 0 : (int64_t)r;
+}
+
+/* the earliest time no bucket of MASK keeps a checkpoint made at CREATE */
+static int64_t kept_until(const struct tl_config *cfg, unsigned mask, int64_t create)
+{
+	int64_t until = 0;
+
+	for (int b = 0; b < TL_NBUCKETS; b++) {
+		int64_t u;
+
+		if (!(mask & (1u << b)))
+			continue;
+		u = period_after((enum tl_bucket)b, (time_t)create, cfg->keep[b] + 1);
+		if (u > until)
+			until = u;
+	}
+	return until;
+}
+
+static void add(struct tl_plan *plan, uint64_t cno, int64_t create, unsigned buckets,
+		enum tl_verdict v, int64_t until)
+{
+	plan->d[plan->n++] = (struct tl_decision){ cno, create, buckets, v, until };
 	plan->count[v]++;
 }
 
@@ -178,7 +218,7 @@ int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned
 		if (i < n && cps[i].snapshot && cps[i].create == own[o].create)
 			mine[i] = true;
 		else
-			add(plan, own[o].cno, own[o].create, 0, TL_FORGET);
+			add(plan, own[o].cno, own[o].create, 0, TL_FORGET, 0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		enum tl_verdict v;
@@ -193,7 +233,8 @@ int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned
 			v = TL_USER;
 		else
 			v = TL_PROMOTE;
-		add(plan, cps[i].cno, cps[i].create, mask[i], v);
+		add(plan, cps[i].cno, cps[i].create, mask[i], v,
+		    mask[i] ? kept_until(cfg, mask[i], cps[i].create) : 0);
 	}
 	nlfs_sort(plan->d, plan->n, sizeof(*plan->d), decision_cmp);
 	rc = 0;
@@ -225,7 +266,8 @@ int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n)
 		return -ENOMEM;
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->d[i].verdict == TL_PROMOTE || plan->d[i].verdict == TL_HOLD)
-			(*out)[(*n)++] = (struct tl_owned){ plan->d[i].cno, plan->d[i].create };
+			(*out)[(*n)++] = (struct tl_owned){ plan->d[i].cno, plan->d[i].create,
+							    plan->d[i].until };
 	return 0;
 }
 

@@ -55,6 +55,7 @@ struct tl_cp {                    /* one checkpoint of the volume */
 struct tl_owned {                 /* a snapshot the timeline made */
 	uint64_t cno;
 	int64_t create;
+	int64_t until;                /* kept at least until then (0: unknown) */
 };
 
 enum tl_verdict {
@@ -70,6 +71,10 @@ struct tl_decision {
 	int64_t create;
 	unsigned buckets;             /* bit 1 << bucket per bucket that keeps it */
 	enum tl_verdict verdict;
+	int64_t until;                /* kept: the earliest time no bucket keeps
+				       * it any more (the end of the last period
+				       * that keeps it, if every later period
+				       * has a checkpoint); else 0 */
 };
 
 struct tl_plan {

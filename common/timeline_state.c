@@ -5,10 +5,11 @@
  *
  * The file is text:
  *     nilfs-timeline-state 1 UUID
- *     CNO CREATE
+ *     CNO CREATE [UNTIL]
  *     ...
  * one line per snapshot the timeline made, CREATE in seconds since the
- * epoch; lines starting with '#' are comments.
+ * epoch, UNTIL the earliest time its buckets let it go as of the last run
+ * (for lscp; 0 or absent: unknown); lines starting with '#' are comments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,13 @@
 
 #define MAGIC "nilfs-timeline-state"
 #define CPINFO_BATCH 512
+
+const char *tl_state_dir(void)
+{
+	const char *d = getenv(TL_STATE_DIR_ENV);
+
+	return d && *d ? d : TL_STATE_DIR;
+}
 
 void tl_uuid_name(const uint8_t uuid[16], char buf[TL_UUID_LEN])
 {
@@ -50,9 +58,9 @@ int tl_state_load(const char *path, const char *uuid, struct tl_owned **out, siz
 		return errno == ENOENT ? 0 : -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long cno;
-		long long create;
+		long long create, until = 0;
 		char id[64], end;
-		int ver;
+		int ver, got;
 
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
@@ -72,12 +80,13 @@ int tl_state_load(const char *path, const char *uuid, struct tl_owned **out, siz
 			header = true;
 			continue;
 		}
-		if (sscanf(line, "%llu %lld %c", &cno, &create, &end) != 2 || cno == 0) {
+		got = sscanf(line, "%llu %lld %lld %c", &cno, &create, &until, &end);
+		if ((got != 2 && got != 3) || cno == 0) {
 			snprintf(why, whylen, "line %u: not a checkpoint number and time", lineno);
 			rc = -EINVAL;
 			break;
 		}
-		if (CLI_PUSH(o, k, cap, ((struct tl_owned){ cno, create }))) {
+		if (CLI_PUSH(o, k, cap, ((struct tl_owned){ cno, create, until }))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -156,10 +165,11 @@ int tl_state_save(const char *path, const char *uuid, const struct tl_owned *o, 
 		close(fd);
 		goto fail;
 	}
-	fprintf(f, "# the snapshots nilfs-timeline made on this volume: number, creation time\n"
-		MAGIC " 1 %s\n", uuid);
+	fprintf(f, "# the snapshots nilfs-timeline made on this volume: number, creation\n"
+		"# time, kept at least until\n" MAGIC " 1 %s\n", uuid);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 " %" PRId64 "\n", o[i].cno, o[i].create);
+		fprintf(f, "%" PRIu64 " %" PRId64 " %" PRId64 "\n", o[i].cno, o[i].create,
+			o[i].until);
 	if (fflush(f) || fsync(fileno(f)) < 0)
 		rc = -errno;
 	if (fclose(f) && !rc)
@@ -224,7 +234,7 @@ static size_t owned_list(const struct tl_plan *plan, const bool *done, struct tl
 		if (done && d->verdict == TL_DEMOTE)
 			mine = !done[i];
 		if (mine)
-			o[k++] = (struct tl_owned){ d->cno, d->create };
+			o[k++] = (struct tl_owned){ d->cno, d->create, d->until };
 	}
 	return k;
 }
@@ -281,8 +291,16 @@ int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
 			goto out;
 		}
 	}
-	if (!plan->count[TL_DEMOTE] && !plan->count[TL_PROMOTE])
+	if (!plan->count[TL_DEMOTE] && !plan->count[TL_PROMOTE]) {
+		/* nothing to change but, maybe, how long each is kept */
+		nkeep = owned_list(plan, NULL, keep);
+		if (nkeep != nowned || (nkeep && memcmp(keep, owned, nkeep * sizeof(*keep)))) {
+			rc = tl_state_save(state_path, uuid, keep, nkeep);
+			if (rc)
+				note(out, rc, "state", 0);
+		}
 		goto out;
+	}
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct tl_decision *d = &plan->d[i];
 		int r;

@@ -31,6 +31,11 @@
 #include "timeline.h"
 
 #define TL_STATE_DIR "/var/lib/nilfs/timeline"
+#define TL_STATE_DIR_ENV "NILFS_TIMELINE_STATE_DIR"
+
+/* the state directory of the commands: $NILFS_TIMELINE_STATE_DIR if set
+ * and not empty, else TL_STATE_DIR */
+const char *tl_state_dir(void);
 #define TL_UUID_LEN 37
 
 /* the UUID as the state file's name ("0f5c...-..."), in BUF[TL_UUID_LEN] */

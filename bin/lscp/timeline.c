@@ -39,8 +39,8 @@ static void usage(void)
 	       " -n, --dry-run            say what would change, change nothing\n"
 	       " -l, --list               list every checkpoint the timeline keeps, and why\n"
 	       " -q, --quiet              do not report the changes\n"
-	       " -S, --state-dir <dir>    where the timeline's state files are\n"
-	       "                            (default " TL_STATE_DIR ")\n"
+	       " -S, --state-dir <dir>    where the timeline's state files are (default\n"
+	       "                            $NILFS_TIMELINE_STATE_DIR or " TL_STATE_DIR ")\n"
 	       "     --now <seconds>      the time to decide at (default: now)\n",
 	       cli_progname);
 	cli_usage_tail(stdout, 26);
@@ -67,18 +67,6 @@ static int t_commit(void *ctx)
 	uint64_t cno;
 
 	return v->mounted ? v->ops->sync(v, &cno) : vol_commit(v);
-}
-
-/* the volume's UUID, from the superblock the volume's reader chose */
-static int volume_uuid(struct vol *v, char name[TL_UUID_LEN])
-{
-	struct nlfs_fs *fs;
-	int rc = v->ops->segments(v, &fs);
-
-	if (rc)
-		return rc;
-	tl_uuid_name(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_uuid, name);
-	return 0;
 }
 
 static void fmt_time(int64_t t, char *buf, size_t len)
@@ -151,10 +139,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl_config cfg = { { 24, 7, 4, 12, 0 } };
-	const char *dev = NULL, *state_dir = TL_STATE_DIR;
+	const char *dev = NULL, *state_dir = tl_state_dir();
 	bool dry = false, show = false, quiet = false;
 	time_t now = time(NULL);
 	char msg[512], uuid[TL_UUID_LEN], path[PATH_MAX], why[256];
+	uint8_t raw[16];
 	struct tl_outcome out;
 	struct tl_plan plan;
 	struct vol *v;
@@ -187,12 +176,13 @@ int main(int argc, char **argv)
 	rc = vol_open(dev, dry ? VOL_RDONLY : VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
-	rc = volume_uuid(v, uuid);
+	rc = vol_uuid(v, raw);
 	if (rc) {
 		cli_warnx("%s: cannot read the superblock: %s", v->dev, vol_strerror(v, rc));
 		vol_close(v);
 		return CLI_EXIT_FAILURE;
 	}
+	tl_uuid_name(raw, uuid);
 	if (snprintf(path, sizeof(path), "%s/%s", state_dir, uuid) >= (int)sizeof(path)) {
 		vol_close(v);
 		cli_errx("%s: state directory name too long", state_dir);

@@ -42,7 +42,7 @@ tl_cps "$img" >"$tmp/cps"
 
 snaps() { "$top/lscp" -s "$1" | awk 'NR > 1 { print $1 }'; }
 # $1: the state directory; the numbers its file names
-owned() { cat "$1"/* 2>/dev/null | awk 'NR > 2 { print $1 }' | sort -n; }
+owned() { cat "$1"/* 2>/dev/null | awk '/^[0-9]/ { print $1 }' | sort -n; }
 
 # user snapshots: one that a bucket will keep (the last checkpoint before
 # the first gap of weeks, a month's last), one that none keeps
@@ -70,6 +70,12 @@ echo "$tl1" | grep -qx "$u1" && bad "run 1: the state file names the user's snap
 "$top/nilfs-timeline" -n -l -S "$tmp/s1" $R1 --now=$N1 "$img" >"$tmp/out" 2>&1
 grep -q " user .*[a-z]ly " "$tmp/out" || { cat "$tmp/out"; bad "--list: no user snapshot kept by a bucket"; }
 grep -q " promote \| demote " "$tmp/out" && bad "run 1 again: not idempotent"
+# lscp's TIMELINE column: a date for exactly the timeline's snapshots
+NILFS_TIMELINE_STATE_DIR=$tmp/s1 "$top/lscp" -a --raw --noheadings -o CNO,TIMELINE "$img" >"$tmp/out" 2>&1 ||
+	bad "lscp -o TIMELINE: exit $?"
+awk 'NF == 2 { print $1 }' "$tmp/out" >"$tmp/lscp-tl"
+[ "$(cat "$tmp/lscp-tl")" = "$tl1" ] || bad "lscp's TIMELINE column names $(tr '\n' ' ' <"$tmp/lscp-tl"), the state $tl1"
+awk 'NF != 1 && NF != 2' "$tmp/out" | grep . && bad "lscp -o TIMELINE: odd lines"
 cp --sparse=always "$img" "$tmp/base" && cp -r "$tmp/s1" "$tmp/s1.base"
 
 # run 2 as a whole: demotes and promotes

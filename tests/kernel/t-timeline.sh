@@ -80,7 +80,7 @@ run() {
 	date -s "@$now" >/dev/null
 	echo "NOW$r $now"
 	$TL -S /tmp/state --now="$now" "$@" "$target" | sed "s/^/RUN$r /" || echo "RUN$r FAILED"
-	echo "STATE$r $(cat /tmp/state/* | awk 'NR > 2 { print $1 }' | tr '\n' ' ')"
+	echo "STATE$r $(cat /tmp/state/* | awk '/^[0-9]/ { print $1 }' | tr '\n' ' ')"
 }
 snaps() {
 	lscp -a /dev/vda | awk -v r=$1 'NR > 1 { print "CP" r, $1, $2, $3 }'
@@ -124,7 +124,7 @@ sleep 1
 grep 'nilfs_cleanerd' /tmp/messages | sed 's/^.*nilfs_cleanerd[^:]*: /LOG /'
 echo "DIRTY4B $(lssu /dev/vda | awk 'NR > 1' | wc -l)"
 lscp -a /dev/vda | awk 'NR > 1 { print "CPAFTER4", $1 }'
-echo "STATE4 $(cat /tmp/state/* | awk 'NR > 2 { print $1 }' | tr '\n' ' ')"
+echo "STATE4 $(cat /tmp/state/* | awk '/^[0-9]/ { print $1 }' | tr '\n' ' ')"
 snaps 4
 umount /mnt || echo "UMOUNT FAILED"
 dmesg | grep -i nilfs | grep -iE 'error|warn|corrupt|invalid' | sed 's/^/KMSG /'

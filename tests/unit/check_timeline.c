@@ -39,6 +39,14 @@ static int verdict(uint64_t cno)
 	return -1;
 }
 
+static int64_t until(uint64_t cno)
+{
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.d[i].cno == cno)
+			return plan.d[i].until;
+	return -1;
+}
+
 static unsigned buckets(uint64_t cno)
 {
 	for (size_t i = 0; i < plan.n; i++)
@@ -101,6 +109,9 @@ START_TEST(hourly_last_of_ended_periods)
 	ck_assert_int_eq(verdict(7), -1);
 	ck_assert_uint_eq(plan.count[TL_PROMOTE], 3);
 	ck_assert_uint_eq(buckets(6), 1u << TL_HOURLY);
+	/* hour 2 is let go once hours 3, 4 and 5 have ended */
+	ck_assert_int_eq(until(5), MON + 6 * H);
+	ck_assert_int_eq(until(4), -1);
 }
 END_TEST
 
@@ -154,8 +165,9 @@ START_TEST(owned_snapshots)
 		{ 6, MON + 2 * D, true },         /* ours */
 	};
 	struct tl_owned own[] = {
-		{ 6, MON + 2 * D }, { 2, MON + 20 * H - 1 }, { 1, MON + 10 * H }, { 3, MON + D + 5 * H },
-		{ 4, MON + D + 9 * H }, { 5, MON + D + 10 * H }, /* removed */
+		{ 6, MON + 2 * D, 0 }, { 2, MON + 20 * H - 1, 0 }, { 1, MON + 10 * H, 0 },
+		{ 3, MON + D + 5 * H, 0 }, { 4, MON + D + 9 * H, 0 },
+		{ 5, MON + D + 10 * H, 0 }, /* removed */
 	};
 	struct tl_owned *after;
 	size_t nafter;
@@ -205,6 +217,9 @@ START_TEST(weekly_monthly_yearly)
 	ck_assert_uint_eq(buckets(3), 0);
 	ck_assert_uint_eq(buckets(2), (1u << TL_MONTHLY) | (1u << TL_YEARLY));
 	ck_assert_uint_eq(buckets(1), 0);   /* 2025's last is 2 */
+	/* 2's latest release: the year 2025 kept until 2027 has ended */
+	ck_assert_int_eq(until(2), 1830297600);
+	ck_assert_int_eq(until(6), MON + 56 * D);    /* W07 + 3 weeks: Monday of W10 */
 	/* Sunday's checkpoint ends ISO week 1 of 2026 */
 	tl_plan_free(&plan);
 	cfg = (struct tl_config){ { 0, 0, 1 } };
@@ -234,6 +249,10 @@ START_TEST(dst_fall_back)
 	ck_assert_uint_eq(buckets(4), 1u << TL_HOURLY);
 	ck_assert_uint_eq(buckets(5), (1u << TL_HOURLY) | (1u << TL_DAILY));
 	ck_assert_uint_eq(buckets(1), (1u << TL_HOURLY) | (1u << TL_DAILY));
+	/* Sunday, daily 2: until Wednesday 00:00 CET; the CEST 02:00 hour,
+	 * hourly 10: eleven real hours after 02:00 CEST */
+	ck_assert_int_eq(until(5), t + 2 * D + 22 * H);
+	ck_assert_int_eq(until(3), t - H + 11 * H);
 	tl_period_name(TL_HOURLY, t - 1800, name, sizeof(name));
 	ck_assert_str_eq(name, "2026-10-25 02:00 CEST");
 	tl_period_name(TL_HOURLY, t + 1800, name, sizeof(name));
