@@ -181,7 +181,7 @@ static int64_t kept_until(const struct tl_config *cfg, unsigned mask, int64_t cr
 static void add(struct tl_plan *plan, uint64_t cno, int64_t create, unsigned buckets,
 		enum tl_verdict v, int64_t until)
 {
-	plan->d[plan->n++] = (struct tl_decision){ cno, create, buckets, v, until };
+	plan->d[plan->n++] = (struct tl_decision){ cno, create, buckets, v, until, false };
 	plan->count[v]++;
 }
 
@@ -271,6 +271,30 @@ int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n)
 	return 0;
 }
 
+uint64_t tl_plan_budget(struct tl_plan *plan, const uint64_t *freed, uint64_t budget)
+{
+	uint64_t total = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->d[i].verdict == TL_PROMOTE || plan->d[i].verdict == TL_HOLD)
+			total += freed[k++];
+	k = 0;
+	for (size_t i = 0; i < plan->n && total > budget; i++) {
+		struct tl_decision *d = &plan->d[i];
+
+		if (d->verdict != TL_PROMOTE && d->verdict != TL_HOLD)
+			continue;
+		total -= freed[k++];
+		plan->count[d->verdict]--;
+		d->verdict = d->verdict == TL_HOLD ? TL_DEMOTE : TL_OVER;
+		plan->count[d->verdict]++;
+		d->over_budget = true;
+		d->until = 0;
+	}
+	return total;
+}
+
 void tl_period_name(enum tl_bucket b, time_t t, char *buf, size_t len)
 {
 	static const char *const fmt[TL_NBUCKETS] = {
@@ -313,7 +337,10 @@ void tl_reason(const struct tl_decision *d, char *buf, size_t len)
 		at += (size_t)snprintf(buf + at, len - at, "%s%s %s", at ? ", " : "",
 				       tl_bucket_name[b], period);
 	}
-	if (!d->buckets)
+	if (d->over_budget && at < len)
+		snprintf(buf + at, len - at, "%sover the space budget, the oldest go first",
+			 at ? "; " : "");
+	else if (!d->buckets)
 		snprintf(buf, len, d->verdict == TL_FORGET ? "no longer a snapshot of that time"
 			 : "no bucket keeps it");
 }

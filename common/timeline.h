@@ -64,6 +64,9 @@ enum tl_verdict {
 	TL_USER,      /* a bucket keeps it and it is a user's snapshot */
 	TL_DEMOTE,    /* the timeline's snapshot, no bucket keeps it */
 	TL_FORGET,    /* owned, but no longer a snapshot of that time */
+	TL_OVER,      /* a bucket keeps it, a plain checkpoint, over the space
+		       * budget: not promoted */
+	TL_NVERDICTS
 };
 
 struct tl_decision {
@@ -75,12 +78,13 @@ struct tl_decision {
 				       * it any more (the end of the last period
 				       * that keeps it, if every later period
 				       * has a checkpoint); else 0 */
+	bool over_budget;             /* DEMOTE or OVER for the space budget */
 };
 
 struct tl_plan {
 	struct tl_decision *d;        /* by checkpoint number */
 	size_t n;
-	size_t count[TL_FORGET + 1];  /* decisions per verdict */
+	size_t count[TL_NVERDICTS];   /* decisions per verdict */
 };
 
 /*
@@ -96,6 +100,15 @@ void tl_plan_free(struct tl_plan *plan);
 /* the owned list after the plan is carried out (PROMOTE and HOLD) into
  * *OUT (malloc'd, NULL if empty), *N entries; 0 or -ENOMEM */
 int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n);
+
+/*
+ * The space budget.  The timeline's snapshots after PLAN (PROMOTE and HOLD,
+ * by number: oldest first) are given up oldest first while what they
+ * alone hold is over BUDGET blocks: FREED[i] is what the i-th of them frees
+ * with those before it (nlfs_gc_held_only).  A held one becomes DEMOTE, one
+ * to promote OVER, both over_budget.  Returns the blocks they hold after.
+ */
+uint64_t tl_plan_budget(struct tl_plan *plan, const uint64_t *freed, uint64_t budget);
 
 /* the local-time name of the period of bucket B holding T, e.g.
  * "2026-03-29 01:00 CET", "2026-03-29", "2026-W13", "2026-03", "2026" */

@@ -248,9 +248,62 @@ static void note(struct tl_outcome *out, int rc, const char *step, uint64_t cno)
 	}
 }
 
+/*
+ * The space budget on PLAN: what the timeline's snapshots after it alone
+ * hold against everything else that keeps blocks: the other snapshots
+ * (users'), the checkpoints of the protection period and the latest.
+ */
+static int budget(const struct tl_vol *v, const struct tl_options *o, const struct tl_cp *cps,
+		  size_t ncps, struct tl_plan *plan, struct tl_outcome *out)
+{
+	uint64_t *others = calloc(ncps + 1, sizeof(*others)), *mine = calloc(plan->n + 1, 8);
+	uint64_t *freed = calloc(plan->n + 1, sizeof(*freed)), limit;
+	size_t nothers = 0, nmine = 0, d = 0;
+	struct nlfs_gc_protect p = { .protcno = UINT64_MAX };
+	int rc = -ENOMEM;
+
+	if (!others || !mine || !freed)
+		goto out;
+	limit = (uint64_t)o->now > o->protection_period ? (uint64_t)o->now - o->protection_period : 0;
+	for (size_t i = 0; i < ncps; i++) {
+		/* the plan's decisions and CPS are both by number */
+		while (d < plan->n && plan->d[d].cno < cps[i].cno)
+			d++;
+		if (p.protcno == UINT64_MAX && (uint64_t)cps[i].create >= limit)
+			p.protcno = cps[i].cno;
+		/* a forgotten entry may share the number of a checkpoint to promote */
+		enum { OTHER, MINE, NONE } who = cps[i].snapshot ? OTHER : NONE;
+
+		for (size_t e = d; e < plan->n && plan->d[e].cno == cps[i].cno; e++) {
+			if (plan->d[e].verdict == TL_HOLD || plan->d[e].verdict == TL_PROMOTE)
+				who = MINE;
+			else if (plan->d[e].verdict == TL_DEMOTE)
+				who = NONE;
+		}
+		if (who == MINE)
+			mine[nmine++] = cps[i].cno;
+		else if (who == OTHER)
+			others[nothers++] = cps[i].cno;
+	}
+	p.snapshots = others;
+	p.nsnapshots = nothers;
+	rc = v->held(v->ctx, &p, mine, nmine, freed);
+	if (rc)
+		goto out;
+	out->budgeted = true;
+	for (size_t i = 0; i < nmine; i++)
+		out->held_before += freed[i];
+	out->held_after = tl_plan_budget(plan, freed, o->budget);
+out:
+	free(others);
+	free(mine);
+	free(freed);
+	return rc;
+}
+
 int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
-	   const struct tl_config *cfg, time_t now, bool dry_run, struct tl_plan *plan,
-	   struct tl_outcome *out, char *why, size_t whylen)
+	   const struct tl_options *o, struct tl_plan *plan, struct tl_outcome *out,
+	   char *why, size_t whylen)
 {
 	struct tl_owned *owned = NULL, *keep = NULL;
 	struct tl_cp *cps = NULL;
@@ -272,8 +325,13 @@ int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
 		note(out, rc, "state", 0);
 		goto out;
 	}
-	rc = tl_plan_make(cps, ncps, owned, nowned, cfg, now, plan);
-	if (rc || dry_run)
+	rc = tl_plan_make(cps, ncps, owned, nowned, &o->cfg, o->now, plan);
+	if (!rc && o->budget != UINT64_MAX && v->held) {
+		rc = budget(v, o, cps, ncps, plan, out);
+		if (rc)
+			note(out, rc, "held", 0);
+	}
+	if (rc || o->dry_run)
 		goto out;
 	done = calloc(plan->n + 1, sizeof(*done));
 	keep = calloc(plan->n + 1, sizeof(*keep));

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <linux/nilfs2_api.h>
 
+#include <nlfs/gc.h>
 #include "timeline.h"
 
 #define TL_STATE_DIR "/var/lib/nilfs/timeline"
@@ -61,26 +62,42 @@ struct tl_vol {
 	int (*set_snapshot)(void *ctx, uint64_t cno, bool snapshot);
 	/* make the changes durable; 0 or a negative code */
 	int (*commit)(void *ctx);
+	/* for the space budget: nlfs_gc_held_only on the volume, OTHERS the
+	 * protection of what is not the timeline's (NULL: no budget) */
+	int (*held)(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
+		    size_t n, uint64_t *freed);
 	/* the changes take effect only when commit succeeds (the offline writer) */
 	bool deferred;
 };
 
+struct tl_options {
+	struct tl_config cfg;
+	time_t now;
+	bool dry_run;
+	/* the space budget in blocks (UINT64_MAX: none), and the cleaner's
+	 * protection period in seconds (its checkpoints hold blocks too) */
+	uint64_t budget;
+	uint64_t protection_period;
+};
+
 struct tl_outcome {               /* what a run did */
 	int error;                    /* the first failure, 0 if none */
-	const char *failed;           /* the step that failed: "list", "state", "change", "commit" */
+	const char *failed;           /* the step that failed: "list", "state", "held", "change", "commit" */
 	uint64_t failed_cno;          /* the checkpoint of a failed change */
 	size_t promoted, demoted;
+	bool budgeted;                /* the budget was evaluated: */
+	uint64_t held_before, held_after;   /* blocks only the timeline's snapshots hold */
 };
 
 /*
  * One run: the plan for the volume (in *PLAN, freed by the caller with
- * tl_plan_free) and, unless DRY_RUN, the changes and the state file at
- * STATE_PATH in the order above.  A change that fails leaves the others
- * to be made; OUT says what was done and the first failure.  0, or the
- * first failure's code.
+ * tl_plan_free), the space budget applied if set, and, unless DRY_RUN, the
+ * changes and the state file at STATE_PATH in the order above.  A change
+ * that fails leaves the others to be made; OUT says what was done and the
+ * first failure.  0, or the first failure's code.
  */
 int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
-	   const struct tl_config *cfg, time_t now, bool dry_run, struct tl_plan *plan,
-	   struct tl_outcome *out, char *why, size_t whylen);
+	   const struct tl_options *o, struct tl_plan *plan, struct tl_outcome *out,
+	   char *why, size_t whylen);
 
 #endif /* NLFS_COMMON_TIMELINE_STATE_H */

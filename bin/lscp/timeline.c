@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <nlfs/gc.h>
 #include "cli.h"
 #include "timeline_state.h"
 #include "vol.h"
@@ -39,6 +40,11 @@ static void usage(void)
 	       " -n, --dry-run            say what would change, change nothing\n"
 	       " -l, --list               list every checkpoint the timeline keeps, and why\n"
 	       " -q, --quiet              do not report the changes\n"
+	       " -M, --max-space <size>   what the timeline's snapshots alone may hold:\n"
+	       "                            a share of the volume (30%%) or a size (20G);\n"
+	       "                            over it the oldest go first\n"
+	       " -p, --protection-period <seconds>\n"
+	       "                          the cleaner's (default 3600), for the budget\n"
 	       " -S, --state-dir <dir>    where the timeline's state files are (default\n"
 	       "                            $NILFS_TIMELINE_STATE_DIR or " TL_STATE_DIR ")\n"
 	       "     --now <seconds>      the time to decide at (default: now)\n",
@@ -58,6 +64,70 @@ static int t_set_snapshot(void *ctx, uint64_t cno, bool snapshot)
 	struct vol *v = ctx;
 
 	return v->ops->change_cpmode(v, cno, snapshot ? NILFS_SNAPSHOT : NILFS_CHECKPOINT);
+}
+
+/* the space budget's count (nlfs_gc_held_only): offline on the image's
+ * reader; mounted on the device read afresh (uncached) after a sync, so
+ * that the DAT on disk is the latest checkpoint's */
+static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
+		  size_t n, uint64_t *freed)
+{
+	struct vol *v = ctx;
+	struct nlfs_fs *fs;
+	struct nlfs_io *io;
+	struct nlfs_err err;
+	uint64_t cno;
+	int rc;
+
+	nlfs_err_clear(&err);
+	if (!v->mounted) {
+		rc = v->ops->segments(v, &fs);
+		if (!rc)
+			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
+	} else {
+		rc = v->ops->sync ? v->ops->sync(v, &cno) : 0;
+		if (!rc)
+			rc = nlfs_io_open_unix(v->dev, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &io);
+		if (!rc) {
+			rc = nlfs_fs_open(io, &fs, &err);
+			if (rc)
+				nlfs_io_close(io);
+		}
+		if (!rc) {
+			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
+			nlfs_fs_close(fs);
+		}
+	}
+	if (rc)
+		nlfs_err_format(&err, v->detail, sizeof(v->detail));
+	return rc;
+}
+
+/* blocks of a budget: "30%" of the volume's blocks, or a size */
+static uint64_t budget_blocks(struct vol *v, const char *arg)
+{
+	const struct nlfs_geometry *g;
+	struct nlfs_fs *fs;
+	uint64_t n, total;
+	size_t len = strlen(arg);
+
+	if (v->ops->segments(v, &fs))
+		cli_errx("%s: cannot read the superblock", v->dev);
+	g = nlfs_fs_geometry(fs);
+	total = g->nsegments * g->blocks_per_segment;
+	if (len > 1 && arg[len - 1] == '%') {
+		char num[32];
+
+		if (len - 1 >= sizeof(num))
+			cli_usage_error("invalid space budget: %s", arg);
+		memcpy(num, arg, len - 1);
+		num[len - 1] = '\0';
+		n = cli_strtou64_or_err(num, 100, "space budget");
+		return total / 100 * n + total % 100 * n / 100;
+	}
+	if (cli_strtosize(arg, &n))
+		cli_usage_error("invalid space budget: %s", arg);
+	return n / g->blocksize;
 }
 
 /* mounted: a sync writes the cpfile; offline: the construction */
@@ -80,7 +150,7 @@ static void fmt_time(int64_t t, char *buf, size_t len)
 
 static const char *const verdict_name[] = {
 	[TL_PROMOTE] = "promote", [TL_HOLD] = "hold", [TL_USER] = "user",
-	[TL_DEMOTE] = "demote", [TL_FORGET] = "forget",
+	[TL_DEMOTE] = "demote", [TL_FORGET] = "forget", [TL_OVER] = "over",
 };
 
 static void list(const struct tl_plan *plan)
@@ -133,15 +203,17 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "state-dir", required_argument, NULL, 'S' },
+		{ "max-space", required_argument, NULL, 'M' },
+		{ "protection-period", required_argument, NULL, 'p' },
 		{ "now", required_argument, NULL, OPT_NOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tl_config cfg = { { 24, 7, 4, 12, 0 } };
-	const char *dev = NULL, *state_dir = tl_state_dir();
-	bool dry = false, show = false, quiet = false;
-	time_t now = time(NULL);
+	struct tl_options o = { .cfg = { { 24, 7, 4, 12, 0 } }, .now = time(NULL),
+				.budget = UINT64_MAX, .protection_period = 3600 };
+	const char *dev = NULL, *state_dir = tl_state_dir(), *max_space = NULL;
+	bool show = false, quiet = false;
 	char msg[512], uuid[TL_UUID_LEN], path[PATH_MAX], why[256];
 	uint8_t raw[16];
 	struct tl_outcome out;
@@ -151,18 +223,23 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "H:d:w:m:y:nlqS:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "H:d:w:m:y:nlqS:M:p:hV", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'H': cfg.keep[TL_HOURLY] = count_or_err(optarg, "hourly count"); break;
-		case 'd': cfg.keep[TL_DAILY] = count_or_err(optarg, "daily count"); break;
-		case 'w': cfg.keep[TL_WEEKLY] = count_or_err(optarg, "weekly count"); break;
-		case 'm': cfg.keep[TL_MONTHLY] = count_or_err(optarg, "monthly count"); break;
-		case 'y': cfg.keep[TL_YEARLY] = count_or_err(optarg, "yearly count"); break;
-		case 'n': dry = true; break;
+		case 'H': o.cfg.keep[TL_HOURLY] = count_or_err(optarg, "hourly count"); break;
+		case 'd': o.cfg.keep[TL_DAILY] = count_or_err(optarg, "daily count"); break;
+		case 'w': o.cfg.keep[TL_WEEKLY] = count_or_err(optarg, "weekly count"); break;
+		case 'm': o.cfg.keep[TL_MONTHLY] = count_or_err(optarg, "monthly count"); break;
+		case 'y': o.cfg.keep[TL_YEARLY] = count_or_err(optarg, "yearly count"); break;
+		case 'n': o.dry_run = true; break;
 		case 'l': show = true; break;
 		case 'q': quiet = true; break;
 		case 'S': state_dir = optarg; break;
-		case OPT_NOW: now = (time_t)cli_strtou64_or_err(optarg, INT64_MAX, "time"); break;
+		case 'M': max_space = optarg; break;
+		case 'p':
+			if (cli_strtoperiod(optarg, &o.protection_period))
+				cli_usage_error("invalid protection period: %s", optarg);
+			break;
+		case OPT_NOW: o.now = (time_t)cli_strtou64_or_err(optarg, INT64_MAX, "time"); break;
 		case 'h': usage(); return 0;
 		case 'V': cli_print_version(); return 0;
 		default: cli_bad_option(argv);
@@ -173,9 +250,11 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		cli_usage_error("too many arguments");
 
-	rc = vol_open(dev, dry ? VOL_RDONLY : VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
+	rc = vol_open(dev, o.dry_run ? VOL_RDONLY : VOL_RDWR | VOL_LOCK, &v, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
+	if (max_space)
+		o.budget = budget_blocks(v, max_space);
 	rc = vol_uuid(v, raw);
 	if (rc) {
 		cli_warnx("%s: cannot read the superblock: %s", v->dev, vol_strerror(v, rc));
@@ -194,20 +273,24 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	if (!dry && v->ops->lock(v)) {
+	if (!o.dry_run && v->ops->lock(v)) {
 		cli_warnx("cannot lock NILFS");
 		vol_close(v);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = tl_run(&(struct tl_vol){ v, t_cpinfo, t_set_snapshot, t_commit, !v->mounted }, path,
-		    uuid, &cfg, now, dry, &plan, &out, why, sizeof(why));
-	if (!dry)
+	rc = tl_run(&(struct tl_vol){ v, t_cpinfo, t_set_snapshot, t_commit, t_held, !v->mounted },
+		    path, uuid, &o, &plan, &out, why, sizeof(why));
+	if (!o.dry_run)
 		v->ops->unlock(v);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (show)
 		list(&plan);
 	else if (!quiet && (!rc || out.error))
-		report(&plan, dry);
+		report(&plan, o.dry_run);
+	if (!quiet && out.budgeted)
+		printf("the timeline's snapshots alone hold %llu blocks%s, %llu after (budget %llu)\n",
+		       (unsigned long long)out.held_before, o.dry_run ? " now" : "",
+		       (unsigned long long)out.held_after, (unsigned long long)o.budget);
 	if (rc) {
 		if (!out.failed)
 			cli_warnc(rc, "%s", v->dev);

@@ -55,8 +55,11 @@ uint64_t cld_timeline_due(const struct cleanerd *d)
 void cld_timeline(struct cleanerd *d, uint64_t mono)
 {
 	const struct cld_config *c = &d->cfg;
-	struct tl_config cfg = { { c->timeline_hourly, c->timeline_daily, c->timeline_weekly,
-				   c->timeline_monthly, c->timeline_yearly } };
+	struct tl_options o = {
+		.cfg = { { c->timeline_hourly, c->timeline_daily, c->timeline_weekly,
+			   c->timeline_monthly, c->timeline_yearly } },
+		.now = time(NULL), .budget = UINT64_MAX,
+	};
 	const struct nlfs_super_block *sb;
 	char uuid[TL_UUID_LEN], path[PATH_MAX], why[256], name[64];
 	struct tl_outcome out;
@@ -79,8 +82,8 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 	}
 	while (sem_wait(sem) < 0 && errno == EINTR)
 		;
-	rc = tl_run(&(struct tl_vol){ &d->iocfd, c_cpinfo, c_set_snapshot, c_commit, false }, path,
-		    uuid, &cfg, time(NULL), false, &plan, &out, why, sizeof(why));
+	rc = tl_run(&(struct tl_vol){ &d->iocfd, c_cpinfo, c_set_snapshot, c_commit, NULL, false },
+		    path, uuid, &o, &plan, &out, why, sizeof(why));
 	sem_post(sem);
 	sem_close(sem);
 	for (size_t i = 0; i < plan.n; i++) {

@@ -121,6 +121,35 @@ for mode in crash tear; do
 		k=$((k + 1))
 	done
 done
+# the space budget: a 50-block file rewritten daily; each day's version is
+# its 50 data blocks, its B-tree leaf and its ifile block, held by that
+# day's snapshot alone, but the latest version, which the latest
+# checkpoint holds: nine versions of 52 blocks
+b=$tmp/budget
+truncate -s 64M "$b"
+mkdir -p "$tmp/bsrc" && head -c 1000 /dev/urandom >"$tmp/bsrc/big"
+"$top/mkfs.nilfs2" -q -f -b 1024 -B 128 -T $t0 -d "$tmp/bsrc" "$b" || bad "budget: mkfs"
+i=1 times=
+while [ $i -le 30 ]; do times="$times $((t0 + i * 86400))"; i=$((i + 1)); done
+"$top/tests/gc/gcfault" dated-rewrite "$b" /big 50 $times || bad "budget: gcfault dated-rewrite"
+BN=$((t0 + 31 * 86400 + 100)) BR="-H 0 -d 10 -w 0 -m 0 -p 0"
+"$top/nilfs-timeline" -n -S "$tmp/sb" $BR -M 0 --now=$BN "$b" >"$tmp/out" 2>&1
+grep -qx "the timeline's snapshots alone hold 468 blocks now, 0 after (budget 0)" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "budget: not the 9 x 52 blocks the snapshots alone hold"; }
+# 300 blocks: the oldest four go (468 - 4 x 52 = 260), the newest six stay
+"$top/nilfs-timeline" -S "$tmp/sb" $BR -M 300K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget run: exit $?"
+grep -qx "the timeline's snapshots alone hold 468 blocks, 260 after (budget 300)" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "budget: the oldest four should go"; }
+[ "$(snaps "$b" | tr '\n' ' ')" = "26 27 28 29 30 31 " ] || bad "budget: snapshots $(snaps "$b" | tr '\n' ' ')"
+[ "$(owned "$tmp/sb" | tr '\n' ' ')" = "26 27 28 29 30 31 " ] || bad "budget: state $(owned "$tmp/sb" | tr '\n' ' ')"
+# held again, under budget: nothing changes; at 200 blocks two more go, demoted
+"$top/nilfs-timeline" -S "$tmp/sb" $BR -M 300K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget rerun: exit $?"
+grep -q '^promoted\|^demoted' "$tmp/out" && bad "budget rerun: changed $(cat "$tmp/out")"
+"$top/nilfs-timeline" -S "$tmp/sb" $BR -M 200K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget 200: exit $?"
+[ "$(grep -c '^demoted snapshot 2[67] to a checkpoint (daily .*over the space budget' "$tmp/out")" = 2 ] ||
+	{ cat "$tmp/out"; bad "budget 200: 26 and 27 should be demoted"; }
+"$top/fsck.nilfs2" -fn --checkpoints=all "$b" >"$tmp/fsck" 2>&1 || { bad "budget: fsck"; tail -n 5 "$tmp/fsck"; }
+
 echo "ok: run 2 cut at each of $n writes, torn and lost:$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"
 [ $fail = 0 ] && echo "PASS: $0"
 [ $fail = 0 ]

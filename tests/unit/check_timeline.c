@@ -311,6 +311,45 @@ START_TEST(clock_set_back)
 }
 END_TEST
 
+START_TEST(space_budget)
+{
+	struct tl_config cfg = { { 0, 5 } };
+	struct tl_cp cps[] = {
+		{ 1, MON + 1 * D, true },     /* ours */
+		{ 2, MON + 2 * D, true },     /* a user's */
+		{ 3, MON + 3 * D, false },
+		{ 4, MON + 4 * D, true },     /* ours */
+		{ 5, MON + 5 * D, false },
+	};
+	struct tl_owned own[] = { { 1, MON + 1 * D, 0 }, { 4, MON + 4 * D, 0 } };
+	/* what 1, 3, 4, 5 free, each with the older ones */
+	const uint64_t freed[] = { 10, 20, 30, 40 };
+
+	set_tz("UTC0");
+	make(cps, 5, own, 2, &cfg, MON + 6 * D);
+	ck_assert_int_eq(verdict(3), TL_PROMOTE);
+	/* under budget: nothing changes */
+	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 100), 100);
+	ck_assert_uint_eq(plan.count[TL_DEMOTE] + plan.count[TL_OVER], 0);
+	/* 100 > 45: 1 (held, demoted) and 3 (not promoted) go, 70 left */
+	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 70), 70);
+	ck_assert_int_eq(verdict(1), TL_DEMOTE);
+	ck_assert_int_eq(verdict(3), TL_OVER);
+	ck_assert_int_eq(verdict(2), TL_USER);   /* never the user's */
+	ck_assert_int_eq(verdict(4), TL_HOLD);
+	ck_assert_uint_eq(plan.count[TL_OVER], 1);
+	ck_assert_uint_eq(plan.count[TL_HOLD], 1);
+	ck_assert_uint_eq(plan.count[TL_PROMOTE], 1);
+	ck_assert_uint_eq(until(1), 0);
+	tl_plan_free(&plan);
+	/* a budget of 0: all of the timeline's go */
+	make(cps, 5, own, 2, &cfg, MON + 6 * D);
+	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 0), 0);
+	ck_assert_uint_eq(plan.count[TL_DEMOTE], 2);
+	ck_assert_uint_eq(plan.count[TL_OVER], 2);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
 	struct tl_config cfg = { { 1 } };
@@ -436,6 +475,7 @@ int main(void)
 	tcase_add_test(tc, dst_fall_back);
 	tcase_add_test(tc, dst_spring_forward);
 	tcase_add_test(tc, clock_set_back);
+	tcase_add_test(tc, space_budget);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, random_against_oracle);
