@@ -36,7 +36,7 @@ if [ -n "${IMAGE:-}" ]; then
 	img=$IMAGE
 else
 	img=$work/tl.img
-	truncate -s $((NCP / 25 + 256))M "$img"
+	truncate -s $((NCP / 8 + 256))M "$img"
 	"$top/mkfs.nilfs2" -q -f -b 1024 -B 1024 -T $t0 "$img"
 	i=0
 	while [ $i -lt "$NCP" ]; do

@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+#include <nlfs/io.h>
+#include <nlfs/nlfs.h>
 #include "array.h"
 #include "timeline_state.h"
 
@@ -183,6 +185,25 @@ int tl_state_save(const char *path, const char *uuid, const struct tl_owned *o, 
 fail:
 	unlink(tmp);
 	return rc ? rc : -EIO;
+}
+
+int tl_held_on_device(const char *device, const struct nlfs_gc_protect *others,
+		      const uint64_t *snaps, size_t n, uint64_t *freed, struct nlfs_err *err)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_io *io;
+	int rc = nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &io);
+
+	if (rc)
+		return rc;
+	rc = nlfs_fs_open(io, &fs, err);
+	if (rc) {
+		nlfs_io_close(io);
+		return rc;
+	}
+	rc = nlfs_gc_held_only(fs, others, snaps, n, freed, err);
+	nlfs_fs_close(fs);
+	return rc;
 }
 
 /* every checkpoint of the volume, by number */

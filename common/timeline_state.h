@@ -70,6 +70,13 @@ struct tl_vol {
 	bool deferred;
 };
 
+/* nlfs_gc_held_only on DEVICE, a mounted volume's, read afresh (uncached);
+ * the caller has synced the volume so that its DAT on disk is the latest
+ * checkpoint's.  0, or as nlfs_io_open_unix, nlfs_fs_open and
+ * nlfs_gc_held_only, with ERR set for the latter two. */
+int tl_held_on_device(const char *device, const struct nlfs_gc_protect *others,
+		      const uint64_t *snaps, size_t n, uint64_t *freed, struct nlfs_err *err);
+
 struct tl_options {
 	struct tl_config cfg;
 	time_t now;

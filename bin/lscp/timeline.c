@@ -74,7 +74,6 @@ static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 {
 	struct vol *v = ctx;
 	struct nlfs_fs *fs;
-	struct nlfs_io *io;
 	struct nlfs_err err;
 	uint64_t cno;
 	int rc;
@@ -85,18 +84,9 @@ static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 		if (!rc)
 			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
 	} else {
-		rc = v->ops->sync ? v->ops->sync(v, &cno) : 0;
+		rc = v->ops->sync(v, &cno);
 		if (!rc)
-			rc = nlfs_io_open_unix(v->dev, NLFS_IO_RDONLY | NLFS_IO_UNCACHED, &io);
-		if (!rc) {
-			rc = nlfs_fs_open(io, &fs, &err);
-			if (rc)
-				nlfs_io_close(io);
-		}
-		if (!rc) {
-			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
-			nlfs_fs_close(fs);
-		}
+			rc = tl_held_on_device(v->dev, others, snaps, n, freed, &err);
 	}
 	if (rc)
 		nlfs_err_format(&err, v->detail, sizeof(v->detail));

@@ -189,6 +189,7 @@ static const struct keyword keywords[] = {
 	KW(timeline_monthly, K_COUNT),
 	KW(timeline_yearly, K_COUNT),
 	KW(timeline_state_dir, K_PATH),
+	KW(timeline_max_space, K_SIZE),
 };
 
 static int parse_flag(const char *s, bool *v)

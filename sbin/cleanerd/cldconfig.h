@@ -58,6 +58,7 @@ struct cld_config {
 	unsigned timeline_hourly, timeline_daily, timeline_weekly, timeline_monthly,
 		 timeline_yearly;
 	char timeline_state_dir[256];    /* "": TL_STATE_DIR */
+	struct cld_size timeline_max_space;   /* 0 (the default): no budget */
 };
 
 /* nilfs-utils' defaults (the built-in ones, not those of the shipped file) */

@@ -124,6 +124,7 @@ struct cleanerd {
 	/* the snapshot timeline */
 	uint64_t timeline_last;       /* monotonic ns of its last run, 0 never */
 	bool timeline_failing;        /* the last run failed (said once) */
+	bool timeline_budget_said;    /* the budget's count was logged once */
 };
 
 /* cleanerd.c */

@@ -26,17 +26,54 @@
 
 static long c_cpinfo(void *ctx, uint64_t cno, struct nilfs_cpinfo *ci, size_t n)
 {
-	return ioc_get_cpinfo(*(int *)ctx, cno, NILFS_CHECKPOINT, ci, n);
+	return ioc_get_cpinfo(((struct cleanerd *)ctx)->iocfd, cno, NILFS_CHECKPOINT, ci, n);
 }
 
 static int c_set_snapshot(void *ctx, uint64_t cno, bool snapshot)
 {
-	return ioc_change_cpmode(*(int *)ctx, cno, snapshot ? NILFS_SNAPSHOT : NILFS_CHECKPOINT);
+	return ioc_change_cpmode(((struct cleanerd *)ctx)->iocfd, cno,
+				 snapshot ? NILFS_SNAPSHOT : NILFS_CHECKPOINT);
 }
 
 static int c_commit(void *ctx)
 {
-	return ioc_sync(*(int *)ctx, NULL);
+	return ioc_sync(((struct cleanerd *)ctx)->iocfd, NULL);
+}
+
+/* the budget's count on the device, after a sync */
+static int c_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
+		  size_t n, uint64_t *freed)
+{
+	struct cleanerd *d = ctx;
+	struct nlfs_err err;
+	int rc = ioc_sync(d->iocfd, NULL);
+
+	nlfs_err_clear(&err);
+	if (!rc)
+		rc = tl_held_on_device(d->device, others, snaps, n, freed, &err);
+	if (rc && err.code) {
+		char msg[320];
+
+		nlfs_err_format(&err, msg, sizeof(msg));
+		say(LOG_ERR, "timeline: the space budget's count: %s", msg);
+	}
+	return rc;
+}
+
+/* timeline_max_space in blocks: a share of the volume or bytes; UINT64_MAX
+ * for none */
+static uint64_t budget_blocks(const struct cleanerd *d)
+{
+	const struct cld_size *s = &d->cfg.timeline_max_space;
+	uint64_t total = d->nsegs * d->rd.blocks_per_segment;
+
+	if (s->num == 0)
+		return UINT64_MAX;
+	if (s->unit == CLD_UNIT_PERCENT)
+		return total / 100 * s->num + total % 100 * s->num / 100;
+	if (s->unit == CLD_UNIT_BYTES)
+		return s->num / d->rd.blocksize;
+	return s->num;   /* a plain number: blocks */
 }
 
 static bool timeline_on(const struct cld_config *c)
@@ -58,7 +95,8 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 	struct tl_options o = {
 		.cfg = { { c->timeline_hourly, c->timeline_daily, c->timeline_weekly,
 			   c->timeline_monthly, c->timeline_yearly } },
-		.now = time(NULL), .budget = UINT64_MAX,
+		.now = time(NULL), .budget = budget_blocks(d),
+		.protection_period = c->protection_period / NS_PER_SEC,
 	};
 	const struct nlfs_super_block *sb;
 	char uuid[TL_UUID_LEN], path[PATH_MAX], why[256], name[64];
@@ -82,7 +120,7 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 	}
 	while (sem_wait(sem) < 0 && errno == EINTR)
 		;
-	rc = tl_run(&(struct tl_vol){ &d->iocfd, c_cpinfo, c_set_snapshot, c_commit, NULL, false },
+	rc = tl_run(&(struct tl_vol){ d, c_cpinfo, c_set_snapshot, c_commit, c_held, false },
 		    path, uuid, &o, &plan, &out, why, sizeof(why));
 	sem_post(sem);
 	sem_close(sem);
@@ -90,6 +128,12 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 		const struct tl_decision *t = &plan.d[i];
 		char reason[512];
 
+		if (t->verdict == TL_OVER) {
+			tl_reason(t, reason, sizeof(reason));
+			say(LOG_DEBUG, "timeline: not promoted: %llu (%s)", (unsigned long long)t->cno,
+			    reason);
+			continue;
+		}
 		if (t->verdict != TL_PROMOTE && t->verdict != TL_DEMOTE)
 			continue;
 		if (out.error && out.failed_cno == t->cno)
@@ -99,6 +143,13 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 		    t->verdict == TL_PROMOTE ? "promoted checkpoint to a snapshot:"
 					     : "demoted snapshot to a checkpoint:",
 		    (unsigned long long)t->cno, reason);
+	}
+	/* the count when it first is, and when the budget changed something */
+	if (out.budgeted && (out.promoted || out.demoted || !d->timeline_budget_said)) {
+		say(LOG_INFO, "timeline: its snapshots alone hold %llu blocks, %llu after the "
+		    "budget of %llu", (unsigned long long)out.held_before,
+		    (unsigned long long)out.held_after, (unsigned long long)o.budget);
+		d->timeline_budget_said = true;
 	}
 	if (rc && out.failed && !strcmp(out.failed, "state"))
 		say(d->timeline_failing ? LOG_DEBUG : LOG_ERR, "timeline: %s: %s", path,

@@ -16,7 +16,9 @@
 # mounted volume: it must reach the rule's set too (demoting the
 # command's snapshots it no longer keeps), log each change, and its
 # cleaning must then reclaim segments that only demoted checkpoints held
-# (lssu before and after, the demoted checkpoints gone).
+# (lssu before and after, the demoted checkpoints gone).  Last, the
+# command on the mounted volume with a budget of nothing gives up every
+# snapshot of the timeline's, after counting what they hold.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -126,6 +128,10 @@ echo "DIRTY4B $(lssu /dev/vda | awk 'NR > 1' | wc -l)"
 lscp -a /dev/vda | awk 'NR > 1 { print "CPAFTER4", $1 }'
 echo "STATE4 $(cat /tmp/state/* | awk '/^[0-9]/ { print $1 }' | tr '\n' ' ')"
 snaps 4
+# a budget of nothing on the mounted volume: the count read from the
+# device, and every snapshot of the timeline's given up
+run 5 $now /mnt $R4 -p 0 -M 0
+snaps 5
 umount /mnt || echo "UMOUNT FAILED"
 dmesg | grep -i nilfs | grep -iE 'error|warn|corrupt|invalid' | sed 's/^/KMSG /'
 echo GUEST DONE
@@ -165,6 +171,19 @@ for r in 1 2 3 4; do
 	echo "ok: run $r: $n snapshots ($(grep -c "$pre promoted" "$tmp/out") promoted, $(grep -c "$pre demoted" "$tmp/out") demoted)"
 	[ $r = 4 ] && [ "$n" -le 2 ] && fail "run 4 left only the user's snapshots"
 done
+# run 5: a budget of nothing gives up every snapshot of the timeline's
+# that holds anything alone (one holding nothing costs nothing), the
+# user's stay
+for u in $user; do
+	grep -qx "SS5 $u" "$tmp/out" || fail "run 5 (-M 0): the user's snapshot $u is gone"
+done
+grep -q '^RUN5 demoted snapshot .*over the space budget' "$tmp/out" || fail "run 5 (-M 0): nothing demoted"
+held=$(sed -n "s/^RUN5 the timeline's snapshots alone hold \([0-9]*\) blocks, 0 after (budget 0)$/\1/p" "$tmp/out")
+[ -n "$held" ] && [ "$held" -gt 0 ] || fail "run 5: no count of what the timeline's snapshots hold"
+for c in $(sed -n 's/^STATE5 //p' "$tmp/out"); do
+	grep -qx "SS5 $c" "$tmp/out" || fail "run 5: the state names $c, not a snapshot"
+done
+echo "ok: run 5: a budget of 0 gave up the timeline's snapshots that alone held $held blocks"
 # the daemon's cleaning reclaimed what the demoted checkpoints held
 grep -q '^LOG .*timeline: demoted' "$tmp/out" || fail "the daemon demoted nothing"
 grep -q '^LOG .*timeline: promoted' "$tmp/out" || fail "the daemon promoted nothing"

@@ -307,9 +307,10 @@ START_TEST(test_timeline_keys)
 	ck_assert_uint_eq(c.timeline_hourly + c.timeline_daily + c.timeline_weekly +
 			  c.timeline_monthly + c.timeline_yearly, 0);
 	ck_assert_str_eq(c.timeline_state_dir, "");
+	ck_assert_uint_eq(c.timeline_max_space.num, 0);
 	ck_assert_int_eq(parse(&c, "timeline_hourly 24\ntimeline_daily\t7\ntimeline_weekly 4\n"
 			       "timeline_monthly 12 # a year\ntimeline_yearly 0\n"
-			       "timeline_state_dir /srv/tl\n", &m), 0);
+			       "timeline_state_dir /srv/tl\ntimeline_max_space 30%\n", &m), 0);
 	ck_assert_int_eq(m.n, 0);
 	ck_assert_uint_eq(c.timeline_hourly, 24);
 	ck_assert_uint_eq(c.timeline_daily, 7);
@@ -317,6 +318,8 @@ START_TEST(test_timeline_keys)
 	ck_assert_uint_eq(c.timeline_monthly, 12);
 	ck_assert_uint_eq(c.timeline_yearly, 0);
 	ck_assert_str_eq(c.timeline_state_dir, "/srv/tl");
+	ck_assert_uint_eq(c.timeline_max_space.num, 30);
+	ck_assert_int_eq(c.timeline_max_space.unit, CLD_UNIT_PERCENT);
 	ck_assert_int_eq(parse(&c, "timeline_hourly -1\ntimeline_daily 2000000\n"
 			       "timeline_state_dir relative\ntimeline_weekly\n", &m), 4);
 	ck_assert_str_eq(m.text[0], "test.conf:1: timeline_hourly: -1: invalid value");
