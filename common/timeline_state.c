@@ -277,24 +277,25 @@ static void note(struct tl_outcome *out, int rc, const char *step, uint64_t cno)
 static int budget(const struct tl_vol *v, const struct tl_options *o, const struct tl_cp *cps,
 		  size_t ncps, struct tl_plan *plan, struct tl_outcome *out)
 {
-	uint64_t *others = calloc(ncps + 1, sizeof(*others)), *mine = calloc(plan->n + 1, 8);
-	uint64_t *freed = calloc(plan->n + 1, sizeof(*freed)), limit;
+	uint64_t *others = calloc(ncps + 1, sizeof(*others));
+	uint64_t *cnos = calloc(ncps + 1, sizeof(*cnos)), *create = calloc(ncps + 1, sizeof(*create));
+	uint64_t *mine = calloc(plan->n + 1, sizeof(*mine));
+	uint64_t *freed = calloc(plan->n + 1, sizeof(*freed));
 	size_t nothers = 0, nmine = 0, d = 0;
 	struct nlfs_gc_protect p = { .protcno = UINT64_MAX };
 	int rc = -ENOMEM;
 
-	if (!others || !mine || !freed)
+	if (!others || !cnos || !create || !mine || !freed)
 		goto out;
-	limit = (uint64_t)o->now > o->protection_period ? (uint64_t)o->now - o->protection_period : 0;
 	for (size_t i = 0; i < ncps; i++) {
-		/* the plan's decisions and CPS are both by number */
-		while (d < plan->n && plan->d[d].cno < cps[i].cno)
-			d++;
-		if (p.protcno == UINT64_MAX && (uint64_t)cps[i].create >= limit)
-			p.protcno = cps[i].cno;
-		/* a forgotten entry may share the number of a checkpoint to promote */
+		/* a forgotten entry may share the number of a checkpoint to
+		 * promote; the plan's decisions and CPS are both by number */
 		enum { OTHER, MINE, NONE } who = cps[i].snapshot ? OTHER : NONE;
 
+		cnos[i] = cps[i].cno;
+		create[i] = cps[i].create < 0 ? 0 : (uint64_t)cps[i].create;
+		while (d < plan->n && plan->d[d].cno < cps[i].cno)
+			d++;
 		for (size_t e = d; e < plan->n && plan->d[e].cno == cps[i].cno; e++) {
 			if (plan->d[e].verdict == TL_HOLD || plan->d[e].verdict == TL_PROMOTE)
 				who = MINE;
@@ -306,6 +307,10 @@ static int budget(const struct tl_vol *v, const struct tl_options *o, const stru
 		else if (who == OTHER)
 			others[nothers++] = cps[i].cno;
 	}
+	/* the cleaner's protection: the checkpoints since NOW - the period */
+	p.protcno = nlfs_gc_protcno(cnos, create, ncps,
+				    (uint64_t)o->now > o->protection_period
+				    ? (uint64_t)o->now - o->protection_period : 0);
 	p.snapshots = others;
 	p.nsnapshots = nothers;
 	rc = v->held(v->ctx, &p, mine, nmine, freed);
@@ -317,6 +322,8 @@ static int budget(const struct tl_vol *v, const struct tl_options *o, const stru
 	out->held_after = tl_plan_budget(plan, freed, o->budget);
 out:
 	free(others);
+	free(cnos);
+	free(create);
 	free(mine);
 	free(freed);
 	return rc;
