@@ -66,9 +66,13 @@ static int t_set_snapshot(void *ctx, uint64_t cno, bool snapshot)
 	return v->ops->change_cpmode(v, cno, snapshot ? NILFS_SNAPSHOT : NILFS_CHECKPOINT);
 }
 
+/* a dry run changes nothing, not even by a sync */
+static bool dry_run;
+
 /* the space budget's count (nlfs_gc_held_only): offline on the image's
  * reader; mounted on the device read afresh (uncached) after a sync, so
- * that the DAT on disk is the latest checkpoint's */
+ * that the DAT on disk is the latest checkpoint's (a dry run counts the
+ * last one written) */
 static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
 		  size_t n, uint64_t *freed)
 {
@@ -84,7 +88,7 @@ static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 		if (!rc)
 			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
 	} else {
-		rc = v->ops->sync(v, &cno);
+		rc = dry_run ? 0 : v->ops->sync(v, &cno);
 		if (!rc)
 			rc = tl_held_on_device(v->dev, others, snaps, n, freed, &err);
 	}
@@ -245,6 +249,7 @@ int main(int argc, char **argv)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
 	if (max_space)
 		o.budget = budget_blocks(v, max_space);
+	dry_run = o.dry_run;
 	rc = vol_uuid(v, raw);
 	if (rc) {
 		cli_warnx("%s: cannot read the superblock: %s", v->dev, vol_strerror(v, rc));
