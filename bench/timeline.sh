@@ -58,24 +58,29 @@ last=$(TZ=UTC0 "$top/lscp" -a -r -n 1 --raw --noheadings -o CREATE "$img")
 now=$((last + 3600))
 export TZ=UTC0
 
-# median NAME CMD...: the median of RUNS elapsed times of CMD (and the
-# largest peak memory, in KiB, in $work/NAME.kib); $work/run.img and
-# $work/state are made fresh before each run
+# median NAME CMD...: the median of RUNS elapsed times of CMD (the median
+# CPU time, user and system, in $work/NAME.cpu, the largest peak memory,
+# in KiB, in $work/NAME.kib); $work/run.img and $work/state are made fresh
+# before each run
 median() {
 	name=$1
 	shift
 	: >"$work/$name.t"
+	: >"$work/$name.c"
 	: >"$work/$name.m"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		[ "$name" != run ] || cp --sparse=always "$img" "$work/run.img"
 		[ "$name" = budget ] || rm -rf "$work/state"
-		/usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null
+		/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$@" >/dev/null
 		awk '{ print $1 }' "$work/time" >>"$work/$name.t"
 		awk '{ print $2 }' "$work/time" >>"$work/$name.m"
+		awk '{ print $3 + $4 }' "$work/time" >>"$work/$name.c"
 		i=$((i + 1))
 	done
 	sort -n "$work/$name.m" | tail -n 1 >"$work/$name.kib"
+	sort -n "$work/$name.c" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' \
+		>"$work/$name.cpu"
 	sort -n "$work/$name.t" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
@@ -90,14 +95,18 @@ held=$("$top/nilfs-timeline" -n -S "$work/state" -M 0 -p 0 --now=$now $BUCKETS "
 	sed -n "s/^the timeline's snapshots alone hold \([0-9]*\) blocks.*/\1/p")
 kept=$("$top/nilfs-timeline" -n -l -S "$work/state" --now=$now $BUCKETS "$img" | awk 'NR > 1' | wc -l)
 printf '%d checkpoints, %d kept by %s; load %s\n' "$ncps" "$kept" "$BUCKETS" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'lscp -a:            %6.3f s  %7d KiB\n' "$t_lscp" "$(cat "$work/lscp.kib")"
-printf 'nilfs-timeline -n:  %6.3f s  %7d KiB\n' "$t_plan" "$(cat "$work/plan.kib")"
-printf 'nilfs-timeline -M:  %6.3f s  %7d KiB  (%s blocks held by the timeline alone)\n' \
-	"$t_budget" "$(cat "$work/budget.kib")" "$held"
-printf 'nilfs-timeline:     %6.3f s  %7d KiB\n' "$t_run" "$(cat "$work/run.kib")"
-printf 'ratio plan / lscp: %.2f (time), %.2f (memory)\n' "$(echo "$t_plan / $t_lscp" | bc -l)" \
-	"$(echo "$(cat "$work/plan.kib") / $(cat "$work/lscp.kib")" | bc -l)"
-printf 'ratio budget / lscp: %.2f (time), %.2f (memory)\n' "$(echo "$t_budget / $t_lscp" | bc -l)" \
-	"$(echo "$(cat "$work/budget.kib") / $(cat "$work/lscp.kib")" | bc -l)"
-printf 'ratio run / lscp:  %.2f (time), %.2f (memory)\n' "$(echo "$t_run / $t_lscp" | bc -l)" \
-	"$(echo "$(cat "$work/run.kib") / $(cat "$work/lscp.kib")" | bc -l)"
+line() { printf '%-19s %6.3f s  %6.3f s CPU  %7d KiB%s\n' "$1" "$2" "$(cat "$work/$3.cpu")" \
+	"$(cat "$work/$3.kib")" "${4:-}"; }
+line "lscp -a:" "$t_lscp" lscp
+line "nilfs-timeline -n:" "$t_plan" plan
+line "nilfs-timeline -M:" "$t_budget" budget "  ($held blocks held by the timeline alone)"
+line "nilfs-timeline:" "$t_run" run
+ratio() {
+	printf 'ratio %s / lscp: %.2f (time), %.2f (CPU), %.2f (memory)\n' "$1" \
+		"$(echo "$2 / $t_lscp" | bc -l)" \
+		"$(echo "$(cat "$work/$1.cpu") / $(cat "$work/lscp.cpu")" | bc -l)" \
+		"$(echo "$(cat "$work/$1.kib") / $(cat "$work/lscp.kib")" | bc -l)"
+}
+ratio plan "$t_plan"
+ratio budget "$t_budget"
+ratio run "$t_run"

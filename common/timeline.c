@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timeline.c - the snapshot timeline's rule (see timeline.h).  Each
- * checkpoint's creation time is broken down once in local time; every
- * bucket then sorts the checkpoints of ended periods by period, newest
- * first, and keeps the highest number of each of its first N periods.
+ * checkpoint's creation time is broken down once in local time, to its
+ * local hour; every bucket then sorts the checkpoints of ended periods by
+ * period, newest first, and keeps the highest number of each of its first
+ * N periods.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,26 +32,57 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* the period of each bucket that T falls in, as numbers that grow with time */
-static void period_keys(time_t t, int64_t key[TL_NBUCKETS])
+/* the civil year and month (1..12) of day DAY after 1970-01-01 */
+static void civil_from_days(int64_t day, int64_t *y, unsigned *m)
+{
+	int64_t z = day + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+/*
+ * The local hour T falls in, as a number that grows with time: the day and
+ * hour of the local clock, and in the hour the clocks go back its
+ * summer-time half first.  Out of the range localtime can break down: a
+ * period of its own, at either end.  One number per checkpoint is all the
+ * rule keeps; the other periods follow from it (bucket_key).
+ */
+static int64_t hour_key(time_t t)
 {
 	struct tm tm;
 	int64_t day;
 
-	if (!localtime_r(&t, &tm)) {
-		/* out of the range localtime can break down: a period of its own */
-		for (int b = 0; b < TL_NBUCKETS; b++)
-			key[b] = t < 0 ? INT64_MIN : INT64_MAX;
-		return;
-	}
+	if (!localtime_r(&t, &tm))
+		return t < 0 ? INT64_MIN : INT64_MAX;
 	day = days_from_civil((int64_t)tm.tm_year + 1900, (unsigned)tm.tm_mon + 1,
 			      (unsigned)tm.tm_mday);
-	/* the repeated hour when clocks go back: its summer-time half first */
-	key[TL_HOURLY] = (day * 24 + tm.tm_hour) * 2 + (tm.tm_isdst > 0 ? 0 : 1);
-	key[TL_DAILY] = day;
-	key[TL_WEEKLY] = day - (tm.tm_wday + 6) % 7;   /* its Monday */
-	key[TL_MONTHLY] = ((int64_t)tm.tm_year + 1900) * 12 + tm.tm_mon;
-	key[TL_YEARLY] = (int64_t)tm.tm_year + 1900;
+	return (day * 24 + tm.tm_hour) * 2 + (tm.tm_isdst > 0 ? 0 : 1);
+}
+
+/* the period of bucket B of the local hour HK */
+static int64_t bucket_key(int64_t hk, enum tl_bucket b)
+{
+	int64_t day = floor_div(hk, 48), y;
+	unsigned m;
+
+	if (hk == INT64_MIN || hk == INT64_MAX || b == TL_HOURLY)
+		return hk;
+	switch (b) {
+	case TL_DAILY: return day;
+	case TL_WEEKLY: return day - (day + 3 - floor_div(day + 3, 7) * 7);   /* its Monday */
+	default: break;
+	}
+	civil_from_days(day, &y, &m);
+	return b == TL_MONTHLY ? y * 12 + (m - 1) : y;
 }
 
 struct slot {          /* a checkpoint of an ended period, for one bucket */
@@ -102,27 +134,30 @@ static size_t find_cp(const struct tl_cp *cps, size_t n, uint64_t cno)
 static int choose(const struct tl_cp *cps, size_t n, const struct tl_config *cfg, time_t now,
 		  unsigned *mask)
 {
-	int64_t (*keys)[TL_NBUCKETS] = NULL, nowkey[TL_NBUCKETS];
+	int64_t *hours = NULL, nowhour = hour_key(now);
 	struct slot *slots = NULL;
 	int rc = -ENOMEM;
 
 	if (n == 0)
 		return 0;
-	keys = calloc(n, sizeof(*keys));
+	hours = calloc(n, sizeof(*hours));
 	slots = calloc(n, sizeof(*slots));
-	if (!keys || !slots)
+	if (!hours || !slots)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		period_keys((time_t)cps[i].create, keys[i]);
-	period_keys(now, nowkey);
+		hours[i] = hour_key((time_t)cps[i].create);
 	for (int b = 0; b < TL_NBUCKETS; b++) {
+		int64_t nowkey = bucket_key(nowhour, (enum tl_bucket)b);
 		size_t ns = 0, periods = 0;
 
 		if (!cfg->keep[b])
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (keys[i][b] < nowkey[b])
-				slots[ns++] = (struct slot){ keys[i][b], i };
+		for (size_t i = 0; i < n; i++) {
+			int64_t k = bucket_key(hours[i], (enum tl_bucket)b);
+
+			if (k < nowkey)
+				slots[ns++] = (struct slot){ k, i };
+		}
 		nlfs_sort(slots, ns, sizeof(*slots), slot_cmp);
 		for (size_t s = 0; s < ns && periods < cfg->keep[b]; s++) {
 			if (s > 0 && slots[s].key == slots[s - 1].key)
@@ -133,7 +168,7 @@ static int choose(const struct tl_cp *cps, size_t n, const struct tl_config *cfg
 	}
 	rc = 0;
 out:
-	free(keys);
+	free(hours);
 	free(slots);
 	return rc;
 }
@@ -191,6 +226,7 @@ int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned
 	struct tl_owned *own = NULL;
 	unsigned *mask = NULL;
 	bool *mine = NULL;
+	size_t ndecisions = 0;
 	int rc = -ENOMEM;
 
 	memset(plan, 0, sizeof(*plan));
@@ -200,11 +236,17 @@ int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned
 	mask = calloc(n + 1, sizeof(*mask));
 	mine = calloc(n + 1, sizeof(*mine));
 	own = calloc(nowned + 1, sizeof(*own));
-	plan->d = calloc(n + nowned + 1, sizeof(*plan->d));
-	if (!mask || !mine || !own || !plan->d)
+	if (!mask || !mine || !own)
 		goto out;
 	rc = choose(cps, n, cfg, now, mask);
 	if (rc)
+		goto out;
+	/* a decision per kept checkpoint and per owned entry, at the most */
+	for (size_t i = 0; i < n; i++)
+		ndecisions += mask[i] != 0;
+	plan->d = calloc(ndecisions + nowned + 1, sizeof(*plan->d));
+	rc = -ENOMEM;
+	if (!plan->d)
 		goto out;
 	if (nowned)
 		memcpy(own, owned, nowned * sizeof(*own));

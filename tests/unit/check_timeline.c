@@ -350,6 +350,23 @@ START_TEST(space_budget)
 }
 END_TEST
 
+START_TEST(before_1970)
+{
+	struct tl_config cfg = { { 0, 0, 1, 2, 2 } };
+	struct tl_cp cps[] = {
+		{ 1, -400 * D, false },       /* 1968-11-26, a Tuesday */
+		{ 2, -3 * D + 10, false },    /* Monday 1969-12-29 */
+		{ 3, -10, false },            /* Wednesday 1969-12-31 23:59:50 */
+	};
+
+	set_tz("UTC0");
+	make(cps, 3, NULL, 0, &cfg, 4 * D);   /* Monday 1970-01-05 */
+	ck_assert_uint_eq(buckets(3), (1u << TL_WEEKLY) | (1u << TL_MONTHLY) | (1u << TL_YEARLY));
+	ck_assert_uint_eq(buckets(2), 0);
+	ck_assert_uint_eq(buckets(1), (1u << TL_MONTHLY) | (1u << TL_YEARLY));
+}
+END_TEST
+
 START_TEST(bad_input)
 {
 	struct tl_config cfg = { { 1 } };
@@ -476,6 +493,7 @@ int main(void)
 	tcase_add_test(tc, dst_spring_forward);
 	tcase_add_test(tc, clock_set_back);
 	tcase_add_test(tc, space_budget);
+	tcase_add_test(tc, before_1970);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, random_against_oracle);
