@@ -163,3 +163,14 @@ const char *vol_strerror(struct vol *v, int code)
 		return v->detail;
 	return nlfs_strerror(code);
 }
+
+int vol_uuid(struct vol *v, uint8_t uuid[16])
+{
+	struct nlfs_fs *fs;
+	int rc = v->ops->segments(v, &fs);
+
+	if (rc)
+		return rc;
+	memcpy(uuid, nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_uuid, 16);
+	return 0;
+}

@@ -79,6 +79,9 @@ int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 int vol_commit(struct vol *v);
 void vol_close(struct vol *v);
 const char *vol_strerror(struct vol *v, int code);
+/* the volume's UUID, from the superblock its reader chose (mounted: read
+ * from the device); 0 or as ops->segments */
+int vol_uuid(struct vol *v, uint8_t uuid[16]);
 
 /* backends (vol_mount.c, vol_image.c) */
 int vol_mount_open(struct vol *v, int mode, char *msg, size_t len);

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "linefmt.h"
 #include "table.h"
+#include "timeline_state.h"
 #include "vol.h"
 #include "array.h"
 
@@ -22,7 +23,7 @@
 
 /* the columns of -o, by id */
 enum { COL_CNO, COL_DATE, COL_TIME, COL_CREATE, COL_MODE, COL_FLG, COL_BLKCNT, COL_NBLKINC,
-       COL_ICNT, NCOLS };
+       COL_ICNT, COL_TIMELINE, NCOLS };
 
 static const struct table_column columns[NCOLS] = {
 	[COL_CNO] = { "CNO", "checkpoint number", true },
@@ -34,7 +35,39 @@ static const struct table_column columns[NCOLS] = {
 	[COL_BLKCNT] = { "BLKCNT", "blocks its files use", true },
 	[COL_NBLKINC] = { "NBLKINC", "blocks written to make it", true },
 	[COL_ICNT] = { "ICNT", "inodes in use", true },
+	[COL_TIMELINE] = { "TIMELINE", "the snapshot timeline's: kept at least until (local time)",
+			   false },
 };
+
+/* the snapshot timeline's snapshots (nilfs-timeline(8)'s state file), for
+ * the TIMELINE column */
+static struct tl_owned *timeline;
+static size_t ntimeline;
+
+static const struct tl_owned *timeline_of(const struct nilfs_cpinfo *ci)
+{
+	for (size_t i = 0; i < ntimeline && nilfs_cpinfo_snapshot(ci); i++)
+		if (timeline[i].cno == ci->ci_cno && timeline[i].create == (int64_t)ci->ci_create)
+			return &timeline[i];
+	return NULL;
+}
+
+/* the volume's state file, if there is one; a failure only leaves the
+ * column empty, with a warning */
+static void load_timeline(struct vol *v)
+{
+	char uuid[TL_UUID_LEN], path[PATH_MAX], why[256] = "";
+	uint8_t raw[16];
+	int rc = vol_uuid(v, raw);
+
+	if (!rc) {
+		tl_uuid_name(raw, uuid);
+		snprintf(path, sizeof(path), "%s/%s", tl_state_dir(), uuid);
+		rc = tl_state_load(path, uuid, &timeline, &ntimeline, why, sizeof(why));
+	}
+	if (rc)
+		cli_warnx("the timeline's state of %s: %s", v->dev, why[0] ? why : vol_strerror(v, rc));
+}
 
 struct lscp {
 	bool all, reverse, snapshots, show_inc;
@@ -92,6 +125,16 @@ static const char *cp_cell(const void *row, int col, char *buf, size_t len)
 		return table_date_cell(ci->ci_create, col == COL_DATE, false, buf, len);
 	case COL_MODE: return nilfs_cpinfo_snapshot(ci) ? "ss" : "cp";
 	case COL_FLG: return nilfs_cpinfo_minor(ci) ? "i" : "-";
+	case COL_TIMELINE: {
+		const struct tl_owned *o = timeline_of(ci);
+
+		if (!o)
+			return NULL;
+		if (!o->until)
+			return "yes";
+		cli_format_time((uint64_t)o->until, buf, len);
+		return buf;
+	}
 	case COL_CNO: v = ci->ci_cno; break;
 	case COL_CREATE: v = ci->ci_create; break;
 	case COL_BLKCNT: v = ci->ci_blocks_count; break;
@@ -338,6 +381,8 @@ int main(int argc, char **argv)
 	rc = vol_open(dev, VOL_RDONLY, &c.vol, msg, sizeof(msg));
 	if (rc)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
+	if (table_shows(&c.t, COL_TIMELINE))
+		load_timeline(c.vol);
 	rc = c.vol->ops->cpstat(c.vol, &c.st);
 	if (!rc) {
 		print_header(&c);
@@ -355,5 +400,6 @@ int main(int argc, char **argv)
 	if (rc)
 		cli_warnx("%s", vol_strerror(c.vol, rc));
 	vol_close(c.vol);
+	free(timeline);
 	return rc ? CLI_EXIT_FAILURE : 0;
 }

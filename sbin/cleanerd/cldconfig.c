@@ -158,7 +158,7 @@ static const char *why(int rc)
 	return rc == -ERANGE ? "number too large" : "invalid value";
 }
 
-enum kind { K_TIME, K_SIZE, K_NSEGS, K_POLICY, K_FLAG, K_PRIO };
+enum kind { K_TIME, K_SIZE, K_NSEGS, K_POLICY, K_FLAG, K_PRIO, K_COUNT, K_PATH };
 
 struct keyword {
 	const char *name;
@@ -183,6 +183,13 @@ static const struct keyword keywords[] = {
 	KW(log_priority, K_PRIO),
 	KW(min_reclaimable_blocks, K_SIZE),
 	KW(mc_min_reclaimable_blocks, K_SIZE),
+	KW(timeline_hourly, K_COUNT),
+	KW(timeline_daily, K_COUNT),
+	KW(timeline_weekly, K_COUNT),
+	KW(timeline_monthly, K_COUNT),
+	KW(timeline_yearly, K_COUNT),
+	KW(timeline_state_dir, K_PATH),
+	KW(timeline_max_space, K_SIZE),
 };
 
 static int parse_flag(const char *s, bool *v)
@@ -311,6 +318,25 @@ static void handle(struct parse_ctx *x, char **tok, int ntok)
 		*(int *)field = prio;
 		break;
 	}
+	case K_COUNT: {
+		uint64_t n;
+
+		rc = cli_strtou64_max(tok[1], 1000000, &n);
+		if (rc) {
+			bad(x, "%s: %s: %s", tok[0], tok[1], why(rc));
+			return;
+		}
+		*(unsigned *)field = (unsigned)n;
+		break;
+	}
+	case K_PATH:
+		if (tok[1][0] != '/' || strlen(tok[1]) >= sizeof(x->c->timeline_state_dir)) {
+			bad(x, "%s: %s: not an absolute path of fewer than %zu bytes", tok[0], tok[1],
+			    sizeof(x->c->timeline_state_dir));
+			return;
+		}
+		strcpy(field, tok[1]);
+		break;
 	case K_FLAG:
 		break;
 	}

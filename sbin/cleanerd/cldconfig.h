@@ -53,6 +53,12 @@ struct cld_config {
 	int log_priority;                /* LOG_EMERG .. LOG_DEBUG */
 	struct cld_size min_reclaimable_blocks;
 	struct cld_size mc_min_reclaimable_blocks;
+	/* the snapshot timeline (common/timeline.h): periods kept per
+	 * bucket, all 0 (the default): off */
+	unsigned timeline_hourly, timeline_daily, timeline_weekly, timeline_monthly,
+		 timeline_yearly;
+	char timeline_state_dir[256];    /* "": TL_STATE_DIR */
+	struct cld_size timeline_max_space;   /* 0 (the default): no budget */
 };
 
 /* nilfs-utils' defaults (the built-in ones, not those of the shipped file) */

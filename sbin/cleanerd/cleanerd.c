@@ -206,6 +206,8 @@ static void iteration(struct cleanerd *d)
 	}
 	d->nsegs = sus.ss_nsegs;
 	d->ncleansegs = sus.ss_ncleansegs;
+	/* before the pass: it must not reclaim what the timeline keeps */
+	cld_timeline(d, t0);
 	cld_resolve(&d->cfg, sus.ss_nsegs, d->rd.blocks_per_segment, d->rd.blocksize, &lim);
 	rsv = cld_reserved_segments(d, sus.ss_nsegs);
 	ncl = sus.ss_ncleansegs;
@@ -335,6 +337,8 @@ static void iteration(struct cleanerd *d)
 		d->next_run = t0 + wait;
 	}
 out:
+	if (cld_timeline_due(d) < d->next_run)
+		d->next_run = cld_timeline_due(d);
 	close_volume(d);
 }
 

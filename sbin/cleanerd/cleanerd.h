@@ -120,6 +120,10 @@ struct cleanerd {
 	struct cld_plan tmp, plan;
 	uint64_t *snapshots;
 	size_t nsnapshots;
+	/* the snapshot timeline */
+	uint64_t timeline_last;       /* monotonic ns of its last run, 0 never */
+	bool timeline_failing;        /* the last run failed (said once) */
+	bool timeline_budget_said;    /* the budget's count was logged once */
 };
 
 /* cleanerd.c */
@@ -153,6 +157,11 @@ uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs);
 /* two syncs of the volume: the kernel writes its superblock copies, so
  * ss_prot_seq moves on (nilfs-utils freezes and thaws instead) */
 int cld_shrink_protected_region(struct cleanerd *d);
+
+/* timeline.c: the snapshot timeline, if configured, at most once a minute */
+void cld_timeline(struct cleanerd *d, uint64_t mono);
+/* monotonic ns when it is due next; UINT64_MAX if it is off */
+uint64_t cld_timeline_due(const struct cleanerd *d);
 
 /* control.c */
 void cld_accept_client(struct cleanerd *d);

@@ -98,6 +98,12 @@ expect "dump.nilfs2 $img ls /" /dir/ /file
 expect "dump.nilfs2 $img cat /dir/" /dir/inner
 expect "dump.nilfs2 $img -c " 1 2 3 4
 expect "rmcp $img " 1 2 3 4
+expect "nilfs-timeline --dry" --dry-run
+offers "nilfs-timeline -H 24 -n $tmp/vol" "$img"
+for line in "nilfs-timeline -H " "nilfs-timeline $img "; do
+	complete_line "$line"
+	[ -s "$tmp/got" ] && bad "'$line' offers $(tr '\n' ' ' <"$tmp/got")" || ok "'$line' offers nothing"
+done
 expect "chcp cp $img " 3
 expect "lscp $img -i " 1 2 3 4
 expect "chcp " cp ss

@@ -11,6 +11,11 @@
  *       checkpoints (offline mkcp makes none when nothing changed)
  *   gcfault snapshot IMG
  *       one construction that makes the latest checkpoint a snapshot
+ *   gcfault dated IMG TIME...
+ *       a minor checkpoint dated each TIME (seconds since the epoch), for
+ *       the snapshot timeline's tests
+ *   gcfault dated-rewrite IMG PATH NBLOCKS TIME...
+ *       as rewrite, once per TIME and dated so, each with other contents
  * Each construction is dated a second after the latest checkpoint, so that
  * segments differ in age however fast they are made (and a volume made
  * with mkfs -T in the past stays there).
@@ -126,7 +131,9 @@ static int close_writer(struct nlfs_fs *fs, struct nlfs_writer *w, int rc, struc
 	return rc;
 }
 
-static int rewrite(const char *img, const char *path, uint64_t nblocks, uint64_t seed)
+/* dated NOW (0: a second after the latest checkpoint) */
+static int rewrite(const char *img, const char *path, uint64_t nblocks, uint64_t seed,
+		   uint64_t now)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w;
@@ -135,7 +142,7 @@ static int rewrite(const char *img, const char *path, uint64_t nblocks, uint64_t
 	struct nlfs_err err;
 	uint8_t *buf = NULL;
 	uint32_t bs;
-	int rc = open_writer(img, 0, &fs, &w, &err);
+	int rc = open_writer(img, now, &fs, &w, &err);
 
 	if (rc)
 		return fail(img, &err, rc);
@@ -164,13 +171,14 @@ static int rewrite(const char *img, const char *path, uint64_t nblocks, uint64_t
 	return rc ? fail("rewrite", &err, rc) : 0;
 }
 
-static int checkpoints(const char *img, uint64_t n, bool snapshot)
+/* N checkpoints, dated TIMES[i] (NULL: a second after the latest) */
+static int checkpoints(const char *img, uint64_t n, bool snapshot, char **times)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		struct nlfs_fs *fs;
 		struct nlfs_writer *w;
 		struct nlfs_err err;
-		int rc = open_writer(img, 0, &fs, &w, &err);
+		int rc = open_writer(img, times ? strtoull(times[i], NULL, 10) : 0, &fs, &w, &err);
 
 		if (rc)
 			return fail(img, &err, rc);
@@ -374,11 +382,20 @@ int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "rewrite"))
 		return rewrite(argv[2], argv[3], strtoull(argv[4], NULL, 10),
-			       strtoull(argv[5], NULL, 10));
+			       strtoull(argv[5], NULL, 10), 0);
+	if (argc >= 5 && !strcmp(argv[1], "dated-rewrite")) {
+		for (int i = 5; i < argc; i++)
+			if (rewrite(argv[2], argv[3], strtoull(argv[4], NULL, 10), (uint64_t)i,
+				    strtoull(argv[i], NULL, 10)))
+				return 1;
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "checkpoints"))
-		return checkpoints(argv[2], strtoull(argv[3], NULL, 10), false);
+		return checkpoints(argv[2], strtoull(argv[3], NULL, 10), false, NULL);
 	if (argc == 3 && !strcmp(argv[1], "snapshot"))
-		return checkpoints(argv[2], 1, true);
+		return checkpoints(argv[2], 1, true, NULL);
+	if (argc >= 3 && !strcmp(argv[1], "dated"))
+		return checkpoints(argv[2], (uint64_t)(argc - 3), false, argv + 3);
 	if (argc == 7 && !strcmp(argv[1], "clean"))
 		return clean(argv[2], argv[3], strtoull(argv[4], NULL, 10),
 			     strtoull(argv[5], NULL, 10), argv[6]);
@@ -387,7 +404,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "digest"))
 		return digest(argv[2]);
 	fprintf(stderr, "usage: gcfault rewrite IMG PATH NBLOCKS SEED | gcfault checkpoints IMG N | "
-			"gcfault snapshot IMG | "
+			"gcfault snapshot IMG | gcfault dated IMG TIME... | "
+			"gcfault dated-rewrite IMG PATH NBLOCKS TIME... | "
 			"gcfault clean IMG OUT NOW K torn|whole|fail | gcfault order IMG NOW SEG... | "
 			"gcfault digest IMG\n");
 	return 2;

@@ -40,7 +40,7 @@ page_of() { ls "$src"/man[18]/"$1".[18] 2>/dev/null | head -n 1; }
 # where libfuse3 was found
 fuse=
 [ -x "$top/nilfs-fuse" ] && fuse=nilfs-fuse
-for p in lscp lssu mkcp chcp rmcp dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
+for p in lscp lssu mkcp chcp rmcp nilfs-timeline dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
 	nilfs-clean nilfs_cleanerd mkfs.nilfs2 mount.nilfs2 umount.nilfs2 $fuse; do
 	page=$(page_of "$p")
 	[ -n "$page" ] || { bad "$p: no page"; continue; }
@@ -53,7 +53,7 @@ done
 
 # SYNOPSIS: the image and tag forms
 synopsis() { awk '/^\.SH SYNOPSIS/ { s = 1; next } /^\.SH/ { s = 0 } s' "$1"; }
-for p in lscp lssu mkcp chcp rmcp dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
+for p in lscp lssu mkcp chcp rmcp nilfs-timeline dump.nilfs2 fsck.nilfs2 nilfs-tune nilfs-resize nilfs-undo \
 	nilfs-clean nilfs_cleanerd mkfs.nilfs2 $fuse; do
 	syn=$(synopsis "$(page_of "$p")")
 	echo "$syn" | grep -qi 'image' || bad "$p: SYNOPSIS shows no image form"

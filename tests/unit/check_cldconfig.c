@@ -297,6 +297,42 @@ START_TEST(test_resolve)
 }
 END_TEST
 
+/* the snapshot timeline's keys: off by default, counts, an absolute path */
+START_TEST(test_timeline_keys)
+{
+	struct cld_config c;
+	struct msgs m;
+
+	cld_defaults(&c);
+	ck_assert_uint_eq(c.timeline_hourly + c.timeline_daily + c.timeline_weekly +
+			  c.timeline_monthly + c.timeline_yearly, 0);
+	ck_assert_str_eq(c.timeline_state_dir, "");
+	ck_assert_uint_eq(c.timeline_max_space.num, 0);
+	ck_assert_int_eq(parse(&c, "timeline_hourly 24\ntimeline_daily\t7\ntimeline_weekly 4\n"
+			       "timeline_monthly 12 # a year\ntimeline_yearly 0\n"
+			       "timeline_state_dir /srv/tl\ntimeline_max_space 30%\n", &m), 0);
+	ck_assert_int_eq(m.n, 0);
+	ck_assert_uint_eq(c.timeline_hourly, 24);
+	ck_assert_uint_eq(c.timeline_daily, 7);
+	ck_assert_uint_eq(c.timeline_weekly, 4);
+	ck_assert_uint_eq(c.timeline_monthly, 12);
+	ck_assert_uint_eq(c.timeline_yearly, 0);
+	ck_assert_str_eq(c.timeline_state_dir, "/srv/tl");
+	ck_assert_uint_eq(c.timeline_max_space.num, 30);
+	ck_assert_int_eq(c.timeline_max_space.unit, CLD_UNIT_PERCENT);
+	ck_assert_int_eq(parse(&c, "timeline_hourly -1\ntimeline_daily 2000000\n"
+			       "timeline_state_dir relative\ntimeline_weekly\n", &m), 4);
+	ck_assert_str_eq(m.text[0], "test.conf:1: timeline_hourly: -1: invalid value");
+	ck_assert_str_eq(m.text[1], "test.conf:2: timeline_daily: 2000000: number too large");
+	ck_assert_uint_eq(m.line[2], 3);
+	ck_assert_str_eq(m.text[3], "test.conf:4: timeline_weekly: missing argument");
+	/* left as they were */
+	ck_assert_uint_eq(c.timeline_hourly, 24);
+	ck_assert_uint_eq(c.timeline_daily, 7);
+	ck_assert_str_eq(c.timeline_state_dir, "/srv/tl");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cldconfig");
@@ -310,6 +346,7 @@ int main(void)
 	tcase_add_test(tc, test_clamp_warning);
 	tcase_add_test(tc, test_parsers);
 	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_timeline_keys);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
