@@ -30,6 +30,10 @@
 #                        nilfs_cleanerd) to run in the guest: each lands in
 #                        /ktest/bin/NAME, the shared libraries ldd lists
 #                        for it in their usual place
+#   NILFS_KTEST_ORACLE   a second nilfs-tools, as fetch-kernels.sh oracle
+#                        makes it (its programs with their own loader and
+#                        libraries): lands in /ktest/oracle, its programs
+#                        run as /ktest/oracle/bin/NAME
 
 set -u
 
@@ -75,6 +79,9 @@ find_kernel() {
 	fi
 	KVER=${KERNEL##*/vmlinuz-}
 	MODDIR=${NILFS_KTEST_MODDIR:-/lib/modules/$KVER}
+	# a kernel image inside its module tree (Debian's 7.x packages:
+	# /usr/lib/modules/KVER/vmlinuz.unsigned) is named by the tree
+	case $KVER in */*) KVER=${MODDIR##*/} ;; esac
 }
 
 # Print the path of a module file (any compression), or nothing.
@@ -86,6 +93,12 @@ module_file() {
 		fi
 	done
 	return 1
+}
+
+# Whether a module is built into the kernel (newer Debian kernels have the
+# virtio core built in).
+module_builtin() {
+	grep -qx "kernel/$1.ko" "$MODDIR/modules.builtin" 2>/dev/null
 }
 
 tool_path() {
@@ -114,7 +127,7 @@ check_deps() {
 		missing="$missing kernel-image(/boot/vmlinuz-*,linux-image-amd64)"
 	if [ -n "$KERNEL" ] && [ -r "$KERNEL" ]; then
 		for m in $MODULES; do
-			module_file "$m" >/dev/null ||
+			module_file "$m" >/dev/null || module_builtin "$m" ||
 				missing="$missing module:$m(in $MODDIR)"
 		done
 	fi
@@ -230,6 +243,7 @@ build_initramfs() {
 
 	: >"$root/modules.order"
 	for m in $MODULES; do
+		module_file "$m" >/dev/null || ! module_builtin "$m" || continue
 		f=$(module_file "$m") || die "module $m not found in $MODDIR"
 		name=${m##*/}
 		case $f in
@@ -290,6 +304,11 @@ run_guest() {
 		# the program itself lives in /ktest/bin only
 		find "$tmp/in/root" -type f ! -name '*.so*' -delete
 		members="script bin root"
+	fi
+	if [ -n "${NILFS_KTEST_ORACLE:-}" ]; then
+		[ -x "$NILFS_KTEST_ORACLE/bin/lscp" ] || die "NILFS_KTEST_ORACLE: no bin/lscp in $NILFS_KTEST_ORACLE"
+		cp -a "$NILFS_KTEST_ORACLE" "$tmp/in/oracle" || die "cannot copy $NILFS_KTEST_ORACLE"
+		members="$members oracle"
 	fi
 	# shellcheck disable=SC2086  # word splitting wanted
 	tar -cf "$tmp/script.tar" --format=ustar -C "$tmp/in" $members ||
