@@ -16,7 +16,9 @@
 # Each suite runs through automake's harness ($MAKE check TESTS=...) with
 # its kernel in NILFS_KTEST_KERNEL/NILFS_KTEST_MODDIR; its summary goes to
 # tests/kernel/check-SUITE.log (the failed tests' logs in it).  At the end
-# one line per suite: the kernel, the counts and how long it took.  Exit 0
+# one line per suite: the kernel, the counts and how long it took; each
+# guest's kernel log is kept in tests/kernel/dmesg-SUITE.log and nilfs2's
+# complaints in it are listed.  Exit 0
 # when nothing failed (skipped suites included), 1 otherwise.
 
 set -u
@@ -60,7 +62,10 @@ for suite in "$@"; do
 	if oracle=$("$here/fetch-kernels.sh" oracle sid 2>/dev/null); then
 		export NILFS_KTEST_ORACLE=$oracle
 	fi
-	echo "=== $suite: $kver: $(echo $tests | wc -w) tests"
+	echo "=== $suite: $kver: $(echo "$tests" | wc -w) tests"
+	# every guest's kernel log, searched below
+	export NILFS_KTEST_DMESG=$PWD/tests/kernel/dmesg-$suite.log
+	: >"$NILFS_KTEST_DMESG"
 	start=$(date +%s)
 	# shellcheck disable=SC2086  # word splitting wanted
 	$MAKE check TESTS="$tests" TEST_SUITE_LOG="tests/kernel/check-$suite.log"
@@ -70,6 +75,20 @@ for suite in "$@"; do
 		"tests/kernel/check-$suite.log" 2>/dev/null | tr '\n' ' ')
 	[ $rc = 0 ] || failed=1
 	summary="$summary$suite: $kver: ${counts:-no summary (make exit $rc)}in $((secs / 60))m$((secs % 60))s\n"
+	# What the kernel said about nilfs2 (or its own warnings) during the
+	# runs, with the guest script it came from: news on a new kernel.
+	# Not a verdict: tests that mount damaged volumes on purpose draw
+	# errors, and each test judges its own guest's log.
+	awk '/^=== guest.sh: / { from = $4; next }
+		(tolower($0) ~ /nilfs/ && tolower($0) ~ /error|warn|corrupt|invalid|crit|bad|unable/) ||
+		/WARNING:|BUG:|Oops|Call Trace/ {
+			sub(/^\[ *[0-9.]*\] /, ""); n[from ": " $0]++ }
+		END { for (k in n) printf "  %s (x%d)\n", k, n[k] }' "$NILFS_KTEST_DMESG" |
+		sed 's|/tmp/\([a-z-]*\)\.[^/ ]*/[^: ]*|\1|' | sort >"tests/kernel/dmesg-$suite.notes"
+	if [ -s "tests/kernel/dmesg-$suite.notes" ]; then
+		echo "=== $suite: the kernel's complaints (tests/kernel/dmesg-$suite.log):"
+		head -n 40 "tests/kernel/dmesg-$suite.notes"
+	fi
 done
 printf "=== kernel matrix\n%b" "$summary"
 exit $failed

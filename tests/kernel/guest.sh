@@ -30,6 +30,10 @@
 #                        nilfs_cleanerd) to run in the guest: each lands in
 #                        /ktest/bin/NAME, the shared libraries ldd lists
 #                        for it in their usual place
+#   NILFS_KTEST_DMESG    a file to which the guest's kernel log is
+#                        appended after each run, under a line naming the
+#                        script (check-kernels.sh looks there for nilfs2's
+#                        warnings on every kernel)
 #   NILFS_KTEST_ORACLE   a second nilfs-tools, as fetch-kernels.sh oracle
 #                        makes it (its programs with their own loader and
 #                        libraries): lands in /ktest/oracle, its programs
@@ -359,6 +363,13 @@ run_guest() {
 		echo "guest.sh: --- last console lines ---" >&2
 		tail -n 40 "$tmp/console.txt" >&2
 		return 125
+	fi
+	if [ -n "${NILFS_KTEST_DMESG:-}" ]; then
+		{
+			echo "=== guest.sh: $KVER: $script rc=$rc"
+			sed -n "/===KTEST-DMESG-$tag===/,/===KTEST-DMESG-END-$tag===/p" \
+				"$tmp/console.txt" | sed '1d;$d'
+		} >>"$NILFS_KTEST_DMESG"
 	fi
 	if [ "$rc" -ne 0 ] && [ "${NILFS_KTEST_VERBOSE:-0}" != 1 ]; then
 		echo "guest.sh: guest script exited $rc; guest kernel log tail:" >&2
