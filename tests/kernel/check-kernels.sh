@@ -38,6 +38,10 @@ else
 	tests=${KERNEL_TESTS:?KERNEL_TESTS unset: run through make check-kernels}
 fi
 
+# the second oracle, where it can be had (t-nilfs-tools-2.sh skips without)
+if [ -z "${NILFS_KTEST_ORACLE:-}" ] && oracle=$("$here/fetch-kernels.sh" oracle sid); then
+	export NILFS_KTEST_ORACLE=$oracle
+fi
 summary=
 failed=0
 for suite in "$@"; do
@@ -57,10 +61,6 @@ for suite in "$@"; do
 		# shellcheck disable=SC1090  # written by fetch-kernels.sh
 		. "$env"
 		kver=$KTEST_KVER
-	fi
-	# the second oracle, where it can be had (its tests skip without it)
-	if oracle=$("$here/fetch-kernels.sh" oracle sid 2>/dev/null); then
-		export NILFS_KTEST_ORACLE=$oracle
 	fi
 	echo "=== $suite: $kver: $(echo "$tests" | wc -w) tests"
 	# every guest's kernel log, searched below
