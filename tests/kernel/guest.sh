@@ -35,6 +35,14 @@
 #                        guest: the guest's nilfs-tools programs are removed,
 #                        DIR's files laid over the guest's root, with the
 #                        shared libraries its programs need, before SCRIPT
+#   NILFS_KTEST_DMESG    a file to which the guest's kernel log is
+#                        appended after each run, under a line naming the
+#                        script (check-kernels.sh looks there for nilfs2's
+#                        warnings on every kernel)
+#   NILFS_KTEST_ORACLE   a second nilfs-tools, as fetch-kernels.sh oracle
+#                        makes it (its programs with their own loader and
+#                        libraries): lands in /ktest/oracle, its programs
+#                        run as /ktest/oracle/bin/NAME
 
 set -u
 
@@ -80,6 +88,9 @@ find_kernel() {
 	fi
 	KVER=${KERNEL##*/vmlinuz-}
 	MODDIR=${NILFS_KTEST_MODDIR:-/lib/modules/$KVER}
+	# a kernel image inside its module tree (Debian's 7.x packages:
+	# /usr/lib/modules/KVER/vmlinuz.unsigned) is named by the tree
+	case $KVER in */*) KVER=${MODDIR##*/} ;; esac
 }
 
 # Print the path of a module file (any compression), or nothing.
@@ -91,6 +102,12 @@ module_file() {
 		fi
 	done
 	return 1
+}
+
+# Whether a module is built into the kernel (newer Debian kernels have the
+# virtio core built in).
+module_builtin() {
+	grep -qx "kernel/$1.ko" "$MODDIR/modules.builtin" 2>/dev/null
 }
 
 tool_path() {
@@ -119,7 +136,7 @@ check_deps() {
 		missing="$missing kernel-image(/boot/vmlinuz-*,linux-image-amd64)"
 	if [ -n "$KERNEL" ] && [ -r "$KERNEL" ]; then
 		for m in $MODULES; do
-			module_file "$m" >/dev/null ||
+			module_file "$m" >/dev/null || module_builtin "$m" ||
 				missing="$missing module:$m(in $MODDIR)"
 		done
 	fi
@@ -247,6 +264,7 @@ build_initramfs() {
 
 	: >"$root/modules.order"
 	for m in $MODULES; do
+		module_file "$m" >/dev/null || ! module_builtin "$m" || continue
 		f=$(module_file "$m") || die "module $m not found in $MODDIR"
 		name=${m##*/}
 		case $f in
@@ -320,6 +338,11 @@ run_guest() {
 		done
 		members="$members sysroot"
 	fi
+	if [ -n "${NILFS_KTEST_ORACLE:-}" ]; then
+		[ -x "$NILFS_KTEST_ORACLE/bin/lscp" ] || die "NILFS_KTEST_ORACLE: no bin/lscp in $NILFS_KTEST_ORACLE"
+		cp -a "$NILFS_KTEST_ORACLE" "$tmp/in/oracle" || die "cannot copy $NILFS_KTEST_ORACLE"
+		members="$members oracle"
+	fi
 	# shellcheck disable=SC2086  # word splitting wanted
 	tar -cf "$tmp/script.tar" --format=ustar -C "$tmp/in" $members ||
 		die "tar failed"
@@ -369,6 +392,13 @@ run_guest() {
 		echo "guest.sh: --- last console lines ---" >&2
 		tail -n 40 "$tmp/console.txt" >&2
 		return 125
+	fi
+	if [ -n "${NILFS_KTEST_DMESG:-}" ]; then
+		{
+			echo "=== guest.sh: $KVER: $script rc=$rc"
+			sed -n "/===KTEST-DMESG-$tag===/,/===KTEST-DMESG-END-$tag===/p" \
+				"$tmp/console.txt" | sed '1d;$d'
+		} >>"$NILFS_KTEST_DMESG"
 	fi
 	if [ "$rc" -ne 0 ] && [ "${NILFS_KTEST_VERBOSE:-0}" != 1 ]; then
 		echo "guest.sh: guest script exited $rc; guest kernel log tail:" >&2

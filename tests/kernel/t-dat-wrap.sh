@@ -15,6 +15,9 @@
 # block 0 has a number >= 2^63, fsck.nilfs2 -fn is clean, our offline
 # cleaner moves that block keeping its number and fsck is clean again; and
 # the kernel, booted again, reads the file back unchanged and writes on.
+# Linux 6.12 and 7.2 fail writing the DAT block of the wrapped number
+# (the volume goes read-only); the test then names the kernel's messages
+# and skips.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip
 # (99 if CI=true and the kernel test dependencies are missing).
@@ -45,6 +48,7 @@ truncate -s 64M "$img" && "$mkfs" -q -f -b 4096 -B 256 -L wrap "$img" || fail "m
 
 cat >"$tmp/first.sh" <<'GUEST'
 export TZ=UTC PATH=/ktest/bin:$PATH
+echo "KERNEL $(uname -r)"
 mount -t nilfs2 /dev/vda /mnt || { echo "MOUNT FAILED"; exit 1; }
 # mkfs's blocks replaced: the root directory, ifile, cpfile and sufile
 mkdir /mnt/d
@@ -102,10 +106,23 @@ rm -f /mnt/scratch
 sync
 echo "SUM $(sha256sum <$f | cut -d' ' -f1)"
 umount /mnt || echo "UMOUNT FAILED"
+dmesg | grep 'NILFS' | grep -i 'error\|b-tree\|read-only' | sed 's/^/KMSG /'
 GUEST
 
 NILFS_KTEST_EXTRA="$cleanerd $clean" "$guest" run "$tmp/first.sh" "$img" >"$tmp/out" 2>&1 ||
 	fail "guest exited $?"
+# Linux 6.12 and 7.2 (Debian's) cannot write the DAT block of the number
+# they wrapped to: "writing node/leaf block does not appear in b-tree
+# (ino=3)", "broken bmap (inode number=3)", the volume goes read-only and
+# the file reads EIO.  The same happens with nilfs-tools' own mkfs and
+# cleaner, none of ours: the kernel's failure, not a volume for our tools
+# to take.  6.1 writes it and the test runs.
+if grep -q '^KMSG .*broken bmap (inode number=3)' "$tmp/out"; then
+	sed -n 's/^KMSG /kernel: /p' "$tmp/out"
+	echo "SKIP: this kernel ($(sed -n 's/^KERNEL //p' "$tmp/out")) fails writing the DAT block of a wrapped virtual block number"
+	exit 77
+fi
+grep -q '^KMSG' "$tmp/out" && fail "kernel complained: $(grep '^KMSG' "$tmp/out" | head -n 5)"
 grep -q 'FAILED\|NO INODE' "$tmp/out" && fail "in the guest"
 set -- $(sed -n 's/^FILE //p' "$tmp/out")
 [ $# -eq 2 ] || fail "no file written"

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# check-kernels.sh - run the real-kernel tests on each kernel users run:
+# the host's (Debian 12's 6.1 on CI) and the newest of Debian suites
+# (trixie's 6.12, sid's newest), fetched by fetch-kernels.sh.  Run from the
+# build tree by "make check-kernels" (which sets MAKE, KERNEL_TESTS and
+# KERNEL_TESTS_SHORT).
+#
+# Usage: check-kernels.sh [--short] [SUITE...]   (default: host trixie sid)
+#   host     the kernel guest.sh boots by default (the newest /boot/vmlinuz-*)
+#   SUITE    a Debian suite; skipped, with the reason, when it cannot be
+#            fetched and none is cached
+#   --short  KERNEL_TESTS_SHORT instead of KERNEL_TESTS, and fewer, shorter
+#            torture seeds (CI's time)
+#
+# Each suite runs through automake's harness ($MAKE check TESTS=...) with
+# its kernel in NILFS_KTEST_KERNEL/NILFS_KTEST_MODDIR; its summary goes to
+# tests/kernel/check-SUITE.log (the failed tests' logs in it).  At the end
+# one line per suite: the kernel, the counts and how long it took; each
+# guest's kernel log is kept in tests/kernel/dmesg-SUITE.log and nilfs2's
+# complaints in it are listed.  Exit 0
+# when nothing failed (skipped suites included), 1 otherwise.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+MAKE=${MAKE:-make}
+short=no
+if [ "${1:-}" = --short ]; then
+	short=yes
+	shift
+fi
+[ $# -gt 0 ] || set -- host trixie sid
+if [ $short = yes ]; then
+	tests=${KERNEL_TESTS_SHORT:?KERNEL_TESTS_SHORT unset: run through make check-kernels}
+	export TORTURE_SEEDS=${TORTURE_SEEDS:-"3 4"} TORTURE_STEPS=${TORTURE_STEPS:-6}
+else
+	tests=${KERNEL_TESTS:?KERNEL_TESTS unset: run through make check-kernels}
+fi
+
+# the second oracle, where it can be had (t-nilfs-tools-2.sh skips without)
+if [ -z "${NILFS_KTEST_ORACLE:-}" ] && oracle=$("$here/fetch-kernels.sh" oracle sid); then
+	export NILFS_KTEST_ORACLE=$oracle
+fi
+summary=
+failed=0
+for suite in "$@"; do
+	if [ "$suite" = host ]; then
+		unset NILFS_KTEST_KERNEL NILFS_KTEST_MODDIR
+		kver=$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n 1)
+		kver=${kver##*/vmlinuz-}
+	else
+		env=$("$here/fetch-kernels.sh" kernel "$suite")
+		rc=$?
+		if [ $rc = 77 ]; then
+			echo "SKIP: $suite: no kernel (see above)"
+			summary="$summary$suite: SKIP (no kernel)\n"
+			continue
+		fi
+		[ $rc = 0 ] || { summary="$summary$suite: ERROR (fetch-kernels.sh exit $rc)\n"; failed=1; continue; }
+		# shellcheck disable=SC1090  # written by fetch-kernels.sh
+		. "$env"
+		kver=$KTEST_KVER
+	fi
+	echo "=== $suite: $kver: $(echo "$tests" | wc -w) tests"
+	# every guest's kernel log, searched below
+	export NILFS_KTEST_DMESG=$PWD/tests/kernel/dmesg-$suite.log
+	: >"$NILFS_KTEST_DMESG"
+	start=$(date +%s)
+	# shellcheck disable=SC2086  # word splitting wanted
+	$MAKE check TESTS="$tests" TEST_SUITE_LOG="tests/kernel/check-$suite.log"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	counts=$(sed -n 's/^# \(PASS\|FAIL\|SKIP\|ERROR\|XFAIL\|XPASS\): *\([0-9]*\)$/\1 \2/p' \
+		"tests/kernel/check-$suite.log" 2>/dev/null | tr '\n' ' ')
+	[ $rc = 0 ] || failed=1
+	summary="$summary$suite: $kver: ${counts:-no summary (make exit $rc)}in $((secs / 60))m$((secs % 60))s\n"
+	# What the kernel said about nilfs2 (or its own warnings, not RCU
+	# stalls: TCG on a loaded host has them at boot) during the runs,
+	# with the guest script it came from: news on a new kernel.  Not a
+	# verdict: tests that mount damaged volumes on purpose draw errors,
+	# and each test judges its own guest's log.
+	awk '/^=== guest.sh: / { from = $4; next }
+		(tolower($0) ~ /nilfs/ && tolower($0) ~ /error|warn|corrupt|invalid|crit|bad|unable/) ||
+		/WARNING:|BUG:|Oops/ {
+			sub(/^\[ *[0-9.]*\] /, ""); n[from ": " $0]++ }
+		END { for (k in n) printf "  %s (x%d)\n", k, n[k] }' "$NILFS_KTEST_DMESG" |
+		sed 's|/tmp/\([a-z-]*\)\.[^/ ]*/[^: ]*|\1|' | sort >"tests/kernel/dmesg-$suite.notes"
+	if [ -s "tests/kernel/dmesg-$suite.notes" ]; then
+		echo "=== $suite: the kernel's complaints (tests/kernel/dmesg-$suite.log):"
+		head -n 40 "tests/kernel/dmesg-$suite.notes"
+	fi
+done
+printf "=== kernel matrix\n%b" "$summary"
+exit $failed
