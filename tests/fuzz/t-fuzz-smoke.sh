@@ -67,9 +67,9 @@ done
 
 # the checker, main() and all, on the same corpus
 # fsck.nilfs2 links libnlfscmd: all of common/, as the targets link all of lib/
-# (devtag.c: libblkid)
+# (devtag.c and volerr.c: libblkid; mounts.c: libmount; timeline_state.c: libuuid)
 fsrc="$(ls "$src"/sbin/fsck/*.c "$src"/common/*.c)"
-blkid="$(pkg-config --cflags --libs blkid 2>/dev/null || echo -lblkid)"
+blkid="$(pkg-config --cflags --libs blkid mount uuid 2>/dev/null || echo -lblkid -lmount -luuid)"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
 	-I"$src/include" -I"$src/lib" -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
