@@ -222,7 +222,7 @@ static int encode(struct sstream_writer *w, const struct sstream_cmd *c)
 	}
 	if (!rc)
 		rc = emit(w, w->buf, n);
-	if (!rc)
+	if (!rc && c->kind != SS_END)
 		w->count++;
 	return rc;
 }
@@ -410,7 +410,6 @@ int sstream_read(struct sstream_reader *r, struct sstream_cmd *c)
 {
 	uint8_t hdr[8], tail[4];
 	uint32_t len, kind, before = r->crc;
-	int ch;
 
 	memset(c, 0, sizeof(*c));
 	if (r->ended)
@@ -453,10 +452,6 @@ int sstream_read(struct sstream_reader *r, struct sstream_cmd *c)
 	if (c->count != r->count || c->crc != before)
 		return fail(r, "the end record does not match the stream (commands lost or "
 			    "damaged)%s", "");
-	if ((ch = fgetc(r->f)) != EOF)
-		return fail(r, "bytes after the end record%s", "");
-	if (ferror(r->f))
-		return fail(r, "read error after the %s", "end record");
 	r->ended = true;
 	return 1;
 }

@@ -70,7 +70,7 @@ const char *sstream_kind_name(enum sstream_kind kind);
 struct sstream_writer {
 	FILE *f;
 	uint32_t crc;                /* of every byte written so far */
-	uint64_t count, bytes;       /* commands and bytes written */
+	uint64_t count, bytes;       /* commands (the end record not counted) and bytes written */
 	uint8_t *buf;
 	size_t cap;
 };
@@ -97,9 +97,10 @@ struct sstream_reader {
  * damaged or cut header */
 int sstream_read_header(struct sstream_reader *r, FILE *f, struct sstream_header *h);
 /* the next command into C (its strings and data in R's buffer, good until
- * the next call): 0; 1 after a good end record with nothing after it;
- * -1 with the reason in R->why (a cut stream, a bad checksum, an unknown
- * command, a field out of range, bytes after the end) */
+ * the next call): 0; 1 after a good end record (what follows it, another
+ * stream or nothing, is the caller's to read); -1 with the reason in
+ * R->why (a cut stream, a bad checksum, an unknown command, a field out
+ * of range) */
 int sstream_read(struct sstream_reader *r, struct sstream_cmd *c);
 void sstream_reader_free(struct sstream_reader *r);
 

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sstream_write_end(&w))
 			abort();
 		fflush(out);
-		if (olen != size || memcmp(obuf, data, size))
+		if (olen != r.offset || memcmp(obuf, data, olen))
 			abort();
 	} else if (!r.why[0]) {
 		abort();   /* a refusal always says why */
