@@ -111,6 +111,8 @@ static int orphan_dir(struct apply *a)
 
 	if (a->orphans >= 0)
 		return a->orphans;
+	if (mkdirat(a->top, RECV_PRIVATE, 0700) && errno != EEXIST)
+		return -1;
 	priv = openat(a->top, RECV_PRIVATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (priv < 0)
 		return -1;
