@@ -8,7 +8,9 @@
  * one only onto the state it was made from.  The state says "receiving"
  * from before the first change to after the last one is on disk, so a
  * receive that stops half-way (a cut or damaged stream, an error, a
- * crash) is never taken for a complete one.
+ * crash) is never taken for a complete one.  With --snapshot, on a
+ * mounted NILFS2 volume, each complete state is then made a snapshot (as
+ * mkcp -s), so the target keeps every state received.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lscp/vol.h"
+#include "../lscp/vol_snapshot.h"
 #include "apply.h"
 #include "cli.h"
 #include "sendstream.h"
@@ -270,6 +274,29 @@ interrupted:
 	return -1;
 }
 
+/* the receiving volume's latest checkpoint, holding what was received
+ * (checkpoint CNO of the source), made a snapshot */
+static int snapshot_now(struct vol *v, uint64_t cno, bool verbose)
+{
+	uint64_t snap;
+	int rc = v->ops->sync(v, &snap);
+
+	if (rc) {
+		cli_warnx("%s: %s", dir_name, vol_strerror(v, rc));
+		return -1;
+	}
+	if (vol_snapshot(v, snap))
+		return -1;
+	if ((rc = vol_commit(v))) {
+		cli_warnx("%s: %s", dir_name, vol_strerror(v, rc));
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: checkpoint %" PRIu64 " received as snapshot %" PRIu64 "\n",
+			dir_name, cno, snap);
+	return 0;
+}
+
 static void __attribute__((noreturn)) usage(void)
 {
 	fputs(CLI_USAGE_HEADER
@@ -279,6 +306,7 @@ static void __attribute__((noreturn)) usage(void)
 	      CLI_USAGE_OPTIONS
 	      " -f, --file <file>       read the stream from file (default: standard input)\n"
 	      " -e, --stop-at-end       stop after the first stream's end record\n"
+	      " -s, --snapshot          make each received state a snapshot (on NILFS2)\n"
 	      " -v, --verbose           say what was received, to standard error\n", stdout);
 	cli_usage_help(stdout, 25);
 	cli_usage_man(stdout, 8);
@@ -290,21 +318,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "stop-at-end", no_argument, NULL, 'e' },
+		{ "snapshot", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL;
-	bool stop_at_end = false, verbose = false;
+	bool stop_at_end = false, verbose = false, snapshot = false;
+	struct vol *vol = NULL;
 	FILE *in = stdin;
 	int c, top, rc = 0, n = 0;
 
 	cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:evhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:esvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': file = optarg; break;
 		case 'e': stop_at_end = true; break;
+		case 's': snapshot = true; break;
 		case 'v': verbose = true; break;
 		case 'h': usage();
 		case 'V': cli_print_version(); return 0;
@@ -316,6 +347,16 @@ int main(int argc, char **argv)
 	dir_name = argv[optind];
 	if ((top = open(dir_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		cli_errc(errno, "%s", dir_name);
+	if (snapshot) {
+		char msg[512];
+
+		if (vol_open(dir_name, VOL_RDWR | VOL_LOCK, &vol, msg, sizeof(msg)))
+			cli_errx("%s: --snapshot needs a directory on a mounted NILFS2 volume: %s",
+				 dir_name, msg);
+		if (!vol->mounted)
+			cli_errx("%s: --snapshot needs a directory on a mounted NILFS2 volume",
+				 dir_name);
+	}
 	if (file && !(in = fopen(file, "re")))
 		cli_errc(errno, "%s", file);
 	setvbuf(in, NULL, _IOFBF, 1 << 20);
@@ -335,10 +376,14 @@ int main(int argc, char **argv)
 			rc = receive_one(top, &r, &h, verbose);
 		}
 		sstream_reader_free(&r);
+		if (!rc && vol)
+			rc = snapshot_now(vol, h.cno, verbose);
 		if (rc)
 			break;
 		n++;
 	}
+	if (vol)
+		vol_close(vol);
 	close(top);
 	return rc ? CLI_EXIT_FAILURE : 0;
 }

@@ -13,7 +13,9 @@
 # dump.nilfs2 extract of that checkpoint (type, mode, owner, size, mtime,
 # contents, link count and which names share a file, symlink targets,
 # allocated blocks).  In the guest the same chain is sent from the mounted
-# volume (live, checkpoints held) into a tmpfs directory.  An incremental
+# volume (live, checkpoints held) into a tmpfs directory, and into a
+# directory of a second mounted nilfs2 volume with --snapshot, whose
+# snapshots then hold the source's checkpoints one for one.  An incremental
 # stream of a small change is much smaller than a full one; bad input
 # (the wrong parent, a cut or damaged stream, a newer version) is refused
 # with the target left as it was or marked unfinished.
@@ -57,6 +59,10 @@ chmod 750 "$src/a/b"
 img=$tmp/nilfs.img
 truncate -s 512M "$img" || exit 1
 "$mkfs" -q -f -b 4096 -d "$src" "$img" || fail "mkfs.nilfs2 -d"
+# volume B, which receives with --snapshot in the guest
+imgb=$tmp/b.img
+truncate -s 512M "$imgb" || exit 1
+"$mkfs" -q -f -b 4096 "$imgb" || fail "mkfs.nilfs2 of B"
 
 # manifest.sh's lines, the receiver's own directory left out (the top's
 # link count then counts one directory more)
@@ -115,12 +121,23 @@ mkdir -p /tmp/live
 /ktest/bin/nilfs-send /mnt $A | /ktest/bin/nilfs-receive /tmp/live; echo "LIVE-FULL RC $?"
 /ktest/bin/nilfs-send -p $A /mnt $B | /ktest/bin/nilfs-receive /tmp/live; echo "LIVE-INCR RC $?"
 plain_manifest /tmp/live | sed 's/^/LIVE /'
+# the whole chain into volume B with --snapshot: a snapshot per state
+mkdir -p /mnt2 && mount -t nilfs2 -o noatime /dev/vdb /mnt2 || { echo "MOUNT B FAILED"; exit 1; }
+mkdir /mnt2/copy
+prev=
+for c in 1 $(lscp -s $dev | awk 'NR > 1 { print $1 }'); do
+	/ktest/bin/nilfs-send ${prev:+-p $prev} /mnt $c | /ktest/bin/nilfs-receive -s -v /mnt2/copy 2>&1 |
+		sed 's/^/SNAP-B /'
+	prev=$c
+done
+lscp -s /dev/vdb | awk 'NR > 1 { print "B-SNAPSHOT " $1 }'
+umount /mnt2 || { echo "UMOUNT B FAILED"; exit 1; }
 cd /
 umount /mnt || { echo "UMOUNT FAILED"; exit 1; }
 echo "ALL DONE"
 GUEST
 } >"$tmp/guest-script"
-NILFS_KTEST_EXTRA="$send $recv" "$guest" run "$tmp/guest-script" "$img" >"$tmp/out" 2>&1 ||
+NILFS_KTEST_EXTRA="$send $recv" "$guest" run "$tmp/guest-script" "$img" "$imgb" >"$tmp/out" 2>&1 ||
 	fail "guest script exited $?"
 grep -qx "ALL DONE" "$tmp/out" || fail "the guest did not finish"
 ! grep -q FAILED "$tmp/out" || fail "a guest step failed"
@@ -174,6 +191,21 @@ plain_manifest "$tmp/extB" >"$tmp/wantB"
 cmp -s "$tmp/wantB" "$tmp/live" || { diff -u "$tmp/wantB" "$tmp/live" | head -30; fail "live send from the mounted volume"; }
 grep -qx "LIVE-FULL RC 0" "$tmp/out" && grep -qx "LIVE-INCR RC 0" "$tmp/out" || fail "live send or receive failed"
 
+# B's snapshots hold A's checkpoints one for one
+set -- $(sed -n 's/^B-SNAPSHOT \([0-9][0-9]*\)$/\1/p' "$tmp/out")
+[ $# -eq 4 ] || fail "volume B has $# snapshots, not 4: $(grep -E 'SNAP-B|B-SNAP' "$tmp/out")"
+for c in $cp1 $cpA $cpB $cpC; do
+	rm -rf "$tmp/snapB" "$tmp/ext"
+	"$dump" -c "$1" "$imgb" extract /copy "$tmp/snapB" 2>"$tmp/err" || { cat "$tmp/err"; fail "extract B@$1"; }
+	"$dump" -c "$c" "$img" extract / "$tmp/ext" 2>"$tmp/err" || { cat "$tmp/err"; fail "extract $c"; }
+	grep -q "^status complete$" "$tmp/snapB/.nilfs-receive/state" || fail "B@$1: state not complete"
+	full_manifest "$tmp/ext" >"$tmp/want"
+	full_manifest "$tmp/snapB" >"$tmp/got"
+	cmp -s "$tmp/want" "$tmp/got" ||
+		{ diff -u "$tmp/want" "$tmp/got" | head -30; fail "snapshot $1 of B differs from checkpoint $c of A"; }
+	shift
+done
+
 # little change, little stream
 "$send" -f "$tmp/fullC" "$img" $cpC || fail "full send of C"
 full=$(wc -c <"$tmp/fullC") incr=$(wc -c <"$tmp/incr.$cpC")
@@ -213,6 +245,6 @@ for cut in 72 80 $((size / 3)) $((size / 2)) $((size - 30)) $((size - 1)); do
 	grep -q "did not finish" "$tmp/err" || { cat "$tmp/err"; fail "cut at $cut: rerun message"; }
 	ncut=$((ncut + 1))
 done
-echo "ours: 1 full and 3 incremental receives equal to dump.nilfs2 extract; live chain equal; incremental $incr bytes against full $full; $ncut cut streams refused"
+echo "ours: 1 full and 3 incremental receives equal to dump.nilfs2 extract; live chain equal; 4 snapshots of B equal; incremental $incr bytes against full $full; $ncut cut streams refused"
 echo "PASS: $0"
 exit 0
