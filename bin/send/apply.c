@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <nlfs/nlfs.h>
 #include "apply.h"
 
 static int fail(struct apply *a, const struct sstream_cmd *c, const char *path, int e)
@@ -31,14 +32,19 @@ void apply_init(struct apply *a, int top)
 {
 	memset(a, 0, sizeof(*a));
 	a->top = top;
-	a->orphans = a->pfd = a->wfd = -1;
+	a->orphans = a->wfd = -1;
+}
+
+/* close the kept directories from the Kth component on */
+static void close_from(struct apply *a, size_t k)
+{
+	while (a->nfds > k)
+		close(a->fds[--a->nfds]);
 }
 
 static void close_parent(struct apply *a)
 {
-	if (a->pfd >= 0)
-		close(a->pfd);
-	a->pfd = -1;
+	close_from(a, 0);
 	free(a->ppath);
 	a->ppath = NULL;
 }
@@ -64,45 +70,62 @@ static bool private_name(const char *path)
 
 /*
  * The directory holding PATH's last component, opened from the top
- * without following links (*NAME: that component).  The parent of the
- * last command is kept open for the next, which is mostly in the same
- * directory.  Returns a descriptor owned by A (the top or the kept one),
- * or -1 with errno set.
+ * without following links (*NAME: that component).  The directories of
+ * the last parent path stay open, component by component, so that a walk
+ * of a tree in order (a full stream) opens each directory about once.
+ * Returns a descriptor owned by A, or -1 with errno set.
  */
 static int parent_of(struct apply *a, const char *path, const char **name)
 {
 	const char *slash = strrchr(path, '/');
-	size_t plen = slash ? (size_t)(slash - path) : 0;
-	int fd;
+	size_t plen = slash ? (size_t)(slash - path) : 0, k = 0, i = 0;
+	size_t clen = a->ppath ? strlen(a->ppath) : 0;
 
 	*name = slash ? slash + 1 : path;
 	if (!slash)
 		return a->top;
-	if (a->ppath && strlen(a->ppath) == plen && !memcmp(a->ppath, path, plen))
-		return a->pfd;
-	close_parent(a);
-	if (!(a->ppath = strndup(path, plen)))
-		return -1;
-	fd = a->top;
-	for (char *comp = a->ppath, *next; comp; comp = next) {
-		int nfd;
+	/* the components the kept path shares with this one */
+	while (k < a->nfds) {
+		size_t e = i;
 
-		if ((next = strchr(comp, '/')))
-			*next = 0;
-		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next)
-			*next++ = '/';
-		if (fd != a->top)
-			close(fd);
-		if (nfd < 0) {
-			free(a->ppath);
-			a->ppath = NULL;
+		while (e < clen && a->ppath[e] != '/')
+			e++;
+		if (e > plen || memcmp(a->ppath + i, path + i, e - i) || (e < plen && path[e] != '/'))
+			break;
+		k++;
+		i = e + 1;
+	}
+	close_from(a, k);
+	free(a->ppath);
+	if (!(a->ppath = strndup(path, plen))) {
+		close_from(a, 0);
+		return -1;
+	}
+	while (i < plen) {
+		size_t e = i;
+		int fd, at = a->nfds ? a->fds[a->nfds - 1] : a->top;
+
+		while (e < plen && path[e] != '/')
+			e++;
+		char comp[e - i + 1];
+
+		memcpy(comp, path + i, e - i);
+		comp[e - i] = 0;
+		if (nlfs_grow((void **)&a->fds, &a->fdcap, a->nfds + 1, sizeof(*a->fds)))
+			fd = -1, errno = ENOMEM;
+		else
+			fd = openat(at, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int e2 = errno;
+
+			close_parent(a);
+			errno = e2;
 			return -1;
 		}
-		fd = nfd;
+		a->fds[a->nfds++] = fd;
+		i = e + 1;
 	}
-	a->pfd = fd;
-	return fd;
+	return a->fds[a->nfds - 1];
 }
 
 static int orphan_dir(struct apply *a)
@@ -303,8 +326,17 @@ int apply_cmd(struct apply *a, const struct sstream_cmd *c)
 		rc = mkdirat(dfd, name, 0700);
 		break;
 	case SS_CREATE:
+		/* kept open for the contents that follow */
+		if ((rc = close_write(a)))
+			break;
 		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		rc = fd < 0 ? -1 : close(fd);
+		if (fd < 0 || !(a->wpath = strdup(c->path))) {
+			if (fd >= 0)
+				close(fd);
+			rc = -1;
+			break;
+		}
+		a->wfd = fd;
 		break;
 	case SS_MKNOD:
 		rc = mknodat(dfd, name, c->mode | 0600, makedev(c->major, c->minor));
@@ -364,6 +396,9 @@ int apply_finish(struct apply *a)
 	int rc = close_write(a);
 
 	close_parent(a);
+	free(a->fds);
+	a->fds = NULL;
+	a->fdcap = 0;
 	if (a->orphans >= 0)
 		close(a->orphans);
 	a->orphans = -1;

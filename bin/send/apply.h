@@ -19,8 +19,9 @@
 struct apply {
 	int top;                 /* the receiving directory */
 	int orphans;             /* RECV_PRIVATE/orphans (-1 until needed) */
-	int pfd;                 /* the parent directory of the last path */
-	char *ppath;             /* its path */
+	int *fds;                /* the directories of the last parent path, */
+	size_t nfds, fdcap;      /* component by component, kept open */
+	char *ppath;             /* that path */
 	int wfd;                 /* the file the last write went to */
 	char *wpath;
 	bool chown_denied;       /* not root: owners are left as they come */
