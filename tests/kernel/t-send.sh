@@ -5,7 +5,8 @@
 # sparse file, hard links, a symlink, a FIFO); the guest's kernel then
 # changes it over snapshots: blocks of the big file rewritten, renames of
 # files and directories (over an existing name, a swap, a directory with
-# what is below it, a file out of a renamed directory), hard links made
+# what is below it, a file out of a renamed directory, a directory and
+# its subdirectory trading places, one into a new directory), hard links made
 # and removed across directories, a file replaced by a directory, holes
 # grown and cut, deletions, chmod, chown, times, a device node.  On the
 # host a full send of the first checkpoint and a chain of incremental
@@ -96,6 +97,7 @@ printf y | dd of=/mnt/sparse bs=1 seek=18000000 conv=notrunc 2>/dev/null
 mkfifo /mnt/c/pipe
 mknod /mnt/c/null c 1 3
 mv /mnt/deep/x /mnt/deepx
+mkdir -p /mnt/pp/cc && echo x >/mnt/pp/cc/f
 snap A
 # stage B
 mv /mnt/a/f1 /mnt/t && mv /mnt/a/f2 /mnt/a/f1 && mv /mnt/t /mnt/a/f2
@@ -109,6 +111,8 @@ mv /mnt/deepy/y /mnt/ytop
 rm /mnt/c/f1link
 : >/mnt/empty
 rm /mnt/sym && ln -s c/h3 /mnt/sym
+mv /mnt/pp/cc /mnt/cc && mv /mnt/pp /mnt/cc/pp
+mkdir /mnt/newdir && mv /mnt/deep /mnt/newdir/deep
 snap B
 # stage C: a small change
 echo more >>/mnt/a/new
