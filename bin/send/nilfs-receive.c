@@ -5,10 +5,11 @@
  * DIR/.nilfs-receive/state (why there: see nilfs-receive(8)): the source
  * volume's UUID and the checkpoint received, and whether a receive is
  * under way.  A full stream goes into an empty directory; an incremental
- * one only onto the state it was made from.  The state says "receiving"
- * from before the first change to after the last one is on disk, so a
- * receive that stops half-way (a cut or damaged stream, an error, a
- * crash) is never taken for a complete one.  With --snapshot, on a
+ * one only onto the state it was made from, and only once it has been
+ * read whole and checked (spool()).  The state says "receiving" from
+ * before the first change to after the last one is on disk, so a receive
+ * that stops half-way (an error, a crash, a cut full stream) is never
+ * taken for a complete one.  With --snapshot, on a
  * mounted NILFS2 volume, each complete state is then made a snapshot (as
  * mkcp -s), so the target keeps every state received.
  */
@@ -214,23 +215,94 @@ static int check_parent(int top, const struct sstream_header *h, const struct st
 	return 0;
 }
 
+/*
+ * An incremental stream is read whole into a spool file beside the state
+ * (re-encoded command by command, which gives the same bytes) and checked
+ * up to its end record before the first change: a cut or damaged stream
+ * leaves the directory as it was, at the last complete state.  (A full
+ * stream goes into an empty directory and is applied as it comes: there
+ * is no earlier state to keep, and it may be large.)  The spool, open
+ * for reading at its start, or NULL after a message.
+ */
+static FILE *spool(int top, struct sstream_reader *r, const struct sstream_header *h)
+{
+	struct sstream_writer w;
+	struct sstream_cmd c;
+	FILE *f = NULL;
+	int priv, fd = -1, rc;
+
+	priv = openat(top, RECV_PRIVATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (priv >= 0) {
+		fd = openat(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd < 0) {   /* a filesystem without O_TMPFILE: a name, unlinked at once */
+			fd = openat(priv, "spool", O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (fd >= 0)
+				unlinkat(priv, "spool", 0);
+		}
+		close(priv);
+	}
+	if (fd < 0 || !(f = fdopen(fd, "w+"))) {
+		cli_warnc(errno, "%s/%s: spool file", dir_name, RECV_PRIVATE);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (sstream_write_header(&w, f, h))
+		goto write_error;
+	while (!(rc = sstream_read(r, &c)))
+		if (sstream_write(&w, &c))
+			goto write_error;
+	if (rc < 0) {
+		cli_warnx("%s: stream at byte %" PRIu64 ": %s; nothing was changed", dir_name,
+			  r->cmd_offset, r->why);
+		sstream_writer_free(&w);
+		fclose(f);
+		return NULL;
+	}
+	if (sstream_write_end(&w) || fflush(f))
+		goto write_error;
+	rewind(f);
+	return f;
+write_error:
+	cli_warnc(errno ? errno : EIO, "%s/%s: spool file", dir_name, RECV_PRIVATE);
+	sstream_writer_free(&w);
+	fclose(f);
+	return NULL;
+}
+
 /* one stream, its header read: 0, or -1 with a message */
-static int receive_one(int top, struct sstream_reader *r, const struct sstream_header *h,
+static int receive_one(int top, struct sstream_reader *in, const struct sstream_header *h,
 		       bool verbose)
 {
+	struct sstream_reader spooled, *r = in;
+	struct sstream_header again;
 	struct state st;
 	struct apply a;
 	struct sstream_cmd c;
+	FILE *sp = NULL;
 	int rc;
 
 	if (state_read(top, &st) || check_parent(top, h, &st))
 		return -1;
+	if (h->parent_cno) {
+		if (!(sp = spool(top, in, h)))
+			return -1;
+		if (sstream_read_header(&spooled, sp, &again)) {
+			cli_warnx("%s: spool file: %s", dir_name, spooled.why);
+			sstream_reader_free(&spooled);
+			fclose(sp);
+			return -1;
+		}
+		r = &spooled;
+	}
 	struct state next = { .present = true, .cno = h->cno, .ctime = h->ctime,
 			      .from = h->parent_cno };
 
 	memcpy(next.uuid, h->uuid, 16);
-	if (state_write(top, &next))
-		return -1;
+	if (state_write(top, &next)) {
+		rc = -1;
+		goto out;
+	}
 	apply_init(&a, top);
 	while (!(rc = sstream_read(r, &c)))
 		if (apply_cmd(&a, &c))
@@ -262,16 +334,21 @@ static int receive_one(int top, struct sstream_reader *r, const struct sstream_h
 		goto interrupted;
 	}
 	next.complete = true;
-	if (state_write(top, &next))
-		return -1;
-	if (verbose)
+	rc = state_write(top, &next);
+	if (!rc && verbose)
 		fprintf(stderr, "%s: received checkpoint %" PRIu64 "%s: %" PRIu64 " commands\n",
 			dir_name, h->cno, h->parent_cno ? " (incremental)" : "", r->count);
-	return 0;
+	goto out;
 interrupted:
 	cli_warnx("%s: the receive of checkpoint %" PRIu64 " did not finish; the directory is "
 		  "marked as such", dir_name, h->cno);
-	return -1;
+	rc = -1;
+out:
+	if (sp) {
+		sstream_reader_free(&spooled);
+		fclose(sp);
+	}
+	return rc;
 }
 
 /* the receiving volume's latest checkpoint, holding what was received

@@ -18,8 +18,9 @@
 # directory of a second mounted nilfs2 volume with --snapshot, whose
 # snapshots then hold the source's checkpoints one for one.  An incremental
 # stream of a small change is much smaller than a full one; bad input
-# (the wrong parent, a cut or damaged stream, a newer version) is refused
-# with the target left as it was or marked unfinished.
+# (the wrong parent, a cut or damaged incremental stream, a newer version)
+# is refused with the target left as it was; a cut full stream leaves the
+# directory marked unfinished, and nothing is received onto it.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
 
@@ -234,21 +235,33 @@ cp "$tmp/incr.$cpC" "$tmp/v2" && printf '\002' | dd of="$tmp/v2" bs=1 seek=8 con
 refused "newer version" "$tmp/v2" "$tmp/rcv" "stream version 2, this nilfs-receive reads version 1 only"
 cp "$tmp/incr.$cpC" "$tmp/hdr" && printf 'Z' | dd of="$tmp/hdr" bs=1 seek=20 conv=notrunc 2>/dev/null
 refused "damaged header" "$tmp/hdr" "$tmp/rcv" "damaged header"
-# cut or damaged after the header: refused, and marked unfinished, never complete
+# an incremental stream cut or damaged anywhere after its header is read
+# whole before anything changes: refused, the target left at its state,
+# and the good stream received afterwards
+rm -rf "$tmp/atA" && mkdir "$tmp/atA" &&
+	cat "$tmp/full.$cp1" "$tmp/incr.$cpA" | "$recv" "$tmp/atA" || fail "a tree at A"
 size=$(wc -c <"$tmp/incr.$cpB")
 ncut=0
 for cut in 72 80 $((size / 3)) $((size / 2)) $((size - 30)) $((size - 1)); do
-	rm -rf "$tmp/cut" && cp -a "$tmp/rcvA" "$tmp/cut" 2>/dev/null || {
-		rm -rf "$tmp/rcvA" && mkdir "$tmp/rcvA" &&
-		cat "$tmp/full.$cp1" "$tmp/incr.$cpA" | "$recv" "$tmp/rcvA" && cp -a "$tmp/rcvA" "$tmp/cut"; } || fail "a tree at A"
 	head -c $cut "$tmp/incr.$cpB" >"$tmp/cutstream"
-	"$recv" -f "$tmp/cutstream" "$tmp/cut" 2>"$tmp/err" && fail "a stream cut at $cut was taken"
-	[ "$(wc -l <"$tmp/err")" -ge 1 ] || fail "cut at $cut: no message"
-	grep -q "status receiving" "$tmp/cut/.nilfs-receive/state" || fail "cut at $cut: not marked unfinished"
-	"$recv" -f "$tmp/incr.$cpB" "$tmp/cut" 2>"$tmp/err" && fail "cut at $cut: a rerun was taken onto a half-applied tree"
-	grep -q "did not finish" "$tmp/err" || { cat "$tmp/err"; fail "cut at $cut: rerun message"; }
+	refused "cut at $cut" "$tmp/cutstream" "$tmp/atA" "nothing was changed"
 	ncut=$((ncut + 1))
 done
-echo "ours: 1 full and 3 incremental receives equal to dump.nilfs2 extract; live chain equal; 4 snapshots of B equal; incremental $incr bytes against full $full; $ncut cut streams refused"
+for at in 100 $((size / 2)) $((size - 10)); do
+	cp "$tmp/incr.$cpB" "$tmp/flipped"
+	b=$(od -An -tu1 -j $at -N1 "$tmp/flipped" | tr -d ' ')
+	printf "$(printf '\\%03o' $(( (b + 1) % 256 )))" | dd of="$tmp/flipped" bs=1 seek=$at conv=notrunc 2>/dev/null
+	refused "byte $at changed" "$tmp/flipped" "$tmp/atA" "nothing was changed"
+	ncut=$((ncut + 1))
+done
+"$recv" -f "$tmp/incr.$cpB" "$tmp/atA" || fail "the good stream after the bad ones"
+# a full stream cut: marked unfinished, never taken for complete
+rm -rf "$tmp/cutfull" && mkdir "$tmp/cutfull"
+head -c $(($(wc -c <"$tmp/full.$cp1") / 2)) "$tmp/full.$cp1" >"$tmp/cutstream"
+"$recv" -f "$tmp/cutstream" "$tmp/cutfull" 2>"$tmp/err" && fail "a cut full stream was taken"
+grep -q "status receiving" "$tmp/cutfull/.nilfs-receive/state" || fail "cut full stream: not marked unfinished"
+"$recv" -f "$tmp/incr.$cpA" "$tmp/cutfull" 2>"$tmp/err" && fail "a stream was received onto an unfinished tree"
+grep -q "did not finish" "$tmp/err" || { cat "$tmp/err"; fail "unfinished tree: message"; }
+echo "ours: 1 full and 3 incremental receives equal to dump.nilfs2 extract; live chain equal; 4 snapshots of B equal; incremental $incr bytes against full $full; $ncut cut or damaged streams refused with the target unchanged"
 echo "PASS: $0"
 exit 0
