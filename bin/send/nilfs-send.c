@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,9 @@ int main(int argc, char **argv)
 		cli_usage_error("invalid checkpoint number: %s", argv[optind + 1]);
 	if (!file && isatty(STDOUT_FILENO))
 		cli_usage_error("the stream would go to a terminal; redirect it or name a file with -f");
+	/* a receiver that goes away is a write error, not a death by SIGPIPE
+	 * that would leave the held checkpoints snapshots */
+	signal(SIGPIPE, SIG_IGN);
 	if (target_open(&t, argv[optind]))
 		return CLI_EXIT_FAILURE;
 	s.fs = t.fs;
