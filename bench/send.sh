@@ -18,7 +18,8 @@
 #     Every command is followed by a sync, as nilfs-receive syncs before
 #     it records the checkpoint.  The received trees are checked against
 #     the extracted ones (diff -r), untimed.
-# rsync must be installed (apt-get install rsync).
+# rsync must be installed (apt-get install rsync).  KEEP=1 keeps the work
+# directory (the image, the trees) and prints its name.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -34,7 +35,11 @@ command -v rsync >/dev/null || { echo "rsync is not installed" >&2; exit 1; }
 [ -w /proc/sys/vm/drop_caches ] || { echo "must run as root: every timing starts with a cold cache" >&2; exit 1; }
 "$top/tests/kernel/guest.sh" require || exit 1
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-send-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ "${KEEP:-0}" = 1 ]; then
+	trap 'echo "kept: $work" >&2' EXIT
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 now() { date +%s.%N; }
 

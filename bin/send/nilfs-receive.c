@@ -29,6 +29,7 @@
 #include "../lscp/vol_snapshot.h"
 #include "apply.h"
 #include "cli.h"
+#include "names.h"
 #include "sendstream.h"
 
 #define STATE_VERSION 1
@@ -374,16 +375,74 @@ static int snapshot_now(struct vol *v, uint64_t cno, bool verbose)
 	return 0;
 }
 
+static void dump_path(const char *p)
+{
+	putchar(' ');
+	if (*p)
+		fput_name(stdout, p, strlen(p));
+	else
+		putchar('.');
+}
+
+/* --dump: the commands of one stream (its header read), one a line */
+static int dump_one(struct sstream_reader *r, const struct sstream_header *h)
+{
+	struct sstream_cmd c;
+	char u[40];
+	int rc;
+
+	uuid_text(h->uuid, u);
+	printf("stream of checkpoint %" PRIu64 " (created %" PRIu64 ") of volume %s, ", h->cno,
+	       h->ctime, u);
+	if (h->parent_cno)
+		printf("since checkpoint %" PRIu64 " (created %" PRIu64 ")\n", h->parent_cno,
+		       h->parent_ctime);
+	else
+		printf("full\n");
+	while (!(rc = sstream_read(r, &c))) {
+		printf("%-9s", sstream_kind_name(c.kind));
+		if (c.kind == SS_ADOPT)
+			printf(" #%" PRIu64 " ->", c.id);
+		dump_path(c.path);
+		switch (c.kind) {
+		case SS_LINK: fputs(" <-", stdout); dump_path(c.path2); break;
+		case SS_RENAME: fputs(" ->", stdout); dump_path(c.path2); break;
+		case SS_ORPHAN: printf(" -> #%" PRIu64, c.id); break;
+		case SS_SYMLINK: fputs(" ->", stdout); dump_path(c.target); break;
+		case SS_MKNOD: printf(" type=%06o dev=%u:%u", c.mode, c.major, c.minor); break;
+		case SS_WRITE: printf(" offset=%" PRIu64 " len=%" PRIu64, c.offset, c.len); break;
+		case SS_HOLE: printf(" offset=%" PRIu64 " len=%" PRIu64, c.offset, c.len); break;
+		case SS_TRUNCATE: printf(" size=%" PRIu64, c.len); break;
+		case SS_CHMOD: printf(" mode=%04o", c.mode); break;
+		case SS_CHOWN: printf(" uid=%u gid=%u", c.uid, c.gid); break;
+		case SS_UTIMES:
+			printf(" atime=%" PRId64 ".%09u mtime=%" PRId64 ".%09u", c.atime, c.atime_nsec,
+			       c.mtime, c.mtime_nsec);
+			break;
+		default: break;
+		}
+		putchar('\n');
+	}
+	if (rc < 0) {
+		cli_warnx("stream at byte %" PRIu64 ": %s", r->cmd_offset, r->why);
+		return -1;
+	}
+	printf("end      %" PRIu64 " commands\n", r->count);
+	return 0;
+}
+
 static void __attribute__((noreturn)) usage(void)
 {
 	fputs(CLI_USAGE_HEADER
 	      " nilfs-receive [options] <directory>\n"
+	      " nilfs-receive --dump [-f <file>]\n"
 	      "\nApply nilfs-send streams to a directory: a full stream into an empty one,\n"
 	      "an incremental one onto the checkpoint it was made from.\n"
 	      CLI_USAGE_OPTIONS
 	      " -f, --file <file>       read the stream from file (default: standard input)\n"
 	      " -e, --stop-at-end       stop after the first stream's end record\n"
 	      " -s, --snapshot          make each received state a snapshot (on NILFS2)\n"
+	      "     --dump              print the streams' commands instead (no directory)\n"
 	      " -v, --verbose           say what was received, to standard error\n", stdout);
 	cli_usage_help(stdout, 25);
 	cli_usage_man(stdout, 8);
@@ -396,16 +455,17 @@ int main(int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' },
 		{ "stop-at-end", no_argument, NULL, 'e' },
 		{ "snapshot", no_argument, NULL, 's' },
+		{ "dump", no_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL;
-	bool stop_at_end = false, verbose = false, snapshot = false;
+	bool stop_at_end = false, verbose = false, snapshot = false, dump = false;
 	struct vol *vol = NULL;
 	FILE *in = stdin;
-	int c, top, rc = 0, n = 0;
+	int c, top = -1, rc = 0, n = 0;
 
 	cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "f:esvhV", longopts, NULL)) != -1) {
@@ -413,16 +473,19 @@ int main(int argc, char **argv)
 		case 'f': file = optarg; break;
 		case 'e': stop_at_end = true; break;
 		case 's': snapshot = true; break;
+		case 'D': dump = true; break;
 		case 'v': verbose = true; break;
 		case 'h': usage();
 		case 'V': cli_print_version(); return 0;
 		default: cli_bad_option(argv);
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != !dump)
 		cli_usage_error(argc == optind ? "no directory given" : "too many arguments");
-	dir_name = argv[optind];
-	if ((top = open(dir_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (dump && snapshot)
+		cli_usage_error("--dump and --snapshot exclude each other");
+	dir_name = dump ? NULL : argv[optind];
+	if (!dump && (top = open(dir_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		cli_errc(errno, "%s", dir_name);
 	if (snapshot) {
 		char msg[512];
@@ -450,7 +513,7 @@ int main(int argc, char **argv)
 			cli_warnx("%s: %s", file ? file : "standard input", r.why);
 			rc = -1;
 		} else {
-			rc = receive_one(top, &r, &h, verbose);
+			rc = dump ? dump_one(&r, &h) : receive_one(top, &r, &h, verbose);
 		}
 		sstream_reader_free(&r);
 		if (!rc && vol)
@@ -461,6 +524,7 @@ int main(int argc, char **argv)
 	}
 	if (vol)
 		vol_close(vol);
-	close(top);
+	if (!dump)
+		close(top);
 	return rc ? CLI_EXIT_FAILURE : 0;
 }

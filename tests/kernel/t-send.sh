@@ -183,8 +183,11 @@ for c in $cpA $cpB $cpC; do
 	prev=$c
 done
 # a renamed directory is one rename; nothing below it is named
-grep -aq 'a/b.*c/bb' "$tmp/incr.$cpA" || fail "1..A: no rename of a/b to c/bb"
-! grep -aq 'bb/g' "$tmp/incr.$cpA" || fail "1..A: what is below the renamed directory is sent"
+"$recv" --dump -f "$tmp/incr.$cpA" >"$tmp/dumpA" || fail "nilfs-receive --dump"
+grep -q '^rename  *a/b -> c/bb$' "$tmp/dumpA" || { cat "$tmp/dumpA"; fail "1..A: no rename of a/b to c/bb"; }
+! grep -q 'bb/g' "$tmp/dumpA" || { cat "$tmp/dumpA"; fail "1..A: what is below the renamed directory is sent"; }
+# only the rewritten blocks of the big file: three of 4096
+[ "$(grep -c '^write  *big offset=' "$tmp/dumpA")" -eq 3 ] || { grep big "$tmp/dumpA"; fail "1..A: big's blocks"; }
 # several streams in one input are applied in turn
 rm -rf "$tmp/rcv" && mkdir "$tmp/rcv"
 cat "$tmp/full.$cp1" "$tmp/incr.$cpA" "$tmp/incr.$cpB" | "$recv" "$tmp/rcv" || fail "a chain in one input"
