@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# An open-ended fuzz campaign: the smoke test's targets and seeds, with a
+# An open-ended fuzz campaign: the smoke tests' targets and seeds (the
+# on-disk parsers', the send stream's), with a
 # new seed per round and SCALE times its input counts, until ROUNDS rounds
 # are done or one finds something (its log is kept in the build tree).
 #   bench/fuzz.sh [ROUNDS [SCALE]]     (defaults: 10 rounds, scale 20)
@@ -13,13 +14,15 @@ i=0
 while [ "$i" -lt "$rounds" ]; do
 	seed=$((first + i))
 	echo "round $((i + 1))/$rounds: seed $seed, scale $scale"
-	if ! FUZZ_SEED=$seed FUZZ_SCALE=$scale FUZZ_SECONDS=$((scale * 120)) \
-		top_srcdir="$src" sh "$src/tests/fuzz/t-fuzz-smoke.sh" >"fuzz-$seed.log" 2>&1; then
-		echo "FINDING with seed $seed: see fuzz-$seed.log"
-		tail -n 40 "fuzz-$seed.log"
-		exit 1
-	fi
-	grep '^ok:' "fuzz-$seed.log"
-	rm -f "fuzz-$seed.log"
+	for t in t-fuzz-smoke t-fuzz-stream; do
+		if ! FUZZ_SEED=$seed FUZZ_SCALE=$scale FUZZ_SECONDS=$((scale * 120)) \
+			top_srcdir="$src" sh "$src/tests/fuzz/$t.sh" >"fuzz-$seed.log" 2>&1; then
+			echo "FINDING with seed $seed ($t): see fuzz-$seed.log"
+			tail -n 40 "fuzz-$seed.log"
+			exit 1
+		fi
+		grep '^ok:' "fuzz-$seed.log"
+		rm -f "fuzz-$seed.log"
+	done
 	i=$((i + 1))
 done

@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "json.h"
 #include "names.h"
-#include "target.h"
+#include "cptarget.h"
 
 struct change {
 	char kind;             /* - + M R */

@@ -18,7 +18,7 @@
 #include "extract.h"
 #include "cli.h"
 #include "json.h"
-#include "target.h"
+#include "cptarget.h"
 
 #define CHUNK (1u << 20)
 

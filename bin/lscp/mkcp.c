@@ -8,11 +8,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 
 #include "cli.h"
 #include "vol.h"
+#include "vol_snapshot.h"
 
 static void usage(void)
 {
@@ -40,7 +40,6 @@ int main(int argc, char **argv)
 	int force = 0;
 	const char *dev = NULL;
 	struct vol *v;
-	sigset_t block, old;
 	uint64_t cno = 0;
 	char msg[512];
 	int opt, rc, status = 0;
@@ -70,33 +69,8 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_FAILURE;
 		goto out;
 	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &block, &old) < 0) {
-		cli_warnc(errno, "cannot block signals");
+	if (snapshot && vol_snapshot(v, cno))
 		status = CLI_EXIT_FAILURE;
-		goto out;
-	}
-	if (snapshot) {
-		rc = v->ops->lock(v);
-		if (rc) {
-			cli_warnx("%s", vol_strerror(v, rc));
-			status = CLI_EXIT_FAILURE;
-		} else {
-			rc = v->ops->change_cpmode(v, cno, NILFS_SNAPSHOT);
-			if (rc) {
-				cli_warnx("%s", vol_strerror(v, rc));
-				status = CLI_EXIT_FAILURE;
-			}
-			rc = v->ops->unlock(v);
-			if (rc) {
-				cli_warnx("%s", vol_strerror(v, rc));
-				status = CLI_EXIT_FAILURE;
-			}
-		}
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	rc = vol_commit(v);
 	if (rc) {

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target.h - the volume nilfs-diff and nilfs-history read: a device, an
+ * cptarget.h - the volume the time-travel commands (nilfs-diff,
+ * nilfs-history, nilfs-send) read: a device, an
  * image file or a mount point.  A mounted volume is read from its device
  * (NILFS2 never rewrites a block in place, only the cleaner reclaims one),
  * after a sync, and the checkpoints read are held against the cleaner as
  * snapshots for the duration, given back afterwards.
  */
-#ifndef DIFF_TARGET_H
-#define DIFF_TARGET_H
+#ifndef NLFS_COMMON_CPTARGET_H
+#define NLFS_COMMON_CPTARGET_H
 
 #include <stdbool.h>
 #include <stdint.h>

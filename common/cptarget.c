@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target.c - open the volume a time-travel command reads (target.h).  The
+ * cptarget.c - open the volume a time-travel command reads (cptarget.h).  The
  * mount is found as the checkpoint tools find it (common/vol.c, through
  * common/mounts.c; a mount that is not nilfs2 is refused); snapshots are
  * changed with CHANGE_CPMODE under
@@ -17,7 +17,7 @@
 #include <fcntl.h>
 
 #include <nlfs/endian.h>
-#include "target.h"
+#include "cptarget.h"
 #include "vol.h"
 #include "cli.h"
 #include "devtag.h"

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * apply.c - a stream command applied under the receiving directory
+ * (apply.h).  Paths are walked from the top with openat(O_NOFOLLOW |
+ * O_DIRECTORY) for each directory component; the last component is
+ * operated on with the *at() calls that do not follow it.  A write opens
+ * only a regular file (checked before and after the open, which never
+ * blocks on a FIFO), so a stream cannot write through a device node it
+ * made.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <nlfs/nlfs.h>
+#include "apply.h"
+
+static int fail(struct apply *a, const struct sstream_cmd *c, const char *path, int e)
+{
+	snprintf(a->why, sizeof(a->why), "%s %s: %s", sstream_kind_name(c->kind),
+		 path && *path ? path : ".", strerror(e));
+	return -1;
+}
+
+void apply_init(struct apply *a, int top)
+{
+	memset(a, 0, sizeof(*a));
+	a->top = top;
+	a->orphans = a->wfd = -1;
+}
+
+/* close the kept directories from the Kth component on */
+static void close_from(struct apply *a, size_t k)
+{
+	while (a->nfds > k)
+		close(a->fds[--a->nfds]);
+}
+
+static void close_parent(struct apply *a)
+{
+	close_from(a, 0);
+	free(a->ppath);
+	a->ppath = NULL;
+}
+
+static int close_write(struct apply *a)
+{
+	int rc = 0;
+
+	if (a->wfd >= 0 && close(a->wfd))
+		rc = -errno;
+	a->wfd = -1;
+	free(a->wpath);
+	a->wpath = NULL;
+	return rc;
+}
+
+static bool private_name(const char *path)
+{
+	size_t n = strlen(RECV_PRIVATE);
+
+	return !strncmp(path, RECV_PRIVATE, n) && (path[n] == '/' || path[n] == 0);
+}
+
+/*
+ * The directory holding PATH's last component, opened from the top
+ * without following links (*NAME: that component).  The directories of
+ * the last parent path stay open, component by component, so that a walk
+ * of a tree in order (a full stream) opens each directory about once.
+ * Returns a descriptor owned by A, or -1 with errno set.
+ */
+static int parent_of(struct apply *a, const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t plen = slash ? (size_t)(slash - path) : 0, k = 0, i = 0;
+	size_t clen = a->ppath ? strlen(a->ppath) : 0;
+
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		return a->top;
+	/* the components the kept path shares with this one */
+	while (k < a->nfds) {
+		size_t e = i;
+
+		while (e < clen && a->ppath[e] != '/')
+			e++;
+		if (e > plen || memcmp(a->ppath + i, path + i, e - i) || (e < plen && path[e] != '/'))
+			break;
+		k++;
+		i = e + 1;
+	}
+	close_from(a, k);
+	free(a->ppath);
+	if (!(a->ppath = strndup(path, plen))) {
+		close_from(a, 0);
+		return -1;
+	}
+	while (i < plen) {
+		size_t e = i;
+		int fd, at = a->nfds ? a->fds[a->nfds - 1] : a->top;
+
+		while (e < plen && path[e] != '/')
+			e++;
+		char comp[e - i + 1];
+
+		memcpy(comp, path + i, e - i);
+		comp[e - i] = 0;
+		if (nlfs_grow((void **)&a->fds, &a->fdcap, a->nfds + 1, sizeof(*a->fds)))
+			fd = -1, errno = ENOMEM;
+		else
+			fd = openat(at, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int e2 = errno;
+
+			close_parent(a);
+			errno = e2;
+			return -1;
+		}
+		a->fds[a->nfds++] = fd;
+		i = e + 1;
+	}
+	return a->fds[a->nfds - 1];
+}
+
+static int orphan_dir(struct apply *a)
+{
+	int priv;
+
+	if (a->orphans >= 0)
+		return a->orphans;
+	if (mkdirat(a->top, RECV_PRIVATE, 0700) && errno != EEXIST)
+		return -1;
+	priv = openat(a->top, RECV_PRIVATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (priv < 0)
+		return -1;
+	if (mkdirat(priv, "orphans", 0700) && errno != EEXIST) {
+		close(priv);
+		return -1;
+	}
+	a->orphans = openat(priv, "orphans", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(priv);
+	return a->orphans;
+}
+
+/* the regular file at PATH, open for writing (kept for the next write) */
+static int file_of(struct apply *a, const char *path)
+{
+	const char *name;
+	struct stat before, after;
+	int dfd, fd;
+
+	if (a->wpath && !strcmp(a->wpath, path))
+		return a->wfd;
+	if (close_write(a))
+		return -1;
+	if ((dfd = parent_of(a, path, &name)) < 0)
+		return -1;
+	if (fstatat(dfd, name, &before, AT_SYMLINK_NOFOLLOW))
+		return -1;
+	if (!S_ISREG(before.st_mode)) {
+		errno = EINVAL;   /* not a regular file */
+		return -1;
+	}
+	fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &after) || !S_ISREG(after.st_mode) || after.st_ino != before.st_ino ||
+	    after.st_dev != before.st_dev) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(a->wpath = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	a->wfd = fd;
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* bytes [OFF, OFF + LEN) read as zeros, deallocated where the filesystem can */
+static int punch(int fd, uint64_t off, uint64_t len)
+{
+	static const uint8_t zeros[65536];
+
+	if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	while (len) {
+		uint64_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+
+		if (write_all(fd, zeros, n, off))
+			return -1;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int do_rename(int from_dir, const char *from, int to_dir, const char *to)
+{
+	if (!renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* a filesystem without RENAME_NOREPLACE: check, then rename */
+	struct stat st;
+
+	if (!fstatat(to_dir, to, &st, AT_SYMLINK_NOFOLLOW)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return renameat(from_dir, from, to_dir, to);
+}
+
+/* the two-path commands: LINK and RENAME, ORPHAN and ADOPT */
+static int two_paths(struct apply *a, const struct sstream_cmd *c)
+{
+	char id[24];
+	const char *n1, *n2, *p1 = c->path, *p2 = c->path2;
+	int d1, d2 = -1, keep;
+
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->id);
+	if (c->kind == SS_ORPHAN || c->kind == SS_ADOPT) {
+		if ((d2 = orphan_dir(a)) < 0)
+			return fail(a, c, "orphans", errno);
+		n2 = id;
+		p2 = NULL;
+	}
+	/* the first parent is dup'ed: resolving the second may replace the kept one */
+	if ((d1 = parent_of(a, p1, &n1)) < 0)
+		return fail(a, c, p1, errno);
+	if ((keep = fcntl(d1, F_DUPFD_CLOEXEC, 0)) < 0)
+		return fail(a, c, p1, errno);
+	if (p2 && (d2 = parent_of(a, p2, &n2)) < 0) {
+		int e = errno;
+
+		close(keep);
+		return fail(a, c, p2, e);
+	}
+	int rc;
+
+	switch (c->kind) {
+	case SS_LINK: rc = linkat(d2, n2, keep, n1, 0); break;   /* path is the new name */
+	case SS_ADOPT: rc = do_rename(d2, n2, keep, n1); break;
+	default: rc = do_rename(keep, n1, d2, n2); break;
+	}
+	int e = errno;
+
+	close(keep);
+	if (c->kind != SS_LINK) {
+		/* a moved directory may be the kept parent, or hold the kept file */
+		close_parent(a);
+		close_write(a);
+	}
+	if (rc)
+		return fail(a, c, c->path, e);
+	return 0;
+}
+
+int apply_cmd(struct apply *a, const struct sstream_cmd *c)
+{
+	const char *name;
+	int dfd, fd;
+
+	if (private_name(c->path) || (c->path2 && private_name(c->path2))) {
+		snprintf(a->why, sizeof(a->why), "%s %s: the stream names %s, the receiver's own",
+			 sstream_kind_name(c->kind), c->path, RECV_PRIVATE);
+		return -1;
+	}
+	switch (c->kind) {
+	case SS_LINK:
+	case SS_RENAME:
+	case SS_ORPHAN:
+	case SS_ADOPT:
+		return two_paths(a, c);
+	case SS_WRITE:
+	case SS_HOLE:
+	case SS_TRUNCATE:
+		if ((fd = file_of(a, c->path)) < 0)
+			return fail(a, c, c->path, errno);
+		if (c->kind == SS_WRITE ? write_all(fd, c->data, c->len, c->offset)
+		    : c->kind == SS_HOLE ? punch(fd, c->offset, c->len)
+		    : ftruncate(fd, (off_t)c->len))
+			return fail(a, c, c->path, errno);
+		return 0;
+	default:
+		break;
+	}
+	if (*c->path) {
+		if ((dfd = parent_of(a, c->path, &name)) < 0)
+			return fail(a, c, c->path, errno);
+	} else {
+		dfd = a->top;
+		name = "";
+	}
+	int flags = *name ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH;
+	int rc = 0;
+
+	switch (c->kind) {
+	case SS_MKDIR:
+		rc = mkdirat(dfd, name, 0700);
+		break;
+	case SS_CREATE:
+		/* kept open for the contents that follow */
+		if ((rc = close_write(a)))
+			break;
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || !(a->wpath = strdup(c->path))) {
+			if (fd >= 0)
+				close(fd);
+			rc = -1;
+			break;
+		}
+		a->wfd = fd;
+		break;
+	case SS_MKNOD:
+		rc = mknodat(dfd, name, c->mode | 0600, makedev(c->major, c->minor));
+		break;
+	case SS_SYMLINK:
+		rc = symlinkat(c->target, dfd, name);
+		break;
+	case SS_UNLINK:
+	case SS_RMDIR:
+		if (a->wpath)
+			close_write(a);
+		rc = unlinkat(dfd, name, c->kind == SS_RMDIR ? AT_REMOVEDIR : 0);
+		if (c->kind == SS_RMDIR)
+			close_parent(a);   /* it may have been the kept one */
+		break;
+	case SS_CHMOD: {
+		struct stat st;
+
+		/* never through a symbolic link (chmod follows one) */
+		if (!*name) {
+			rc = fchmod(dfd, c->mode);
+		} else if (!(rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))) {
+			if (S_ISLNK(st.st_mode)) {
+				errno = ELOOP;
+				rc = -1;
+			} else {
+				rc = fchmodat(dfd, name, c->mode, 0);
+			}
+		}
+		break;
+	}
+	case SS_CHOWN:
+		if (a->chown_denied)
+			break;
+		rc = fchownat(dfd, name, c->uid, c->gid, flags);
+		if (rc && errno == EPERM) {
+			a->chown_denied = true;
+			rc = 0;
+		}
+		break;
+	case SS_UTIMES: {
+		struct timespec ts[2] = { { .tv_sec = (time_t)c->atime, .tv_nsec = c->atime_nsec },
+					  { .tv_sec = (time_t)c->mtime, .tv_nsec = c->mtime_nsec } };
+
+		rc = *name ? utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW) : futimens(dfd, ts);
+		break;
+	}
+	default:
+		snprintf(a->why, sizeof(a->why), "%s: not a command here", sstream_kind_name(c->kind));
+		return -1;
+	}
+	return rc ? fail(a, c, c->path, errno) : 0;
+}
+
+int apply_finish(struct apply *a)
+{
+	int rc = close_write(a);
+
+	close_parent(a);
+	free(a->fds);
+	a->fds = NULL;
+	a->fdcap = 0;
+	if (a->orphans >= 0)
+		close(a->orphans);
+	a->orphans = -1;
+	if (rc) {
+		snprintf(a->why, sizeof(a->why), "closing a written file: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
