@@ -12,7 +12,8 @@
  *     place by then): new files, renames, orphans adopted;
  *  3. new links of files that exist by then;
  *  4. contents of files that stayed, by their blocks that differ;
- *  5. attributes of every changed file, directories' times last of all.
+ *  5. attributes of every changed file, in path order (nothing changes a
+ *     directory's times after them).
  *
  * A directory renamed is one rename and nothing below it is named; a file
  * renamed keeps its inode, hence its links.
@@ -190,6 +191,16 @@ static int group(struct plan *p)
 	return 0;
 }
 
+/* by path, the files not in the new tree last */
+static int cmp_file_path(const void *a, const void *b)
+{
+	const struct file *x = a, *y = b;
+
+	if (!x->present || !y->present)
+		return !x->present - !y->present;
+	return strcmp(x->present, y->present);
+}
+
 static struct file *file_of(struct plan *p, uint64_t ino)
 {
 	size_t lo = 0, hi = p->nfiles;
@@ -326,6 +337,9 @@ static int emit(struct plan *p)
 		if (send_cmd(s, &ln))
 			return -1;
 	}
+	/* the rest by path, so that the receiver walks down each directory
+	 * once (file_of's lookups by inode are done) */
+	nlfs_sort(p->files, p->nfiles, sizeof(*p->files), cmp_file_path);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct file *f = &p->files[i];
 		struct nlfs_file old, cur;
@@ -338,44 +352,17 @@ static int emit(struct plan *p)
 		if (is_reg(&old) && is_reg(&cur) && send_changed_blocks(s, f->present, &old, &cur))
 			return -1;
 	}
-	/* attributes: files first, then directories deepest first, so that
-	 * nothing changes a directory after its times are set */
-	for (int dirs = 0; dirs < 2; dirs++) {
-		struct ops order = { 0 };
+	/* attributes last: setting them changes no directory, so nothing
+	 * changes a directory's times after its own are set */
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct file *f = &p->files[i];
+		struct nlfs_file cur;
 
-		for (size_t i = 0; i < p->nfiles; i++) {
-			const struct file *f = &p->files[i];
-			struct nlfs_file cur;
-
-			if (!f->alive_new || !f->present)
-				continue;
-			if (read_file(s, &s->ifile, f->ino, &cur, f->present)) {
-				free(order.v);
-				return -1;
-			}
-			bool dir = (nlfs_le16(cur.inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR;
-
-			if (dir != (dirs == 1))
-				continue;
-			if (push_op(&order, (struct op){ .depth = depth(f->present), .path = f->present,
-							 .ino = f->ino })) {
-				free(order.v);
-				cli_warnc(ENOMEM, "%s", s->name);
-				return -1;
-			}
-		}
-		/* the root ("") is the shallowest and goes last */
-		nlfs_sort(order.v, order.n, sizeof(struct op), cmp_deepest);
-		for (size_t i = 0; i < order.n; i++) {
-			struct nlfs_file cur;
-
-			if (read_file(s, &s->ifile, order.v[i].ino, &cur, order.v[i].path) ||
-			    send_attrs(s, order.v[i].path, &cur.inode)) {
-				free(order.v);
-				return -1;
-			}
-		}
-		free(order.v);
+		if (!f->alive_new || !f->present)
+			continue;
+		if (read_file(s, &s->ifile, f->ino, &cur, f->present) ||
+		    send_attrs(s, f->present, &cur.inode))
+			return -1;
 	}
 	return 0;
 }
