@@ -5,7 +5,16 @@
  * Blocks arrive in payload order.  A log grows until the next block, its
  * summary records and a reserved super-root block no longer fit in the
  * segment; the log is then closed (addresses assigned) and the next one
- * starts at the head of the following segment, seq + 1.  Summary records
+ * starts at the head of the following segment, seq + 1.  The metadata
+ * files' blocks written last do not share a log with more than one block
+ * of other files (nlfs_logw_end_files): that log is closed first, and they
+ * start the log that ends with the super root.  The kernel verifies the
+ * data checksum of the super root's log when it mounts, and there may be
+ * no older super root to fall back to (a new volume), so a bad bit in a
+ * file's data would cost the whole volume; this way it costs that file.
+ * A lone block, such as a new volume's root directory, stays with them:
+ * splitting costs as much as it saves, and mkfs then writes the log
+ * nilfs-utils' mkfs writes.  Summary records
  * never straddle a block; the summary is sized as records are added, so an
  * address is only known once its log is closed.
  *
@@ -28,6 +37,7 @@ struct lw_log {
 	uint8_t *arena;         /* NULL until a block is copied in or it is written */
 	uint64_t start, seq, next;
 	uint32_t sumbytes, nfinfo, nblocks;
+	uint32_t nuser;         /* blocks of files other than the metadata files */
 	uint16_t flags;
 	bool closed, written;
 	struct nlfs_litem *items;
@@ -77,6 +87,12 @@ static uint32_t place(uint32_t off, uint32_t size, uint32_t bs)
 	if (off % bs + size > bs)
 		off = (off / bs + 1) * bs;
 	return off;
+}
+
+static bool is_metadata_file(uint64_t ino)
+{
+	return ino == NLFS_DAT_INO || ino == NLFS_CPFILE_INO || ino == NLFS_SUFILE_INO ||
+	       ino == NLFS_IFILE_INO;
 }
 
 static bool starts_finfo(const struct lw_log *l, const struct nlfs_litem *it)
@@ -303,6 +319,8 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 		l->sumbytes = s;
 		if (fin)
 			l->nfinfo++;
+		if (!is_metadata_file(it->ino))
+			l->nuser++;
 		l->have_finfo = true;
 		l->last_ino = it->ino;
 		l->last_cno = it->cno;
@@ -310,6 +328,13 @@ int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs
 		return 0;
 	}
 	return nlfs_err_set(err, ENOSPC, lw->at.pos, "no room for a log");
+}
+
+int nlfs_logw_end_files(struct nlfs_logw *lw, struct nlfs_err *err)
+{
+	struct lw_log *l = open_log(lw);
+
+	return l && l->nuser > 1 ? close_log(lw, l, false, err) : 0;
 }
 
 int nlfs_logw_finish(struct nlfs_logw *lw, struct nlfs_err *err)

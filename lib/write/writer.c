@@ -695,7 +695,7 @@ static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct 
 static int emit_all(struct nlfs_writer *w, bool real, struct nlfs_err *err)
 {
 	struct nlfs_wfile *order[] = { w->ifile, w->cpfile, w->sufile, w->dat };
-	int rc = 0;
+	int rc = nlfs_logw_end_files(w->lw, err);
 
 	for (size_t i = 0; !rc && i < 4; i++)
 		if (nlfs_wfile_has_work(order[i]))

@@ -167,6 +167,9 @@ int nlfs_logw_new(struct nlfs_io *io, const struct nlfs_geometry *g, uint32_t cr
 		  const struct nlfs_logw_ops *ops, void *arg, struct nlfs_logw **out);
 void nlfs_logw_free(struct nlfs_logw *lw);
 int nlfs_logw_add(struct nlfs_logw *lw, const struct nlfs_litem *it, struct nlfs_err *err);
+/* before the metadata files' last blocks: close the open log if it holds
+ * more than one block of other files, so the super root's log holds none */
+int nlfs_logw_end_files(struct nlfs_logw *lw, struct nlfs_err *err);
 /* close the construction's last log with a super root */
 int nlfs_logw_finish(struct nlfs_logw *lw, struct nlfs_err *err);
 /* write every closed log (the super-root log needs its block in SR) */

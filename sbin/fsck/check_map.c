@@ -28,6 +28,7 @@ struct map_walk {
 	bool needs_rebuild;      /* a repair of the map is needed, whatever was printed */
 	unsigned nnull;          /* B-tree entries without a pointer */
 	bool unreadable;         /* a DAT entry could not be read */
+	bool named_baddata;      /* the file was named for a log with a bad data checksum */
 };
 
 /* per file: the rest of a broken map repeats the same story */
@@ -108,6 +109,14 @@ static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigne
 		w->needs_rebuild = true;
 		repair_verify_live(c, fc, level, key, ptr, NULL,
 				   "its DAT entry points outside the segments in use");
+	}
+	if (!w->named_baddata && fsck_bit_test(&c->baddata, de.de_blocknr)) {
+		/* one bad bit in a log's data costs no more than its files */
+		w->named_baddata = true;
+		fsck_info(c, "%s: %s at key %" PRIu64 " (block %" PRIu64 ") lies in a log whose "
+			  "data checksum is wrong: the file's contents may be damaged",
+			  fsck_file_what(fc), level ? "node" : "file block", key,
+			  (uint64_t)de.de_blocknr);
 	}
 	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
 	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {

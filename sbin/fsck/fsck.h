@@ -83,6 +83,7 @@ struct fsck {
 	struct fsck_seg *segs;
 	struct fsck_bitmap datphys, datblk;
 	struct fsck_bitmap unverified;         /* in logs whose summaries cannot be trusted */
+	struct fsck_bitmap baddata;            /* in logs whose data checksums are wrong */
 	struct fsck_vbitmap valloc, vconfirmed, vref;
 	uint64_t nvalloc;                      /* entries allocated in the DAT bitmaps */
 

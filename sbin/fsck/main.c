@@ -179,7 +179,8 @@ static int allocate_maps(struct fsck *c)
 	uint64_t nblocks = c->devsize / c->g->blocksize;
 
 	if (fsck_bitmap_init(&c->datphys, nblocks) ||
-	    fsck_bitmap_init(&c->datblk, nblocks) || fsck_bitmap_init(&c->unverified, nblocks)) {
+	    fsck_bitmap_init(&c->datblk, nblocks) || fsck_bitmap_init(&c->unverified, nblocks) ||
+	    fsck_bitmap_init(&c->baddata, nblocks)) {
 		fsck_problem(c, MSG_OOM_BLOCK_MAPS, (unsigned long long)nblocks);
 		return -ENOMEM;
 	}
@@ -188,7 +189,7 @@ static int allocate_maps(struct fsck *c)
 
 static void free_all(struct fsck *c)
 {
-	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified };
+	struct fsck_bitmap *maps[] = { &c->datphys, &c->datblk, &c->unverified, &c->baddata };
 	struct fsck_vbitmap *vmaps[] = { &c->valloc, &c->vconfirmed, &c->vref };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)

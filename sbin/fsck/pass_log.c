@@ -274,8 +274,13 @@ static void check_segment(struct fsck *c, uint64_t seg)
 			fsck_problem(c, MSG_LOG_SUMSUM, seg, p, log.sumsum);
 		if (log.datasum_checked)
 			c->nlogs_datasum++;
-		if (log.datasum_checked && !log.datasum_ok)
+		if (log.datasum_checked && !log.datasum_ok) {
 			fsck_problem(c, MSG_LOG_DATASUM, seg, p, log.datasum);
+			/* which block is bad the checksum does not tell: pass 6
+			 * names the files with blocks in the log */
+			for (uint64_t b = p; b < p + log.nblocks && b < end; b++)
+				fsck_bit_set(&c->baddata, b);
+		}
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
 		/* the super root and the next log's summary after it: one request
 		 * to the disk where a cold cache would make two in turn */
