@@ -70,6 +70,24 @@ for suite in "$@"; do
 	# shellcheck disable=SC2086  # word splitting wanted
 	$MAKE check TESTS="$tests" TEST_SUITE_LOG="tests/kernel/check-$suite.log"
 	rc=$?
+	# A guest that never reported (a panic or a hang in the emulated
+	# machine on a loaded host: seen once in about 20 runs of 6.12) is run
+	# once more and named; a failure the test itself reported, or the
+	# same again, stands.
+	if [ $rc != 0 ]; then
+		again=$(awk '/^FAIL: tests\/kernel\/[^ ]*$/ { t = $2; next }
+			t && /guest script exited 125|guest did not report/ { print t ".sh"; t = "" }' \
+			"tests/kernel/check-$suite.log" | sort -u)
+		failed_all=$(sed -n 's/^FAIL: \(tests\/kernel\/[^ ]*\)$/\1.sh/p' \
+			"tests/kernel/check-$suite.log" | sort -u)
+		if [ -n "$again" ] && [ "$again" = "$failed_all" ]; then
+			echo "=== $suite: once more, the guests that did not report: $(echo $again)"
+			cp "tests/kernel/check-$suite.log" "tests/kernel/check-$suite-first.log"
+			# shellcheck disable=SC2086  # word splitting wanted
+			$MAKE check TESTS="$again" TEST_SUITE_LOG="tests/kernel/check-$suite-again.log" &&
+				{ rc=0; summary="$summary$suite: run again after a guest that did not report: $(echo $again)\n"; }
+		fi
+	fi
 	secs=$(($(date +%s) - start))
 	counts=$(sed -n 's/^# \(PASS\|FAIL\|SKIP\|ERROR\|XFAIL\|XPASS\): *\([0-9]*\)$/\1 \2/p' \
 		"tests/kernel/check-$suite.log" 2>/dev/null | tr '\n' ' ')
