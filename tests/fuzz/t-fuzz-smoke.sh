@@ -5,7 +5,9 @@
 # that a slower machine runs a prefix of the same inputs and a pass here
 # means a pass in CI (FUZZ_SECONDS, default 180, only caps a slow run).
 # FUZZ_SEED and FUZZ_SCALE (a multiplier of the input counts) vary it;
-# open-ended campaigns are bench/fuzz.sh's.
+# open-ended campaigns are bench/fuzz.sh's, which may also name the targets
+# (FUZZ_TARGETS), set the inputs per target (FUZZ_RUNS) and add the files
+# of a directory to every target's corpus (FUZZ_EXTRA_CORPUS).
 set -u
 src=${top_srcdir:-.}
 CLANG=$(command -v clang || true)
@@ -17,7 +19,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libsrc=$(find "$src/lib" -name '*.c' | sort)
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-for t in fuzz_open fuzz_writer fuzz_undo fuzz_diff; do
+targets=${FUZZ_TARGETS:-fuzz_open fuzz_writer fuzz_undo fuzz_diff fuzz_fsck}
+lib_targets=
+for t in $targets; do
+	case $t in
+	fuzz_open | fuzz_writer | fuzz_undo | fuzz_diff) lib_targets="$lib_targets $t" ;;
+	esac
+done
+for t in $lib_targets; do
 	# shellcheck disable=SC2086
 	if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -I"$src/include" -I"$src/lib" \
 		-o "$tmp/$t" "$src/tests/fuzz/$t.c" $libsrc -lz; then
@@ -34,15 +43,20 @@ mkdir -p "$tmp/corpus"
 "$tmp/mkseed" "$tmp/corpus/minimal.img" "$tmp/diff-3cp.img" || exit 1
 # kept images, not made afresh, so that every run starts from the same bytes
 # (a fresh mkfs has a new UUID, CRC seed and times): nilfs-tools' mkfs.nilfs2
-# -b 1024 -B 16 on 1 MiB, and ours with -d of a small tree (a root with a
-# directory, a file and a symlink); they reach the cpfile, ifile, DAT and
-# directory parsers
+# -b 1024 -B 16 on 1 MiB, ours with -d of a small tree (a root with a
+# directory, a file and a symlink), and the first after the kernel wrote
+# files, links, a snapshot, removals and a rename in it (seeds/kernel-1k.sh);
+# they reach the cpfile, ifile, DAT, B-tree and directory parsers
 for seed in "$src"/tests/fuzz/seeds/*.img.xz; do
 	xz -dc "$seed" >"$tmp/corpus/$(basename "$seed" .xz)" || exit 1
+done
+for extra in "${FUZZ_EXTRA_CORPUS:-/nonexistent}"/*; do
+	[ -f "$extra" ] && { cp "$extra" "$tmp/corpus/" || exit 1; }
 done
 # inputs per target: about 30 s each on an idle core here (fuzz_diff: 10000
 # in about 60 s, most of them refused before the walk by a checksum)
 runs() {
+	[ -n "${FUZZ_RUNS:-}" ] && { echo "$FUZZ_RUNS"; return; }
 	case $1 in
 	fuzz_open) echo $((30000 * ${FUZZ_SCALE:-1})) ;;
 	fuzz_writer) echo $((16000 * ${FUZZ_SCALE:-1})) ;;
@@ -51,8 +65,12 @@ runs() {
 	fuzz_diff) echo $((10000 * ${FUZZ_SCALE:-1})) ;;
 	esac
 }
+# what libFuzzer says it ran: FUZZ_SECONDS may have stopped it early
+executed() {
+	sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log"
+}
 limits="-seed=${FUZZ_SEED:-1} -max_total_time=${FUZZ_SECONDS:-180} -timeout=30"
-for t in fuzz_open fuzz_writer fuzz_undo fuzz_diff; do
+for t in $lib_targets; do
 	mkdir -p "$tmp/corpus-$t"
 	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
 	[ $t = fuzz_diff ] && cp "$tmp/diff-3cp.img" "$tmp/corpus-$t/"
@@ -62,10 +80,14 @@ for t in fuzz_open fuzz_writer fuzz_undo fuzz_diff; do
 	rc=$?
 	tail -n 8 "$tmp/log"
 	[ $rc -eq 0 ] || { echo "FAIL: $t found a crash (exit $rc)"; grep -A30 ERROR "$tmp/log" | head -50; exit 1; }
-	echo "ok: $t ran $(runs $t) inputs (seed ${FUZZ_SEED:-1}) without a finding"
+	echo "ok: $t ran $(executed) of $(runs $t) inputs (seed ${FUZZ_SEED:-1}) without a finding"
 done
 
 # the checker, main() and all, on the same corpus
+case " $targets " in
+*" fuzz_fsck "*) ;;
+*) exit 0 ;;
+esac
 # fsck.nilfs2 links libnlfscmd: all of common/, as the targets link all of lib/
 # (devtag.c and volerr.c: libblkid; mounts.c: libmount; timeline_state.c: libuuid)
 fsrc="$(ls "$src"/sbin/fsck/*.c "$src"/common/*.c)"
@@ -84,4 +106,4 @@ ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" $limits -runs="$(runs 
 rc=$?
 tail -n 15 "$tmp/log"
 [ $rc -eq 0 ] || { echo "FAIL: fuzz_fsck found a crash (exit $rc)"; exit 1; }
-echo "ok: fuzz_fsck ran $(runs fuzz_fsck) inputs (seed ${FUZZ_SEED:-1}) without a finding"
+echo "ok: fuzz_fsck ran $(executed) of $(runs fuzz_fsck) inputs (seed ${FUZZ_SEED:-1}) without a finding"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bounded fuzz run of the send stream's reader (tests/fuzz/fuzz_stream.c)
 # under ASan and UBSan, from a stream holding every command.  As
-# t-fuzz-smoke.sh: a fixed seed and input count (FUZZ_SEED, FUZZ_SCALE),
-# FUZZ_SECONDS only caps a slow run.
+# t-fuzz-smoke.sh: a fixed seed and input count (FUZZ_SEED, FUZZ_SCALE, or
+# FUZZ_RUNS inputs), FUZZ_SECONDS only caps a slow run.
 set -u
 src=${top_srcdir:-.}
 CLANG=$(command -v clang || true)
@@ -25,10 +25,10 @@ cc_stream "$tmp/fuzz_stream" $san || { echo "FAIL: cannot build fuzz_stream"; ex
 cc_stream "$tmp/mkseed" -DFUZZ_STREAM_SEED -Dmain=main || { echo "FAIL: cannot build the seed maker"; exit 1; }
 mkdir -p "$tmp/corpus"
 "$tmp/mkseed" "$tmp/corpus/every-command" || { echo "FAIL: seed"; exit 1; }
-runs=$((1000000 * ${FUZZ_SCALE:-1}))
+runs=${FUZZ_RUNS:-$((1000000 * ${FUZZ_SCALE:-1}))}
 "$tmp/fuzz_stream" -seed="${FUZZ_SEED:-1}" -max_total_time="${FUZZ_SECONDS:-120}" -timeout=30 \
 	-runs="$runs" -max_len=4096 -print_final_stats=1 "$tmp/corpus" 2>"$tmp/log"
 rc=$?
 tail -n 6 "$tmp/log"
 [ $rc -eq 0 ] || { echo "FAIL: fuzz_stream found a crash (exit $rc)"; grep -A30 ERROR "$tmp/log" | head -50; exit 1; }
-echo "ok: fuzz_stream ran $runs inputs (seed ${FUZZ_SEED:-1}) without a finding"
+echo "ok: fuzz_stream ran $(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log") of $runs inputs (seed ${FUZZ_SEED:-1}) without a finding"
