@@ -4,16 +4,18 @@
 # FIRST+SEEDS-1, STEPS steps each (tests/kernel/torture.sh).  Prints a line
 # per seed, then seeds run, steps, failures and every failure's reproducer.
 #
-#   bench/torture.sh SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path]
+#   bench/torture.sh SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path] [HOST=all]
 #
+# HOST=all: half the host steps are nilfs-resize (grow, shrink), nilfs-tune
+# (-L, -U, -O) or fsck.nilfs2 -y -z then nilfs-undo (TORTURE_HOST=all).
 # Run from the build tree (or set top_builddir); the guests are slow under
 # TCG: a seed of 20 steps takes a few minutes.  Failing seeds' directories
 # are kept under DIR (default /tmp/torture.<pid>).
-SEEDS=10 STEPS=20 FIRST=1 JOBS=1 DIR=
+SEEDS=10 STEPS=20 FIRST=1 JOBS=1 DIR= HOST=
 for a in "$@"; do
 	case $a in
-	SEEDS=*|STEPS=*|FIRST=*|JOBS=*|DIR=*) eval "${a%%=*}=\${a#*=}" ;;
-	*) echo "usage: $0 SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path]" >&2; exit 2 ;;
+	SEEDS=*|STEPS=*|FIRST=*|JOBS=*|DIR=*|HOST=*) eval "${a%%=*}=\${a#*=}" ;;
+	*) echo "usage: $0 SEEDS=N [STEPS=M] [FIRST=K] [JOBS=J] [DIR=path] [HOST=all]" >&2; exit 2 ;;
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,9 +27,11 @@ mkdir -p "$DIR/scripts" "$DIR/bin" || exit 1
 # tree must not change a run
 cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
 	"$here/../tests/kernel/manifest.sh" "$DIR/scripts/" || exit 1
-for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean; do
+for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean \
+	${HOST:+nilfs-resize nilfs-tune nilfs-undo tests/fsck/corrupt}; do
 	cp "$top_builddir/$p" "$DIR/bin/" || exit 1
 done
+[ -n "$HOST" ] && export TORTURE_HOST="$HOST"
 top_builddir=$DIR/bin
 t0=$(date +%s)
 

@@ -18,7 +18,11 @@
 #      operation, some of them in the middle of a sync or fsync.
 #   H  offline on the host: our cleaner (random policy, protection period,
 #      target), our mkcp/chcp/rmcp, or our fsck.nilfs2 -y; half of them
-#      also on a copy under NILFS_TEST_FAULT at a random write.
+#      also on a copy under NILFS_TEST_FAULT at a random write.  With
+#      TORTURE_HOST=all, half the host steps are instead nilfs-resize (grow
+#      or shrink), nilfs-tune (-L, -U, -O) or fsck.nilfs2 -y -z followed by
+#      nilfs-undo (on the volume, and on a copy damaged by corrupt --random:
+#      both must come back byte for byte).
 # Checks after every step: the kernel mounts the volume (after C with its
 # roll-forward); our fsck.nilfs2 -fn --checkpoints=all is clean; nilfs-tools'
 # lscp -a and lssu -a on the mounted volume print what ours print offline;
@@ -30,7 +34,8 @@
 # run leaves the state before the step or after it.
 #
 # Environment: top_builddir (our programs), NILFS_KTEST_* (guest.sh),
-# TORTURE_VERBOSE=1 (say every step).
+# TORTURE_VERBOSE=1 (say every step), TORTURE_HOST=all (the host steps
+# above; needs nilfs-resize, nilfs-tune, nilfs-undo and corrupt).
 
 here=$(cd "$(dirname "$0")" && pwd)
 guest=$here/guest.sh
@@ -45,6 +50,15 @@ export TZ=UTC LC_ALL=C
 for p in $OURS "$top/mkfs.nilfs2" "$top/mkcp" "$top/chcp" "$top/rmcp" "$top/dump.nilfs2"; do
 	[ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }
 done
+HOSTX=0
+if [ "${TORTURE_HOST:-}" = all ]; then
+	HOSTX=1
+	corrupt=$top/tests/fsck/corrupt
+	[ -x "$corrupt" ] || corrupt=$top/corrupt
+	for p in "$top/nilfs-resize" "$top/nilfs-tune" "$top/nilfs-undo" "$corrupt"; do
+		[ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }
+	done
+fi
 mkdir -p "$W" && rm -rf "${W:?}"/* && mkdir -p "$W/cps" "$W/keep" || exit 1
 . "$here/manifest.sh"
 img=$W/img
@@ -543,7 +557,32 @@ host_step() {
 	s=$1
 	step_seed "$s"
 	rnd 10
-	case $RV in
+	kv=$RV
+	if [ $HOSTX = 1 ]; then rnd 2; [ $RV = 1 ] && kv=x; fi
+	case $kv in
+	x)
+		# the volume's other writers: a new size, a new label, UUID or
+		# feature, and a repair taken back
+		sz=$(stat -c %s "$img")
+		rnd 4
+		case $RV in
+		0)
+			rnd 8; kind=resize-grow cmd="$top/nilfs-resize -y IMG $(( (sz + (RV + 1) * SEGBYTES + RV * BS) / 1024 ))K" ;;
+		1)
+			rnd 8; kind=resize-shrink cmd="$top/nilfs-resize -y IMG $(( (sz - (RV + 1) * SEGBYTES - RV * BS) / 1024 ))K" ;;
+		2)
+			rnd 4
+			case $RV in
+			0) kind=tune-L cmd="$top/nilfs-tune -L torture$s IMG" ;;
+			1) kind=tune-U cmd="$top/nilfs-tune -U random IMG" ;;
+			2) kind=tune-O cmd="$top/nilfs-tune -O block_count IMG" ;;
+			3) kind=tune-O cmd="$top/nilfs-tune -O ^block_count IMG" ;;
+			esac ;;
+		3)
+			rnd 100000
+			kind=fsck-undo undo=$W/keep/undo$s draw=$((SEED * 100000 + RV))
+			cmd="rm -f $undo; $top/fsck.nilfs2 -y -z $undo IMG; echo \"fsck.nilfs2 -y exit \$?\"; [ ! -f $undo ] || $top/nilfs-undo $undo IMG" ;;
+		esac ;;
 	[0-3])
 		rnd 3; case $RV in 0) pol=timestamp ;; 1) pol=cost-benefit ;; 2) pol=greedy ;; esac
 		# the kernel's checkpoints are minutes old at most: mostly no protection
@@ -581,9 +620,9 @@ host_step() {
 	# a crashed volume the kernel has not seen: its tree is not known yet
 	[ -n "$PRE_CLOG" ] && [ "$kind" = mkcp-s ] && kind=mkcp cmd="$top/mkcp"
 	case $cmd in *IMG*) ;; *) cmd="$cmd IMG" ;; esac
-	run() { eval "$(echo "$cmd" | sed "s|IMG|$1|")"; }
+	run() { eval "$(echo "$cmd" | sed "s|IMG|$1|g")"; }
 	cp --sparse=always "$img" "$W/keep/before$s.img"
-	REPLAY="cp --sparse=always $W/keep/before$s.img $img && $(echo "$cmd" | sed "s|IMG|$img|")"
+	REPLAY="cp --sparse=always $W/keep/before$s.img $img && $(echo "$cmd" | sed "s|IMG|$img|g")"
 	NILFS_TEST_FAULT=count run "$img" >"$W/detail" 2>&1
 	rc=$?
 	nw=$(sed -n 's/^nilfs-test-fault: \([0-9]*\) writes.*/\1/p' "$W/detail" | tail -n 1)
@@ -597,6 +636,33 @@ host_step() {
 	fi
 	case $kind in
 	clean) [ $rc = 0 ] || { fail "$s" "nilfs_cleanerd --offline exits $rc" "$W/detail"; return 1; } ;;
+	resize-*)
+		# a shrink into space in use is refused, and then nothing changed
+		if [ $rc != 0 ]; then
+			cmp -s "$W/keep/before$s.img" "$img" ||
+				{ cmp "$W/keep/before$s.img" "$img" >>"$W/detail" 2>&1; fail "$s" "$kind exits $rc and changed the volume" "$W/detail"; return 1; }
+			say "  refused: $(grep -v '^nilfs-test-fault' "$W/detail" | tail -n 1)"
+			return 0
+		fi ;;
+	tune-*) [ $rc = 0 ] || { fail "$s" "nilfs-tune exits $rc" "$W/detail"; return 1; } ;;
+	fsck-undo)
+		# the repair taken back: every byte as before
+		[ $rc = 0 ] && cmp -s "$W/keep/before$s.img" "$img" ||
+			{ cmp "$W/keep/before$s.img" "$img" >>"$W/detail" 2>&1; fail "$s" "fsck.nilfs2 -y -z then nilfs-undo (exit $rc) did not give back the volume" "$W/detail"; return 1; }
+		say "  $(grep '^fsck.nilfs2 -y exit' "$W/detail"), nilfs-undo gave back every byte"
+		# and on a copy that a drawn fault damaged, which -y repairs
+		f=$W/keep/damaged$s.img
+		cp --sparse=always "$img" "$f" && "$corrupt" --random $draw "$f" >"$W/draw" 2>&1 ||
+			{ fail "$s" "corrupt --random $draw" "$W/draw"; return 1; }
+		cp --sparse=always "$f" "$f.orig"
+		REPLAY="cp --sparse=always $f.orig $f && $(echo "$cmd" | sed "s|IMG|$f|g")"
+		run "$f" >"$W/detail" 2>&1
+		rc=$?
+		[ $rc = 0 ] && cmp -s "$f.orig" "$f" ||
+			{ cat "$W/draw" >>"$W/detail"; cmp "$f.orig" "$f" >>"$W/detail" 2>&1; fail "$s" "on a copy damaged by corrupt --random $draw: fsck.nilfs2 -y -z then nilfs-undo (exit $rc) did not give back the damaged volume" "$W/detail"; return 1; }
+		say "  on a copy, $(cat "$W/draw"): $(grep '^fsck.nilfs2 -y exit' "$W/detail"), nilfs-undo gave back every byte"
+		rm -f "$f" "$f.orig"
+		return 0 ;;
 	fsck-y|fsck-p)
 		# a crashed volume the kernel has not mounted yet: rolled forward
 		[ -n "$PRE_CLOG" ] && { CRASH_FSCKED=1; return 0; }
@@ -629,7 +695,7 @@ host_step() {
 		cp --sparse=always "$W/keep/before$s.img" "$f"
 		NILFS_TEST_FAULT=$mode:$at run "$f" >"$W/detail" 2>&1
 		FAULTS=$((FAULTS + 1))
-		REPLAY="cp --sparse=always $W/keep/before$s.img $f && NILFS_TEST_FAULT=$mode:$at $(echo "$cmd" | sed "s|IMG|$f|")"
+		REPLAY="cp --sparse=always $W/keep/before$s.img $f && NILFS_TEST_FAULT=$mode:$at $(echo "$cmd" | sed "s|IMG|$f|g")"
 		"$top/fsck.nilfs2" -fn --checkpoints=all "$f" >"$W/detail" 2>&1 ||
 			{ fail "$s" "under NILFS_TEST_FAULT=$mode:$at of $nw writes: fsck.nilfs2 -fn (ours) is not clean" "$W/detail"; return 1; }
 		state_of "$W/keep/before$s.img" "$W/sb"
@@ -640,7 +706,7 @@ host_step() {
 		ok=0
 		cmp -s "$W/sf.cps" "$W/sa.cps" && ok=1
 		cmp -s "$W/sf.cps" "$W/sb.cps" && ok=1
-		if [ $ok = 0 ] && [ "$kind" = clean ]; then
+		if [ $ok = 0 ] && { [ "$kind" = clean ] || [ "$kind" = resize-shrink ]; }; then
 			# the cleaner commits pass by pass, each a new checkpoint: of the
 			# checkpoints there before, the cut volume keeps some (modes
 			# unchanged), among them all that the whole run kept
