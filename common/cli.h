@@ -38,10 +38,14 @@
 #define CLI_USAGE_HEADER  "Usage:\n"
 #define CLI_USAGE_OPTIONS "\nOptions:\n"
 /* every offline writer's long option to write to a volume the library's
- * quick check calls damaged (no short one: rmcp's -f is nilfs-utils') */
+ * quick check calls damaged (no short one: rmcp's -f is nilfs-utils'), and
+ * --force for it where that name is free (not rmcp's) */
 #define CLI_OPT_WRITE_DAMAGED 0x1d0
 #define CLI_USAGE_WRITE_DAMAGED \
 	"     --write-damaged      write even to a volume that needs fsck.nilfs2 first\n"
+#define CLI_USAGE_WRITE_DAMAGED_FORCE \
+	"     --write-damaged, --force\n" \
+	"                          write even to a volume that needs fsck.nilfs2 first\n"
 
 extern const char *cli_progname;
 

@@ -21,7 +21,7 @@ static void usage(void)
 	       " %s [options] cp|ss [device|mountpoint|image] cno...\n"
 	       "\nMake checkpoints of a NILFS2 volume plain checkpoints (cp) or snapshots (ss).\n"
 	       CLI_USAGE_OPTIONS
-	       CLI_USAGE_WRITE_DAMAGED, cli_progname);
+	       CLI_USAGE_WRITE_DAMAGED_FORCE, cli_progname);
 	cli_usage_tail(stdout, 26);
 }
 
@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
+		{ "force", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

@@ -22,7 +22,7 @@ static void usage(void)
 	       CLI_USAGE_OPTIONS
 	       " -s, --snapshot           make it a snapshot\n"
 	       " -p, --print              print the checkpoint number\n"
-	       CLI_USAGE_WRITE_DAMAGED, cli_progname);
+	       CLI_USAGE_WRITE_DAMAGED_FORCE, cli_progname);
 	cli_usage_tail(stdout, 26);
 }
 
@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 		{ "snapshot", no_argument, NULL, 's' },
 		{ "print", no_argument, NULL, 'p' },
 		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
+		{ "force", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

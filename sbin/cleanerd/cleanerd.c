@@ -449,7 +449,7 @@ static void usage(FILE *f)
 	      " -n, --no-daemon, --nofork      stay in the foreground\n"
 	      "     --offline                  clean the unmounted <device> (or image file)\n"
 	      "                                once, up to max_clean_segments, and exit\n"
-	      "     --write-damaged            with --offline: even a volume that needs\n"
+	      "     --write-damaged, --force   with --offline: even a volume that needs\n"
 	      "                                fsck.nilfs2 first\n"
 	      "     --stderr                   log to standard error as well\n", f);
 	cli_usage_tail(f, 32);
@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 		{ "stderr", no_argument, NULL, OPT_STDERR },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "write-damaged", no_argument, NULL, OPT_WRITE_DAMAGED },
+		{ "force", no_argument, NULL, OPT_WRITE_DAMAGED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -507,7 +508,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (write_damaged && !offline)
-		cli_usage_error("--write-damaged goes with --offline");
+		cli_usage_error("--write-damaged (--force) goes with --offline");
 	if (argc - optind < 1)
 		cli_usage_error("no device given");
 	if (argc - optind > 2)

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		" -c, --reload[=FILE]             make the daemon reload its (or this) configuration\n"
 		" -l, --status                    show the cleaner's status\n"
 		"     --offline                   one pass on the unmounted DEVICE or IMAGE, here\n"
-		"     --write-damaged             with --offline: even a volume that needs\n"
+		"     --write-damaged, --force    with --offline: even a volume that needs\n"
 		"                                 fsck.nilfs2 first\n"
 		" -m, --min-reclaimable-blocks=N[%]\n"
 		"                                 for this pass: clean a segment only with at least\n"
@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 		{ "speed", required_argument, NULL, 'S' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "write-damaged", no_argument, NULL, OPT_WRITE_DAMAGED },
+		{ "force", no_argument, NULL, OPT_WRITE_DAMAGED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -277,7 +278,7 @@ int main(int argc, char **argv)
 	if (optind < argc && !o.target)
 		return EXIT_FAILURE;
 	if (o.write_damaged && !o.offline)
-		cli_usage_error("--write-damaged goes with --offline");
+		cli_usage_error("--write-damaged (--force) goes with --offline");
 	if (o.offline)
 		return run_offline(&o);   /* a failed write to stdout: close_stdout_at_exit */
 	dev = find_volume(o.target, name, sizeof(name));

@@ -101,7 +101,8 @@ static void usage(FILE *f)
 	      CLI_USAGE_OPTIONS
 	      " -v, --verbose             verbose mode\n"
 	      " -y, --yes, --assume-yes   assume yes to all queries and do not prompt\n"
-	      "     --write-damaged       unmounted: even a volume that needs fsck.nilfs2 first\n", f);
+	      "     --write-damaged, --force\n"
+	      "                           unmounted: even a volume that needs fsck.nilfs2 first\n", f);
 	cli_usage_tail(f, 27);
 }
 
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
 		{ "assume-yes", no_argument, NULL, 'y' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "write-damaged", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
+		{ "force", no_argument, NULL, CLI_OPT_WRITE_DAMAGED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct resize_opts o = { 0 };

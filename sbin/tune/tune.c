@@ -64,7 +64,8 @@ static void usage(FILE *f)
 	      "\nList or change the superblock of a NILFS2 volume.\n"
 	      CLI_USAGE_OPTIONS
 	      " -l                        list the superblock's contents\n"
-	      " -f                        change a mounted volume's superblocks anyway\n"
+	      " -f, --force               change a mounted volume's superblocks anyway; with\n"
+	      "                           -O block_count, recount a damaged volume anyway\n"
 	      " -i <interval>             commit interval of the segment constructor (seconds)\n"
 	      " -m <block_max>            most blocks in one construction\n"
 	      " -L <volume-name>          volume label (up to 80 bytes)\n"
@@ -98,6 +99,7 @@ static void parse_uuid(const char *s, uint8_t uuid[16])
 static void parse(int argc, char **argv, struct tune_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -253,8 +255,10 @@ static bool sets_block_count(const struct tune_opts *o)
 
 /* What block_count promises, made true before the bit is set: each
  * checkpoint's block count as its files hold it.  Wrong counts (a volume
- * written by a kernel older than the count, or damaged) are set right in
- * one new checkpoint. */
+ * written by a kernel older than the count) are set right in one new
+ * checkpoint.  A volume the library's quick check calls damaged is refused
+ * first, whether or not a count is wrong (-f: anyway), as every offline
+ * writer refuses it: counts read from damaged metadata promise nothing. */
 static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct nlfs_fs **fs)
 {
 	struct nlfs_recount rs;
@@ -262,6 +266,14 @@ static void recount_blocks(const struct tune_opts *o, struct nlfs_io *io, struct
 	char msg[1024];
 	int rc = nlfs_fs_open(io, fs, &err);
 
+	if (!rc && o->force)
+		nlfs_fs_vet_skip(*fs);
+	else if (!rc)
+		rc = nlfs_fs_vet(*fs, &err);
+	if (rc == -NLFS_EDAMAGED) {
+		close_volume(*fs, io);
+		cli_errx("%s: %s", o->device, cmd_volume_reason(o->device, rc, &err, msg, sizeof(msg)));
+	}
 	if (!rc)
 		rc = nlfs_recount_blocks(*fs, (uint64_t)time(NULL), &rs, &err);
 	if (rc) {
