@@ -130,6 +130,12 @@ int nlfs_sb_check_geometry(const struct nlfs_super_block *sb, uint64_t devsize,
 			   struct nlfs_err *err);
 /* recompute s_sum in place */
 void nlfs_sb_update_crc(struct nlfs_super_block *sb);
+/* The fields both copies must hold alike (all but the log cursor, the
+ * free-block hint, the write time and the state, which the kernel writes to
+ * one copy at a time): the index of the first at or after FROM in which A
+ * and B differ, its name in *FIELD; -1 if none does. */
+int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_super_block *b,
+			 int from, const char **field);
 
 struct nlfs_sb_choice {
 	struct nlfs_sb_status status[2];
@@ -245,6 +251,12 @@ struct nlfs_chain_pos nlfs_chain_next(const struct nlfs_geometry *g, uint64_t en
 #define NLFS_LOG_READ_SUMMARY_ONLY 1u
 int nlfs_log_read(struct nlfs_fs *fs, uint64_t start, struct nlfs_log *log, void **summary,
 		  unsigned flags, struct nlfs_err *err);
+
+/* Is there a sound super-root log with sequence SEQ at block START, as a
+ * superblock's log cursor must name (LOG receives it)?  NULL if so, else
+ * why not, in words. */
+const char *nlfs_log_cursor_problem(struct nlfs_fs *fs, uint64_t start, uint64_t seq,
+				    struct nlfs_log *log);
 
 /* A super root block: sr_bytes bounds and sr_sum, as the kernel checks it.  0;
  * -NLFS_ECORRUPT (sr_bytes) or -NLFS_EBADCRC. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Both superblocks: location, CRC, sanity, and the kernel's choice. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <nlfs/endian.h>
@@ -203,4 +204,34 @@ int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 		}
 	}
 	return 0;
+}
+
+#define SBF(f) { #f, offsetof(struct nlfs_super_block, f), \
+		 sizeof(((struct nlfs_super_block *)0)->f) }
+static const struct { const char *name; size_t off, len; } sb_fixed_fields[] = {
+	SBF(s_rev_level), SBF(s_minor_rev_level), SBF(s_magic), SBF(s_bytes), SBF(s_flags),
+	SBF(s_crc_seed), SBF(s_log_block_size), SBF(s_nsegments), SBF(s_dev_size),
+	SBF(s_first_data_block), SBF(s_blocks_per_segment), SBF(s_r_segments_percentage),
+	SBF(s_ctime), SBF(s_mtime), SBF(s_mnt_count), SBF(s_max_mnt_count), SBF(s_errors),
+	SBF(s_lastcheck), SBF(s_checkinterval), SBF(s_creator_os), SBF(s_def_resuid),
+	SBF(s_def_resgid), SBF(s_first_ino), SBF(s_inode_size), SBF(s_dat_entry_size),
+	SBF(s_checkpoint_size), SBF(s_segment_usage_size), SBF(s_uuid), SBF(s_volume_name),
+	SBF(s_c_interval), SBF(s_c_block_max), SBF(s_feature_compat),
+	SBF(s_feature_compat_ro), SBF(s_feature_incompat),
+};
+
+int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_super_block *b,
+			 int from, const char **field)
+{
+	const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
+	int n = (int)(sizeof(sb_fixed_fields) / sizeof(sb_fixed_fields[0]));
+
+	for (int i = from < 0 ? 0 : from; i < n; i++) {
+		if (memcmp(pa + sb_fixed_fields[i].off, pb + sb_fixed_fields[i].off,
+			   sb_fixed_fields[i].len)) {
+			*field = sb_fixed_fields[i].name;
+			return i;
+		}
+	}
+	return -1;
 }

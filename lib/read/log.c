@@ -126,3 +126,19 @@ out:
 	free(buf);
 	return rc;
 }
+
+const char *nlfs_log_cursor_problem(struct nlfs_fs *fs, uint64_t start, uint64_t seq,
+				    struct nlfs_log *log)
+{
+	struct nlfs_err err;
+
+	if (nlfs_log_read(fs, start, log, NULL, 0, &err))
+		return "no valid log there";
+	if (log->seq != seq)
+		return "the log there has another sequence number";
+	if (!log->datasum_ok)
+		return "the log there has a bad data checksum";
+	if (!(log->flags & NLFS_SS_SR))
+		return "the log there has no super root";
+	return NULL;
+}

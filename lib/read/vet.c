@@ -3,11 +3,12 @@
  * vet: the quick structural check an offline writer runs before its first
  * write (resize2fs insists on a checked filesystem for the same reason).
  * It reads what a construction relies on, not what a full fsck reads:
- * both superblock copies, the metadata files' headers against the counts
- * they keep (the sufile's clean and dirty segments, the cpfile's
+ * both superblock copies (each valid, alike in every field the kernel keeps
+ * equal, the cursor of the one in use at a sound super-root log: the
+ * writer rewrites both from it), the metadata files' headers against the
+ * counts they keep (the sufile's clean and dirty segments, the cpfile's
  * checkpoints and snapshots, each DAT group's free entries).  The log
- * chain from the cursor was read when FS was opened (its super root's log
- * checksums, the logs after it).
+ * chain from the cursor was read when FS was opened (the logs after it).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -40,6 +41,9 @@ static int vet_superblocks(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(fs);
 	static const char *const names[2] = { "primary", "secondary" };
+	const struct nlfs_super_block *sb;
+	struct nlfs_log log;
+	const char *field, *why;
 
 	for (int i = 0; i < 2; i++) {
 		const struct nlfs_sb_status *st = &ch->status[i];
@@ -52,6 +56,18 @@ static int vet_superblocks(struct nlfs_fs *fs, struct nlfs_err *err)
 					(unsigned long long)st->offset,
 					nlfs_strerror(st->error ? st->error : NLFS_ECORRUPT));
 	}
+	if (ch->status[0].valid && ch->status[1].valid &&
+	    nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], 0, &field) >= 0)
+		return damaged(fs, err, "superblocks: the primary and secondary copies differ in %s",
+			       field);
+	sb = &fs->sb[ch->used];
+	why = nlfs_log_cursor_problem(fs, nlfs_le64(sb->s_last_pseg), nlfs_le64(sb->s_last_seq),
+				      &log);
+	if (why || fs->rec.from_other_sb)
+		return damaged(fs, err, "%s superblock: log cursor (block %llu, sequence %llu): %s",
+			       names[ch->used], (unsigned long long)nlfs_le64(sb->s_last_pseg),
+			       (unsigned long long)nlfs_le64(sb->s_last_seq),
+			       why ? why : "searching from it fails");
 	return 0;
 }
 

@@ -21,21 +21,6 @@ static const char *copy_name(int i)
 	return i == NLFS_SB_PRIMARY ? "primary superblock" : "secondary superblock";
 }
 
-/* fields both copies must hold alike */
-#define SBF(f) { #f, offsetof(struct nlfs_super_block, f), \
-		 sizeof(((struct nlfs_super_block *)0)->f) }
-static const struct { const char *name; size_t off, len; } fixed_fields[] = {
-	SBF(s_rev_level), SBF(s_minor_rev_level), SBF(s_magic), SBF(s_bytes), SBF(s_flags),
-	SBF(s_crc_seed), SBF(s_log_block_size), SBF(s_nsegments), SBF(s_dev_size),
-	SBF(s_first_data_block), SBF(s_blocks_per_segment), SBF(s_r_segments_percentage),
-	SBF(s_ctime), SBF(s_mtime), SBF(s_mnt_count), SBF(s_max_mnt_count), SBF(s_errors),
-	SBF(s_lastcheck), SBF(s_checkinterval), SBF(s_creator_os), SBF(s_def_resuid),
-	SBF(s_def_resgid), SBF(s_first_ino), SBF(s_inode_size), SBF(s_dat_entry_size),
-	SBF(s_checkpoint_size), SBF(s_segment_usage_size), SBF(s_uuid), SBF(s_volume_name),
-	SBF(s_c_interval), SBF(s_c_block_max), SBF(s_feature_compat),
-	SBF(s_feature_compat_ro), SBF(s_feature_incompat),
-};
-
 static void check_copy(struct fsck *c, int i, const struct nlfs_super_block *sb,
 		       const struct nlfs_sb_status *st, uint64_t devsize)
 {
@@ -94,14 +79,11 @@ static void check_copy(struct fsck *c, int i, const struct nlfs_super_block *sb,
 
 static void compare_copies(struct fsck *c, const struct nlfs_super_block sb[2])
 {
-	const uint8_t *a = (const uint8_t *)&sb[0], *b = (const uint8_t *)&sb[1];
+	const char *field;
 
-	for (size_t i = 0; i < sizeof(fixed_fields) / sizeof(fixed_fields[0]); i++) {
-		size_t off = fixed_fields[i].off;
-
-		if (memcmp(a + off, b + off, fixed_fields[i].len))
-			fsck_problem(c, MSG_SB_COPIES_DIFFER, fixed_fields[i].name);
-	}
+	for (int i = nlfs_sb_fixed_differ(&sb[0], &sb[1], 0, &field); i >= 0;
+	     i = nlfs_sb_fixed_differ(&sb[0], &sb[1], i + 1, &field))
+		fsck_problem(c, MSG_SB_COPIES_DIFFER, field);
 }
 
 int pass_sb(struct fsck *c, struct nlfs_io *io)
@@ -133,23 +115,6 @@ int pass_sb(struct fsck *c, struct nlfs_io *io)
 	return 0;
 }
 
-/* Is there a super-root log with sequence SEQ at block START? */
-static const char *cursor_problem(struct fsck *c, uint64_t start, uint64_t seq,
-				  struct nlfs_log *log)
-{
-	struct nlfs_err err;
-
-	if (nlfs_log_read(c->fs, start, log, NULL, 0, &err))
-		return "no valid log there";
-	if (log->seq != seq)
-		return "the log there has another sequence number";
-	if (!log->datasum_ok)
-		return "the log there has a bad data checksum";
-	if (!(log->flags & NLFS_SS_SR))
-		return "the log there has no super root";
-	return NULL;
-}
-
 void pass_sb_cursor(struct fsck *c)
 {
 	const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(c->fs);
@@ -161,7 +126,8 @@ void pass_sb_cursor(struct fsck *c)
 	const char *why;
 
 	fsck_verbose(c, "using the %s: %s", copy_name(used), ch->reason);
-	why = cursor_problem(c, nlfs_le64(sb->s_last_pseg), nlfs_le64(sb->s_last_seq), &log);
+	why = nlfs_log_cursor_problem(c->fs, nlfs_le64(sb->s_last_pseg),
+				      nlfs_le64(sb->s_last_seq), &log);
 	if (why || rec->from_other_sb) {
 		fsck_problem(c, MSG_SB_CURSOR, copy_name(used),
 			     (unsigned long long)nlfs_le64(sb->s_last_pseg),
@@ -173,8 +139,8 @@ void pass_sb_cursor(struct fsck *c)
 			     (unsigned long long)log.start, (unsigned long long)log.cno);
 	}
 	if (ch->status[other].valid && !rec->from_other_sb) {
-		why = cursor_problem(c, nlfs_le64(osb->s_last_pseg), nlfs_le64(osb->s_last_seq),
-				     &log);
+		why = nlfs_log_cursor_problem(c->fs, nlfs_le64(osb->s_last_pseg),
+					      nlfs_le64(osb->s_last_seq), &log);
 		if (why)
 			fsck_problem(c, MSG_SB_OTHER_CURSOR, copy_name(other),
 				     (unsigned long long)nlfs_le64(osb->s_last_pseg),
