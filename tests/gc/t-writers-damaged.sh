@@ -7,7 +7,11 @@
 # before.  The base is the volume the kernel wrote (tests/fsck/images),
 # where each writer first succeeds untouched by the check; each damage is
 # one of tests/fsck/corrupt's cases that leave a count disagreeing with
-# what it counts.
+# what it counts.  Then draws of tests/fsck/corrupt --random (fixed seeds)
+# in what the check reads: the superblock copies (which must agree) and the
+# log at the cursor of the copy in use; each draw fsck.nilfs2 -n calls
+# damaged must be refused by every writer, byte for byte unchanged, and
+# --force (rmcp: --write-damaged; nilfs-tune: -f) writes as before.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
 set -u
@@ -26,17 +30,19 @@ bad() { fail=$((fail + 1)); echo "FAIL: $1"; [ -f out ] && sed 's/^/  | /' out; 
 xz -dc "$images/kernel-1k.img.xz" >base.img || { echo "FAIL: xz"; exit 1; }
 size=$(stat -c %s base.img)
 
-# each writer as a command on IMG; OPT is where --write-damaged goes
-writers='mkcp-s|mkcp -s OPT IMG
-chcp|chcp ss OPT IMG 2
-rmcp|rmcp OPT IMG 5
-clean|nilfs-clean --offline -p 0 OPT IMG
-cleanerd|nilfs_cleanerd --offline -c conf OPT IMG
-resize|nilfs-resize -y OPT IMG SHRINK'
+# each writer as a command on IMG; OPT is where --write-damaged goes, and
+# the writer's --force (what it takes instead of --write-damaged)
+writers='mkcp-s|--force|mkcp -s OPT IMG
+chcp|--force|chcp ss OPT IMG 2
+rmcp|--write-damaged|rmcp OPT IMG 5
+clean|--force|nilfs-clean --offline -p 0 OPT IMG
+cleanerd|--force|nilfs_cleanerd --offline -c conf OPT IMG
+resize|--force|nilfs-resize -y OPT IMG SHRINK
+tune|-f|nilfs-tune OPT -O block_count IMG'
 printf 'protection_period 0\nmax_clean_segments 100%%\n' >conf
 
 run() {   # run NAME IMG OPT
-	cmd=$(printf '%s\n' "$writers" | sed -n "s/^$1|//p" |
+	cmd=$(printf '%s\n' "$writers" | sed -n "s/^$1|[^|]*|//p" |
 	      sed "s|OPT|$3|; s|IMG|$2|; s|SHRINK|$((size - 2 * 1048576))|")
 	# shellcheck disable=SC2086
 	(cd "$tmp" && "$top"/$cmd) >out 2>&1
@@ -68,14 +74,52 @@ for case in su_nclean su_ndirty cp_ncheckpoints cp_nsnapshots dat_desc; do
 		fi
 		cmp -s d.img w.img && ok "$case: $w changed nothing" || bad "$case: $w wrote to it"
 		cp --sparse=always d.img w.img
-		run "$w" w.img --write-damaged && ok "$case: $w --write-damaged writes" ||
-			bad "$case: $w --write-damaged exits $?"
+		opt=--write-damaged
+		[ "$w" = tune ] && opt=-f
+		run "$w" w.img $opt && ok "$case: $w $opt writes" ||
+			bad "$case: $w $opt exits $?"
+	done
+done
+
+# random damage in what the check reads: the draws of kernel-1k.img that
+# land in a superblock copy or the log at the cursor (tried: 150 seeds)
+for seed in 3 6 27 29 38 89 103 131 149; do
+	cp --sparse=always base.img d.img && "$corrupt" --random $seed d.img >draw 2>&1 ||
+		{ bad "corrupt --random $seed"; continue; }
+	"$top/fsck.nilfs2" -n d.img >out 2>&1
+	if [ $? -lt 4 ]; then
+		echo "skip: draw $seed, which fsck -n does not call damaged: $(cat draw)"
+		continue
+	fi
+	for w in $names; do
+		cp --sparse=always d.img w.img
+		run "$w" w.img ""
+		rc=$?
+		n=$(grep -c 'run fsck.nilfs2' out)
+		if [ $rc = 1 ] && [ "$n" = 1 ] && grep -q "w.img: .*damaged; run fsck.nilfs2" out; then
+			ok "draw $seed: $w refuses: $(grep 'run fsck.nilfs2' out)"
+		else
+			bad "draw $seed ($(cat draw)): $w exits $rc without one line naming the damage"
+		fi
+		cmp -s d.img w.img && ok "draw $seed: $w changed nothing" || bad "draw $seed: $w wrote to it"
+		force=$(printf '%s\n' "$writers" | sed -n "s/^$w|\([^|]*\)|.*/\1/p")
+		cp --sparse=always d.img w.img
+		run "$w" w.img "$force"
+		rc=$?
+		if ! grep -q 'run fsck.nilfs2 before' out && [ $rc -le 1 ]; then
+			ok "draw $seed: $w $force is not refused (exit $rc)"
+		else
+			bad "draw $seed: $w $force exits $rc"
+		fi
 	done
 done
 # misuse: only the offline passes write
 "$top/nilfs-clean" --write-damaged base.img >out 2>&1
 [ $? = 1 ] && grep -q 'goes with --offline' out && ok "nilfs-clean --write-damaged alone is a usage error" ||
 	bad "nilfs-clean --write-damaged without --offline"
+"$top/nilfs-clean" --force base.img >out 2>&1
+[ $? = 1 ] && grep -q 'goes with --offline' out && ok "nilfs-clean --force alone is a usage error" ||
+	bad "nilfs-clean --force without --offline"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
