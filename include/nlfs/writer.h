@@ -95,6 +95,10 @@ int nlfs_writer_create(struct nlfs_io *io, const struct nlfs_super_block *sb,
  * -NLFS_ECORRUPT or a negative errno from reading the metadata files; -ENOMEM. */
 #define NLFS_WRITER_REPAIR 0x1u
 #define NLFS_WRITER_ROLLFORWARD 0x2u
+/* What nlfs_writer_open with FLAGS says of a volume not cleanly unmounted,
+ * for a command to ask before its first write (nilfs-resize extends an
+ * image file first).  0; -EBUSY as nlfs_writer_open. */
+int nlfs_writer_check_unmounted(struct nlfs_fs *fs, unsigned flags, struct nlfs_err *err);
 int nlfs_writer_open(struct nlfs_fs *fs, uint64_t now, unsigned flags, struct nlfs_writer **out,
 		     struct nlfs_err *err);
 /* Write the construction and the superblocks.  The handle is spent afterwards.

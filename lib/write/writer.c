@@ -316,6 +316,21 @@ int nlfs_writer_open_within(struct nlfs_fs *fs, uint64_t now, uint64_t limit,
 	return open_impl(fs, now, 0, limit, out, err);
 }
 
+int nlfs_writer_check_unmounted(struct nlfs_fs *fs, unsigned flags, struct nlfs_err *err)
+{
+	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
+	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
+	bool unclean = !(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS);
+
+	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) ||
+	    (rec->nlogs_after_sr && !(flags & NLFS_WRITER_ROLLFORWARD)))
+		return nlfs_err_set(err, EBUSY, rec->sr_log,
+				    "%s: the volume was not cleanly unmounted; mount it once "
+				    "(or run fsck.nilfs2) before changing it offline",
+				    nlfs_io_name(nlfs_fs_io(fs)));
+	return 0;
+}
+
 static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t limit,
 		     struct nlfs_writer **out, struct nlfs_err *err)
 {
@@ -327,14 +342,9 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 	struct nlfs_log log;
 	int rc;
 
-	bool unclean = !(nlfs_le16(sb->s_state) & NLFS_STATE_VALID_FS);
-
-	if ((unclean && !(flags & NLFS_WRITER_REPAIR)) ||
-	    (rec->nlogs_after_sr && !(flags & NLFS_WRITER_ROLLFORWARD)))
-		return nlfs_err_set(err, EBUSY, rec->sr_log,
-				    "%s: the volume was not cleanly unmounted; mount it once "
-				    "(or run fsck.nilfs2) before changing it offline",
-				    nlfs_io_name(nlfs_fs_io(fs)));
+	rc = nlfs_writer_check_unmounted(fs, flags, err);
+	if (rc)
+		return rc;
 	/* a construction built on damaged metadata spreads it (fsck's own
 	 * repair is what mends it) */
 	if (!(flags & NLFS_WRITER_REPAIR)) {

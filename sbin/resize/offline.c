@@ -15,6 +15,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/resize.h>
+#include <nlfs/writer.h>
 #include "holder.h"
 #include "io_open.h"
 #include "resize.h"
@@ -36,7 +37,9 @@ static int examine(const struct resize_opts *o, struct nlfs_resize_info *ri)
 		return -1;
 	}
 	/* refused before the question and before an image file is extended */
-	rc = o->write_damaged ? 0 : nlfs_fs_vet(fs, &err);
+	rc = nlfs_writer_check_unmounted(fs, 0, &err);
+	if (!rc && !o->write_damaged)
+		rc = nlfs_fs_vet(fs, &err);
 	if (rc) {
 		nlfs_fs_close(fs);
 		nlfs_err_format(&err, msg, sizeof(msg));

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 guest=$here/guest.sh
 top=${top_builddir:-$here/../..}
 "$guest" require || exit
-for p in mkfs.nilfs2 fsck.nilfs2 mkcp lscp nilfs_cleanerd; do
+for p in mkfs.nilfs2 fsck.nilfs2 mkcp lscp nilfs_cleanerd nilfs-resize; do
 	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-crash-fsck-offline.XXXXXX") || exit 1
@@ -40,6 +40,15 @@ rc=$?
 # nothing after the last super root: the writers refuse the volume as it is
 "$top/mkcp" -s "$img" >"$tmp/refused" 2>&1 && fail "mkcp -s wrote to a volume the kernel did not unmount"
 grep -q 'not cleanly unmounted' "$tmp/refused" || { cat "$tmp/refused"; fail "mkcp -s: no reason given"; }
+# and nilfs-resize refuses a grow before it extends the image file (it grew
+# the file, then the writer refused and the file was cut back: one write
+# before the refusal; torture seed 10 with TORTURE_HOST=all, step 4)
+cp --sparse=always "$img" "$tmp/before"
+NILFS_TEST_FAULT=count "$top/nilfs-resize" -y "$img" 80M >"$tmp/refused" 2>&1 &&
+	fail "nilfs-resize grew a volume the kernel did not unmount"
+grep -q 'not cleanly unmounted' "$tmp/refused" || { cat "$tmp/refused"; fail "nilfs-resize: no reason given"; }
+grep 'nilfs-test-fault: [1-9]' "$tmp/refused" && fail "nilfs-resize wrote before it refused"
+cmp "$tmp/before" "$img" || fail "nilfs-resize changed the volume it refused"
 
 "$top/fsck.nilfs2" -y "$img" >"$tmp/fsck" 2>&1
 rc=$?
