@@ -11,23 +11,34 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/guest.sh" require || exit
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-torture.XXXXXX") || exit 1
 # seeds chosen to cover a crash, fsck -y's roll-forward, the online and
-# offline cleaners and a fault run each; TORTURE_SEEDS overrides
+# offline cleaners and a fault run each; TORTURE_SEEDS overrides.  Then
+# seed 10 of 8 steps with TORTURE_HOST=all: two crashes, fsck -y -z and
+# nilfs-undo on the crashed volume, nilfs-resize refusing to grow it before
+# any write, nilfs-tune -U (TORTURE_HOST_SEEDS, TORTURE_HOST_STEPS override)
 SEEDS=${TORTURE_SEEDS:-"1 2"}
 STEPS=${TORTURE_STEPS:-10}
+HOST_SEEDS=${TORTURE_HOST_SEEDS:-10}
+HOST_STEPS=${TORTURE_HOST_STEPS:-8}
 fail=0
-for seed in $SEEDS; do
-	if "$here/torture.sh" "$seed" "$STEPS" "$tmp/s$seed"; then
-		sed 's/^/  /' "$tmp/s$seed/log"
+one() {  # SEED STEPS [HOST]
+	if TORTURE_HOST=${3:-} "$here/torture.sh" "$1" "$2" "$tmp/s$1"; then
+		sed 's/^/  /' "$tmp/s$1/log"
 	else
 		rc=$?
 		[ $rc = 77 ] && { rm -rf "$tmp"; exit 77; }
 		fail=$((fail + 1))
-		sed 's/^/  /' "$tmp/s$seed/log"
+		sed 's/^/  /' "$tmp/s$1/log"
 		# keep the failing seed's volume for the reproducer
-		keep=${TMPDIR:-/tmp}/t-torture-seed$seed.$$
-		mv "$tmp/s$seed" "$keep" && echo "kept: $keep"
+		keep=${TMPDIR:-/tmp}/t-torture-seed$1.$$
+		mv "$tmp/s$1" "$keep" && echo "kept: $keep"
 	fi
+}
+for seed in $SEEDS; do
+	one "$seed" "$STEPS"
+done
+for seed in $HOST_SEEDS; do
+	one "$seed" "$HOST_STEPS" all
 done
 rm -rf "$tmp"
-[ $fail = 0 ] && echo "PASS: $0 (seeds $SEEDS, $STEPS steps each)"
+[ $fail = 0 ] && echo "PASS: $0 (seeds $SEEDS, $STEPS steps each; $HOST_SEEDS, $HOST_STEPS steps, TORTURE_HOST=all)"
 [ $fail = 0 ]
