@@ -155,6 +155,13 @@ int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlf
 void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
 			   uint64_t devsize);
 
+/* a checkpoint's ifile inode as the kernel can use it: a regular file, linked */
+static inline bool nlfs_cp_ifile_inode_ok(const struct nlfs_inode *in)
+{
+	return (nlfs_le16(in->i_mode) & NLFS_S_IFMT) == NLFS_S_IFREG &&
+	       nlfs_le16(in->i_links_count) != 0;
+}
+
 /* format/dir_record.c: NULL if the directory record at OFF of BUF is
  * sound (lengths, reserved inodes), else why not; *REC is filled */
 const char *nlfs_dir_record_why(const uint8_t *buf, uint32_t blocksize, unsigned off,
