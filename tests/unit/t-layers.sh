@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The library's layers (README, Layout): each folder of lib/ uses only
 # itself and the folders below it,
-#     lib/ (root: errors, arrays, nlfsP.h) < io < format < read < write < gc < repair
+#     lib/ (root: errors, arrays, CRC, nlfsP.h) < io < format < read < write < gc < repair
 # so that no file of the reading layers (io, format, read) includes the
 # writer's private header (write/writerP.h) or anything else above it.
 #  1. every quoted #include of a file under lib/ names a file of its own
