@@ -53,9 +53,9 @@ int nlfs_writer_fix_sufile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_
 		}
 		su = (struct nlfs_segment_usage *)(void *)(blk + (slot % epb) * susz);
 		flags = nlfs_le32(su->su_flags);
-		if (flags & NLFS_SEGMENT_USAGE_DIRTY)
+		if (nlfs_su_flags_dirty(flags))
 			ndirty++;
-		if (flags)
+		if (!nlfs_su_flags_clean(flags))
 			continue;
 		nclean++;
 		if (su->su_nblocks || su->su_lastmod) {
@@ -113,11 +113,11 @@ int nlfs_writer_fix_cpfile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_
 			const struct nlfs_checkpoint *cp = (const void *)(blk + i * cpsz);
 			uint32_t fl = nlfs_le32(cp->cp_flags);
 
-			if (fl & NLFS_CHECKPOINT_INVALID)
+			if (!nlfs_cp_flags_valid(fl))
 				continue;
 			inblock++;
 			nvalid++;
-			if (fl & NLFS_CHECKPOINT_SNAPSHOT)
+			if (nlfs_cp_flags_snapshot(fl))
 				nsnap++;
 		}
 		/* the first block's count would overlay the header: the kernel keeps none */
