@@ -53,17 +53,19 @@ while [ "$i" -lt "$rounds" ]; do
 	done
 	[ -f "$extra/draws.txt" ] && { echo "  $(grep -c . "$extra/draws.txt") damaged kernel-written seeds:"; sed 's/^/    /' "$extra/draws.txt"; rm -f "$extra/draws.txt"; }
 	for t in ${smoke_targets:+t-fuzz-smoke} ${stream:+t-fuzz-stream}; do
+		# a log of its own: two campaigns may share the build tree
+		log=fuzz-$seed-$t.$$.log
 		start=$(date +%s)
 		if ! FUZZ_SEED=$seed FUZZ_SCALE=$scale FUZZ_SECONDS=${FUZZ_SECONDS:-$((scale * 120))} \
 			FUZZ_TARGETS="$smoke_targets" FUZZ_EXTRA_CORPUS="$extra" \
-			top_srcdir="$src" sh "$src/tests/fuzz/$t.sh" >"fuzz-$seed.log" 2>&1; then
-			echo "FINDING with seed $seed ($t): see fuzz-$seed.log"
-			tail -n 40 "fuzz-$seed.log"
+			top_srcdir="$src" sh "$src/tests/fuzz/$t.sh" >"$log" 2>&1; then
+			echo "FINDING with seed $seed ($t): see $log"
+			tail -n 40 "$log"
 			exit 1
 		fi
-		grep -E '^ok:|^Done|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "fuzz-$seed.log"
+		grep -E '^ok:|^Done|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log"
 		echo "  $t: $(($(date +%s) - start)) s"
-		rm -f "fuzz-$seed.log"
+		rm -f "$log"
 	done
 	i=$((i + 1))
 done
