@@ -46,7 +46,9 @@ const char *cmd_volume_reason(const char *path, int rc, const struct nlfs_err *e
 		return "is a directory, not a device or an image file";
 	if (stat(path, &st) == 0 && !S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
 		return "neither a block device nor an image file";
-	if (rc == -EBUSY)
+	/* the device held by another, unless the library said why (a volume
+	 * not cleanly unmounted is EBUSY to the writer too) */
+	if (rc == -EBUSY && (!err || !err->code))
 		return dev_open_reason(path, rc, buf, len);
 	if (no_superblock(rc) && cmd_foreign_type(path, type, sizeof(type))) {
 		snprintf(buf, len, "formatted as %s, not NILFS2", type);

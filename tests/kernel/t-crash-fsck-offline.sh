@@ -49,6 +49,13 @@ NILFS_TEST_FAULT=count "$top/nilfs-resize" -y "$img" 80M >"$tmp/refused" 2>&1 &&
 grep -q 'not cleanly unmounted' "$tmp/refused" || { cat "$tmp/refused"; fail "nilfs-resize: no reason given"; }
 grep 'nilfs-test-fault: [1-9]' "$tmp/refused" && fail "nilfs-resize wrote before it refused"
 cmp "$tmp/before" "$img" || fail "nilfs-resize changed the volume it refused"
+# the offline cleaner says why too (it said "the device is in use (opened
+# exclusively by another program)": torture seeds 9009-9011)
+printf 'protection_period 0\nmax_clean_segments 100%%\nmin_reclaimable_blocks 1\n' >"$tmp/conf"
+"$top/nilfs_cleanerd" --offline -c "$tmp/conf" "$img" >"$tmp/refused" 2>&1 &&
+	fail "the offline cleaner wrote to a volume the kernel did not unmount"
+grep -q 'not cleanly unmounted' "$tmp/refused" || { cat "$tmp/refused"; fail "nilfs_cleanerd --offline: no reason given"; }
+cmp "$tmp/before" "$img" || fail "the offline cleaner changed the volume it refused"
 
 "$top/fsck.nilfs2" -y "$img" >"$tmp/fsck" 2>&1
 rc=$?
