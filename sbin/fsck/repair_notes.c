@@ -60,10 +60,12 @@ void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix 
 
 void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path)
 {
-	struct fsck_dir_fix f = { dir, parent, strdup(path ? path : "") };
+	struct fsck_dir_fix f = { dir, parent, NULL };
 
+	/* only the latest checkpoint's are kept: a copy made first leaked */
 	if (!latest(c, cno))
 		return;
+	f.path = strdup(path ? path : "");
 	if (!f.path) {
 		c->op_error = true;
 		return;
@@ -75,10 +77,11 @@ void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, c
 
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
 {
-	struct fsck_clear_fix f = { .ino = ino, .what = strdup(what) };
+	struct fsck_clear_fix f = { .ino = ino };
 
 	if (!latest(c, cno))
 		return;
+	f.what = strdup(what);
 	if (!f.what) {
 		c->op_error = true;
 		return;

@@ -46,7 +46,9 @@ mkdir -p "$tmp/corpus"
 # -b 1024 -B 16 on 1 MiB, ours with -d of a small tree (a root with a
 # directory, a file and a symlink), and the first after the kernel wrote
 # files, links, a snapshot, removals and a rename in it (seeds/kernel-1k.sh);
-# they reach the cpfile, ifile, DAT, B-tree and directory parsers
+# they reach the cpfile, ifile, DAT, B-tree and directory parsers.  Inputs
+# that found a bug stay as seeds too (fsck-leak-notes: fsck's notes of an
+# older checkpoint's directories leaked, bench/fuzz.sh's campaign)
 for seed in "$src"/tests/fuzz/seeds/*.img.xz; do
 	xz -dc "$seed" >"$tmp/corpus/$(basename "$seed" .xz)" || exit 1
 done
