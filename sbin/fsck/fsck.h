@@ -111,8 +111,9 @@ struct fsck {
 	uint64_t ncheckpoints, nsnapshots;
 };
 
+/* report.c: SIGINT/SIGTERM, and SIGUSR1: 1 on, SIGUSR2: 2 off */
 extern volatile sig_atomic_t fsck_cancel_requested;
-extern volatile sig_atomic_t fsck_progress_toggle;   /* SIGUSR1: 1 on, SIGUSR2: 2 off */
+extern volatile sig_atomic_t fsck_progress_toggle;
 
 /* problem.c: report one problem by its message (problem.h), the arguments
  * its template asks for checked by the compiler:

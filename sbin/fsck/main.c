@@ -40,9 +40,6 @@
 #include "repair.h"
 #include "stats.h"
 
-volatile sig_atomic_t fsck_cancel_requested;
-volatile sig_atomic_t fsck_progress_toggle;
-
 static void on_cancel(int sig)
 {
 	(void)sig;
