@@ -162,10 +162,10 @@ int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
 
-/* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
+/* util.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
 
-/* pass_dat.c: how many groups of a palloc file (DAT, ifile) to check when
+/* util.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt
  * key) is reported and cut down to what the device could hold */
 uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data);
@@ -220,7 +220,7 @@ struct fsck_cp {
 	 * FSCK_ICACHE slots at first; where the walk keeps reading again
 	 * blocks it had read (a kernel-written volume's files are numbered
 	 * apart from their directories' order), doubled, up to the ifile's
-	 * size and FSCK_ICACHE_MAX (cp_icache_* in pass_inode.c) */
+	 * size and FSCK_ICACHE_MAX (cp_icache_* in cp.c) */
 #define FSCK_ICACHE 256
 #define FSCK_ICACHE_MAX 2048
 	uint8_t *iblock;               /* niblocks blocks */
@@ -239,27 +239,30 @@ struct fsck_cp {
 	uint64_t *parent;              /* the directory naming each directory (diff only) */
 	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
 };
-/* pass_inode.c: the ifile block cache of CP, for an ifile of IFILE_BLOCKS
+/* cp.c: the ifile block cache of CP, for an ifile of IFILE_BLOCKS
  * blocks; 0 or -ENOMEM.  _reset empties it (another ifile), _free frees it. */
 int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks);
 void cp_icache_reset(struct fsck_cp *cp);
 void cp_icache_free(struct fsck_cp *cp);
-/* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
- * it cannot be read) */
+/* cp.c: inode INO of the checkpoint (0, or -1 after reporting why it
+ * cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
-/* check one inode's type, map and size; PATH may be NULL; false if its map
- * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */
-bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
+/* cp.c: "checkpoint C: inode I (PATH)" into BUF, for the messages */
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len);
+/* pass_inode.c: check one inode's type, map and size; PATH may be NULL;
+ * false if its map is unusable.  An inode that cannot be kept gets its
+ * bit in cp->cleared. */
+bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
 
-/* pass_checkpoint.c: an in-use inode no directory names that is free in
- * truth: a record never written, or a deleted file's */
+/* cp.c: an in-use inode no directory names that is free in truth: a
+ * record never written, or a deleted file's */
 bool cp_inode_is_empty(const struct nlfs_inode *i);
 bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f);
 /* pass_checkpoint.c: one checkpoint walked whole; with D, what it finds is
  * handed to D for the next checkpoint when it finds nothing wrong */
 int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d);
+/* cp.c: what CP holds, freed */
 void cp_free(struct fsck_cp *cp);
 /* pass_cpdiff.c: take CP (true) as the state the next checkpoint is
  * compared with; its ifile map counted IFILE_NBLOCKS, NGROUPS groups */
@@ -282,7 +285,7 @@ void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino);
  * not change: a record that says the same needs no new look at INO */
 bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type);
 
-/* pass_dir.c: the blocks of a directory the check walks and the repair
+/* util.c: the blocks of a directory the check walks and the repair
  * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */
 uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys);
 /* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */

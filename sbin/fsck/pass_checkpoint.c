@@ -56,56 +56,6 @@ out:
 	return rc;
 }
 
-void cp_free(struct fsck_cp *cp)
-{
-	free(cp->parent);
-	fsck_bitmap_free(&cp->alloc);
-	fsck_bitmap_free(&cp->visited);
-	fsck_bitmap_free(&cp->isdir);
-	fsck_bitmap_free(&cp->cleared);
-	fsck_icount_free(&cp->nref);
-	fsck_icount_free(&cp->links);
-	cp_icache_free(cp);
-}
-
-/* a record never written: no type, no links, no size, no blocks */
-bool cp_inode_is_empty(const struct nlfs_inode *i)
-{
-	return !i->i_mode && !i->i_links_count && !i->i_size && !i->i_blocks;
-}
-
-struct alive_find {
-	struct fsck *c;
-	uint64_t cno, nblocks;
-};
-
-static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
-{
-	struct alive_find *a = arg;
-	struct nlfs_dat_entry de;
-	struct nlfs_err err;
-
-	(void)key;
-	(void)level;
-	a->nblocks++;
-	if (nlfs_dat_lookup(a->c->fs, ptr, &de, &err))
-		return 1;   /* cannot tell: as if alive */
-	return nlfs_le64(de.de_start) <= a->cno && a->cno < nlfs_le64(de.de_end);
-}
-
-/* The record a deleted file leaves (the kernel only frees its bit): no
- * links, and blocks mapped, none alive in this checkpoint.  An unlinked
- * file still open keeps its blocks alive, and one with no blocks cannot be
- * told from it: both are left to the orphan rules. */
-bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f)
-{
-	struct alive_find a = { c, cno, 0 };
-	struct nlfs_err err;
-	if (f->inode.i_links_count || !nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
-		return false;   /* i_bmap may hold a device number */
-	return nlfs_bmap_iterate(c->fs, f, block_alive, &a, &err) == 0 && a.nblocks;
-}
-
 /* the ifile's blocks past the groups the check takes (PR_MDT_SIZE): -y
  * drops them from the map */
 static void note_ifile_far(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)

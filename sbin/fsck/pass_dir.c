@@ -80,13 +80,6 @@ static void count_ref(struct fsck_cp *cp, uint64_t ino)
 	}
 }
 
-uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys)
-{
-	/* keys come in order; an i_size that reaches further or falls short
-	 * is a wrong size (as e2fsck takes it), not missing blocks */
-	return nkeys && keys[nkeys - 1] < UINT64_MAX ? keys[nkeys - 1] + 1 : 0;
-}
-
 static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size_t pathlen)
 {
 	uint32_t bs = w->c->g->blocksize;
