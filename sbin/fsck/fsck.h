@@ -93,7 +93,7 @@ struct fsck {
 	bool op_error;                         /* could not finish: I/O or memory */
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
-	/* pass_cpdiff.c tries a checkpoint by difference with problems held
+	/* cpdiff.c tries a checkpoint by difference with problems held
 	 * back: one found sets probe_failed and the checkpoint is walked whole */
 	bool probing, probe_failed;
 	uint64_t nreported;                    /* problems counted so far, of any severity */
@@ -234,7 +234,7 @@ struct fsck_cp {
 	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
 	uint64_t ninuse;
-	/* set when the checkpoint is checked by difference (pass_cpdiff.c) */
+	/* set when the checkpoint is checked by difference (cpdiff.c) */
 	struct cpdiff *diff;
 	uint64_t *parent;              /* the directory naming each directory (diff only) */
 	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
@@ -264,13 +264,13 @@ bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f
 int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d);
 /* cp.c: what CP holds, freed */
 void cp_free(struct fsck_cp *cp);
-/* pass_cpdiff.c: take CP (true) as the state the next checkpoint is
+/* cpdiff.c: take CP (true) as the state the next checkpoint is
  * compared with; its ifile map counted IFILE_NBLOCKS, NGROUPS groups */
 bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t ninodes,
 		  uint64_t ifile_nblocks, uint64_t ngroups);
 bool cpdiff_header_done(const struct cpdiff *d);
 
-/* pass_cpdiff.c: every chosen checkpoint, the first (the latest) walked
+/* cpdiff.c: every chosen checkpoint, the first (the latest) walked
  * whole, each next one by difference with the one before when that was
  * found clean: only the ifile blocks that changed, the inodes they hold
  * and the directories among them are examined again (fsck.nilfs2(8),

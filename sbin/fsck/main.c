@@ -12,7 +12,7 @@
  *   5 the cpfile and the sufile's map (pass_cpfile.c)
  *   6 for each checkpoint checked: ifile, inodes, block maps, directories,
  *     link counts (pass_checkpoint.c, pass_dir.c, pass_inode.c, check_map.c;
- *     after the first, by difference with the one before: pass_cpdiff.c);
+ *     after the first, by difference with the one before: cpdiff.c);
  *     after the latest, unused live DAT entries (pass_dat.c)
  * With -y or -p, errors a repair exists for are repaired after the check
  * (repair.h says how), and the volume is checked again: the exit status

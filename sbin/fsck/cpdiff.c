@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pass_cpdiff.c - pass 6 over many checkpoints at the cost of what changes
+ * cpdiff.c - pass 6 over many checkpoints at the cost of what changes
  * between them.
  *
  * Checkpoints share their blocks through the DAT: a virtual block number
