@@ -40,6 +40,7 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "cpdiff.h"
 #include "array.h"
 
 /* an inode's map, to be found again at the checkpoint it goes stale in */
@@ -90,7 +91,6 @@ struct cpdiff {
 	const uint64_t *cnos;
 	uint64_t ncnos, k;              /* the checkpoints, the one at hand */
 	bool have;                      /* cp holds a clean checkpoint's state */
-	bool header_done;
 	struct fsck_cp cp;              /* cp.nblocks: of the files, not the ifile */
 	uint64_t ninodes, ifile_nblocks, ngroups;
 	struct nlfs_file prev_ifile;
@@ -132,21 +132,20 @@ static void fail(struct cpdiff *d)
 	d->failed = true;
 }
 
-bool cpdiff_header_done(const struct cpdiff *d)
+static void cpdiff_dirty(void *arg, uint64_t ino)
 {
-	return d->header_done;
-}
+	struct cpdiff *d = arg;
 
-void cpdiff_dirty(struct cpdiff *d, uint64_t ino)
-{
 	if (ino >= d->dirtymap.nbits || fsck_bit_test_set(&d->dirtymap, ino))
 		return;
 	if (CLI_PUSH(d->dirty, d->ndirty, d->capdirty, ino))
 		fail(d);
 }
 
-void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child)
+static void cpdiff_note_child(void *arg, uint64_t dir, uint64_t child)
 {
+	struct cpdiff *d = arg;
+
 	if (child >= d->cp.max_ino || d->cp.parent[child]) {
 		fail(d);   /* a second name of a directory */
 		return;
@@ -156,8 +155,9 @@ void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child)
 		fail(d);
 }
 
-void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino)
+static void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino)
 {
+	struct cpdiff *d = arg;
 	struct pair p = { dir, ino };
 
 	if (CLI_PUSH(d->dotdot, d->ndotdot, d->capdotdot, p))
@@ -186,8 +186,9 @@ static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t mi
 	return lo;
 }
 
-void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end)
+static void cpdiff_note_version(void *arg, uint64_t ino, uint64_t max_start, uint64_t min_end)
 {
+	struct cpdiff *d = arg;
 	struct vent e = { ino, d->ver && ino < d->cp.max_ino ? d->ver[ino] : 0 };
 	uint64_t at = stale_at(d, max_start, min_end);
 	struct bucket *b;
@@ -288,7 +289,8 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 	}
 	d->cp = *cp;
 	d->cp.nblocks -= ifile_nblocks;
-	d->cp.diff = d;
+	d->cp.diff = &cpdiff_hooks;
+	d->cp.diff_arg = d;
 	d->have = true;
 	d->ninodes = ninodes;
 	d->ifile_nblocks = ifile_nblocks;
@@ -398,8 +400,9 @@ static int hash_oldblk(struct cpdiff *d)
 	return 0;
 }
 
-bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
+static bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned type)
 {
+	const struct cpdiff *d = arg;
 	size_t cap = d->oldset_n;
 
 	if (!cap || fsck_bit_test(&d->touchmap, ino))
@@ -937,59 +940,76 @@ failed:
 	return false;
 }
 
-int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
+const struct cp_diff_hooks cpdiff_hooks = {
+	.note_version = cpdiff_note_version,
+	.dirty = cpdiff_dirty,
+	.note_child = cpdiff_note_child,
+	.note_dotdot = cpdiff_note_dotdot,
+	.record_known = cpdiff_record_known,
+};
+
+int cpdiff_new(struct fsck *c, const uint64_t *cnos, uint64_t ncnos, struct cpdiff **dp)
 {
-	struct cpdiff d = { .c = c, .cnos = cnos, .ncnos = ncnos };
-	uint64_t ndiff = 0;
+	struct cpdiff *d;
 
-	if (ncnos > 1 && (!(d.buckets = calloc(ncnos, sizeof(*d.buckets))) ||
-			  !(d.ibuckets = calloc(ncnos, sizeof(*d.ibuckets))))) {
-		free(d.buckets);
-		d.buckets = NULL;
-		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
+	*dp = NULL;
+	if (ncnos <= 1)
+		return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->buckets = calloc(ncnos, sizeof(*d->buckets))) ||
+	    !(d->ibuckets = calloc(ncnos, sizeof(*d->ibuckets)))) {
+		if (d)
+			free(d->buckets);
+		free(d);
+		return -ENOMEM;
 	}
-	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
-		d.k = i;
-		d.header_done = false;
-		if (d.have) {
-			char title[96];
-
-			snprintf(title, sizeof(title),
-				 "checking inodes, block maps and directories (checkpoint %" PRIu64 ")",
-				 cnos[i]);
-			fsck_pass_begin(c, 6, title);
-			d.header_done = true;
-			if (try_difference(c, &d, cnos[i])) {
-				ndiff++;
-				continue;
-			}
-			drop_state(&d);
-		}
-		if (i > 0) {
-			fsck_vbitmap_clear_all(&c->vref);
-			c->maps_incomplete = false;
-		}
-		pass_checkpoint_walk(c, cnos[i], d.buckets ? &d : NULL);
-		if (!d.have && d.buckets)
-			clear_buckets(&d);
-		if (i == 0 && !fsck_cancelled(c))
-			pass_dat_leaks(c);
-	}
-	if (ncnos > 1)
-		fsck_verbose(c, "%" PRIu64 " of %" PRIu64 " checkpoints checked by difference with "
-			     "the one before", ndiff, ncnos);
-	drop_state(&d);
-	free(d.buckets);
-	free(d.ibuckets);
-	free(d.stale);
-	free(d.chg);
-	free(d.dirty);
-	free(d.t);
-	free(d.lost);
-	free(d.dotdot);
-	free(d.moved);
-	free(d.oldblk);
-	free(d.oldset);
-	free(d.oldrec);
+	d->c = c;
+	d->cnos = cnos;
+	d->ncnos = ncnos;
+	*dp = d;
 	return 0;
+}
+
+void cpdiff_step(struct cpdiff *d, uint64_t k)
+{
+	d->k = k;
+}
+
+bool cpdiff_kept(const struct cpdiff *d)
+{
+	return d->have;
+}
+
+bool cpdiff_try(struct cpdiff *d)
+{
+	if (try_difference(d->c, d, d->cnos[d->k]))
+		return true;
+	drop_state(d);
+	return false;
+}
+
+void cpdiff_walked(struct cpdiff *d)
+{
+	if (!d->have)
+		clear_buckets(d);
+}
+
+void cpdiff_free(struct cpdiff *d)
+{
+	if (!d)
+		return;
+	drop_state(d);
+	free(d->buckets);
+	free(d->ibuckets);
+	free(d->stale);
+	free(d->chg);
+	free(d->dirty);
+	free(d->t);
+	free(d->lost);
+	free(d->dotdot);
+	free(d->moved);
+	free(d->oldblk);
+	free(d->oldset);
+	free(d->oldrec);
+	free(d);
 }

@@ -201,6 +201,25 @@ const char *fsck_file_what(const struct fsck_file_check *fc);
 bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
 		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de);
 
+/* What the checks by difference (cpdiff.c) learn from a walk of the
+ * checkpoint (pass_dir.c's tree walk, pass_inode.c's checks of one inode)
+ * while they keep its state or check the next one against it.  The walk
+ * calls these through the checkpoint's diff where it is set, never
+ * cpdiff.c itself, which calls the walk.  ARG is the checkpoint's
+ * diff_arg. */
+struct cp_diff_hooks {
+	/* the blocks of INO's map are all alive in [MAX_START, MIN_END) */
+	void (*note_version)(void *arg, uint64_t ino, uint64_t max_start, uint64_t min_end);
+	/* a record naming INO was counted: its link count is to be compared */
+	void (*dirty)(void *arg, uint64_t ino);
+	/* a changed directory DIR names directory CHILD, or has '..' naming INO */
+	void (*note_child)(void *arg, uint64_t dir, uint64_t child);
+	void (*note_dotdot)(void *arg, uint64_t dir, uint64_t ino);
+	/* directory DIR's old version had a record naming INO as TYPE, and INO
+	 * did not change: a record that says the same needs no new look at INO */
+	bool (*record_known)(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+};
+
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with
  * pass_dir.c's tree walk and pass_inode.c's checks of one inode */
 struct fsck_cp {
@@ -235,7 +254,8 @@ struct fsck_cp {
 	uint64_t nchecked;
 	uint64_t ninuse;
 	/* set when the checkpoint is checked by difference (cpdiff.c) */
-	struct cpdiff *diff;
+	const struct cp_diff_hooks *diff;
+	void *diff_arg;
 	uint64_t *parent;              /* the directory naming each directory (diff only) */
 	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
 };
@@ -259,31 +279,17 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
  * record never written, or a deleted file's */
 bool cp_inode_is_empty(const struct nlfs_inode *i);
 bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f);
-/* pass_checkpoint.c: one checkpoint walked whole; with D, what it finds is
- * handed to D for the next checkpoint when it finds nothing wrong */
-int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d);
 /* cp.c: what CP holds, freed */
 void cp_free(struct fsck_cp *cp);
-/* cpdiff.c: take CP (true) as the state the next checkpoint is
- * compared with; its ifile map counted IFILE_NBLOCKS, NGROUPS groups */
-bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t ninodes,
-		  uint64_t ifile_nblocks, uint64_t ngroups);
-bool cpdiff_header_done(const struct cpdiff *d);
 
-/* cpdiff.c: every chosen checkpoint, the first (the latest) walked
- * whole, each next one by difference with the one before when that was
- * found clean: only the ifile blocks that changed, the inodes they hold
- * and the directories among them are examined again (fsck.nilfs2(8),
- * MEMORY) */
-int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos);
-/* for pass_inode.c and pass_dir.c while D is being built or applied */
-void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end);
-void cpdiff_dirty(struct cpdiff *d, uint64_t ino);
-void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child);
-void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino);
-/* directory DIR's old version had a record naming INO as TYPE, and INO did
- * not change: a record that says the same needs no new look at INO */
-bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type);
+/* pass_checkpoint.c: every chosen checkpoint, the first (the latest)
+ * walked whole, each next one by difference with the one before when that
+ * was found clean: only the ifile blocks that changed, the inodes they
+ * hold and the directories among them are examined again (fsck.nilfs2(8),
+ * MEMORY).  AFTER_LATEST runs once the latest is walked, while c->vref
+ * holds the virtual blocks it uses. */
+int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos,
+		     void (*after_latest)(struct fsck *c));
 
 /* util.c: the blocks of a directory the check walks and the repair
  * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */

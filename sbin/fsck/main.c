@@ -297,7 +297,7 @@ static int step_cpfile(struct fsck *c, struct check_run *r)
  * the live DAT entries no file of it uses */
 static int step_checkpoints(struct fsck *c, struct check_run *r)
 {
-	pass_checkpoints(c, r->cnos, r->ncnos);
+	pass_checkpoints(c, r->cnos, r->ncnos, pass_dat_leaks);
 	if (c->valloc.oom || c->vconfirmed.oom || c->vref.oom)
 		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
 	return 0;

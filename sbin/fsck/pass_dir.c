@@ -76,7 +76,7 @@ static void count_ref(struct fsck_cp *cp, uint64_t ino)
 	if (n < UINT16_MAX) {
 		fsck_icount_set(&cp->nref, ino, n + 1);
 		if (cp->diff_walk)
-			cpdiff_dirty(cp->diff, ino);
+			cp->diff->dirty(cp->diff_arg, ino);
 	}
 }
 
@@ -216,7 +216,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 			/* the parent is known once every changed directory is read */
 			fr->dotdot = true;
 			count_ref(cp, rec->ino);
-			cpdiff_note_dotdot(cp->diff, fr->ino, rec->ino);
+			cp->diff->note_dotdot(cp->diff_arg, fr->ino, rec->ino);
 			return;
 		}
 		if (is_dotdot) {
@@ -263,13 +263,14 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
-	if (cp->diff_walk && cpdiff_record_known(cp->diff, fr->ino, rec->ino, rec->file_type)) {
+	if (cp->diff_walk &&
+	    cp->diff->record_known(cp->diff_arg, fr->ino, rec->ino, rec->file_type)) {
 		/* a record checked as it is, naming an inode as it was */
 		bool dir = fsck_bit_test(&cp->isdir, rec->ino);
 
 		count_ref(cp, rec->ino);
 		if (dir)
-			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
@@ -290,7 +291,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		check_type(w, rec, off, mode);
 		count_ref(cp, rec->ino);
 		if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
-			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
 	if (!set_path(w, pathlen, rec->name, rec->name_len))

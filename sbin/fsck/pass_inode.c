@@ -113,7 +113,7 @@ bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, 
 	check_file_map(c, f, &fc);
 	cp->nblocks += fc.nblocks;
 	if (cp->diff)
-		cpdiff_note_version(cp->diff, f->ino, fc.max_start, fc.min_end);
+		cp->diff->note_version(cp->diff_arg, f->ino, fc.max_start, fc.min_end);
 	if (!fc.map_ok)
 		return false;
 	if (nlfs_le16(f->inode.i_links_count) == 0)
