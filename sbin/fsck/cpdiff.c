@@ -778,67 +778,61 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 	return d->failed;
 }
 
-/* checkpoint CNO by difference with the one kept: true if it is clean
- * (and kept now), false if it must be walked whole */
-static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
+/* the ifile's map: what the last checkpoint's does not share with this
+ * one's, checked as a map is (FC); false if the difference cannot go on */
+static bool diff_ifile_map(struct cpdiff *d, struct fsck_file_check *fc)
 {
-	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct fsck *c = d->c;
 	struct fsck_cp *cp = &d->cp;
-	struct fsck_file_check fc = { 0 };
-	struct nlfs_checkpoint ck;
-	struct nlfs_file f;
 	uint64_t ngroups;
 	uint8_t flags;
-	char what[64];
 
-	reset_step(d);
-	if (nlfs_cpfile_get(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
-		return false;
-	c->probing = true;
-	c->probe_failed = false;
-	cp->cno = cno;
-	cp->ifile = f;
-	cp_icache_reset(cp);
-
-	/* the ifile's map: what the last checkpoint's does not share with it */
-	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
-	fc.cno = cno;
-	fc.what = what;
-	fc.max_fs_units = 4;
-	d->ifc = &fc;
+	d->ifc = fc;
 	memcpy(&flags, cp->ifile.inode.i_bmap, 1);
 	if ((!(flags & NLFS_BMAP_LARGE) && flags) ||
 	    nlfs_bmap_diff(c->fs, &d->prev_ifile, &cp->ifile, ifile_change, d, NULL) ||
 	    c->probe_failed || d->failed)
-		goto failed;
-	fc.nblocks = d->ifile_nblocks + d->nfresh - d->nstale;
-	if (!nlfs_inode_blocks_ok(nlfs_le64(cp->ifile.inode.i_blocks), fc.nblocks,
-				  c->g->blocksize, fc.max_fs_units))
-		goto failed;
-	ngroups = palloc_groups(c, what, c->g->inode_size, d->ifile_last_data);
+		return false;
+	fc->nblocks = d->ifile_nblocks + d->nfresh - d->nstale;
+	if (!nlfs_inode_blocks_ok(nlfs_le64(cp->ifile.inode.i_blocks), fc->nblocks,
+				  c->g->blocksize, fc->max_fs_units))
+		return false;
+	ngroups = palloc_groups(c, fc->what, c->g->inode_size, d->ifile_last_data);
 	/* the kernel's ifile only grows */
 	if (ngroups < d->ngroups || (ngroups > d->ngroups && grow_groups(d, ngroups)))
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->nstale; i++)
 		fsck_vbit_clear(&c->vref, d->stale[i].ptr);   /* no longer the ifile's */
+	return true;
+}
 
-	/* the inodes to take again */
+/* the inodes to take again, from the ifile blocks that changed */
+static bool find_touched(struct cpdiff *d)
+{
 	diff_ifile_blocks(d);
 	if (d->failed)
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->nchg; i++)
 		if (set_iptr(d, d->chg[i].key, d->chg[i].ptr))
-			goto failed;
+			return false;
 	for (size_t i = 0; i < d->nstale; i++) {
 		const struct ient *e = &d->stale[i];
 
 		/* a data block gone, not replaced: a hole the full walk names */
 		if (e->level == 0 && (e->key >= d->niptr || d->iptr[e->key] == e->ptr))
-			goto failed;
+			return false;
 	}
 	settle_touched(d);
+	return true;
+}
 
-	/* out as they were */
+/* the touched inodes taken out as they were */
+static bool take_out_old(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+
 	for (size_t i = 0; i < d->nt && !d->failed; i++) {
 		struct touched *t = &d->t[i];
 		struct nlfs_file old;
@@ -848,10 +842,10 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			continue;
 		/* a bit alone moved: the record is the current one */
 		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
-			goto failed;
+			return false;
 		mode = nlfs_le16(old.inode.i_mode);
 		if (nlfs_mode_has_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
-			goto failed;
+			return false;
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes--;
 		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
@@ -862,9 +856,17 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
-	if (hash_oldblk(d))
-		goto failed;
-	/* in as they are */
+	return true;
+}
+
+/* the touched inodes put in as they are, checked again */
+static bool put_in_new(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct nlfs_file f;
+
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
 		uint16_t mode;
@@ -872,20 +874,29 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		if (!t->new_alloc || metadata_ino(t->ino))
 			continue;
 		if (cp_read_inode(c, cp, t->ino, &f))
-			goto failed;
+			return false;
 		mode = nlfs_le16(f.inode.i_mode);
 		if (t->ino >= first_ino &&
-		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cno, &f)))
-			goto failed;
+		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cp->cno, &f)))
+			return false;
 		if (t->old_alloc && (mode ^ nlfs_le16(t->old_mode)) & NLFS_S_IFMT)
-			goto failed;   /* names left in unchanged directories: their types */
+			return false;   /* names left in unchanged directories: their types */
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes++;
 		d->ver[t->ino]++;
 		if (!check_inode(c, cp, &f, NULL))
-			goto failed;
+			return false;
 		cpdiff_dirty(d, t->ino);
 	}
+	return true;
+}
+
+/* each changed directory read whole, no descent (pass_dir.c) */
+static bool walk_changed_dirs(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
 
@@ -894,37 +905,73 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			continue;
 		if (t->ino != NLFS_ROOT_INO && !cp->parent[t->ino] &&
 		    CLI_PUSH(d->moved, d->nmoved, d->capmoved, t->ino))
-			goto failed;
+			return false;
 		cp->diff_walk = true;
 		walk_tree(c, cp, t->ino, 0, "");
 		cp->diff_walk = false;
 	}
-	if (d->failed || c->probe_failed)
-		goto failed;
-	check_tree(d);
+	return true;
+}
 
-	/* what every checkpoint must hold */
+/* what every checkpoint must hold, and what the blocks filed for this one
+ * and its counters (CK; its ifile's map IFILE_NBLOCKS blocks) say */
+static bool holds_up(struct cpdiff *d, const struct nlfs_checkpoint *ck, uint64_t ifile_nblocks)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct nlfs_file f;
+
 	for (uint64_t ino = 0; ino < first_ino; ino++)
 		if (!fsck_bit_test(&cp->alloc, ino))
-			goto failed;
+			return false;
 	if (cp_read_inode(c, cp, NLFS_ROOT_INO, &f) ||
 	    !is_type(nlfs_le16(f.inode.i_mode), NLFS_S_IFDIR) || !f.inode.i_links_count)
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->buckets[d->k].n; i++) {
 		const struct vent *e = &d->buckets[d->k].v[i];
 
 		if (d->ver[e->ino] == e->ver && fsck_bit_test(&cp->alloc, e->ino))
-			goto failed;   /* an unchanged map with a block dead here */
+			return false;   /* an unchanged map with a block dead here */
 	}
 	free(d->buckets[d->k].v);
 	d->buckets[d->k] = (struct bucket){ 0 };
 	for (size_t i = 0; i < d->ibuckets[d->k].n; i++)
 		if (fsck_vbit_test(&c->vref, d->ibuckets[d->k].v[i]))
-			goto failed;   /* an ifile block still in use, dead here */
+			return false;   /* an ifile block still in use, dead here */
 	free(d->ibuckets[d->k].v);
 	d->ibuckets[d->k] = (struct vbucket){ 0 };
-	if (nlfs_le64(ck.cp_inodes_count) != d->ninodes ||
-	    nlfs_le64(ck.cp_blocks_count) != cp->nblocks + fc.nblocks)
+	return nlfs_le64(ck->cp_inodes_count) == d->ninodes &&
+	       nlfs_le64(ck->cp_blocks_count) == cp->nblocks + ifile_nblocks;
+}
+
+/* checkpoint CNO by difference with the one kept: true if it is clean
+ * (and kept now), false if it must be walked whole */
+static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
+{
+	struct fsck_cp *cp = &d->cp;
+	struct fsck_file_check fc = { 0 };
+	struct nlfs_checkpoint ck;
+	struct nlfs_file f;
+	char what[64];
+
+	reset_step(d);
+	if (nlfs_cpfile_get(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
+		return false;
+	c->probing = true;
+	c->probe_failed = false;
+	cp->cno = cno;
+	cp->ifile = f;
+	cp_icache_reset(cp);
+	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
+	fc.cno = cno;
+	fc.what = what;
+	fc.max_fs_units = 4;
+	if (!diff_ifile_map(d, &fc) || !find_touched(d) || !take_out_old(d) || hash_oldblk(d) ||
+	    !put_in_new(d) || !walk_changed_dirs(d) || d->failed || c->probe_failed)
+		goto failed;
+	check_tree(d);
+	if (!holds_up(d, &ck, fc.nblocks))
 		goto failed;
 	if (d->failed || c->probe_failed || c->maps_incomplete)
 		goto failed;
