@@ -173,6 +173,108 @@ static void free_repair(struct repair *r)
 	nlfs_writer_free(r->w);
 }
 
+/* the superblocks: the construction ends by writing both copies from
+ * the one in use */
+static void note_superblocks(struct repair *r)
+{
+	struct fsck *c = r->c;
+
+	if (repair_found(c, PR_SB_READ) || repair_found(c, PR_SB_MAGIC) ||
+	    repair_found(c, PR_SB_BYTES) || repair_found(c, PR_SB_CRC) ||
+	    repair_found(c, PR_SB_CURSOR) || repair_found(c, PR_SB_GEOMETRY) ||
+	    repair_found(c, PR_SB_REVISION) || repair_found(c, PR_SB_MISMATCH)) {
+		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r->fs);
+
+		repair_done(r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
+		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
+	}
+}
+
+/* block maps, DAT entries and segments with damaged summaries (not under
+ * -p); *REMAPPED says whether they changed anything */
+static int mend_maps(struct repair *r, bool *remapped)
+{
+	struct fsck *c = r->c;
+	uint64_t before = r->nfixes;
+	int rc;
+
+	rc = repair_map_dat(c, r->fs, r->w, &r->nfixes, &r->err);
+	if (rc)
+		rc = repair_lib_failed(r, rc, "mending block maps and DAT entries");
+	if (!rc) {
+		rc = repair_logs(c, r->fs, r->w, &r->nfixes, &r->err);
+		if (rc)
+			rc = repair_lib_failed(r, rc, "giving up segments with damaged summaries");
+	}
+	/* what the check said of directories, links and block counts
+	 * was seen through the damaged maps: the check after these
+	 * repairs says it again, truly */
+	*remapped = r->nfixes != before;
+	if (*remapped && (c->fix.ndirents || c->fix.ndetached || c->fix.nlinks ||
+			  c->fix.nblocks))
+		fsck_info(c, "directory and inode repairs wait for the check after these "
+			  "repairs (block maps and DAT entries changed)");
+	return rc;
+}
+
+/* leaked DAT entries, directories, lost+found, inodes and the checkpoint's
+ * counts, as the check saw them (after maps were REMAPPED, only what
+ * does not wait for the check after these repairs) */
+static int mend_tree(struct repair *r, bool preen, bool remapped)
+{
+	struct fsck *c = r->c;
+	int rc = 0;
+
+	if (!preen && !remapped)
+		rc = repair_plan_dirents(r);
+	if (!rc && (!remapped || fsck_test_break("end-leaks")))
+		rc = end_leaks(r);
+	if (!rc && !remapped)
+		rc = repair_clear_inodes(r);   /* under -p, only empty records */
+	if (!rc && !preen && !remapped)
+		rc = repair_ifile_far(r);
+	if (!rc && !preen && !remapped)
+		rc = repair_plan_detached(r);
+	if (!rc && !remapped)
+		rc = repair_write_dirs(r);
+	if (!rc && !remapped)
+		rc = repair_inodes(r);
+	/* the counts the check made are the truth the construction's own
+	 * changes (cleared inodes, rewritten directories) start from; after
+	 * maps were mended, the check after these repairs counts again */
+	if (!rc && !remapped && c->fix.cp_counts_known) {
+		nlfs_writer_set_counts(r->w, c->fix.cp_ninodes, c->fix.cp_nblocks);
+		if (repair_found(c, PR_CP_NINODES) || repair_found(c, PR_CP_NBLOCKS))
+			repair_done(r, 1, "checkpoint %" PRIu64 ": inode and block counts taken from its files",
+			     c->latest_cno);
+	}
+	return rc;
+}
+
+/* the construction written as one new checkpoint, if it holds anything
+ * (repairs, or the logs REPLAYED) */
+static int commit_repairs(struct repair *r, bool replayed, bool *changed)
+{
+	struct fsck *c = r->c;
+	int rc;
+
+	if (!r->nfixes && !replayed) {
+		fsck_info(c, "nothing the repairs could change");
+		return 0;
+	}
+	rc = nlfs_writer_commit(r->w, &r->err);
+	if (rc)
+		return repair_lib_failed(r, rc, "writing the repairs");
+	*changed = true;
+	if (r->nfixes)
+		c->corrected = true;
+	if (!c->repair_cno)
+		c->repair_cno = nlfs_writer_cno(r->w);
+	fsck_info(c, "%s written as checkpoint %" PRIu64, r->nfixes ? "repairs" : "recovery",
+		  nlfs_writer_cno(r->w));
+	return 0;
+}
+
 int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 {
 	struct repair r = { .c = c };
@@ -203,16 +305,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = repair_lib_failed(&r, rc, "opening the volume for writing");
 		goto out;
 	}
-	if (repair_found(c, PR_SB_READ) || repair_found(c, PR_SB_MAGIC) ||
-	    repair_found(c, PR_SB_BYTES) || repair_found(c, PR_SB_CRC) ||
-	    repair_found(c, PR_SB_CURSOR) || repair_found(c, PR_SB_GEOMETRY) ||
-	    repair_found(c, PR_SB_REVISION) || repair_found(c, PR_SB_MISMATCH)) {
-		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r.fs);
-
-		/* the construction ends by writing both copies from this one */
-		repair_done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
-		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
-	}
+	note_superblocks(&r);
 	repair_sort_notes(c);
 	rc = repair_meta(c, r.fs, r.w, &r.nfixes, &r.err);
 	if (rc) {
@@ -226,67 +319,12 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = roll_forward(&r);
 		replayed = !rc;
 	}
-	if (!rc && !preen) {
-		uint64_t before = r.nfixes;
-
-		rc = repair_map_dat(c, r.fs, r.w, &r.nfixes, &r.err);
-		if (rc)
-			rc = repair_lib_failed(&r, rc, "mending block maps and DAT entries");
-		if (!rc) {
-			rc = repair_logs(c, r.fs, r.w, &r.nfixes, &r.err);
-			if (rc)
-				rc = repair_lib_failed(&r, rc, "giving up segments with damaged summaries");
-		}
-		/* what the check said of directories, links and block counts
-		 * was seen through the damaged maps: the check after these
-		 * repairs says it again, truly */
-		remapped = r.nfixes != before;
-		if (remapped && (c->fix.ndirents || c->fix.ndetached || c->fix.nlinks ||
-				 c->fix.nblocks))
-			fsck_info(c, "directory and inode repairs wait for the check after these "
-				  "repairs (block maps and DAT entries changed)");
-	}
-	if (!rc && !preen && !remapped)
-		rc = repair_plan_dirents(&r);
-	if (!rc && (!remapped || fsck_test_break("end-leaks")))
-		rc = end_leaks(&r);
-	if (!rc && !remapped)
-		rc = repair_clear_inodes(&r);   /* under -p, only empty records */
-	if (!rc && !preen && !remapped)
-		rc = repair_ifile_far(&r);
-	if (!rc && !preen && !remapped)
-		rc = repair_plan_detached(&r);
-	if (!rc && !remapped)
-		rc = repair_write_dirs(&r);
-	if (!rc && !remapped)
-		rc = repair_inodes(&r);
-	/* the counts the check made are the truth the construction's own
-	 * changes (cleared inodes, rewritten directories) start from; after
-	 * maps were mended, the check after these repairs counts again */
-	if (!rc && !remapped && c->fix.cp_counts_known) {
-		nlfs_writer_set_counts(r.w, c->fix.cp_ninodes, c->fix.cp_nblocks);
-		if (repair_found(c, PR_CP_NINODES) || repair_found(c, PR_CP_NBLOCKS))
-			repair_done(&r, 1, "checkpoint %" PRIu64 ": inode and block counts taken from its files",
-			     c->latest_cno);
-	}
-	if (rc)
-		goto out;
-	if (!r.nfixes && !replayed) {
-		fsck_info(c, "nothing the repairs could change");
-		goto out;
-	}
-	rc = nlfs_writer_commit(r.w, &r.err);
-	if (rc) {
-		rc = repair_lib_failed(&r, rc, "writing the repairs");
-		goto out;
-	}
-	*changed = true;
-	if (r.nfixes)
-		c->corrected = true;
-	if (!c->repair_cno)
-		c->repair_cno = nlfs_writer_cno(r.w);
-	fsck_info(c, "%s written as checkpoint %" PRIu64, r.nfixes ? "repairs" : "recovery",
-		  nlfs_writer_cno(r.w));
+	if (!rc && !preen)
+		rc = mend_maps(&r, &remapped);
+	if (!rc)
+		rc = mend_tree(&r, preen, remapped);
+	if (!rc)
+		rc = commit_repairs(&r, replayed, changed);
 out:
 	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT || rc == -ENOTSUP)) {
 		/* the damage is in the way of the repair itself: nothing was
