@@ -81,16 +81,9 @@ static bool seg_to_revive(const struct fsck *c, uint64_t blk)
 	return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool rebuilding(const struct mapfix *m, uint64_t ino)
 {
-	return m->ninos && bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), cmp_u64) != NULL;
+	return m->ninos && bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), nlfs_cmp_u64) != NULL;
 }
 
 /* ---- the summaries ---- */
@@ -496,7 +489,7 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
-	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64) != NULL;
+	return n && bsearch(&x, v, n, sizeof(*v), nlfs_cmp_u64) != NULL;
 }
 
 static int push_entry(struct mapfix *m, uint64_t key, uint64_t ptr)
@@ -642,14 +635,14 @@ static int remap_file(struct mapfix *m, const struct fsck_map_fix *mf, const str
 	if (same)
 		return 0;   /* the map holds up as it is (its DAT entries were the problem) */
 	if (s->n > 1)
-		nlfs_sort(s->keys, s->n, sizeof(*s->keys), cmp_u64);
+		nlfs_sort(s->keys, s->n, sizeof(*s->keys), nlfs_cmp_u64);
 	report_lost(m, mf->what, s->keys, s->n);
 	for (size_t i = 0; i < s->n; i++)
 		oldp[nold++] = s->ptrs[i];
 	for (size_t i = 0; i < s->nnodes; i++)
 		oldp[nold++] = s->nodes[i];
 	if (nold > 1)
-		nlfs_sort(oldp, nold, sizeof(*oldp), cmp_u64);
+		nlfs_sort(oldp, nold, sizeof(*oldp), nlfs_cmp_u64);
 	rc = nlfs_writer_file_remap(m->w, mf->ino, m->keys, m->ptrs, m->nkeys,
 				    nlfs_le64(f->inode.i_blocks) / units, m->err);
 	if (!rc)
@@ -758,9 +751,9 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 	for (size_t i = 0; i < c->fix.nmaps; i++)
 		m.inos[m.ninos++] = c->fix.maps[i].ino;
 	if (m.ninos > 1)
-		nlfs_sort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
+		nlfs_sort(m.inos, m.ninos, sizeof(*m.inos), nlfs_cmp_u64);
 	if (nv > 1)
-		nlfs_sort(v, nv, sizeof(*v), cmp_u64);
+		nlfs_sort(v, nv, sizeof(*v), nlfs_cmp_u64);
 	for (size_t i = 0; i < nv; i++)
 		fsck_vbit_set(&m.suspect, v[i]);
 	rc = m.suspect.oom ? -ENOMEM : 0;
