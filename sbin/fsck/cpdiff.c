@@ -175,15 +175,8 @@ static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t mi
 	/* the checkpoints after the first come in ascending order */
 	if (d->cnos[lo] < max_start)
 		return lo;
-	while (lo < hi) {
-		uint64_t m = lo + (hi - lo) / 2;
-
-		if (d->cnos[m] >= min_end)
-			hi = m;
-		else
-			lo = m + 1;
-	}
-	return lo;
+	return lo + nlfs_lower_bound(&min_end, d->cnos + lo, (size_t)(hi - lo), sizeof(*d->cnos),
+				     nlfs_cmp_u64);
 }
 
 static void cpdiff_note_version(void *arg, uint64_t ino, uint64_t max_start, uint64_t min_end)
@@ -362,7 +355,7 @@ static bool is_type(uint16_t mode, uint16_t type)
 
 static size_t dblk_slot(uint64_t dir, uint64_t ino, uint64_t type, size_t cap)
 {
-	uint64_t h = (dir * 0x9e3779b97f4a7c15ull) ^ (ino * 0xc2b2ae3d27d4eb4full) ^ type;
+	uint64_t h = (dir * NLFS_HASH_MULT) ^ (ino * 0xc2b2ae3d27d4eb4full) ^ type;
 
 	return (size_t)((h ^ (h >> 29)) * 0x94d049bb133111ebull >> 20) & (cap - 1);
 }
