@@ -25,6 +25,10 @@
  * blocks' DAT periods do not cover, and found there if it is still the
  * same.
  *
+ * What the directories say (the old records taken back, the walk's notes
+ * of the new ones, the tree they make) is cpdiff_tree.c's; both share the
+ * state of cpdiffP.h.
+ *
  * Problems are held back while trying (c->probing): the first one found
  * makes the checkpoint be walked whole instead, which reports everything
  * with its checkpoint number as before, and starts the next difference
@@ -40,129 +44,8 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
-#include "cpdiff.h"
+#include "cpdiffP.h"
 #include "array.h"
-
-/* an inode's map, to be found again at the checkpoint it goes stale in */
-struct vent {
-	uint64_t ino;
-	uint32_t ver;
-};
-
-struct bucket {
-	struct vent *v;
-	size_t n, cap;
-};
-
-/* a pointer of the ifile's map that one checkpoint has and the other not */
-struct ient {
-	uint64_t key, ptr;
-	unsigned level;
-};
-
-/* the ifile's pointers to be gone by a checkpoint */
-struct vbucket {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-struct ichange {
-	uint64_t key, ptr;
-};
-
-struct touched {
-	uint64_t ino;
-	bool old_alloc, new_alloc;
-	bool has_old;                   /* its record changed: the last one is in prev_ifile */
-	uint16_t old_mode;              /* the last record's i_mode (little-endian) */
-};
-
-struct pair {
-	uint64_t a, b;
-};
-
-/* a record of a directory's old version: what it named, as which type */
-struct dblk {
-	uint64_t dir, ino, type;
-};
-
-struct cpdiff {
-	struct fsck *c;
-	const uint64_t *cnos;
-	uint64_t ncnos, k;              /* the checkpoints, the one at hand */
-	bool have;                      /* cp holds a clean checkpoint's state */
-	struct fsck_cp cp;              /* cp.nblocks: of the files, not the ifile */
-	uint64_t ninodes, ifile_nblocks, ngroups;
-	struct nlfs_file prev_ifile;
-	uint64_t ifile_last_data;       /* its last data block's offset + 1 */
-	uint64_t *iptr;                 /* the ifile's data block pointers by offset */
-	size_t niptr, capiptr;
-	uint32_t *ver;                  /* bumped at each new version of an inode */
-	struct bucket *buckets;         /* by index in cnos */
-	struct vbucket *ibuckets;       /* by index in cnos */
-	/* one difference */
-	struct fsck_file_check *ifc;    /* the ifile's pointers are checked as its map's */
-	struct ient *stale;             /* the last checkpoint's pointers this one has not */
-	size_t nstale, capstale;
-	uint64_t nfresh;                /* this one's pointers the last one had not */
-	struct ichange *chg;
-	size_t nchg, capchg;
-	struct fsck_bitmap dirtymap;
-	uint64_t *dirty;
-	size_t ndirty, capdirty;
-	struct touched *t;
-	size_t nt, capt;
-	struct pair *lost, *dotdot;     /* (dir, old parent), (dir, what its '..' names) */
-	size_t nlost, caplost, ndotdot, capdotdot;
-	uint64_t *moved;                /* directories given a parent */
-	size_t nmoved, capmoved;
-	struct dblk *oldblk;            /* the changed directories' old records */
-	size_t noldblk, capoldblk;
-	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
-	size_t oldset_cap;              /* slots allocated */
-	size_t oldset_n;                /* slots in use now: a power of 2, twice noldblk */
-	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
-	uint8_t *oldrec;                /* an ifile block of prev_ifile */
-	uint64_t oldrec_blk;
-	bool failed;
-};
-
-static void fail(struct cpdiff *d)
-{
-	d->failed = true;
-}
-
-static void cpdiff_dirty(void *arg, uint64_t ino)
-{
-	struct cpdiff *d = arg;
-
-	if (ino >= d->dirtymap.nbits || fsck_bit_test_set(&d->dirtymap, ino))
-		return;
-	if (CLI_PUSH(d->dirty, d->ndirty, d->capdirty, ino))
-		fail(d);
-}
-
-static void cpdiff_note_child(void *arg, uint64_t dir, uint64_t child)
-{
-	struct cpdiff *d = arg;
-
-	if (child >= d->cp.max_ino || d->cp.parent[child]) {
-		fail(d);   /* a second name of a directory */
-		return;
-	}
-	d->cp.parent[child] = dir;
-	if (CLI_PUSH(d->moved, d->nmoved, d->capmoved, child))
-		fail(d);
-}
-
-static void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino)
-{
-	struct cpdiff *d = arg;
-	struct pair p = { dir, ino };
-
-	if (CLI_PUSH(d->dotdot, d->ndotdot, d->capdotdot, p))
-		fail(d);
-}
 
 /* the first checkpoint to come (its index in cnos, ncnos if none) that
  * blocks alive in [MAX_START, MIN_END) do not cover */
@@ -348,129 +231,6 @@ static int clear_vblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	return 0;
 }
 
-static bool is_type(uint16_t mode, uint16_t type)
-{
-	return (mode & NLFS_S_IFMT) == type;
-}
-
-static size_t dblk_slot(uint64_t dir, uint64_t ino, uint64_t type, size_t cap)
-{
-	uint64_t h = (dir * NLFS_HASH_MULT) ^ (ino * 0xc2b2ae3d27d4eb4full) ^ type;
-
-	return (size_t)((h ^ (h >> 29)) * 0x94d049bb133111ebull >> 20) & (cap - 1);
-}
-
-/* the old records hashed, for cpdiff_record_known */
-static int hash_oldblk(struct cpdiff *d)
-{
-	size_t cap = 16;
-
-	if (d->noldblk >= UINT32_MAX)
-		return -ENOMEM;
-	while (cap < 2 * d->noldblk)
-		cap *= 2;
-	if (cap > d->oldset_cap) {
-		free(d->oldset);
-		d->oldset = malloc(cap * sizeof(*d->oldset));
-		if (!d->oldset) {
-			d->oldset_cap = d->oldset_n = 0;
-			return -ENOMEM;
-		}
-		d->oldset_cap = cap;
-	}
-	/* as large as this step needs, not as the largest before: cleared
-	 * at every checkpoint */
-	d->oldset_n = cap;
-	memset(d->oldset, 0, cap * sizeof(*d->oldset));
-	for (size_t i = 0; i < d->noldblk; i++) {
-		const struct dblk *r = &d->oldblk[i];
-		size_t s = dblk_slot(r->dir, r->ino, r->type, cap);
-
-		while (d->oldset[s])
-			s = (s + 1) & (cap - 1);
-		d->oldset[s] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
-static bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned type)
-{
-	const struct cpdiff *d = arg;
-	size_t cap = d->oldset_n;
-
-	if (!cap || fsck_bit_test(&d->touchmap, ino))
-		return false;
-	for (size_t s = dblk_slot(dir, ino, type, cap); d->oldset[s]; s = (s + 1) & (cap - 1)) {
-		const struct dblk *r = &d->oldblk[d->oldset[s] - 1];
-
-		if (r->dir == dir && r->ino == ino && r->type == type)
-			return true;
-	}
-	return false;
-}
-
-/* the references the old version of directory F made, taken back */
-static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
-{
-	uint32_t bs = d->c->g->blocksize;
-	uint64_t *keys = NULL;
-	size_t nkeys = 0;
-	uint8_t *buf = malloc(bs);
-
-	if (!buf || nlfs_bmap_keys(d->c->fs, f, &keys, &nkeys, NULL)) {
-		fail(d);
-		goto out;
-	}
-	for (size_t i = 0; i < nkeys && !d->failed; i++) {
-		unsigned off = 0, nrec = 0;
-		bool hole;
-		uint64_t key = keys[i];
-
-		if (nlfs_file_read_block(d->c->fs, f, key, buf, &hole, NULL) || hole) {
-			fail(d);
-			break;
-		}
-		while (off < bs) {
-			struct nlfs_dir_rec rec;
-			const char *why;
-			unsigned end, named;
-			bool dots = key == 0 && nrec < 2;
-
-			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
-				fail(d);
-				break;
-			}
-			off = end;
-			nrec++;
-			if (!rec.ino)
-				continue;
-			named = fsck_icount_get(&d->cp.nref, rec.ino);
-			if (rec.ino >= d->cp.max_ino || !named) {
-				fail(d);
-				break;
-			}
-			fsck_icount_set(&d->cp.nref, rec.ino, named - 1);
-			cpdiff_dirty(d, rec.ino);
-			if (!dots) {
-				struct dblk r = { f->ino, rec.ino, rec.file_type };
-
-				if (CLI_PUSH(d->oldblk, d->noldblk, d->capoldblk, r))
-					fail(d);
-			}
-			if (!dots && d->cp.parent[rec.ino] == f->ino) {
-				struct pair p = { rec.ino, f->ino };
-
-				d->cp.parent[rec.ino] = 0;
-				if (CLI_PUSH(d->lost, d->nlost, d->caplost, p))
-					fail(d);
-			}
-		}
-	}
-out:
-	free(keys);
-	free(buf);
-}
-
 static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, bool has_old)
 {
 	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = has_old };
@@ -639,93 +399,6 @@ static void settle_touched(struct cpdiff *d)
 	}
 }
 
-static bool metadata_ino(uint64_t ino)
-{
-	return ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO);
-}
-
-/* does directory C lead up to the root? */
-static bool reaches_root(const struct cpdiff *d, uint64_t ino)
-{
-	for (uint64_t steps = 0; ino != NLFS_ROOT_INO; steps++) {
-		if (steps > d->cp.max_ino || ino >= d->cp.max_ino)
-			return false;
-		ino = d->cp.parent[ino];
-		if (!ino)
-			return false;
-	}
-	return true;
-}
-
-static bool walked_dir(const struct cpdiff *d, uint64_t ino)
-{
-	return fsck_bit_test(&d->cp.alloc, ino) && fsck_bit_test(&d->cp.isdir, ino) &&
-	       fsck_icount_get(&d->cp.links, ino) > 0;
-}
-
-static uint64_t dotdot_of(const struct cpdiff *d, uint64_t dir, bool *found)
-{
-	for (size_t i = 0; i < d->ndotdot; i++)
-		if (d->dotdot[i].a == dir) {
-			*found = true;
-			return d->dotdot[i].b;
-		}
-	*found = false;
-	return 0;
-}
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	return x->a < y->a ? -1 : x->a > y->a;
-}
-
-/* the tree after the changes: link counts, names of free inodes, parents */
-static void check_tree(struct cpdiff *d)
-{
-	struct fsck *c = d->c;
-	struct fsck_cp *cp = &d->cp;
-	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
-
-	nlfs_sort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
-	if (cp->nref.nomem || cp->links.nomem)
-		fail(d);   /* a count could not be kept */
-	for (size_t i = 0; i < d->ndirty && !d->failed; i++) {
-		uint64_t ino = d->dirty[i];
-		uint32_t named;
-
-		if (metadata_ino(ino) || (ino < first_ino && ino != NLFS_ROOT_INO))
-			continue;
-		named = fsck_icount_get(&cp->nref, ino);
-		if (fsck_bit_test(&cp->alloc, ino) ? fsck_icount_get(&cp->links, ino) != named :
-		    named != 0)
-			fail(d);
-	}
-	for (size_t i = 0; i < d->ndotdot && !d->failed; i++) {
-		uint64_t dir = d->dotdot[i].a;
-
-		if (i && dir == d->dotdot[i - 1].a)
-			fail(d);
-		else if (cp->parent[dir] != d->dotdot[i].b || !reaches_root(d, dir))
-			fail(d);
-	}
-	for (size_t i = 0; i < d->nlost && !d->failed; i++) {
-		uint64_t dir = d->lost[i].a;
-		bool found;
-
-		dotdot_of(d, dir, &found);
-		if (!walked_dir(d, dir))
-			continue;   /* gone: what still names it shows in its count */
-		/* an unchanged directory's '..' still names the old parent */
-		if ((!found && cp->parent[dir] != d->lost[i].b) || !reaches_root(d, dir))
-			fail(d);
-	}
-	for (size_t i = 0; i < d->nmoved && !d->failed; i++)
-		if (!walked_dir(d, d->moved[i]) || !reaches_root(d, d->moved[i]))
-			fail(d);
-}
-
 static void reset_step(struct cpdiff *d)
 {
 	for (size_t i = 0; i < d->ndirty; i++)
@@ -842,7 +515,7 @@ static bool take_out_old(struct cpdiff *d)
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes--;
 		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
-			unref_dir(d, &old);
+			cpdiff_unref_dir(d, &old);
 		t->old_mode = old.inode.i_mode;
 		fsck_bit_clear(&cp->isdir, t->ino);
 		fsck_icount_set(&cp->links, t->ino, 0);
@@ -960,10 +633,11 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	fc.cno = cno;
 	fc.what = what;
 	fc.max_fs_units = 4;
-	if (!diff_ifile_map(d, &fc) || !find_touched(d) || !take_out_old(d) || hash_oldblk(d) ||
-	    !put_in_new(d) || !walk_changed_dirs(d) || d->failed || c->probe_failed)
+	if (!diff_ifile_map(d, &fc) || !find_touched(d) || !take_out_old(d) ||
+	    cpdiff_hash_oldblk(d) || !put_in_new(d) || !walk_changed_dirs(d) || d->failed ||
+	    c->probe_failed)
 		goto failed;
-	check_tree(d);
+	cpdiff_check_tree(d);
 	if (!holds_up(d, &ck, fc.nblocks))
 		goto failed;
 	if (d->failed || c->probe_failed || c->maps_incomplete)
