@@ -165,11 +165,11 @@ static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *b
  * of the segment, since its blocks could not be classified. */
 static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 {
-	struct nlfs_segment_usage su;
+	struct nlfs_suinfo su;
 	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk(sw->w->fs, segnum, su.su_nblocks,
+		rc = nlfs_segment_walk(sw->w->fs, segnum, su.nblocks,
 				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
@@ -308,7 +308,7 @@ static int find_protcno(struct nlfs_fs *fs, uint64_t limit, uint64_t latest, uin
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err)
 {
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	struct nlfs_cpinfo cp;
 	size_t n = 0, cap = 0;
 	uint64_t latest = nlfs_fs_recovery(fs)->cno, c;
@@ -316,7 +316,7 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 
 	*snaps = NULL;
 	p->protcno = UINT64_MAX;
-	for (c = h.ch_snapshot_next; !rc && c; c = cp.next) {
+	for (c = h.snapshot_next; !rc && c; c = cp.next) {
 		if (n > latest)
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
 		rc = nlfs_cpfile_info(fs, c, &cp, err);
@@ -409,7 +409,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 {
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w = NULL;
-	struct nlfs_sufile_header sh;
+	struct nlfs_suhead sh;
 	struct nlfs_gc_candidate *c = NULL;
 	struct nlfs_gc_protect prot;
 	const struct nlfs_geometry *g;
@@ -428,7 +428,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
-	*clean = sh.sh_ncleansegs;
+	*clean = sh.ncleansegs;
 	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
@@ -446,18 +446,18 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = prefetch_dat(w, err);
 	for (uint64_t s = 0; !rc && s < nsegs; s++) {
 		struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		uint32_t fl;
 
 		rc = nlfs_sufile_get(fs, s, &su, err);
-		fl = su.su_flags;
+		fl = su.flags;
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || su.su_lastmod >= limit + 1 ||
+		    s == at.seg || s == at.nextseg || su.lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[nseen].segnum = s;
-		c[nseen].lastmod = su.su_lastmod;
-		c[nseen].nblocks = su.su_nblocks;
+		c[nseen].lastmod = su.lastmod;
+		c[nseen].nblocks = su.nblocks;
 		c[nseen].held = false;   /* unmounted: nothing to recover from */
 		/* the first log's summary of each, read in the background while
 		 * the counts wait on one after the other */

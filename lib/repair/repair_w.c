@@ -15,7 +15,7 @@
 #include <nlfs/repair.h>
 #include "../write/writerP.h"
 
-static void set_le64(uint64_t *field, uint64_t want, uint64_t *nfixed)
+static void set_le64(nlfs_le64_t *field, uint64_t want, uint64_t *nfixed)
 {
 	if (nlfs_le64(*field) == want)
 		return;

@@ -198,7 +198,7 @@ const char *fsck_file_what(const struct fsck_file_check *fc);
  * check_file_map checks each (FC as there, its counts left alone): true if
  * it holds up, with its DAT entry in *DE (if not NULL) */
 bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
-		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de);
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_datinfo *de);
 
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with
  * pass_dir.c's tree walk and pass_inode.c's checks of one inode */

@@ -82,7 +82,7 @@ struct alive_find {
 static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	struct alive_find *a = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	(void)key;
@@ -90,7 +90,7 @@ static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	a->nblocks++;
 	if (nlfs_dat_lookup(a->c->fs, ptr, &de, &err))
 		return 1;   /* cannot tell: as if alive */
-	return nlfs_le64(de.de_start) <= a->cno && a->cno < nlfs_le64(de.de_end);
+	return de.start <= a->cno && a->cno < de.end;
 }
 
 /* The record a deleted file leaves (the kernel only frees its bit): no
@@ -131,7 +131,7 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
 	struct fsck_cp cp = { .cno = cno, .diff = d };
 	struct fsck_file_check fc = { 0 };
-	struct nlfs_checkpoint ck;
+	struct nlfs_cpinfo ck;
 	struct nlfs_err err;
 	struct nlfs_file root;
 	char what[64];
@@ -148,7 +148,7 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 	}
 	if (cno == c->latest_cno)
 		c->ndirs = 0;
-	rc = nlfs_cpfile_get(c->fs, cno, &ck, &err);
+	rc = nlfs_cpfile_info(c->fs, cno, &ck, &err);
 	if (!rc)
 		rc = nlfs_fs_ifile(c->fs, cno, &cp.ifile, &err);
 	if (rc) {
@@ -330,11 +330,11 @@ int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d)
 		c->ninodes = ninodes;
 	if (fsck_cancelled(c))
 		goto out;
-	if (nlfs_le64(ck.cp_inodes_count) != ninodes)
-		fsck_problem(c, MSG_CP_NINODES, cno, nlfs_le64(ck.cp_inodes_count), ninodes);
-	if (nlfs_le64(ck.cp_blocks_count) != cp.nblocks && !c->maps_incomplete &&
+	if (ck.inodes_count != ninodes)
+		fsck_problem(c, MSG_CP_NINODES, cno, ck.inodes_count, ninodes);
+	if (ck.blocks_count != cp.nblocks && !c->maps_incomplete &&
 	    !cp.blocks_uncounted)
-		fsck_problem(c, MSG_CP_NBLOCKS, cno, nlfs_le64(ck.cp_blocks_count), cp.nblocks);
+		fsck_problem(c, MSG_CP_NBLOCKS, cno, ck.blocks_count, cp.nblocks);
 out:
 	c->ncps_checked++;
 	/* found clean: the next checkpoint is checked by difference with it */
