@@ -59,7 +59,7 @@ struct nlfs_err;
  * as with LIMIT UINT64_MAX), by a binary search on the checkpoint number
  * (creation times ascend with it): the snapshots' entries and
  * O(log checkpoints) others are read, whatever the protection period.
- * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_get; -ENOMEM. */
+ * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_info; -ENOMEM. */
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err);
 /* The blocks the logs of segment SEGNUM describe within its first NBLOCKS

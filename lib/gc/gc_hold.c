@@ -60,18 +60,18 @@ int nlfs_gc_held_only(struct nlfs_fs *fs, const struct nlfs_gc_protect *others,
 	for (size_t i = 0; !rc && i < ngroups; i++) {
 		rc = nlfs_palloc_read_group(fs, &dat, esz, groups[i], &pg, err);
 		for (uint64_t r = 0; !rc && r < epg; r++) {
-			struct nlfs_dat_entry de;
+			struct nlfs_datinfo de;
 			size_t k;
 
 			if (!(pg.bitmap[r / 8] & (1u << (r % 8))) || groups[i] * epg + r == 0)
 				continue;
 			rc = nlfs_dat_lookup(fs, groups[i] * epg + r, &de, err);
 			/* not on disk, or written and replaced in one checkpoint */
-			if (rc || de.de_blocknr == 0 || de.de_end <= de.de_start)
+			if (rc || de.blocknr == 0 || de.end <= de.start)
 				continue;
-			if (nlfs_gc_block_live(others, de.de_start, de.de_start, de.de_end))
+			if (nlfs_gc_block_live(others, de.start, de.start, de.end))
 				continue;
-			k = newest_within(snaps, nsnaps, de.de_start, de.de_end);
+			k = newest_within(snaps, nsnaps, de.start, de.end);
 			if (k < nsnaps)
 				freed[k]++;
 		}

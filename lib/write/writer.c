@@ -359,7 +359,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 		w->nongc_ctime = nlfs_le64(srh.sr_nongc_ctime);
 	}
 	if (!rc)
-		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
+		rc = nlfs_cpfile_read(fs, rec->cno, &w->prev, err);
 	if (rc == -ENOENT && w->repair)
 		rc = nlfs_cpw_read_latest(w, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
@@ -780,15 +780,13 @@ static void build_super_root(struct nlfs_writer *w)
 		.sr_nongc_ctime = nlfs_cpu_to_le64(w->gc ? w->nongc_ctime : w->ctime),
 	};
 	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
-	uint32_t sum;
 
 	memset(w->sr, 0, w->geo.blocksize);
 	memcpy(w->sr, &h, sizeof(h));
 	for (size_t i = 0; i < 3; i++)
 		memcpy(w->sr + NLFS_SR_INODES_OFFSET + i * w->isz, &files[i]->inode,
 		       sizeof(struct nlfs_inode));
-	sum = nlfs_cpu_to_le32(nlfs_crc32(w->seed, w->sr + 4, bytes - 4));
-	memcpy(w->sr, &sum, 4);
+	nlfs_put_le32(w->sr, nlfs_crc32(w->seed, w->sr + 4, bytes - 4));
 }
 
 static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)

@@ -219,7 +219,7 @@ struct alive_find {
 static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	struct alive_find *a = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	(void)key;
@@ -227,7 +227,7 @@ static int block_alive(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	a->nblocks++;
 	if (nlfs_dat_lookup(a->c->fs, ptr, &de, &err))
 		return 1;   /* cannot tell: as if alive */
-	return nlfs_le64(de.de_start) <= a->cno && a->cno < nlfs_le64(de.de_end);
+	return de.start <= a->cno && a->cno < de.end;
 }
 
 /* The record a deleted file leaves (the kernel only frees its bit): no

@@ -146,11 +146,11 @@ static int collect_iref(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	struct collect *col = arg;
 	struct cpdiff *d = col->d;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	if (nlfs_dat_lookup(d->c->fs, ptr, &de, NULL))
 		return col->rc = -EIO;
-	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	file_ifile_ptr(d, ptr, de.start, de.end);
 	if (level == 0 && set_iptr(d, key, ptr))
 		return col->rc = -ENOMEM;
 	if (level == 0 && key + 1 > d->ifile_last_data)
@@ -312,8 +312,7 @@ static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *p
 	for (uint64_t w = 0; w < epg / 64; w++) {
 		uint64_t nw, ow = d->cp.alloc.words[g * (epg / 64) + w], x;
 
-		memcpy(&nw, pg->bitmap + w * 8, 8);
-		nw = nlfs_le64(nw);
+		nw = nlfs_get_le64(pg->bitmap + w * 8);
 		used += (uint64_t)__builtin_popcountll(nw);
 		for (x = nw ^ ow; x; x &= x - 1) {
 			uint64_t ino = g * epg + w * 64 + (uint64_t)__builtin_ctzll(x);
@@ -425,7 +424,7 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 			void *arg)
 {
 	struct cpdiff *d = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	if (side == NLFS_BMAP_SHARED)
 		return 0;   /* alive here unless its ibucket says otherwise */
@@ -440,7 +439,7 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 		fail(d);
 		return 1;
 	}
-	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	file_ifile_ptr(d, ptr, de.start, de.end);
 	if (level == 0) {
 		struct ichange ch = { key, ptr };
 
@@ -525,7 +524,7 @@ static bool take_out_old(struct cpdiff *d)
 			d->ninodes--;
 		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
 			cpdiff_unref_dir(d, &old);
-		t->old_mode = old.inode.i_mode;
+		t->old_mode = nlfs_le16(old.inode.i_mode);
 		fsck_bit_clear(&cp->isdir, t->ino);
 		fsck_icount_set(&cp->links, t->ino, 0);
 		d->ver[t->ino]++;
@@ -554,7 +553,7 @@ static bool put_in_new(struct cpdiff *d)
 		if (t->ino >= first_ino &&
 		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cp->cno, &f)))
 			return false;
-		if (t->old_alloc && (mode ^ nlfs_le16(t->old_mode)) & NLFS_S_IFMT)
+		if (t->old_alloc && (mode ^ t->old_mode) & NLFS_S_IFMT)
 			return false;   /* names left in unchanged directories: their types */
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes++;
@@ -590,7 +589,7 @@ static bool walk_changed_dirs(struct cpdiff *d)
 
 /* what every checkpoint must hold, and what the blocks filed for this one
  * and its counters (CK; its ifile's map IFILE_NBLOCKS blocks) say */
-static bool holds_up(struct cpdiff *d, const struct nlfs_checkpoint *ck, uint64_t ifile_nblocks)
+static bool holds_up(struct cpdiff *d, const struct nlfs_cpinfo *ck, uint64_t ifile_nblocks)
 {
 	struct fsck *c = d->c;
 	struct fsck_cp *cp = &d->cp;
@@ -616,8 +615,8 @@ static bool holds_up(struct cpdiff *d, const struct nlfs_checkpoint *ck, uint64_
 			return false;   /* an ifile block still in use, dead here */
 	free(d->ibuckets[d->k].v);
 	d->ibuckets[d->k] = (struct vbucket){ 0 };
-	return nlfs_le64(ck->cp_inodes_count) == d->ninodes &&
-	       nlfs_le64(ck->cp_blocks_count) == cp->nblocks + ifile_nblocks;
+	return ck->inodes_count == d->ninodes &&
+	       ck->blocks_count == cp->nblocks + ifile_nblocks;
 }
 
 /* checkpoint CNO by difference with the one kept: true if it is clean
@@ -626,12 +625,12 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 {
 	struct fsck_cp *cp = &d->cp;
 	struct fsck_file_check fc = { 0 };
-	struct nlfs_checkpoint ck;
+	struct nlfs_cpinfo ck;
 	struct nlfs_file f;
 	char what[64];
 
 	reset_step(d);
-	if (nlfs_cpfile_get(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
+	if (nlfs_cpfile_info(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
 		return false;
 	c->probing = true;
 	c->probe_failed = false;

@@ -45,7 +45,7 @@ struct touched {
 	uint64_t ino;
 	bool old_alloc, new_alloc;
 	bool has_old;                   /* its record changed: the last one is in prev_ifile */
-	uint16_t old_mode;              /* the last record's i_mode (little-endian) */
+	uint16_t old_mode;              /* the last record's i_mode */
 };
 
 struct pair {

@@ -199,7 +199,7 @@ const char *fsck_file_what(const struct fsck_file_check *fc);
  * check_file_map checks each (FC as there, its counts left alone): true if
  * it holds up, with its DAT entry in *DE (if not NULL) */
 bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
-		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de);
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_datinfo *de);
 
 /* What the checks by difference (cpdiff.c) learn from a walk of the
  * checkpoint (pass_dir.c's tree walk, pass_inode.c's checks of one inode)

@@ -26,7 +26,7 @@
 struct whole {
 	struct fsck *c;
 	struct fsck_cp cp;
-	struct nlfs_checkpoint ck;
+	struct nlfs_cpinfo ck;
 	struct fsck_file_check fc;     /* of its ifile */
 	char what[64];                 /* "checkpoint N: ifile" */
 	uint32_t first_ino;
@@ -109,7 +109,7 @@ static int open_checkpoint(struct whole *w, uint64_t cno, bool header_done)
 	}
 	if (cno == c->latest_cno)
 		c->ndirs = 0;
-	rc = nlfs_cpfile_get(c->fs, cno, &w->ck, &err);
+	rc = nlfs_cpfile_info(c->fs, cno, &w->ck, &err);
 	if (!rc)
 		rc = nlfs_fs_ifile(c->fs, cno, &cp->ifile, &err);
 	if (rc) {
@@ -320,11 +320,11 @@ static void check_counts(struct whole *w)
 		c->ninodes = w->ninodes;
 	if (fsck_cancelled(c))
 		return;
-	if (nlfs_le64(w->ck.cp_inodes_count) != w->ninodes)
-		fsck_problem(c, MSG_CP_NINODES, cno, nlfs_le64(w->ck.cp_inodes_count), w->ninodes);
-	if (nlfs_le64(w->ck.cp_blocks_count) != cp->nblocks && !c->maps_incomplete &&
+	if (w->ck.inodes_count != w->ninodes)
+		fsck_problem(c, MSG_CP_NINODES, cno, w->ck.inodes_count, w->ninodes);
+	if (w->ck.blocks_count != cp->nblocks && !c->maps_incomplete &&
 	    !cp->blocks_uncounted)
-		fsck_problem(c, MSG_CP_NBLOCKS, cno, nlfs_le64(w->ck.cp_blocks_count), cp->nblocks);
+		fsck_problem(c, MSG_CP_NBLOCKS, cno, w->ck.blocks_count, cp->nblocks);
 }
 
 /* one checkpoint walked whole; with D, what it finds is handed to D for

@@ -64,14 +64,14 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 			     nlfs_le16(in->i_links_count));
 }
 
-static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header *h,
+static void check_snapshot_list(struct fsck *c, const struct nlfs_cphead *h,
 				const struct u64s *snaps)
 {
-	uint64_t prev = 0, cno = h->ch_snapshot_next;
+	uint64_t prev = 0, cno = h->snapshot_next;
 	size_t i = 0;
 
 	while (cno) {
-		struct nlfs_checkpoint cp;
+		struct nlfs_cpinfo cp;
 		struct nlfs_err err;
 
 		if (i >= snaps->n) {
@@ -85,21 +85,21 @@ static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header 
 				fsck_problem(c, MSG_SNAPLIST_WRONG_FIRST, cno, snaps->v[i]);
 			return;
 		}
-		if (nlfs_cpfile_get(c->fs, cno, &cp, &err)) {
+		if (nlfs_cpfile_info(c->fs, cno, &cp, &err)) {
 			fsck_lib_problem(c, MSG_SNAPLIST_READ, &err);
 			return;
 		}
-		if (nlfs_le64(cp.cp_snapshot_prev) != prev)
+		if (cp.prev != prev)
 			fsck_problem(c, MSG_SNAPLIST_WRONG_PREV, cno,
-				     nlfs_le64(cp.cp_snapshot_prev), prev);
+				     cp.prev, prev);
 		prev = cno;
-		cno = nlfs_le64(cp.cp_snapshot_next);
+		cno = cp.next;
 		i++;
 	}
 	if (i < snaps->n)
 		fsck_problem(c, MSG_SNAPLIST_TOO_SHORT, (uint64_t)i, snaps->v[i]);
-	if (h->ch_snapshot_prev != prev)
-		fsck_problem(c, MSG_SNAPLIST_WRONG_LAST, h->ch_snapshot_prev, prev);
+	if (h->snapshot_prev != prev)
+		fsck_problem(c, MSG_SNAPLIST_WRONG_LAST, h->snapshot_prev, prev);
 }
 
 /* the cpfile's entries as pass 5 reads them */
@@ -164,7 +164,7 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 	uint32_t bs = c->g->blocksize, esz = nlfs_le16(c->sb->s_checkpoint_size);
 	struct cp_scan sc = { .esz = esz, .epb = bs / esz, .first = nlfs_cpfile_first_slot(esz) };
 	struct fsck_file_check fc = { .metadata_current = true, .max_fs_units = 4 };
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	struct u64s keys = { 0 }, out = { 0 };
 	struct nlfs_file cpf, suf;
 	struct nlfs_err err;
@@ -205,10 +205,10 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 	}
 	if (!sc.latest_ok)
 		fsck_problem(c, MSG_CP_LATEST_INVALID, c->latest_cno);
-	if (h.ch_ncheckpoints != sc.valid.n)
-		fsck_problem(c, MSG_CP_NCHECKPOINTS, h.ch_ncheckpoints, sc.valid.n);
-	if (h.ch_nsnapshots != sc.snaps.n)
-		fsck_problem(c, MSG_CP_NSNAPSHOTS, h.ch_nsnapshots, sc.snaps.n);
+	if (h.ncheckpoints != sc.valid.n)
+		fsck_problem(c, MSG_CP_NCHECKPOINTS, h.ncheckpoints, sc.valid.n);
+	if (h.nsnapshots != sc.snaps.n)
+		fsck_problem(c, MSG_CP_NSNAPSHOTS, h.nsnapshots, sc.snaps.n);
 	check_snapshot_list(c, &h, &sc.snaps);
 	c->ncheckpoints = sc.valid.n;
 	c->nsnapshots = sc.snaps.n;

@@ -118,8 +118,8 @@ int pass_dat_map(struct fsck *c)
 		for (uint64_t w = 0; w < epg / 64; w++) {
 			uint64_t bits;
 
-			memcpy(&bits, pg.bitmap + w * 8, 8);
-			bits = nlfs_le64(bits);   /* bit r of byte r / 8: bit r of the word */
+			/* bit r of byte r / 8: bit r of the word */
+			bits = nlfs_get_le64(pg.bitmap + w * 8);
 
 			for (; bits; bits &= bits - 1) {
 				fsck_vbit_set(&c->valloc, grp * epg + w * 64 +

@@ -51,7 +51,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	struct log_walk *w = arg;
 	struct fsck *c = w->c;
 	const struct nlfs_log *log = w->log;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	if (!bi || bi->index == 0) {
@@ -100,7 +100,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 					 bi->vblocknr);
 		return 0;
 	}
-	if (de.de_blocknr == bi->block) {
+	if (de.blocknr == bi->block) {
 		fsck_vbit_set(&c->vconfirmed, bi->vblocknr);
 		return 0;
 	}
@@ -108,7 +108,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 	if (note(w))
 		fsck_problem(c, MSG_LOG_VBLOCK_STALE, w->seg, log->start, bi->block, fi->ino,
-			     bi->vblocknr, de.de_blocknr);
+			     bi->vblocknr, de.blocknr);
 	return 0;
 }
 

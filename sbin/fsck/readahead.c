@@ -163,7 +163,7 @@ static void used_segments(struct fsck_readahead *ra,
 			  void (*fn)(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks))
 {
 	enum { BATCH = 256 };
-	struct nlfs_segment_usage su[BATCH];
+	struct nlfs_suinfo su[BATCH];
 	struct nlfs_err err;
 
 	for (uint64_t seg = 0; seg < ra->g->nsegments && !atomic_load(&ra->stop); seg += BATCH) {
@@ -172,7 +172,7 @@ static void used_segments(struct fsck_readahead *ra,
 		if (nlfs_sufile_get_many(ra->fs, seg, n, su, &err))
 			return;
 		for (size_t i = 0; i < n && !atomic_load(&ra->stop); i++) {
-			uint32_t flags = nlfs_le32(su[i].su_flags), nb = nlfs_le32(su[i].su_nblocks);
+			uint32_t flags = su[i].flags, nb = su[i].nblocks;
 
 			if ((flags & NLFS_SEGMENT_USAGE_DIRTY) && nb)
 				fn(ra, seg + i, nb);

@@ -84,13 +84,13 @@ static int pick_segments(struct evac *e)
 		if (lf->stale) {
 			/* a claim the DAT disagreed with: damage only if the DAT
 			 * (mended by now) still disagrees */
-			struct nlfs_dat_entry de;
+			struct nlfs_datinfo de;
 			bool alloc;
 			int rc = nlfs_writer_peek_vblock(e->w, lf->vbn, &de, &alloc, e->err);
 
 			if (rc)
 				return rc;
-			if (alloc && nlfs_le64(de.de_blocknr) == lf->block)
+			if (alloc && de.blocknr == lf->block)
 				continue;
 		}
 		if (lf->vbn == FSCK_LOG_SHORT && !live_past_logs(c, lf->seg))
@@ -172,22 +172,22 @@ static int find_targets(struct evac *e)
 	int rc = 0;
 
 	while (!rc && fsck_vbitmap_next(&c->valloc, &it, &v)) {
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		struct nlfs_err err;
 
 		if (mended(c, v) || nlfs_dat_lookup(e->fs, v, &de, &err))
 			continue;
-		rc = target(e, v, true, de.de_blocknr);
+		rc = target(e, v, true, de.blocknr);
 	}
 	for (size_t i = 0; !rc && i < c->fix.nvblocks; i++) {
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		bool alloc;
 
 		if (!c->fix.vblocks[i] || (i && c->fix.vblocks[i] == c->fix.vblocks[i - 1]))
 			continue;
 		rc = nlfs_writer_peek_vblock(e->w, c->fix.vblocks[i], &de, &alloc, e->err);
 		if (!rc)
-			rc = target(e, c->fix.vblocks[i], alloc, nlfs_le64(de.de_blocknr));
+			rc = target(e, c->fix.vblocks[i], alloc, de.blocknr);
 	}
 	return rc;
 }
@@ -431,7 +431,7 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 	for (uint64_t i = 0; i < e->ntargets; i++) {
 		uint64_t v = e->tv[i];
 		const struct owner *o = &e->owners[i];
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		uint64_t cno;
 		bool alloc;
 		int rc = nlfs_writer_peek_vblock(e->w, v, &de, &alloc, e->err);
@@ -451,9 +451,9 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 		/* the checkpoint that wrote it, as the kernel's finfo says; the
 		 * cpfile and sufile are written with 0 */
 		cno = o->ino == NLFS_CPFILE_INO || o->ino == NLFS_SUFILE_INO ? 0 :
-		      nlfs_le64(de.de_start);
+		      de.start;
 		rc = nlfs_writer_move_block(e->w, o->ino, cno, v, o->blkoff, o->level,
-					    nlfs_le64(de.de_blocknr), e->err);
+					    de.blocknr, e->err);
 		if (rc)
 			return rc;
 		(*nmoved)++;

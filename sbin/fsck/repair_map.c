@@ -383,15 +383,15 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 {
 	struct fsck *c = m->c;
 	const struct srec *r;
-	struct nlfs_dat_entry e;
+	struct nlfs_datinfo e;
 	struct dat_now n = { .used = fsck_vbit_test(&c->vref, vbn) };
 	int rc = nlfs_writer_peek_vblock(m->w, vbn, &e, &n.alloc, m->err);
 
 	if (rc)
 		return rc;
-	n.blk = nlfs_le64(e.de_blocknr);
-	n.start = nlfs_le64(e.de_start);
-	n.end = nlfs_le64(e.de_end);
+	n.blk = e.blocknr;
+	n.start = e.start;
+	n.end = e.end;
 	if (vbn == 0) {
 		/* reserved: all zeros, in use */
 		if (n.alloc && !n.blk && !n.start && !n.end)
@@ -442,10 +442,10 @@ enum holds { HOLDS_NO, HOLDS_YES, HOLDS_REOPEN, HOLDS_REVIVE };
 /* Does (KEY -> VBN) of inode INO hold up?  FROM_MAP: the map has it (an
  * ended or unallocated entry it uses may be brought back then). */
 static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, bool from_map,
-		 enum holds *out, struct nlfs_dat_entry *ep)
+		 enum holds *out, struct nlfs_datinfo *ep)
 {
 	struct fsck *c = m->c;
-	struct nlfs_dat_entry e;
+	struct nlfs_datinfo e;
 	uint64_t blk, start, end;
 	bool alloc, named = false;
 	size_t lo, hi;
@@ -458,9 +458,9 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 	if (rc)
 		return rc;
 	*ep = e;
-	blk = nlfs_le64(e.de_blocknr);
-	start = nlfs_le64(e.de_start);
-	end = nlfs_le64(e.de_end);
+	blk = e.blocknr;
+	start = e.start;
+	end = e.end;
 	if (!blk || !in_dirty_segment(c, blk))
 		return 0;
 	recs_of_block(m, ino, key, &lo, &hi);
@@ -536,7 +536,7 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 
 	for (size_t i = 0; i < m->nrecs; i++) {
 		const struct srec *r = &m->recs[i];
-		struct nlfs_dat_entry e;
+		struct nlfs_datinfo e;
 		bool alloc;
 		int rc;
 
@@ -547,7 +547,7 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 		rc = nlfs_writer_peek_vblock(m->w, r->vbn, &e, &alloc, m->err);
 		if (rc)
 			return rc;
-		if (!alloc || nlfs_le64(e.de_end) != NLFS_CNO_MAX || nlfs_le64(e.de_blocknr) != r->block)
+		if (!alloc || e.end != NLFS_CNO_MAX || e.blocknr != r->block)
 			continue;
 		rc = nlfs_writer_end_vblock(m->w, r->vbn, m->err);
 		if (rc)
@@ -588,7 +588,7 @@ static int choose_entries(struct mapfix *m, const struct fsck_map_fix *mf, const
 	int rc = 0;
 
 	for (size_t i = 0; i < ncv && !rc; i++) {
-		struct nlfs_dat_entry e;
+		struct nlfs_datinfo e;
 		enum holds h;
 
 		if ((m->nkeys && m->keys[m->nkeys - 1] == cv[i].key) ||
@@ -601,8 +601,8 @@ static int choose_entries(struct mapfix *m, const struct fsck_map_fix *mf, const
 			/* the file maps it, its summary names it there and its
 			 * segment still holds it: the entry was ended or freed
 			 * by mistake */
-			rc = nlfs_writer_set_vblock(m->w, cv[i].vbn, nlfs_le64(e.de_blocknr),
-						    nlfs_le64(e.de_start), NLFS_CNO_MAX, m->err);
+			rc = nlfs_writer_set_vblock(m->w, cv[i].vbn, e.blocknr,
+						    e.start, NLFS_CNO_MAX, m->err);
 			if (rc)
 				break;
 			said(m, "DAT: virtual block %" PRIu64 " (%s, file block %" PRIu64 ") %s: the "
