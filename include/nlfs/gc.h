@@ -14,7 +14,8 @@
 enum nlfs_gc_policy {
 	NLFS_GC_TIMESTAMP,      /* oldest segment first (nilfs-utils' policy) */
 	NLFS_GC_GREEDY,         /* fewest live blocks first */
-	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first */
+	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first, the age
+				 * capped at the candidates' median age */
 };
 #define NLFS_GC_LIVE_UNKNOWN UINT32_MAX
 
