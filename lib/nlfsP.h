@@ -151,9 +151,26 @@ struct nlfs_rf_tail {
 };
 int nlfs_rollforward_tail(struct nlfs_fs *fs, struct nlfs_rf_tail *t, struct nlfs_err *err);
 
+/* io/io_undo.c: the undo backend of undo.h (nlfs_io_open_undo,
+ * nlfs_undo_apply, which format/undo_id.c gives): ID fills in the UUID of
+ * the volume on IO, of DEVSIZE bytes (zeros: none known) */
+struct nlfs_undo_stats;
+typedef void (*nlfs_undo_id_fn)(struct nlfs_io *io, uint64_t devsize, uint8_t uuid[16]);
+int nlfs_undo_io_open(struct nlfs_io *lower, const char *path, nlfs_undo_id_fn id,
+		      struct nlfs_io **out, struct nlfs_err *err);
+int nlfs_undo_io_apply(const char *path, struct nlfs_io *dev, nlfs_undo_id_fn id,
+		       unsigned flags, struct nlfs_undo_stats *st, struct nlfs_err *err);
+
 /* format/geometry.c: the geometry SB describes, on a device of DEVSIZE bytes */
 void nlfs_geometry_from_sb(struct nlfs_geometry *g, const struct nlfs_super_block *sb,
 			   uint64_t devsize);
+
+/* a checkpoint's ifile inode as the kernel can use it: a regular file, linked */
+static inline bool nlfs_cp_ifile_inode_ok(const struct nlfs_inode *in)
+{
+	return (nlfs_le16(in->i_mode) & NLFS_S_IFMT) == NLFS_S_IFREG &&
+	       nlfs_le16(in->i_links_count) != 0;
+}
 
 /* format/dir_record.c: NULL if the directory record at OFF of BUF is
  * sound (lengths, reserved inodes), else why not; *REC is filled */

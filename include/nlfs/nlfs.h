@@ -512,6 +512,19 @@ int nlfs_fs_vet(struct nlfs_fs *fs, struct nlfs_err *err);
 /* The caller writes anyway (a command's --force): the writer skips it. */
 void nlfs_fs_vet_skip(struct nlfs_fs *fs);
 
+/* counts.c: how the headers count their entries (the kernel's rules), for
+ * every check that recounts them.  FLAGS: host-order su_flags, cp_flags. */
+/* a segment is clean with no flag at all, dirty with DIRTY (whatever else) */
+bool nlfs_su_flags_clean(uint32_t flags);
+bool nlfs_su_flags_dirty(uint32_t flags);
+/* a cpfile entry is a checkpoint unless INVALID, a snapshot if also SNAPSHOT */
+bool nlfs_cp_flags_valid(uint32_t flags);
+bool nlfs_cp_flags_snapshot(uint32_t flags);
+/* the free entries the descriptor of the group PG (nlfs_palloc_read_group)
+ * counts: pg_nfrees, or all ENTRIES_PER_GROUP where the descriptor block
+ * is a hole; it must equal the entries its bitmap leaves free */
+uint64_t nlfs_palloc_group_nfree(const struct nlfs_palloc_group *pg, uint64_t entries_per_group);
+
 /* The kernel's view of the checkpoint and segment tables: what a mount of
  * this volume would report through GET_CPSTAT/GET_CPINFO and
  * GET_SUSTAT/GET_SUINFO.  Host-endian. */

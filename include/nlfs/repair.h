@@ -47,9 +47,9 @@ int nlfs_rollback_write(struct nlfs_fs *fs, const struct nlfs_rollback *rb, stru
 int nlfs_cp_count_blocks(struct nlfs_fs *fs, uint64_t cno, uint64_t *nblocks,
 			 struct nlfs_err *err);
 
-/* repair_w.c: repairs (fsck.nilfs2).  Call them right after opening, before
- * anything else uses the writer; *NFIXED is increased by the number of
- * fields changed. */
+/* repair_w.c, write/map_fix.c, write/inode_fix.c: repairs (fsck.nilfs2).
+ * Call them right after opening, before anything else uses the writer;
+ * *NFIXED is increased by the number of fields changed. */
 /* sufile: the header's clean and dirty counts from the entries (and
  * sh_last_alloc if out of range); clean entries lose stale counts.
  * 0; as nlfs_file_read_block; -ENOMEM. */
@@ -140,7 +140,7 @@ int nlfs_recount_blocks(struct nlfs_fs *fs, uint64_t now, struct nlfs_recount *r
  * 0; -EINVAL for a reserved inode; as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err);
 
-/* repair_map.c: block maps and DAT entries */
+/* write/map_fix.c: block maps and DAT entries */
 /* inode INO as the construction has it, without marking its block for
  * writing.  0; -ENOENT if it is not in use; as nlfs_file_read_block;
  * -ENOMEM. */

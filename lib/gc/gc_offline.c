@@ -25,7 +25,9 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/gc.h>
-#include "../write/writerP.h"
+#include <nlfs/repair.h>
+#include "../nlfsP.h"
+#include "../write/construction.h"
 
 struct seg_walk {
 	struct nlfs_writer *w;
@@ -49,9 +51,10 @@ struct seg_walk {
 	struct nlfs_err *err;
 };
 
-static struct nlfs_wfile *root_file(struct nlfs_writer *w, uint64_t ino)
+/* the cpfile and the sufile, which every construction writes anew */
+static bool root_file(uint64_t ino)
 {
-	return ino == NLFS_CPFILE_INO ? w->cpfile : ino == NLFS_SUFILE_INO ? w->sufile : NULL;
+	return ino == NLFS_CPFILE_INO || ino == NLFS_SUFILE_INO;
 }
 
 static int dat_block(struct seg_walk *sw, const struct nlfs_binfo_rec *bi)
@@ -62,39 +65,35 @@ static int dat_block(struct seg_walk *sw, const struct nlfs_binfo_rec *bi)
 
 	if (!bi->is_data)
 		return 0;   /* DAT nodes are rebuilt by every construction */
-	rc = nlfs_wfile_load_map(sw->w->dat, sw->err);
-	if (!rc)
-		rc = nlfs_wfile_old_ptr(sw->w->dat, bi->blkoff, &ptr, sw->err);
+	rc = nlfs_writer_mdt_old_ptr(sw->w, NLFS_DAT_INO, bi->blkoff, &ptr, sw->err);
 	if (rc || ptr != bi->block)
 		return rc;
 	sw->live++;
 	if (sw->count_only)
 		return 0;
 	sw->st->blocks_moved++;
-	return nlfs_wfile_write(sw->w->dat, bi->blkoff, &blk, NULL, sw->err);
+	return nlfs_writer_mdt_write(sw->w, NLFS_DAT_INO, bi->blkoff, &blk, sw->err);
 }
 
 static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 			 const struct nlfs_binfo_rec *bi)
 {
 	struct nlfs_writer *w = sw->w;
-	const uint8_t *raw;
-	struct nlfs_dat_entry e;
+	const struct nlfs_dat_entry *e;
 	uint64_t start, end;
 	bool live;
-	int rc = nlfs_palloc_peek(w->dat, w->dsz, bi->vblocknr, &raw, sw->err);
+	int rc = nlfs_writer_dat_peek(w, bi->vblocknr, &e, sw->err);
 
-	if (rc || !raw)
+	if (rc || !e)
 		return rc;   /* already freed */
-	memcpy(&e, raw, sizeof(e));
-	if (nlfs_le64(e.de_blocknr) != bi->block)
+	if (nlfs_le64(e->de_blocknr) != bi->block)
 		return 0;   /* a stale copy: the block lives elsewhere */
-	start = nlfs_le64(e.de_start);
-	end = nlfs_le64(e.de_end);
+	start = nlfs_le64(e->de_start);
+	end = nlfs_le64(e->de_end);
 	live = nlfs_gc_block_live(sw->prot, fi->cno, start, end);
 	sw->live += live;
 	if (sw->count_only) {
-		if (live && sw->want_copies && !root_file(w, fi->ino)) {
+		if (live && sw->want_copies && !root_file(fi->ino)) {
 			if (NLFS_GROW(sw->copies, sw->capcopies, sw->ncopies + 1))
 				return -ENOMEM;
 			sw->copies[sw->ncopies++] = bi->block;
@@ -103,7 +102,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 	}
 	if (!live) {
 		sw->st->blocks_freed++;
-		rc = nlfs_datw_release(w, bi->vblocknr, sw->err);
+		rc = nlfs_writer_free_vblock(w, bi->vblocknr, sw->err);
 		if (!rc && fi->cno != 0 && start < end) {
 			/* the checkpoints of its period would lose it */
 			if (NLFS_GROW(sw->periods, sw->capperiods, sw->nperiods + 1))
@@ -112,7 +111,7 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		}
 		return rc;
 	}
-	if (root_file(w, fi->ino)) {
+	if (root_file(fi->ino)) {
 		/* Nodes: their trees are rebuilt, the cpfile and sufile always
 		 * change.  Data: written again with a new vblocknr (rewrite_roots),
 		 * unless this construction emptied the block (a cpfile block whose
@@ -125,30 +124,12 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		sw->roots[sw->nroots++] = (struct root_block){ fi->ino, bi->blkoff };
 		return 0;
 	}
-	{
-		uint8_t *entry;
-		struct nlfs_litem it = { .ino = fi->ino, .cno = fi->cno, .vblocknr = bi->vblocknr,
-					 .blkoff = bi->blkoff, .level = bi->is_data ? 0 : 1,
-					 .owned = true, .gc = true };
-		uint32_t bs = w->geo.blocksize;
-
-		/* its DAT entry changes when the copy gets its address: dirty it now,
-		 * before commit plans which DAT blocks to write */
-		rc = nlfs_palloc_entry(w->dat, w->dsz, bi->vblocknr, &entry, sw->err);
-		if (rc)
-			return rc;
-		it.buf = malloc(bs);
-		if (!it.buf)
-			return -ENOMEM;
-		rc = nlfs_io_read(w->io, it.buf, bs, bi->block * bs);
-		if (rc) {
-			free(it.buf);
-			return nlfs_err_set(sw->err, rc, bi->block, "%s: reading a live block",
-					    nlfs_io_name(w->io));
-		}
+	/* copied with its virtual block, only the DAT's address changes */
+	rc = nlfs_writer_move_block(w, fi->ino, fi->cno, bi->vblocknr, bi->blkoff,
+				    bi->is_data ? 0 : 1, bi->block, sw->err);
+	if (!rc)
 		sw->st->blocks_moved++;
-		return nlfs_writer_add_item(w, &it, sw->err);
-	}
+	return rc;
 }
 
 static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi, void *arg)
@@ -166,10 +147,11 @@ static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *b
 static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 {
 	struct nlfs_segment_usage su;
-	int rc = nlfs_sufile_get(sw->w->fs, segnum, &su, sw->err);
+	struct nlfs_fs *fs = nlfs_writer_fs(sw->w);
+	int rc = nlfs_sufile_get(fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk(sw->w->fs, segnum, su.su_nblocks,
+		rc = nlfs_segment_walk(fs, segnum, su.su_nblocks,
 				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
@@ -216,8 +198,8 @@ static int rewrite_roots(struct seg_walk *sw)
 	for (size_t i = 0; !rc && i < sw->nroots; i++) {
 		bool moved;
 
-		rc = nlfs_wfile_rewrite(root_file(sw->w, sw->roots[i].ino), sw->roots[i].blkoff,
-					&moved, sw->err);
+		rc = nlfs_writer_mdt_rewrite(sw->w, sw->roots[i].ino, sw->roots[i].blkoff, &moved,
+					     sw->err);
 		if (!rc && moved)
 			sw->st->blocks_moved++;
 		else if (!rc)
@@ -234,15 +216,9 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	bool done;
 	int rc;
 
-	if (!w->fs || w->sf_open)
-		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "cleaning needs an existing volume");
-	rc = nlfs_suw_may_release(w, segnum, &done, err);
+	rc = nlfs_writer_gc_begin(w, segnum, &done, err);
 	if (rc || done)
 		return rc;
-	if (!w->gc) {
-		w->gc = true;
-		nlfs_logw_set_gc(w->lw);
-	}
 	rc = walk_segment(&sw, segnum);
 	if (!rc)
 		rc = delete_periods(&sw);
@@ -251,7 +227,7 @@ int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 	free(sw.periods);
 	free(sw.roots);
 	if (!rc)
-		rc = nlfs_suw_release(w, segnum);
+		rc = nlfs_writer_release_segment(w, segnum, err);
 	if (!rc)
 		st->segments++;
 	return rc;
@@ -339,16 +315,17 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 /* Every live count looks entries up in the DAT: have the device read the
  * DAT's blocks in the background, a run of neighbours at a time, rather
  * than one by one as the counts come to them. */
-static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
+static int prefetch_dat(struct nlfs_writer *w, struct nlfs_io *io, struct nlfs_err *err)
 {
-	const struct nlfs_wfile *dat = w->dat;
-	uint32_t bs = w->geo.blocksize;
-	int rc = nlfs_wfile_load_map(w->dat, err);
+	const uint64_t *keys, *ptrs;
+	uint32_t bs = nlfs_writer_geometry(w)->blocksize;
+	size_t n;
+	int rc = nlfs_writer_mdt_old_map(w, NLFS_DAT_INO, &keys, &ptrs, &n, err);
 
-	for (size_t i = 0, j; !rc && i < dat->nold; i = j) {
-		for (j = i + 1; j < dat->nold && dat->old_ptrs[j] == dat->old_ptrs[j - 1] + 1; j++)
+	for (size_t i = 0, j; !rc && i < n; i = j) {
+		for (j = i + 1; j < n && ptrs[j] == ptrs[j - 1] + 1; j++)
 			;
-		nlfs_io_prefetch(w->io, dat->old_ptrs[i] * bs, (uint64_t)(j - i) * bs);
+		nlfs_io_prefetch(io, ptrs[i] * bs, (uint64_t)(j - i) * bs);
 	}
 	return rc;
 }
@@ -360,13 +337,14 @@ static int prefetch_dat(struct nlfs_writer *w, struct nlfs_err *err)
  * cached by the counts): have the device start on those, in disk order and
  * in runs, not on the whole segments, whose dead part is most of them and
  * would be read first. */
-static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *c, uint64_t n,
+static int prefetch_live(struct nlfs_writer *w, struct nlfs_io *io,
+			 const struct nlfs_gc_candidate *c, uint64_t n,
 			 const struct nlfs_gc_protect *prot, struct nlfs_err *err)
 {
 	struct nlfs_gc_stats st = { 0 };
 	struct seg_walk sw = { .w = w, .prot = prot, .st = &st, .count_only = true,
 			       .want_copies = true, .err = err };
-	uint32_t bs = w->geo.blocksize;
+	uint32_t bs = nlfs_writer_geometry(w)->blocksize;
 	int rc = 0;
 
 	for (uint64_t j = 0; !rc && j < n; j++)
@@ -377,7 +355,7 @@ static int prefetch_live(struct nlfs_writer *w, const struct nlfs_gc_candidate *
 			for (k = i + 1; k < sw.ncopies && sw.copies[k] - sw.copies[k - 1] <= COPY_GAP_MAX;
 			     k++)
 				;
-			nlfs_io_prefetch(w->io, sw.copies[i] * bs,
+			nlfs_io_prefetch(io, sw.copies[i] * bs,
 					 (sw.copies[k - 1] - sw.copies[i] + 1) * bs);
 		}
 	}
@@ -443,16 +421,15 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
 		rc = -ENOMEM;
 	if (!rc)
-		rc = prefetch_dat(w, err);
+		rc = prefetch_dat(w, io, err);
 	for (uint64_t s = 0; !rc && s < nsegs; s++) {
-		struct nlfs_logw_pos at = nlfs_logw_position(w->lw);
 		struct nlfs_segment_usage su;
 		uint32_t fl;
 
 		rc = nlfs_sufile_get(fs, s, &su, err);
 		fl = su.su_flags;
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    s == at.seg || s == at.nextseg || su.su_lastmod >= limit + 1 ||
+		    nlfs_writer_segment_busy(w, s) || su.su_lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[nseen].segnum = s;
@@ -479,8 +456,8 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		st->segments_planned = ncand;
 	/* blocks the new logs may fill: clean segments outside the reserve,
 	 * less the two the log writer holds and two for the metadata */
-	if (!rc && *clean > w->nrsvsegs + 4)
-		room = (*clean - w->nrsvsegs - 4) * bps;
+	if (!rc && *clean > nlfs_writer_reserved_segments(w) + 4)
+		room = (*clean - nlfs_writer_reserved_segments(w) - 4) * bps;
 	/* Steps of N victims in rank order, one construction for as many as
 	 * are worth it: each construction costs a flush of the device and a
 	 * rewrite of the metadata, which offline only slows the run down.  The
@@ -512,7 +489,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		chosen += n;
 	}
 	if (!rc)
-		rc = prefetch_live(w, c, chosen, &prot, err);
+		rc = prefetch_live(w, io, c, chosen, &prot, err);
 	for (uint64_t j = 0; !rc && j < chosen; j++) {
 		/* every log read whole first: the walk changes the writer as
 		 * it goes, so a damaged log must be found before it */

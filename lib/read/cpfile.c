@@ -305,7 +305,7 @@ static int list_checkpoints(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct n
 			continue;
 		}
 		memcpy(&flags, e, sizeof(flags));
-		if (!(nlfs_le32(flags) & NLFS_CHECKPOINT_INVALID))
+		if (nlfs_cp_flags_valid(nlfs_le32(flags)))
 			to_cpinfo(e, &ci[(*got)++]);
 		cno++;
 	}
@@ -357,7 +357,7 @@ static int list_snapshots(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct nlf
 			return rc;
 		}
 		to_cpinfo(e, &c);
-		if (c.flags & NLFS_CHECKPOINT_INVALID || !(c.flags & NLFS_CHECKPOINT_SNAPSHOT)) {
+		if (!nlfs_cp_flags_snapshot(c.flags)) {
 			cur = UINT64_MAX;
 			break;
 		}

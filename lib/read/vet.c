@@ -73,9 +73,9 @@ static int vet_sufile(struct nlfs_fs *fs, struct nlfs_err *err)
 
 		rc = nlfs_sufile_get_many(fs, base, n, su, err);
 		for (size_t i = 0; !rc && i < n; i++) {
-			if (su[i].su_flags == 0)
+			if (nlfs_su_flags_clean(su[i].su_flags))
 				nclean++;
-			else if (su[i].su_flags & NLFS_SEGMENT_USAGE_DIRTY)
+			else if (nlfs_su_flags_dirty(su[i].su_flags))
 				ndirty++;
 		}
 	}
@@ -119,7 +119,7 @@ static int vet_cpfile(struct nlfs_fs *fs, struct nlfs_err *err)
 						   VET_CP_CHUNK, &got, err);
 		for (size_t i = 0; !rc && i < got; i++) {
 			ncps++;
-			nsnaps += !!(ci[i].flags & NLFS_CHECKPOINT_SNAPSHOT);
+			nsnaps += nlfs_cp_flags_snapshot(ci[i].flags);
 		}
 	} while (!rc && got == VET_CP_CHUNK);
 	nlfs_cpfile_iter_close(it);
@@ -166,11 +166,11 @@ static int vet_dat(struct nlfs_fs *fs, struct nlfs_err *err)
 			break;
 		for (uint32_t b = 0; b < bs; b++)
 			used += (uint64_t)__builtin_popcount(pg.bitmap[b]);
-		if ((!pg.desc_hole && pg.nfrees != epg - used) || (pg.desc_hole && used))
+		if (nlfs_palloc_group_nfree(&pg, epg) != epg - used)
 			rc = damaged(fs, err,
 					"DAT: group %llu counts %llu free entries, its bitmap %llu",
 					(unsigned long long)groups[i],
-					(unsigned long long)(pg.desc_hole ? epg : pg.nfrees),
+					(unsigned long long)nlfs_palloc_group_nfree(&pg, epg),
 					(unsigned long long)(epg - used));
 	}
 	free(pg.desc);

@@ -21,7 +21,8 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
-#include "../write/writerP.h"
+#include "../nlfsP.h"
+#include "../write/construction.h"
 
 #define CP_KNOWN (NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SKETCH | \
 		  NLFS_CHECKPOINT_MINOR)
@@ -30,7 +31,8 @@ struct mend {
 	struct nlfs_writer *w;
 	nlfs_cp_fix_cb cb;
 	void *arg;
-	uint64_t epb, latest;
+	uint32_t cpsz;
+	uint64_t epb, first_slot, latest;
 	uint64_t *snaps;
 	size_t nsnaps, capsnaps;
 	struct nlfs_err *err;
@@ -38,7 +40,7 @@ struct mend {
 
 static uint64_t slot_of(const struct mend *m, uint64_t cno)
 {
-	return cno - 1 + cp_first(m->w);
+	return cno - 1 + m->first_slot;
 }
 
 /* the entry of checkpoint CNO for reading (NULL: a hole) or, with WRITE, for changing */
@@ -46,10 +48,10 @@ static int entry(struct mend *m, uint64_t cno, bool write, struct nlfs_checkpoin
 {
 	uint64_t slot = slot_of(m, cno);
 	uint8_t *blk;
-	int rc = write ? nlfs_wfile_write(m->w->cpfile, slot / m->epb, &blk, NULL, m->err)
-		       : nlfs_wfile_read(m->w->cpfile, slot / m->epb, &blk, m->err);
+	int rc = write ? nlfs_writer_mdt_write(m->w, NLFS_CPFILE_INO, slot / m->epb, &blk, m->err)
+		       : nlfs_writer_mdt_read(m->w, NLFS_CPFILE_INO, slot / m->epb, &blk, m->err);
 
-	*cp = rc || !blk ? NULL : (struct nlfs_checkpoint *)(void *)(blk + (slot % m->epb) * m->w->cpsz);
+	*cp = rc || !blk ? NULL : (struct nlfs_checkpoint *)(void *)(blk + (slot % m->epb) * m->cpsz);
 	return rc;
 }
 
@@ -60,7 +62,7 @@ static bool valid(const struct nlfs_checkpoint *cp)
 
 static void fixed(struct mend *m, enum nlfs_cp_fix what, uint64_t cno, uint64_t value)
 {
-	m->w->cp_changes++;
+	nlfs_writer_note_cp_change(m->w);
 	if (m->cb)
 		m->cb(m->arg, what, cno, value);
 }
@@ -125,7 +127,7 @@ static int mend_entry(struct mend *m, uint64_t cno)
 		ifile_inode_mend(&cp->cp_ifile_inode);
 		/* the new checkpoint starts from the latest one's ifile inode */
 		if (cno == m->latest)
-			ifile_inode_mend(&m->w->ifile->inode);
+			ifile_inode_mend(nlfs_writer_mdt_inode(m->w, NLFS_IFILE_INO));
 	}
 	if (fl & NLFS_CHECKPOINT_SNAPSHOT)
 		return add_snapshot(m, cno);
@@ -190,12 +192,12 @@ static int relink(struct mend *m)
 		cp->cp_snapshot_next = nlfs_cpu_to_le64(next);
 		nlinks++;
 	}
-	rc = nlfs_wfile_read(m->w->cpfile, 0, &blk, m->err);
+	rc = nlfs_writer_mdt_read(m->w, NLFS_CPFILE_INO, 0, &blk, m->err);
 	if (rc)
 		return rc;
 	h = (struct nlfs_cpfile_header *)(void *)blk;
 	if (!h || nlfs_le64(h->ch_snapshot_next) != first || nlfs_le64(h->ch_snapshot_prev) != last) {
-		rc = nlfs_wfile_write(m->w->cpfile, 0, &blk, NULL, m->err);
+		rc = nlfs_writer_mdt_write(m->w, NLFS_CPFILE_INO, 0, &blk, m->err);
 		if (rc)
 			return rc;
 		h = (struct nlfs_cpfile_header *)(void *)blk;
@@ -212,15 +214,15 @@ static int relink(struct mend *m)
 static int drop_empty(struct mend *m, uint64_t b)
 {
 	uint8_t *blk;
-	int rc = nlfs_wfile_read(m->w->cpfile, b, &blk, m->err);
+	int rc = nlfs_writer_mdt_read(m->w, NLFS_CPFILE_INO, b, &blk, m->err);
 
-	if (rc || !blk || b == 0 || b == slot_of(m, m->w->cno) / m->epb)
+	if (rc || !blk || b == 0 || b == slot_of(m, nlfs_writer_cno(m->w)) / m->epb)
 		return rc;
 	for (uint64_t i = 0; i < m->epb; i++)
-		if (!(nlfs_le32(((struct nlfs_checkpoint *)(void *)(blk + i * m->w->cpsz))->cp_flags) &
+		if (!(nlfs_le32(((struct nlfs_checkpoint *)(void *)(blk + i * m->cpsz))->cp_flags) &
 		      NLFS_CHECKPOINT_INVALID))
 			return 0;
-	rc = nlfs_wfile_punch(m->w->cpfile, b, m->err);
+	rc = nlfs_writer_mdt_punch(m->w, NLFS_CPFILE_INO, b, m->err);
 	if (!rc)
 		fixed(m, NLFS_CP_FIX_BLOCK, 0, b);
 	return rc;
@@ -229,29 +231,33 @@ static int drop_empty(struct mend *m, uint64_t b)
 int nlfs_writer_mend_cpfile(struct nlfs_writer *w, nlfs_cp_fix_cb cb, void *arg,
 			    struct nlfs_err *err)
 {
-	struct mend m = { .w = w, .cb = cb, .arg = arg, .epb = w->geo.blocksize / w->cpsz,
-			  .latest = w->cno - 1, .err = err };
+	uint32_t cpsz = nlfs_writer_entry_size(w, NLFS_CPFILE_INO);
+	struct mend m = { .w = w, .cb = cb, .arg = arg, .cpsz = cpsz,
+			  .epb = nlfs_writer_geometry(w)->blocksize / cpsz,
+			  .first_slot = nlfs_cpfile_first_slot(cpsz),
+			  .latest = nlfs_writer_cno(w) - 1, .err = err };
 	struct nlfs_cpfile_header *h;
-	uint64_t *blocks = NULL, nblocks;
+	const uint64_t *old_keys, *old_ptrs;
+	uint64_t *blocks = NULL;
+	size_t nblocks;
 	uint8_t *blk;
-	int rc = nlfs_wfile_load_map(w->cpfile, err);
+	int rc = nlfs_writer_mdt_old_map(w, NLFS_CPFILE_INO, &old_keys, &old_ptrs, &nblocks, err);
 
 	if (rc)
 		return rc;
 	/* the blocks mapped before this construction (the cache may drop some) */
-	nblocks = w->cpfile->nold;
 	if (nblocks && !(blocks = malloc(nblocks * sizeof(*blocks))))
 		return -ENOMEM;
 	if (nblocks)
-		memcpy(blocks, w->cpfile->old_keys, nblocks * sizeof(*blocks));
+		memcpy(blocks, old_keys, nblocks * sizeof(*blocks));
 	for (uint64_t k = 0; !rc && k < nblocks; k++) {
 		uint64_t b = blocks[k];
 
-		for (uint64_t i = b == 0 ? cp_first(w) : 0; !rc && i < m.epb; i++)
-			rc = mend_entry(&m, b * m.epb + i + 1 - cp_first(w));
+		for (uint64_t i = b == 0 ? m.first_slot : 0; !rc && i < m.epb; i++)
+			rc = mend_entry(&m, b * m.epb + i + 1 - m.first_slot);
 	}
 	if (!rc)
-		rc = nlfs_wfile_read(w->cpfile, 0, &blk, err);
+		rc = nlfs_writer_mdt_read(w, NLFS_CPFILE_INO, 0, &blk, err);
 	if (!rc && blk) {
 		h = (struct nlfs_cpfile_header *)(void *)blk;
 		uint64_t next = nlfs_le64(h->ch_snapshot_next), prev = nlfs_le64(h->ch_snapshot_prev);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <nlfs/endian.h>
+#include <nlfs/repair.h>
 #include "writerP.h"
 
 static int cp_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_checkpoint **cp,
@@ -314,4 +315,10 @@ int nlfs_cpw_revive_latest(struct nlfs_writer *w, struct nlfs_err *err)
 	if (!rc)
 		cp->cp_flags = nlfs_cpu_to_le32(nlfs_le32(cp->cp_flags) & ~NLFS_CHECKPOINT_INVALID);
 	return rc;
+}
+
+void nlfs_writer_set_counts(struct nlfs_writer *w, uint64_t ninodes, uint64_t nblocks)
+{
+	w->prev.cp_inodes_count = nlfs_cpu_to_le64(ninodes);
+	w->prev.cp_blocks_count = nlfs_cpu_to_le64(nblocks);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * An inode cleared by a repair (fsck.nilfs2): its slot zeroed and freed in
- * the ifile of the checkpoint being built.  Its blocks are not touched
- * here: older checkpoints and snapshots still have them, and the blocks
- * no file of the new checkpoint uses are ended in the DAT by the caller
+ * Inodes set right by a repair (fsck.nilfs2) in the ifile of the
+ * checkpoint being built: one cleared (its slot zeroed and freed), the
+ * reserved ones marked in use, one whose bitmap bit alone was lost marked
+ * in use again.  A cleared inode's blocks are not touched here: older
+ * checkpoints and snapshots still have them, and the blocks no file of
+ * the new checkpoint uses are ended in the DAT by the caller
  * (nlfs_writer_end_vblock), from what the check found.
  */
 #include <errno.h>
@@ -38,4 +40,54 @@ int nlfs_writer_clear_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_err
 	if (!rc)
 		w->user_inodes--;
 	return rc;
+}
+
+int nlfs_writer_fix_reserved_inodes(struct nlfs_writer *w, uint64_t *nfixed,
+				    struct nlfs_err *err)
+{
+	for (uint64_t ino = 0; ino < w->first_ino; ino++) {
+		const uint8_t *e;
+		int rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &e, err);
+
+		if (!rc && !e) {
+			rc = nlfs_palloc_reserve(w->ifile, w->isz, ino, err);
+			(*nfixed)++;
+			if (ino == NLFS_ROOT_INO)
+				w->user_inodes++;   /* the one reserved inode a checkpoint counts */
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* would the kernel take this slot for a live inode? */
+static bool plausible_inode(const struct nlfs_inode *in)
+{
+	return nlfs_file_type_of_mode(nlfs_le16(in->i_mode)) != 0 &&
+	       nlfs_le16(in->i_links_count) > 0;
+}
+
+int nlfs_writer_revive_inode(struct nlfs_writer *w, uint64_t ino, bool *revived,
+			     struct nlfs_err *err)
+{
+	struct nlfs_inode in;
+	const uint8_t *e;
+	int rc;
+
+	*revived = false;
+	if (ino < w->first_ino)
+		return 0;
+	rc = nlfs_palloc_peek(w->ifile, w->isz, ino, &e, err);
+	if (rc || e)
+		return rc;
+	rc = nlfs_writer_get_inode(w, ino, &in, err);
+	if (rc || !plausible_inode(&in))
+		return rc;
+	rc = nlfs_palloc_reserve(w->ifile, w->isz, ino, err);
+	if (rc)
+		return rc;
+	w->user_inodes++;
+	*revived = true;
+	return 0;
 }

@@ -249,13 +249,6 @@ static inline uint64_t cp_first(const struct nlfs_writer *w)
 	return nlfs_cpfile_first_slot(w->cpsz);
 }
 
-/* a checkpoint's ifile inode as the kernel can use it: a regular file, linked */
-static inline bool nlfs_cp_ifile_inode_ok(const struct nlfs_inode *in)
-{
-	return (nlfs_le16(in->i_mode) & NLFS_S_IFMT) == NLFS_S_IFREG &&
-	       nlfs_le16(in->i_links_count) != 0;
-}
-
 static inline bool nlfs_wfile_has_work(const struct nlfs_wfile *wf)
 {
 	return wf->ndirty != 0;

@@ -46,8 +46,8 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 	uint32_t fl = nlfs_le32(cp->cp_flags);
 	const struct nlfs_inode *in = &cp->cp_ifile_inode;
 
-	*valid = !(fl & NLFS_CHECKPOINT_INVALID);
-	*snap = *valid && fl & NLFS_CHECKPOINT_SNAPSHOT;
+	*valid = nlfs_cp_flags_valid(fl);
+	*snap = nlfs_cp_flags_snapshot(fl);
 	if (!*valid)
 		return;
 	if (cno > c->latest_cno) {

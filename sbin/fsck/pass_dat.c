@@ -143,10 +143,12 @@ int pass_dat_map(struct fsck *c)
 			}
 		}
 		c->nvalloc += used;
-		if (!pg.desc_hole && pg.nfrees != epg - used)
-			fsck_problem(c, MSG_DAT_DESC_NFREES, grp, pg.nfrees, epg - used);
-		else if (pg.desc_hole && used)
-			fsck_problem(c, MSG_DAT_DESC_MISSING, grp, used);
+		if (nlfs_palloc_group_nfree(&pg, epg) != epg - used) {
+			if (pg.desc_hole)
+				fsck_problem(c, MSG_DAT_DESC_MISSING, grp, used);
+			else
+				fsck_problem(c, MSG_DAT_DESC_NFREES, grp, pg.nfrees, epg - used);
+		}
 	}
 	if (c->valloc.oom)
 		rc = -ENOMEM;

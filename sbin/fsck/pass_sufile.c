@@ -53,7 +53,7 @@ int pass_sufile(struct fsck *c)
 
 			c->segs[seg].su_flags = fl;
 			c->segs[seg].su_nblocks = su[i].su_nblocks;
-			if (fl == 0) {
+			if (nlfs_su_flags_clean(fl)) {
 				nclean++;
 				if (su[i].su_nblocks || su[i].su_lastmod)
 					fsck_problem(c, MSG_SU_CLEAN_USED, (unsigned long long)seg,
@@ -61,7 +61,7 @@ int pass_sufile(struct fsck *c)
 						     (unsigned long long)su[i].su_lastmod);
 				continue;
 			}
-			if (fl & NLFS_SEGMENT_USAGE_DIRTY)
+			if (nlfs_su_flags_dirty(fl))
 				ndirty++;
 			nwritten += su[i].su_nblocks != 0;
 			if (fl & ~SU_KNOWN)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleaner.h"
+#include "cli.h"
 #include "strutils.h"
 
 void cleaner_path(char *buf, size_t bufsz)
@@ -178,7 +179,7 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-int cleaner_stop(const char *prog, const char *device, pid_t pid, bool verbose)
+int cleaner_stop(const char *device, pid_t pid, bool verbose)
 {
 	uint64_t start;
 	unsigned pause = 5;
@@ -188,8 +189,8 @@ int cleaner_stop(const char *prog, const char *device, pid_t pid, bool verbose)
 	if (who == 0)
 		return 0;
 	if (who < 0) {
-		fprintf(stderr, "%s: %s: pid %ld recorded for the cleaner is not a %s now; "
-			"not signalled\n", prog, device, (long)pid, CLEANERD_NAME);
+		cli_warnx("%s: pid %ld recorded for the cleaner is not a %s now; not signalled",
+			  device, (long)pid, CLEANERD_NAME);
 		return 0;
 	}
 	if (kill(pid, SIGTERM))
@@ -205,13 +206,14 @@ int cleaner_stop(const char *prog, const char *device, pid_t pid, bool verbose)
 		if (waited >= 8000) {
 			if (said)
 				fputs(" gave up\n", stderr);
-			fprintf(stderr, "%s: %s: %s (pid %ld) did not stop within 8 s\n", prog,
-				device, CLEANERD_NAME, (long)pid);
+			cli_warnx("%s: %s (pid %ld) did not stop within 8 s", device,
+				  CLEANERD_NAME, (long)pid);
 			return -ETIMEDOUT;
 		}
 		if (waited >= 2000 && !said) {
-			fprintf(stderr, "%s: %s: %s (pid %ld) is still running; waiting", prog,
-				device, CLEANERD_NAME, (long)pid);
+			/* a line the dots and the outcome end (cli_warnx ends its own) */
+			fprintf(stderr, "%s: %s: %s (pid %ld) is still running; waiting",
+				cli_progname, device, CLEANERD_NAME, (long)pid);
 			said = true;
 		} else if (said) {
 			fputc('.', stderr);
@@ -221,6 +223,7 @@ int cleaner_stop(const char *prog, const char *device, pid_t pid, bool verbose)
 	if (said)
 		fputs(" stopped\n", stderr);
 	if (verbose)
-		printf("%s: %s: stopped %s (pid %ld)\n", prog, device, CLEANERD_NAME, (long)pid);
+		printf("%s: %s: stopped %s (pid %ld)\n", cli_progname, device, CLEANERD_NAME,
+		       (long)pid);
 	return 0;
 }

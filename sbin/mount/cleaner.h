@@ -36,9 +36,9 @@ bool cleaner_running(pid_t pid);
  * SIGTERM to the cleaner PID of DEVICE, then wait for it to exit: polls
  * with a doubling pause for 2 s, then says it still waits and polls for up
  * to 8 s in all.  0 when it is gone (or PID is not a nilfs_cleanerd: not
- * signalled), -ETIMEDOUT or -errno otherwise.  PROG names the caller in
- * messages.
+ * signalled), -ETIMEDOUT or -errno otherwise.  Messages go out under the
+ * program's name (cli.h).
  */
-int cleaner_stop(const char *prog, const char *device, pid_t pid, bool verbose);
+int cleaner_stop(const char *device, pid_t pid, bool verbose);
 
 #endif /* NILFS_MOUNT_CLEANER_H */

@@ -70,8 +70,8 @@ static int on_option(void *arg, int c, const char *val)
 	case 'o':
 		rc = attrs_split(val, ATTRS_FROM_USER, &m->want, &rest, bad, sizeof(bad));
 		if (rc == -EINVAL) {
-			fprintf(stderr, PROG ": invalid option \"%s\": pp= takes whole seconds, "
-				"nogc no value, and gcpid= is recorded by the helper, not given\n",
+			cli_warnx("invalid option \"%s\": pp= takes whole seconds, "
+				"nogc no value, and gcpid= is recorded by the helper, not given",
 				bad);
 			return MNT_EX_USAGE + 1;
 		}
@@ -90,7 +90,7 @@ static int on_option(void *arg, int c, const char *val)
 	case 'V': cli_print_version(); return MNT_EX_SUCCESS + 1;
 	}
 	if (rc) {
-		fprintf(stderr, PROG ": %s\n", strerror(rc < 0 ? -rc : ENOMEM));
+		cli_warnc(rc < 0 ? -rc : ENOMEM, NULL);
 		return MNT_EX_SYSERR + 1;
 	}
 	return 0;
@@ -99,7 +99,7 @@ static int on_option(void *arg, int c, const char *val)
 /* mount(8)'s message and exit code for a failed libmount call */
 static int fail(struct libmnt_context *cxt, int rc)
 {
-	return utab_failure(cxt, PROG, mnt_context_get_target(cxt), rc, "mount failed");
+	return utab_failure(cxt, mnt_context_get_target(cxt), rc, "mount failed");
 }
 
 static void say_started(const struct mount_cmd *m, const char *dev, const struct nilfs_attrs *a)
@@ -120,14 +120,14 @@ static void start_cleaner(const struct mount_cmd *m, const char *dev, const char
 	int rc = cleaner_start(dev, dir, a, &a->gcpid);
 
 	if (rc == -ECHILD)
-		fprintf(stderr, PROG ": %s: %s did not start (it said why above); no cleaner is "
-			"recorded for this mount\n", dev, CLEANERD_NAME);
+		cli_warnx("%s: %s did not start (it said why above); no cleaner is "
+			"recorded for this mount", dev, CLEANERD_NAME);
 	else if (rc)
-		fprintf(stderr, PROG ": %s: cannot start %s: %s; the volume is mounted without "
-			"a cleaner\n", dev, CLEANERD_NAME, strerror(-rc));
+		cli_warnx("%s: cannot start %s: %s; the volume is mounted without "
+			"a cleaner", dev, CLEANERD_NAME, strerror(-rc));
 	else if (!a->gcpid)
-		fprintf(stderr, PROG ": %s: %s did not report its pid; umount.nilfs2 will not "
-			"stop it\n", dev, CLEANERD_NAME);
+		cli_warnx("%s: %s did not report its pid; umount.nilfs2 will not "
+			"stop it", dev, CLEANERD_NAME);
 	else
 		say_started(m, dev, a);
 }
@@ -144,8 +144,8 @@ static int record(struct libmnt_context *cxt, const struct nilfs_attrs *a, bool 
 	if (!rc)
 		rc = mnt_context_finalize_mount(cxt);
 	if (rc) {
-		fprintf(stderr, PROG ": %s: mounted, but the mount table (utab) was not "
-			"updated: %s\n", mnt_context_get_target(cxt), strerror(rc < 0 ? -rc : rc));
+		cli_warnx("%s: mounted, but the mount table (utab) was not "
+			"updated: %s", mnt_context_get_target(cxt), strerror(rc < 0 ? -rc : rc));
 		return MNT_EX_FILEIO;
 	}
 	return MNT_EX_SUCCESS;
@@ -166,12 +166,12 @@ static int mount_new(struct mount_cmd *m, unsigned long mflags)
 			bool refuse = was.rw || !mnt_is_nilfs(&was);
 
 			if (!mnt_is_nilfs(&was))
-				fprintf(stderr, PROG ": %s: mounted on %s as %s, not NILFS2; nothing "
-					"done\n", dev, was.mountpoint, was.fstype);
+				cli_warnx("%s: mounted on %s as %s, not NILFS2; nothing "
+					"done", dev, was.mountpoint, was.fstype);
 			else if (was.rw)
-				fprintf(stderr, PROG ": %s is already mounted read-write on %s; a "
+				cli_warnx("%s is already mounted read-write on %s; a "
 					"second read-write mount of a nilfs2 volume is refused (mount "
-					"a checkpoint read-only with -o ro,cp=N)\n", dev,
+					"a checkpoint read-only with -o ro,cp=N)", dev,
 					was.mountpoint);
 			mnt_free(&was);
 			if (refuse)
@@ -207,11 +207,11 @@ static int mount_again(struct mount_cmd *m, struct libmnt_table *tb, unsigned lo
 	int rc;
 
 	if (!old_fs || !mnt_fs_match_fstype(old_fs, NILFS2_TYPE)) {
-		fprintf(stderr, PROG ": %s: no nilfs2 mount there to remount\n", dir);
+		cli_warnx("%s: no nilfs2 mount there to remount", dir);
 		return MNT_EX_USAGE;
 	}
 	dev = mnt_fs_get_source(old_fs);
-	utab_read_attrs(PROG, old_fs, &old);
+	utab_read_attrs(old_fs, &old);
 	if (!now.have_pp && old.have_pp) {
 		now.have_pp = true;
 		now.pp = old.pp;
@@ -219,9 +219,9 @@ static int mount_again(struct mount_cmd *m, struct libmnt_table *tb, unsigned lo
 	old_alive = old.gcpid && cleaner_running(old.gcpid);
 	keep = old_alive && want_gc && (!m->want.have_pp || (old.have_pp && old.pp == now.pp));
 	if (old_alive && !keep && !m->fake) {
-		rc = cleaner_stop(PROG, dev, old.gcpid, m->verbose);
+		rc = cleaner_stop(dev, old.gcpid, m->verbose);
 		if (rc) {
-			fprintf(stderr, PROG ": %s: not remounted: %s (pid %ld) did not stop\n", dir,
+			cli_warnx("%s: not remounted: %s (pid %ld) did not stop", dir,
 				CLEANERD_NAME, (long)old.gcpid);
 			return MNT_EX_FAIL;
 		}
@@ -235,10 +235,10 @@ static int mount_again(struct mount_cmd *m, struct libmnt_table *tb, unsigned lo
 				/* as before: the old cleaner, the old period */
 				start_cleaner(m, dev, dir, &old);
 				if (utab_rewrite_attrs(old_fs, &old))
-					fprintf(stderr, PROG ": %s: cannot record the restarted "
-						"cleaner in utab\n", dir);
+					cli_warnx("%s: cannot record the restarted "
+						"cleaner in utab", dir);
 				else if (old.gcpid)
-					fprintf(stderr, PROG ": %s: %s restarted (pid %ld)\n", dir,
+					cli_warnx("%s: %s restarted (pid %ld)", dir,
 						CLEANERD_NAME, (long)old.gcpid);
 			}
 			return ex;
@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 	mnt_init_debug(0);
 	m.cxt = mnt_new_context();
 	if (!m.cxt) {
-		fprintf(stderr, PROG ": cannot allocate a libmount context\n");
+		cli_warnx("cannot allocate a libmount context");
 		return MNT_EX_SYSERR;
 	}
 	rc = args_walk(argc, argv, "fhno:rst:vVw", on_option, &m, pos, 2, &npos, &bad);
@@ -285,30 +285,30 @@ int main(int argc, char **argv)
 		return rc - 1;
 	if (rc < 0 || npos != 2) {
 		if (rc == ARGS_ERR_MISSING)
-			fprintf(stderr, PROG ": %s: option needs an argument\n", bad);
+			cli_warnx("%s: option needs an argument", bad);
 		else if (rc == ARGS_ERR_UNKNOWN)
-			fprintf(stderr, PROG ": %s: unknown option\n", bad);
+			cli_warnx("%s: unknown option", bad);
 		else if (rc == ARGS_ERR_TOO_MANY)
-			fprintf(stderr, PROG ": %s: one argument too many\n", bad);
+			cli_warnx("%s: one argument too many", bad);
 		else
-			fprintf(stderr, PROG ": DEVICE and DIR are needed\n");
+			cli_warnx("DEVICE and DIR are needed");
 		cli_usage_hint();
 		return MNT_EX_USAGE;
 	}
 	if (m.fstype && strcmp(m.fstype, NILFS2_TYPE) && strncmp(m.fstype, NILFS2_TYPE ".", 7)) {
-		fprintf(stderr, PROG ": -t %s: this helper mounts nilfs2 only\n", m.fstype);
+		cli_warnx("-t %s: this helper mounts nilfs2 only", m.fstype);
 		return MNT_EX_USAGE;
 	}
 	if (getuid() != 0 || geteuid() != 0) {
-		fprintf(stderr, PROG ": only root can mount nilfs2 volumes (the helper starts "
+		cli_warnx("only root can mount nilfs2 volumes (the helper starts "
 			"nilfs_cleanerd, which needs CAP_SYS_ADMIN); user mounts are not "
-			"supported\n");
+			"supported");
 		return MNT_EX_USAGE;
 	}
 	umask(022);
 	if (mnt_context_set_fstype(m.cxt, NILFS2_TYPE) || mnt_context_disable_helpers(m.cxt, 1) ||
 	    mnt_context_set_source(m.cxt, pos[0]) || mnt_context_set_target(m.cxt, pos[1])) {
-		fprintf(stderr, PROG ": cannot set up the libmount context\n");
+		cli_warnx("cannot set up the libmount context");
 		return MNT_EX_SYSERR;
 	}
 	rc = mnt_context_prepare_mount(m.cxt);

@@ -53,7 +53,7 @@ static int on_option(void *arg, int c, const char *val)
 	(void)val;
 	switch (c) {
 	case 'f':
-		fprintf(stderr, PROG ": -f ignored: forced unmounts are for network file systems\n");
+		cli_warnx("-f ignored: forced unmounts are for network file systems");
 		break;
 	case 'l': rc = mnt_context_enable_lazy(u->cxt, 1); break;
 	case 'n': rc = mnt_context_disable_mtab(u->cxt, 1); break;
@@ -63,7 +63,7 @@ static int on_option(void *arg, int c, const char *val)
 	case 'V': cli_print_version(); return MNT_EX_SUCCESS + 1;
 	}
 	if (rc) {
-		fprintf(stderr, PROG ": %s\n", strerror(rc < 0 ? -rc : ENOMEM));
+		cli_warnc(rc < 0 ? -rc : ENOMEM, NULL);
 		return MNT_EX_SYSERR + 1;
 	}
 	return 0;
@@ -71,7 +71,7 @@ static int on_option(void *arg, int c, const char *val)
 
 static int fail(struct libmnt_context *cxt, const char *what, int rc)
 {
-	return utab_failure(cxt, PROG, what, rc, "unmount failed");
+	return utab_failure(cxt, what, rc, "unmount failed");
 }
 
 /* the unmount failed and the volume is still mounted as it was: the
@@ -82,13 +82,13 @@ static void restore_cleaner(struct umount_cmd *u, struct libmnt_fs *saved, const
 	int rc = cleaner_start(dev, dir, old, &old->gcpid);
 
 	if (rc)
-		fprintf(stderr, PROG ": %s: cannot restart %s: %s\n", dir, CLEANERD_NAME,
+		cli_warnx("%s: cannot restart %s: %s", dir, CLEANERD_NAME,
 			strerror(rc == -ECHILD ? EIO : -rc));
 	else if (u->verbose)
 		printf(PROG ": %s: restarted %s (pid %ld)\n", dir, CLEANERD_NAME,
 		       (long)old->gcpid);
 	if (saved && !mnt_context_is_nomtab(u->cxt) && utab_rewrite_attrs(saved, old))
-		fprintf(stderr, PROG ": %s: cannot record the cleaner's state in utab\n", dir);
+		cli_warnx("%s: cannot record the cleaner's state in utab", dir);
 }
 
 static int umount_one(struct umount_cmd *u, const char *what)
@@ -104,7 +104,7 @@ static int umount_one(struct umount_cmd *u, const char *what)
 	mnt_reset_context(cxt);
 	if (mnt_context_set_fstype(cxt, NILFS2_TYPE) || mnt_context_disable_helpers(cxt, 1) ||
 	    mnt_context_set_target(cxt, what)) {
-		fprintf(stderr, PROG ": %s: cannot set up the libmount context\n", what);
+		cli_warnx("%s: cannot set up the libmount context", what);
 		return MNT_EX_SYSERR;
 	}
 	rc = mnt_context_prepare_umount(cxt);
@@ -114,16 +114,16 @@ static int umount_one(struct umount_cmd *u, const char *what)
 	dev = mnt_context_get_source(cxt);
 	dir = mnt_context_get_target(cxt);
 	if (!mnt_fs_match_fstype(fs, NILFS2_TYPE)) {
-		fprintf(stderr, PROG ": %s: not a nilfs2 mount (%s)\n", what,
+		cli_warnx("%s: not a nilfs2 mount (%s)", what,
 			mnt_fs_get_fstype(fs) ? mnt_fs_get_fstype(fs) : "unknown type");
 		return MNT_EX_USAGE;
 	}
-	utab_read_attrs(PROG, fs, &old);
+	utab_read_attrs(fs, &old);
 	/* the entry as it was, for rewriting its attributes if we stay mounted */
 	saved = mnt_copy_fs(NULL, fs);
 	if (old.gcpid && cleaner_running(old.gcpid)) {
-		if (cleaner_stop(PROG, dev ? dev : dir, old.gcpid, u->verbose))
-			fprintf(stderr, PROG ": %s: unmounting while %s (pid %ld) still runs\n",
+		if (cleaner_stop(dev ? dev : dir, old.gcpid, u->verbose))
+			cli_warnx("%s: unmounting while %s (pid %ld) still runs",
 				dir, CLEANERD_NAME, (long)old.gcpid);
 		else
 			stopped = true;
@@ -141,12 +141,12 @@ static int umount_one(struct umount_cmd *u, const char *what)
 		/* -r: busy, remounted read-only instead; no cleaner from now on.
 		 * The entry stays, with the attributes less gcpid= (libmount's
 		 * finalize would drop it as if unmounted) */
-		fprintf(stderr, PROG ": %s: target is busy; remounted read-only%s\n", dir,
+		cli_warnx("%s: target is busy; remounted read-only%s", dir,
 			stopped ? ", " CLEANERD_NAME " stays stopped" : "");
 		if (stopped)
 			old.gcpid = 0;
 		if (saved && !mnt_context_is_nomtab(cxt) && utab_rewrite_attrs(saved, &old))
-			fprintf(stderr, PROG ": %s: cannot record the cleaner's state in utab\n",
+			cli_warnx("%s: cannot record the cleaner's state in utab",
 				dir);
 		mnt_free_fs(saved);
 		return MNT_EX_SUCCESS;
@@ -154,7 +154,7 @@ static int umount_one(struct umount_cmd *u, const char *what)
 	mnt_free_fs(saved);
 	rc = mnt_context_finalize_umount(cxt);
 	if (rc) {
-		fprintf(stderr, PROG ": %s: unmounted, but utab was not updated: %s\n",
+		cli_warnx("%s: unmounted, but utab was not updated: %s",
 			dir, strerror(rc < 0 ? -rc : rc));
 		return MNT_EX_FILEIO;
 	}
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	mnt_init_debug(0);
 	u.cxt = mnt_new_context();
 	if (!u.cxt || !pos) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_warnx("out of memory");
 		return MNT_EX_SYSERR;
 	}
 	rc = args_walk(argc, argv, "fhlnrvV", on_option, &u, pos, (size_t)argc, &npos, &bad);
@@ -181,15 +181,15 @@ int main(int argc, char **argv)
 		return rc - 1;
 	if (rc < 0 || npos == 0) {
 		if (rc == ARGS_ERR_UNKNOWN)
-			fprintf(stderr, PROG ": %s: unknown option\n", bad);
+			cli_warnx("%s: unknown option", bad);
 		else
-			fprintf(stderr, PROG ": no mount point or device given\n");
+			cli_warnx("no mount point or device given");
 		cli_usage_hint();
 		return MNT_EX_USAGE;
 	}
 	if (getuid() != 0 || geteuid() != 0) {
-		fprintf(stderr, PROG ": only root can unmount nilfs2 volumes (the helper stops "
-			"nilfs_cleanerd); user unmounts are not supported\n");
+		cli_warnx("only root can unmount nilfs2 volumes (the helper stops "
+			"nilfs_cleanerd); user unmounts are not supported");
 		return MNT_EX_USAGE;
 	}
 	umask(022);

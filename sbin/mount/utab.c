@@ -6,9 +6,10 @@
 #include <string.h>
 #include <sys/mount.h>
 
+#include "cli.h"
 #include "utab.h"
 
-void utab_read_attrs(const char *prog, struct libmnt_fs *fs, struct nilfs_attrs *a)
+void utab_read_attrs(struct libmnt_fs *fs, struct nilfs_attrs *a)
 {
 	const char *s = fs ? mnt_fs_get_attributes(fs) : NULL;
 	char bad[128], *rest = NULL;
@@ -17,8 +18,8 @@ void utab_read_attrs(const char *prog, struct libmnt_fs *fs, struct nilfs_attrs 
 	if (!s)
 		return;
 	if (attrs_split(s, ATTRS_FROM_UTAB, a, &rest, bad, sizeof(bad))) {
-		fprintf(stderr, "%s: %s: ignoring the recorded attributes \"%s\" (cannot read %s)\n",
-			prog, mnt_fs_get_target(fs), s, bad);
+		cli_warnx("%s: ignoring the recorded attributes \"%s\" (cannot read %s)",
+			  mnt_fs_get_target(fs), s, bad);
 		memset(a, 0, sizeof(*a));
 	}
 	free(rest);
@@ -61,12 +62,11 @@ out:
 	return rc;
 }
 
-int utab_failure(struct libmnt_context *cxt, const char *prog, const char *what, int rc,
-		 const char *default_msg)
+int utab_failure(struct libmnt_context *cxt, const char *what, int rc, const char *default_msg)
 {
 	char msg[BUFSIZ] = "";
 	int ex = mnt_context_get_excode(cxt, rc, msg, sizeof(msg));
 
-	fprintf(stderr, "%s: %s: %s\n", prog, what, *msg ? msg : default_msg);
+	cli_warnx("%s: %s", what, *msg ? msg : default_msg);
 	return ex == MNT_EX_SUCCESS ? MNT_EX_FAIL : ex;
 }

@@ -85,8 +85,7 @@ int main(int argc, char **argv)
 		 * even with -f (a NILFS2 volume whose superblocks the undo file
 		 * puts back shows no type at all) */
 		if (cmd_foreign_type(device, type, sizeof(type))) {
-			fprintf(stderr, "%s: %s: formatted as %s, not NILFS2; nothing done\n", PROG,
-				device, type);
+			cli_warnx("%s: formatted as %s, not NILFS2; nothing done", device, type);
 			nlfs_io_close(io);
 			return UNDO_FAIL;
 		}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target for undo files (lib/repair/io_undo.c).  The input is used
- * twice: as a list of writes (offset, length) made through the undo layer
- * onto a patterned memory device, after which applying the undo file must
- * give back the device byte for byte; and as an undo file itself, applied
+ * libFuzzer target for undo files (lib/io/io_undo.c, lib/format/undo_id.c).
+ * The input is used twice: as a list of writes (offset, length) made
+ * through the undo layer onto a patterned memory device, after which
+ * applying the undo file must give back the device byte for byte; and as an undo file itself, applied
  * to a memory device (a parser of untrusted bytes: nothing may crash).
  */
 #define _GNU_SOURCE

@@ -321,6 +321,32 @@ START_TEST(liveness_rule_of_the_cleaner)
 }
 END_TEST
 
+/* the header counts' rules (read/counts.c), as the kernel keeps them */
+START_TEST(header_counts_follow_the_kernels_rules)
+{
+	uint8_t desc[8] = { 0 };
+	struct nlfs_palloc_group pg = { .desc = desc, .nfrees = 7 };
+
+	ck_assert(nlfs_su_flags_clean(0) && !nlfs_su_flags_dirty(0));
+	ck_assert(nlfs_su_flags_dirty(NLFS_SEGMENT_USAGE_DIRTY | NLFS_SEGMENT_USAGE_ACTIVE));
+	ck_assert(nlfs_su_flags_dirty(NLFS_SEGMENT_USAGE_DIRTY | NLFS_SEGMENT_USAGE_ERROR));
+	/* neither: counted in no header field */
+	ck_assert(!nlfs_su_flags_clean(NLFS_SEGMENT_USAGE_ERROR) &&
+		  !nlfs_su_flags_dirty(NLFS_SEGMENT_USAGE_ERROR));
+	ck_assert(!nlfs_su_flags_clean(NLFS_SEGMENT_USAGE_ACTIVE));
+
+	ck_assert(nlfs_cp_flags_valid(0) && !nlfs_cp_flags_snapshot(0));
+	ck_assert(nlfs_cp_flags_valid(NLFS_CHECKPOINT_MINOR));
+	ck_assert(nlfs_cp_flags_snapshot(NLFS_CHECKPOINT_SNAPSHOT));
+	ck_assert(!nlfs_cp_flags_valid(NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SNAPSHOT));
+	ck_assert(!nlfs_cp_flags_snapshot(NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SNAPSHOT));
+
+	ck_assert_uint_eq(nlfs_palloc_group_nfree(&pg, 32768), 7);
+	pg.desc_hole = true;   /* every group the hole covers is empty */
+	ck_assert_uint_eq(nlfs_palloc_group_nfree(&pg, 32768), 32768);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cpinfo");
@@ -332,6 +358,7 @@ int main(void)
 	tcase_add_test(tc, cpstat_and_the_one_checkpoint_mkfs_writes);
 	tcase_add_test(tc, segment_walk_sees_the_mkfs_log);
 	tcase_add_test(tc, liveness_rule_of_the_cleaner);
+	tcase_add_test(tc, header_counts_follow_the_kernels_rules);
 	tcase_add_test(tc, sufile_view_masks_the_disk_active_bit);
 	tcase_add_test(tc, snapshot_list_follows_the_cpfile_links);
 	suite_add_tcase(s, tc);

@@ -249,15 +249,15 @@ START_TEST(test_stop)
 	ck_assert(!cleaner_running(other));
 	ck_assert(!cleaner_running(0));
 	/* a pid some other program holds now is left alone */
-	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", other, false), 0);
+	ck_assert_int_eq(cleaner_stop("/dev/x", other, false), 0);
 	ck_assert_int_eq(waitpid(other, &status, WNOHANG), 0);
 	/* SIGTERM, and the stop waits until it is gone (a zombie counts) */
-	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", cleaner, false), 0);
+	ck_assert_int_eq(cleaner_stop("/dev/x", cleaner, false), 0);
 	ck_assert(!cleaner_running(cleaner));
 	ck_assert_int_eq(waitpid(cleaner, &status, 0), cleaner);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	/* gone: nothing to do */
-	ck_assert_int_eq(cleaner_stop("check_mount", "/dev/x", cleaner, false), 0);
+	ck_assert_int_eq(cleaner_stop("/dev/x", cleaner, false), 0);
 	kill(other, SIGKILL);
 	waitpid(other, &status, 0);
 }

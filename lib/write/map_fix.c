@@ -2,8 +2,11 @@
 /*
  * Repairs of block maps and DAT entries carried by a construction
  * (fsck.nilfs2): a file's map replaced wholesale by the entries that hold
- * up, and DAT entries set from what the segment summaries say.  As with
- * repair_w.c, nothing reaches the device before the construction commits.
+ * up, or its blocks ended before it is written anew; DAT entries set from
+ * what the segment summaries say, ended or freed, and the DAT's group
+ * counts from its bitmaps; blocks of a segment being given up moved.  As
+ * with the writer's other repair edits, nothing reaches the device before
+ * the construction commits.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +14,7 @@
 
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
-#include "../write/writerP.h"
+#include "writerP.h"
 
 int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
 			    bool *allocated, struct nlfs_err *err)
@@ -219,4 +222,56 @@ int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inod
 				    (unsigned long long)ino);
 	memcpy(inode, p, sizeof(*inode));
 	return 0;
+}
+
+int nlfs_writer_fix_palloc(struct nlfs_writer *w, uint64_t ino, uint64_t *nfixed,
+			   struct nlfs_err *err)
+{
+	if (ino == NLFS_DAT_INO)
+		return nlfs_palloc_fix_counts(w->dat, w->dsz, nfixed, err);
+	if (ino == NLFS_IFILE_INO)
+		return nlfs_palloc_fix_counts(w->ifile, w->isz, nfixed, err);
+	return -EINVAL;
+}
+
+int nlfs_writer_end_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_err *err)
+{
+	const uint8_t *p;
+	struct nlfs_dat_entry e;
+	int rc = nlfs_palloc_peek(w->dat, w->dsz, vbn, &p, err);
+
+	if (rc)
+		return rc;
+	if (!p)
+		return nlfs_err_set(err, ENOENT, NLFS_NOWHERE,
+				    "virtual block %llu is not allocated", (unsigned long long)vbn);
+	memcpy(&e, p, sizeof(e));
+	if (nlfs_le64(e.de_end) != NLFS_CNO_MAX)
+		return 0;   /* already ended */
+	return nlfs_datw_end(w, vbn, false, err);
+}
+
+int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_err *err)
+{
+	struct nlfs_file f = { .ino = ino, .cno = w->cno - 1 };
+	struct nlfs_wfile *old;
+	int rc;
+
+	if (ino < w->first_ino && ino != NLFS_ROOT_INO)
+		return -EINVAL;
+	rc = nlfs_writer_get_inode(w, ino, &f.inode, err);
+	if (!rc)
+		rc = nlfs_wfile_new(w->fs, w->geo.blocksize, ino, &f.inode, &f, &old);
+	if (rc)
+		return rc;
+	rc = nlfs_wfile_load_map(old, err);
+	/* the old versions stay in the checkpoints that have them */
+	for (size_t i = 0; !rc && i < old->nold; i++)
+		rc = nlfs_datw_end(w, old->old_ptrs[i], false, err);
+	for (size_t i = 0; !rc && i < old->nold_nodes; i++)
+		rc = nlfs_datw_end(w, old->old_nodes[i], false, err);
+	if (!rc)
+		w->user_blocks -= (int64_t)(old->nold + old->nold_nodes);
+	nlfs_wfile_free(old);
+	return rc;
 }

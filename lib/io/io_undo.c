@@ -11,6 +11,10 @@
  * of offset and data, data).  A record torn by a crash fails its CRC; the
  * write it was saved for never reached the device, so applying stops
  * there with nothing lost.
+ *
+ * What identifies the volume (its UUID) is the format's to say: the
+ * caller's ID function gives it (format/undo_id.c, the public
+ * nlfs_io_open_undo and nlfs_undo_apply).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -178,22 +182,6 @@ static const struct nlfs_io_ops undo_ops = {
 	undo_read, undo_write, undo_flush, undo_size, undo_destroy, undo_prefetch,
 };
 
-/* the volume's UUID as the superblocks give it (primary, else secondary) */
-static void volume_uuid(struct nlfs_io *io, uint64_t devsize, uint8_t uuid[16])
-{
-	struct nlfs_super_block sb;
-	uint64_t offs[2] = { NLFS_SB_OFFSET_BYTES, nlfs_sb2_offset(devsize) };
-
-	memset(uuid, 0, 16);
-	for (int i = 0; i < 2; i++) {
-		if (!offs[i] || nlfs_io_read(io, &sb, sizeof(sb), offs[i]) ||
-		    nlfs_le16(sb.s_magic) != NLFS_SB_MAGIC)
-			continue;
-		memcpy(uuid, sb.s_uuid, 16);
-		return;
-	}
-}
-
 static bool uuid_unknown(const uint8_t uuid[16])
 {
 	static const uint8_t zero[16];
@@ -233,8 +221,8 @@ static int sync_parent_dir(const char *path)
 	return rc;
 }
 
-int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **out,
-		      struct nlfs_err *err)
+int nlfs_undo_io_open(struct nlfs_io *lower, const char *path, nlfs_undo_id_fn id,
+		      struct nlfs_io **out, struct nlfs_err *err)
 {
 	struct nlfs_io *io = calloc(1, sizeof(*io));
 	struct undo_priv *u = calloc(1, sizeof(*u));
@@ -258,7 +246,7 @@ int nlfs_io_open_undo(struct nlfs_io *lower, const char *path, struct nlfs_io **
 				  path, errno == EEXIST ? " (it exists; it is not overwritten)" : "");
 		goto fail;
 	}
-	volume_uuid(lower, u->devsize, uuid);
+	id(lower, u->devsize, uuid);
 	fill_header(&h, u->devsize, uuid);
 	rc = write_all(u->fd, &h, sizeof(h));
 	if (!rc && fsync(u->fd))
@@ -308,8 +296,8 @@ static int read_all(int fd, void *buf, size_t len, size_t *got)
 	return 0;
 }
 
-int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
-		    struct nlfs_undo_stats *st, struct nlfs_err *err)
+int nlfs_undo_io_apply(const char *path, struct nlfs_io *dev, nlfs_undo_id_fn id,
+		       unsigned flags, struct nlfs_undo_stats *st, struct nlfs_err *err)
 {
 	struct undo_header h, want;
 	uint8_t *buf = malloc(UNDO_BLOCK), uuid[16];
@@ -344,7 +332,7 @@ int nlfs_undo_apply(const char *path, struct nlfs_io *dev, unsigned flags,
 				  nlfs_le32(h.version));
 	if (rc)
 		goto out;
-	volume_uuid(dev, devsize, uuid);
+	id(dev, devsize, uuid);
 	fill_header(&want, devsize, uuid);
 	/* a UUID counts only where both sides had a superblock to give one:
 	 * the damage being undone may be to the superblocks themselves */
