@@ -120,13 +120,6 @@ static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *ar
 	return CLI_PUSH(ra->blocks, ra->nblocks, ra->capblocks, b) ? 1 : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* every block of F, nodes included, in disk order */
 static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 {
@@ -138,7 +131,7 @@ static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 	nlfs_bmap_iterate(ra->fs, f, collect_block, &w, &err);
 	if (ra->nblocks == 0)
 		return;
-	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), cmp_u64);
+	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), nlfs_cmp_u64);
 	for (size_t i = 0; i < ra->nblocks; i++)
 		want(ra, ra->blocks[i]);
 	flush_run(ra);

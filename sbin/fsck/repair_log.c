@@ -50,18 +50,11 @@ struct evac {
 	bool incomplete;              /* some map could not be walked whole */
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool chosen(const struct evac *e, uint64_t blk)
 {
 	uint64_t seg = blk / e->c->g->blocks_per_segment;
 
-	return bsearch(&seg, e->segs, e->nsegs, sizeof(*e->segs), cmp_u64) != NULL;
+	return bsearch(&seg, e->segs, e->nsegs, sizeof(*e->segs), nlfs_cmp_u64) != NULL;
 }
 
 /* ---- which segments ---- */
@@ -115,7 +108,7 @@ static int pick_segments(struct evac *e)
 		e->segs[e->nsegs++] = lf->seg;
 	}
 	if (e->nsegs > 1)
-		nlfs_sort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
+		nlfs_sort(e->segs, e->nsegs, sizeof(*e->segs), nlfs_cmp_u64);
 	{
 		size_t n = 0;
 
@@ -132,7 +125,7 @@ static int pick_segments(struct evac *e)
 static bool mended(const struct fsck *c, uint64_t v)
 {
 	return c->fix.nvblocks &&
-	       bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), cmp_u64);
+	       bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), nlfs_cmp_u64);
 }
 
 static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)
@@ -164,7 +157,7 @@ static struct owner *owner_of(struct evac *e, uint64_t v)
 
 	if (!fsck_vbit_test(&e->target, v))
 		return NULL;
-	p = bsearch(&v, e->tv, e->ntargets, sizeof(*e->tv), cmp_u64);
+	p = bsearch(&v, e->tv, e->ntargets, sizeof(*e->tv), nlfs_cmp_u64);
 	return p ? &e->owners[p - e->tv] : NULL;
 }
 
@@ -292,16 +285,8 @@ static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 static bool same_block(const struct iblocks *prev, uint64_t off, uint64_t vbn)
 {
-	size_t lo = 0, hi = prev->n;
+	size_t lo = nlfs_lower_bound(&off, prev->off, prev->n, sizeof(*prev->off), nlfs_cmp_u64);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (prev->off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < prev->n && prev->off[lo] == off && prev->vbn[lo] == vbn;
 }
 
