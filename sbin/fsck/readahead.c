@@ -147,14 +147,28 @@ static int note_dir(const struct nlfs_file *f, void *arg)
 	return atomic_load(&ra->stop) ? 1 : 0;
 }
 
-/* node blocks, blocks of metadata files and of directories and symbolic links */
+/* node blocks and blocks of directories and symbolic links that the
+ * latest checkpoint still uses.  A kernel-written volume's summaries name
+ * every version of them each checkpoint wrote, and those of the metadata
+ * files (the DAT, cpfile, sufile and ifile, in every log): the old ones
+ * are not read by the check of the latest checkpoint, and the live blocks
+ * of the metadata files were asked for from their maps.  Asking for all
+ * of them made the disk read 99.8 MiB on bench/fsck.sh CASE=checkpoints
+ * (20,000 files) for a metadata floor of 13.6 MiB. */
 static int summary_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
 			 void *arg)
 {
 	struct fsck_readahead *ra = arg;
+	struct nlfs_dat_entry de;
+	struct nlfs_err err;
 
-	if (bi && (!bi->is_data || fi->ino < ra->first_ino || fsck_bit_test(&ra->dirs, fi->ino)))
-		want(ra, bi->block);
+	if (!bi || fi->ino < ra->first_ino || (bi->is_data && !fsck_bit_test(&ra->dirs, fi->ino)))
+		return 0;
+	/* a block the DAT no longer maps there, or whose life has ended */
+	if (nlfs_dat_lookup(ra->fs, bi->vblocknr, &de, &err) || de.de_blocknr != bi->block ||
+	    de.de_end != UINT64_MAX)
+		return 0;
+	want(ra, bi->block);
 	return 0;
 }
 
