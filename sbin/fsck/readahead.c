@@ -159,14 +159,14 @@ static int summary_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binf
 			 void *arg)
 {
 	struct fsck_readahead *ra = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	if (!bi || fi->ino < ra->first_ino || (bi->is_data && !fsck_bit_test(&ra->dirs, fi->ino)))
 		return 0;
 	/* a block the DAT no longer maps there, or whose life has ended */
-	if (nlfs_dat_lookup(ra->fs, bi->vblocknr, &de, &err) || de.de_blocknr != bi->block ||
-	    de.de_end != UINT64_MAX)
+	if (nlfs_dat_lookup(ra->fs, bi->vblocknr, &de, &err) || de.blocknr != bi->block ||
+	    de.end != UINT64_MAX)
 		return 0;
 	want(ra, bi->block);
 	return 0;
