@@ -323,7 +323,7 @@ static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *p
 		}
 		d->cp.alloc.words[g * (epg / 64) + w] = nw;
 	}
-	if (pg->desc_hole ? used != 0 : pg->nfrees != epg - used)
+	if (nlfs_palloc_group_nfree(pg, epg) != epg - used)
 		fail(d);
 }
 

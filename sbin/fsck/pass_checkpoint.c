@@ -60,10 +60,12 @@ static int load_ifile_groups(struct fsck *c, struct fsck_cp *cp, uint64_t ngroup
 				used++;
 			}
 		}
-		if (!pg.desc_hole && pg.nfrees != epg - used)
-			fsck_problem(c, MSG_IFILE_DESC_NFREES, cp->cno, grp, pg.nfrees, epg - used);
-		else if (pg.desc_hole && used)
+		if (nlfs_palloc_group_nfree(&pg, epg) == epg - used)
+			continue;
+		if (pg.desc_hole)
 			fsck_problem(c, MSG_IFILE_DESC_MISSING, cp->cno, grp, used);
+		else
+			fsck_problem(c, MSG_IFILE_DESC_NFREES, cp->cno, grp, pg.nfrees, epg - used);
 	}
 out:
 	free(pg.desc);
