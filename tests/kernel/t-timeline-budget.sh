@@ -12,8 +12,8 @@
 #   C  four times as large, no cleaner: what the timeline would hold
 #      there without a limit, counted at the end (nilfs-timeline -n -M).
 # At 05:30 the daemon of A, then B's, is started (its first turn runs the
-# timeline), a cleaning pass is waited for (nilfs-clean --wait) and the
-# daemon stopped.  Each of the daily versions of the large file is held
+# timeline), two manual cleaning runs are waited for (nilfs-clean --wait)
+# and the daemon stopped.  Each of the daily versions of the large file is held
 # by that day's snapshot alone, so without a limit the timeline's
 # snapshots would hold more than A's whole volume.  It must hold: no
 # write ever fails and A and B always have free space (df), A's daemon
@@ -89,6 +89,11 @@ turn() {   # $1 volume, $2 device, $3 day
 		sleep 0.2
 		i=$((i + 1))
 	done
+	# two manual runs: one now and then ends having cleaned nothing (the
+	# segments held for recovery until the daemon has the superblocks
+	# written), and a turn a day must clean
+	/ours/bin/nilfs-clean --wait -p 0 $2 >/dev/null 2>&1 || echo "CLEAN FAILED $1 $3"
+	sleep 1
 	/ours/bin/nilfs-clean --wait -p 0 $2 >/dev/null 2>&1 || echo "CLEAN FAILED $1 $3"
 	/ours/bin/nilfs-clean -q $2 >/dev/null 2>&1 || echo "STOP FAILED $1 $3"
 	wait $pid
