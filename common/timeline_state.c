@@ -375,8 +375,10 @@ int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
 		goto out;
 	}
 	rc = tl_chooser_finish(&chooser, plan);
-	/* the count: with a budget, or when the volume is short of clean space */
-	count = !rc && v->held && (o->budget != UINT64_MAX || o->min_free);
+	/* the count: with a budget, or when the volume is short of clean
+	 * space, and only if the timeline has snapshots to give up */
+	count = !rc && v->held && (o->budget != UINT64_MAX || o->min_free) &&
+		plan->count[TL_PROMOTE] + plan->count[TL_HOLD] > 0;
 	if (count && o->min_free) {
 		rc = v->clean_blocks ? v->clean_blocks(v->ctx, &out->clean) : -ENOTSUP;
 		if (rc)
