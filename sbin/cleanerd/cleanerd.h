@@ -170,8 +170,10 @@ uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs);
  * ss_prot_seq moves on (nilfs-utils freezes and thaws instead) */
 int cld_shrink_protected_region(struct cleanerd *d);
 
-/* timeline.c: the snapshot timeline, if configured, at most once a minute */
-void cld_timeline(struct cleanerd *d, uint64_t mono);
+/* timeline.c: the snapshot timeline, if configured, at most once a minute;
+ * MIN_CLEAN_SEGMENTS the cleaner's minimum (reserved segments included),
+ * under which the timeline's snapshots give way */
+void cld_timeline(struct cleanerd *d, uint64_t mono, uint64_t min_clean_segments);
 /* monotonic ns when it is due next; UINT64_MAX if it is off */
 uint64_t cld_timeline_due(const struct cleanerd *d);
 
