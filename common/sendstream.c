@@ -14,9 +14,12 @@
  *   n  atime nanoseconds, N  mtime nanoseconds (le32)
  *   x  CRC (le32); d  data, the rest of the payload
  */
+#define _GNU_SOURCE   /* F_SETPIPE_SZ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nlfs/endian.h>
 #include "crc32c.h"
@@ -96,6 +99,15 @@ static const char *value_bad(enum sstream_kind kind, char field, uint64_t v)
 	default:
 		return NULL;
 	}
+}
+
+void sstream_pipe_grow(FILE *f)
+{
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd >= 0 && !fstat(fd, &st) && S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)SSTREAM_MAX_DATA);
 }
 
 /* ---- writer ---- */

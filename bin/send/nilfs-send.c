@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	sstream_pipe_grow(out);
 	if (sstream_write_header(&s.w, out, &h)) {
 		cli_warnc(errno, "%s", s.out_name);
 		goto fail_out;
