@@ -112,8 +112,8 @@ static int print_version(const struct nlfs_version *v, void *arg)
 static int dump(struct nlfs_fs *fs)
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
-	struct nlfs_cpfile_header ch;
-	struct nlfs_sufile_header sh;
+	struct nlfs_cphead ch;
+	struct nlfs_suhead sh;
 	struct nlfs_cpstat cs;
 	struct nlfs_sustat ss;
 	struct nlfs_cpinfo ci[64];
@@ -129,11 +129,11 @@ static int dump(struct nlfs_fs *fs)
 	if ((rc = nlfs_cpfile_header(fs, &ch, &err)))
 		return fail("cpfile_header", rc, &err);
 	printf("cpfile header %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-	       ch.ch_ncheckpoints, ch.ch_nsnapshots, ch.ch_snapshot_next, ch.ch_snapshot_prev);
+	       ch.ncheckpoints, ch.nsnapshots, ch.snapshot_next, ch.snapshot_prev);
 	if ((rc = nlfs_sufile_header(fs, &sh, &err)))
 		return fail("sufile_header", rc, &err);
-	printf("sufile header %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", sh.sh_ncleansegs,
-	       sh.sh_ndirtysegs, sh.sh_last_alloc);
+	printf("sufile header %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", sh.ncleansegs,
+	       sh.ndirtysegs, sh.last_alloc);
 	if (!nlfs_cpfile_stat(fs, &cs, &err))
 		printf("cpstat %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cs.cno, cs.ncps, cs.nsss);
 	if (!nlfs_sufile_stat(fs, &ss, &err))
@@ -141,25 +141,25 @@ static int dump(struct nlfs_fs *fs)
 		       ss.nsegs, ss.ncleansegs, ss.ndirtysegs, ss.ctime, ss.prot_seq);
 	while (!(rc = nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 64, &got, &err)) && got)
 		for (size_t i = 0; i < got; i++) {
-			struct nlfs_checkpoint cp;
+			struct nlfs_cpinfo cp;
 
 			printf("cp %" PRIu64 " flags %x create %" PRIu64 " inc %" PRIu64 " inodes %" PRIu64
 			       " blocks %" PRIu64 " next %" PRIu64 "\n", ci[i].cno, ci[i].flags,
 			       ci[i].create, ci[i].nblk_inc, ci[i].inodes_count, ci[i].blocks_count,
 			       ci[i].next);
-			if (!nlfs_cpfile_get(fs, ci[i].cno, &cp, &err))
-				printf("cp-get %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", nlfs_le64(cp.cp_cno),
-				       nlfs_le64(cp.cp_create), nlfs_le64(cp.cp_blocks_count));
+			if (!nlfs_cpfile_info(fs, ci[i].cno, &cp, &err))
+				printf("cp-get %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cp.cno,
+				       cp.create, cp.blocks_count);
 			if (ncnos < sizeof(cnos) / sizeof(*cnos))
 				cnos[ncnos++] = ci[i].cno;
 		}
 	for (uint64_t s = 0; s < g->nsegments; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		struct nlfs_suinfo si;
 
-		if (!nlfs_sufile_get(fs, s, &su, &err) && su.su_flags)
+		if (!nlfs_sufile_get(fs, s, &su, &err) && su.flags)
 			printf("su %" PRIu64 " lastmod %" PRIu64 " nblocks %u flags %x\n", s,
-			       su.su_lastmod, su.su_nblocks, su.su_flags);
+			       su.lastmod, su.nblocks, su.flags);
 		if (!nlfs_sufile_list(fs, s, &si, 1, &got, &err) && got && si.flags)
 			printf("suinfo %" PRIu64 " %" PRIu64 " %u %x\n", s, si.lastmod, si.nblocks,
 			       si.flags);

@@ -129,7 +129,7 @@ static int list(const char *img, bool all)
 	mark(&l, 0);
 	mark(&l, nlfs_sb2_offset(g->devsize) / g->blocksize);
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		uint64_t p, end;
 
 		if (nlfs_sufile_get(fs, seg, &su, &err)) {
@@ -137,10 +137,10 @@ static int list(const char *img, bool all)
 				(unsigned long long)seg);
 			return 1;
 		}
-		if (!(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY))
+		if (!(su.flags & NLFS_SEGMENT_USAGE_DIRTY))
 			continue;
 		p = nlfs_seg_start(g, seg);
-		end = p + su.su_nblocks;
+		end = p + su.nblocks;
 		while (p < end) {
 			struct nlfs_log log;
 			void *summary = NULL;

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/mkfs.sh: our mkfs.nilfs2 against the reference tools, in one run.
-#  1. mkfs of a 1 TiB sparse image file: bytes written and time, against
-#     nilfs-tools' mkfs.nilfs2.
+#  1. mkfs of a 1 TiB sparse image file: bytes written, fsyncs and time,
+#     against nilfs-tools' mkfs.nilfs2: the median of RUNS_1T (default 11)
+#     runs of each, taking turns (one run of a few milliseconds, nearly all
+#     of them waiting on fsync, says little on a busy host).
 #  2. mkfs -d of a generated tree (NFILES files, about TREE_MIB MiB), against
 #     `mke2fs -t ext4 -d` of the same tree (target: ratio <= 0.5), beside
 #     the floor: reading the tree once (tar of it into a pipe) plus writing
@@ -11,6 +13,8 @@
 #     taking turns; the tree is read before each so every run starts with
 #     it cached as far as the page cache keeps it.
 # TREE=dir makes the tree there and keeps it (or uses the one made before).
+# CASES (default "1t tree") picks the cases to run; MKFS_BEFORE=PATH times
+# another build of mkfs.nilfs2 in the 1 TiB case's runs as well.
 # Bytes written are the sum of write(2)/pwrite(2) results under strace.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +22,8 @@ top=$(cd "$here/.." && pwd)
 ours=${MKFS:-$top/mkfs.nilfs2}
 NFILES=${NFILES:-100000}
 RUNS=${RUNS:-3}
+RUNS_1T=${RUNS_1T:-11}
+CASES=${CASES:-1t tree}
 TREE_MIB=${TREE_MIB:-1024}
 theirs=$(PATH=/usr/sbin:/sbin:$PATH command -v mkfs.nilfs2)
 mke2fs=$(PATH=/usr/sbin:/sbin:$PATH command -v mke2fs)
@@ -39,24 +45,51 @@ timed() { # label, then a command; prints seconds
 	echo "$t1 - $t0" | bc
 }
 
+median() { sort -n | awk '{ v[++n] = $1 } END { printf "%.4f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
+fsyncs() { # strace log -> fsync-family calls
+	grep -cE '^[0-9]+ +(fsync|fdatasync|sync_file_range)\(' "$1" || true
+}
+
+case " $CASES " in *" 1t "*)
 echo "== 1 TiB sparse image: mkfs only"
-for who in ours theirs; do
+# MKFS_BEFORE=PATH: another build of ours timed in the same runs
+who_all="ours theirs${MKFS_BEFORE:+ before}"
+prog_of() { case $1 in ours) echo "$ours" ;; theirs) echo "$theirs" ;; *) echo "$MKFS_BEFORE" ;; esac; }
+for who in $who_all; do
 	img=$work/$who-1t.img
 	rm -f "$img"
 	truncate -s 1T "$img"
-	if [ $who = ours ]; then prog=$ours; else prog=$theirs; fi
-	strace -f -qq -o "$work/$who.strace" -e trace=write,pwrite64,pwritev,pwritev2 \
-		"$prog" -q -f "$img" >/dev/null
-	rm -f "$img"
-	truncate -s 1T "$img"
-	eval "${who}_t=\$(timed \"\$prog\" -q -f \"\$img\")"
+	strace -f -qq -o "$work/$who.strace" \
+		-e trace=write,pwrite64,pwritev,pwritev2,fsync,fdatasync,sync_file_range \
+		"$(prog_of $who)" -q -f "$img" >/dev/null
 	eval "${who}_b=\$(written \"\$work/$who.strace\")"
-	rm -f "$img"
+	eval "${who}_s=\$(fsyncs \"\$work/$who.strace\")"
+	: >"$work/$who.times"
 done
-printf '  ours:        %12d bytes written  %8.3f s\n' "$ours_b" "$ours_t"
-printf '  nilfs-tools: %12d bytes written  %8.3f s\n' "$theirs_b" "$theirs_t"
-printf '  ratio (ours / nilfs-tools): bytes %.3f  time %.3f\n' \
-	"$(echo "$ours_b / $theirs_b" | bc -l)" "$(echo "$ours_t / $theirs_t" | bc -l)"
+i=0
+while [ $i -lt "$RUNS_1T" ]; do
+	for who in $who_all; do
+		img=$work/$who-1t.img
+		rm -f "$img"
+		truncate -s 1T "$img"
+		timed "$(prog_of $who)" -q -f "$img" >>"$work/$who.times"
+	done
+	i=$((i + 1))
+done
+rm -f "$work"/*-1t.img
+for who in $who_all; do
+	eval "${who}_t=\$(median <\"\$work/$who.times\")"
+done
+printf '  ours:        %12d bytes written  %2d fsyncs  %8.4f s\n' "$ours_b" "$ours_s" "$ours_t"
+printf '  nilfs-tools: %12d bytes written  %2d fsyncs  %8.4f s\n' "$theirs_b" "$theirs_s" "$theirs_t"
+[ -z "${MKFS_BEFORE:-}" ] ||
+	printf '  before:      %12d bytes written  %2d fsyncs  %8.4f s  (ratio %.3f)\n' \
+		"$before_b" "$before_s" "$before_t" "$(echo "$before_t / $theirs_t" | bc -l)"
+printf '  ratio (ours / nilfs-tools): bytes %.3f  time %.3f (medians of %d runs; load %s)\n' \
+	"$(echo "$ours_b / $theirs_b" | bc -l)" "$(echo "$ours_t / $theirs_t" | bc -l)" "$RUNS_1T" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)"
+;; esac
+case " $CASES " in *" tree "*) ;; *) exit 0 ;; esac
 
 echo "== mkfs -d of a $NFILES-file, $TREE_MIB MiB tree"
 # TREE=dir: the tree is made there once and kept for later runs
@@ -85,7 +118,6 @@ size_kib=$(du -sk "$tree" | cut -f1)
 imgsize=$((size_kib * 2 / 1024 + 512))M
 img=$work/d.img
 warm() { tar cf - -C "$tree" . | cat >/dev/null; }
-median() { sort -n | awk '{ v[++n] = $1 } END { printf "%.3f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 : >"$work/ours"; : >"$work/ext4"; : >"$work/read"; : >"$work/write"
 i=0
 while [ $i -lt "$RUNS" ]; do

@@ -14,9 +14,12 @@
  *   n  atime nanoseconds, N  mtime nanoseconds (le32)
  *   x  CRC (le32); d  data, the rest of the payload
  */
+#define _GNU_SOURCE   /* F_SETPIPE_SZ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nlfs/endian.h>
 #include "crc32c.h"
@@ -98,6 +101,15 @@ static const char *value_bad(enum sstream_kind kind, char field, uint64_t v)
 	}
 }
 
+void sstream_pipe_grow(FILE *f)
+{
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd >= 0 && !fstat(fd, &st) && S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)SSTREAM_MAX_DATA);
+}
+
 /* ---- writer ---- */
 
 static int put(struct sstream_writer *w, size_t *n, const void *p, size_t len)
@@ -120,14 +132,14 @@ static int put(struct sstream_writer *w, size_t *n, const void *p, size_t len)
 
 static int put_le32(struct sstream_writer *w, size_t *n, uint32_t v)
 {
-	uint32_t le = nlfs_cpu_to_le32(v);
+	nlfs_le32_t le = nlfs_cpu_to_le32(v);
 
 	return put(w, n, &le, 4);
 }
 
 static int put_le64(struct sstream_writer *w, size_t *n, uint64_t v)
 {
-	uint64_t le = nlfs_cpu_to_le64(v);
+	nlfs_le64_t le = nlfs_cpu_to_le64(v);
 
 	return put(w, n, &le, 8);
 }
@@ -144,8 +156,8 @@ static int emit(struct sstream_writer *w, const void *p, size_t len)
 int sstream_write_header(struct sstream_writer *w, FILE *f, const struct sstream_header *h)
 {
 	uint8_t b[SSTREAM_HEADER_BYTES] = { 0 };
-	uint32_t v;
-	uint64_t q;
+	nlfs_le32_t v;
+	nlfs_le64_t q;
 
 	memset(w, 0, sizeof(*w));
 	w->f = f;
@@ -214,7 +226,7 @@ static int encode(struct sstream_writer *w, const struct sstream_cmd *c)
 		}
 	}
 	if (!rc) {
-		uint32_t hdr[2] = { nlfs_cpu_to_le32((uint32_t)(n - 8)),
+		nlfs_le32_t hdr[2] = { nlfs_cpu_to_le32((uint32_t)(n - 8)),
 				    nlfs_cpu_to_le32((uint32_t)c->kind) };
 
 		memcpy(w->buf, hdr, 8);
@@ -275,18 +287,12 @@ static int take(struct sstream_reader *r, void *p, size_t len, const char *what)
 
 static uint32_t le32_at(const uint8_t *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return nlfs_le32(v);
+	return nlfs_get_le32(p);
 }
 
 static uint64_t le64_at(const uint8_t *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return nlfs_le64(v);
+	return nlfs_get_le64(p);
 }
 
 int sstream_read_header(struct sstream_reader *r, FILE *f, struct sstream_header *h)

@@ -104,6 +104,11 @@ int sstream_read_header(struct sstream_reader *r, FILE *f, struct sstream_header
 int sstream_read(struct sstream_reader *r, struct sstream_cmd *c);
 void sstream_reader_free(struct sstream_reader *r);
 
+/* If F is a pipe, make its buffer SSTREAM_MAX_DATA bytes where the system
+ * allows (best effort): a 64 KiB pipe wakes the reader and the writer
+ * sixteen times per command of data. */
+void sstream_pipe_grow(FILE *f);
+
 /* Is P a path the stream may carry (EMPTY_OK: the empty path too)? */
 bool sstream_path_ok(const char *p, size_t len, bool empty_ok);
 

@@ -58,6 +58,20 @@ struct tl_owned {                 /* a snapshot the timeline made */
 	int64_t until;                /* kept at least until then (0: unknown) */
 };
 
+/* why the space budget gave a snapshot up */
+enum tl_shed {
+	TL_SHED_NONE,
+	TL_SHED_OLDEST,    /* the oldest go first: beyond the finest bucket's */
+	TL_SHED_THINNED,   /* the finest bucket thinned, every second one */
+};
+
+/* which limit the space budget held the timeline to */
+enum tl_limit {
+	TL_LIMIT_NONE,
+	TL_LIMIT_BUDGET,   /* what its snapshots alone hold, over the budget */
+	TL_LIMIT_FREE,     /* free space under the cleaner's minimum */
+};
+
 enum tl_verdict {
 	TL_PROMOTE,   /* a bucket keeps it and it is a plain checkpoint */
 	TL_HOLD,      /* a bucket keeps it and it is the timeline's snapshot */
@@ -78,20 +92,58 @@ struct tl_decision {
 				       * it any more (the end of the last period
 				       * that keeps it, if every later period
 				       * has a checkpoint); else 0 */
-	bool over_budget;             /* DEMOTE or OVER for the space budget */
+	enum tl_shed shed;            /* DEMOTE or OVER for the space budget: how, */
+	enum tl_limit limit;          /* under which limit */
+	unsigned finest;              /* the bucket thinned */
 };
 
 struct tl_plan {
 	struct tl_decision *d;        /* by checkpoint number */
 	size_t n;
 	size_t count[TL_NVERDICTS];   /* decisions per verdict */
+	/* the space budget (tl_plan_budget) */
+	enum tl_limit limit;          /* the limit that bound, if any */
+	uint64_t held_before, held_after;   /* blocks the timeline's snapshots alone hold */
+	uint64_t allowed;             /* blocks they may hold under both limits */
 };
 
 /*
+ * The plan made while the checkpoints stream by: tl_chooser_init, then
+ * tl_chooser_add for each checkpoint by increasing number, then
+ * tl_chooser_finish.  It holds what the rule needs and no more: per
+ * bucket the last checkpoint of each of its N newest ended periods so far
+ * (a period pushed out by N newer ones never comes back), and the owned
+ * entries with whether each is still that snapshot; not the checkpoints.
+ */
+struct tl_slot;
+struct tl_chooser {
+	struct tl_config cfg;
+	int64_t nowkey[TL_NBUCKETS];    /* the period "now" of each bucket */
+	struct tl_slot *top[TL_NBUCKETS];   /* by period, oldest first */
+	size_t ntop[TL_NBUCKETS], cap[TL_NBUCKETS];
+	struct tl_owned *own;           /* by number, without repeats */
+	bool *own_match;                /* own[i] is still that snapshot */
+	size_t nown, next_own;
+	uint64_t last_cno;
+	bool any;
+};
+
+/* for CFG at NOW, with the owned snapshots OWNED (any order); 0 or -ENOMEM */
+int tl_chooser_init(struct tl_chooser *c, const struct tl_config *cfg, time_t now,
+		    const struct tl_owned *owned, size_t nowned);
+/* the next checkpoint: 0; -EINVAL if its number is not above the last one's;
+ * -ENOMEM */
+int tl_chooser_add(struct tl_chooser *c, const struct tl_cp *cp);
+/* the decisions into *PLAN (free with tl_plan_free); the chooser is freed
+ * either way.  0 or -ENOMEM. */
+int tl_chooser_finish(struct tl_chooser *c, struct tl_plan *plan);
+void tl_chooser_free(struct tl_chooser *c);
+
+/*
  * The decisions for checkpoints CPS (N of them, by increasing number), the
- * owned snapshots OWNED (any order), configuration CFG, at time NOW.  0;
- * -EINVAL if CPS is not in increasing order; -ENOMEM.  Free with
- * tl_plan_free().
+ * owned snapshots OWNED (any order), configuration CFG, at time NOW, by the
+ * chooser.  0; -EINVAL if CPS is not in increasing order; -ENOMEM.  Free
+ * with tl_plan_free().
  */
 int tl_plan_make(const struct tl_cp *cps, size_t n, const struct tl_owned *owned, size_t nowned,
 		 const struct tl_config *cfg, time_t now, struct tl_plan *plan);
@@ -103,12 +155,26 @@ int tl_plan_owned(const struct tl_plan *plan, struct tl_owned **out, size_t *n);
 
 /*
  * The space budget.  The timeline's snapshots after PLAN (PROMOTE and HOLD,
- * by number: oldest first) are given up oldest first while what they
- * alone hold is over BUDGET blocks: FREED[i] is what the i-th of them frees
- * with those before it (nlfs_gc_held_only).  A held one becomes DEMOTE, one
- * to promote OVER, both over_budget.  Returns the blocks they hold after.
+ * by number: SNAPS of nlfs_gc_held_count, whose count is H) may hold alone
+ * MAX_HELD blocks at most (UINT64_MAX: no limit), and, with MIN_FREE set,
+ * only as much as leaves MIN_FREE blocks clean once the cleaner has
+ * reclaimed what nothing holds: FREE (clean now) + H->dead + what they
+ * hold - MIN_FREE.  Over that, they are given up in this order until they
+ * hold no more: first the oldest, all those the finest bucket that keeps
+ * any of them does not keep (TL_SHED_OLDEST), oldest first; then that
+ * bucket's are thinned (TL_SHED_THINNED): every second one counted from
+ * the newest, oldest first, and again on those left, the newest last.  A
+ * held one becomes DEMOTE, one to promote OVER.  Each step frees exactly
+ * the versions none of the snapshots left holds.  What they hold before
+ * and after, and the limit that bound, are set in PLAN.  0 or -ENOMEM.
  */
-uint64_t tl_plan_budget(struct tl_plan *plan, const uint64_t *freed, uint64_t budget);
+struct nlfs_gc_held;
+struct tl_budget {
+	uint64_t max_held;            /* blocks; UINT64_MAX: none */
+	uint64_t min_free;            /* blocks; 0: none */
+	uint64_t free;                /* blocks clean now */
+};
+int tl_plan_budget(struct tl_plan *plan, const struct nlfs_gc_held *h, const struct tl_budget *b);
 
 /* the local-time name of the period of bucket B holding T, e.g.
  * "2026-03-29 01:00 CET", "2026-03-29", "2026-W13", "2026-03", "2026" */

@@ -188,7 +188,7 @@ fail:
 }
 
 int tl_held_on_device(const char *device, const struct nlfs_gc_protect *others,
-		      const uint64_t *snaps, size_t n, uint64_t *freed, struct nlfs_err *err)
+		      const uint64_t *snaps, size_t n, struct nlfs_gc_held *h, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_io *io;
@@ -201,40 +201,47 @@ int tl_held_on_device(const char *device, const struct nlfs_gc_protect *others,
 		nlfs_io_close(io);
 		return rc;
 	}
-	rc = nlfs_gc_held_only(fs, others, snaps, n, freed, err);
+	rc = nlfs_gc_held_count(fs, others, snaps, n, h, err);
 	nlfs_fs_close(fs);
 	return rc;
 }
 
-/* every checkpoint of the volume, by number */
-static int list_cps(const struct tl_vol *v, struct tl_cp **out, size_t *n)
+/* what the space budget needs of the checkpoints, gathered as they stream */
+struct cp_scan {
+	uint64_t *snaps;        /* every snapshot, by number */
+	size_t nsnaps, cap;
+	uint64_t protcno;       /* the first created at or after PROTLIMIT */
+	uint64_t protlimit;
+};
+
+/* every checkpoint of the volume, by number, into the chooser C; the
+ * snapshots and the protection period's start into SCAN */
+static int list_cps(const struct tl_vol *v, struct tl_chooser *c, struct cp_scan *scan)
 {
 	struct nilfs_cpinfo ci[CPINFO_BATCH];
-	struct tl_cp *cps = NULL;
-	size_t cap = 0, k = 0;
-	uint64_t cno = 1;
+	uint64_t cnos[CPINFO_BATCH], create[CPINFO_BATCH], cno = 1;
 
 	for (;;) {
 		long got = v->cpinfo(v->ctx, cno, ci, CPINFO_BATCH);
 
-		if (got < 0) {
-			free(cps);
+		if (got <= 0)
 			return (int)got;
+		for (long i = 0; i < got; i++) {
+			struct tl_cp cp = { ci[i].ci_cno, (int64_t)ci[i].ci_create,
+					    (ci[i].ci_flags & (1u << NILFS_CPINFO_SNAPSHOT)) != 0 };
+			int rc = tl_chooser_add(c, &cp);
+
+			if (rc)
+				return rc;
+			if (cp.snapshot && CLI_PUSH(scan->snaps, scan->nsnaps, scan->cap, cp.cno))
+				return -ENOMEM;
+			cnos[i] = ci[i].ci_cno;
+			create[i] = ci[i].ci_create;
 		}
-		if (got == 0)
-			break;
-		if (CLI_GROW(cps, cap, k + (size_t)got)) {
-			free(cps);
-			return -ENOMEM;
-		}
-		for (long i = 0; i < got; i++)
-			cps[k++] = (struct tl_cp){ ci[i].ci_cno, (int64_t)ci[i].ci_create,
-						   (ci[i].ci_flags & (1u << NILFS_CPINFO_SNAPSHOT)) != 0 };
+		if (scan->protcno == UINT64_MAX)
+			scan->protcno = nlfs_gc_protcno(cnos, create, (size_t)got, scan->protlimit);
 		cno = ci[got - 1].ci_cno + 1;
 	}
-	*out = cps;
-	*n = k;
-	return 0;
 }
 
 /*
@@ -269,63 +276,67 @@ static void note(struct tl_outcome *out, int rc, const char *step, uint64_t cno)
 	}
 }
 
+static int decision_cno_cmp(const void *key, const void *elem)
+{
+	const struct tl_decision *x = key, *y = elem;
+
+	return x->cno < y->cno ? -1 : x->cno > y->cno;
+}
+
+/* the plan's decision of the timeline's own snapshot CNO (HOLD, DEMOTE) */
+static bool owned_snapshot(const struct tl_plan *plan, uint64_t cno)
+{
+	struct tl_decision key = { .cno = cno };
+	size_t i = nlfs_lower_bound(&key, plan->d, plan->n, sizeof(*plan->d), decision_cno_cmp);
+
+	for (; i < plan->n && plan->d[i].cno == cno; i++)
+		if (plan->d[i].verdict == TL_HOLD || plan->d[i].verdict == TL_DEMOTE)
+			return true;
+	return false;
+}
+
 /*
  * The space budget on PLAN: what the timeline's snapshots after it alone
  * hold against everything else that keeps blocks: the other snapshots
  * (users'), the checkpoints of the protection period and the latest.
  */
-static int budget(const struct tl_vol *v, const struct tl_options *o, const struct tl_cp *cps,
-		  size_t ncps, struct tl_plan *plan, struct tl_outcome *out)
+static int budget(const struct tl_vol *v, const struct tl_options *o, const struct cp_scan *scan,
+		  struct tl_plan *plan, struct tl_outcome *out)
 {
-	uint64_t *others = calloc(ncps + 1, sizeof(*others));
-	uint64_t *cnos = calloc(ncps + 1, sizeof(*cnos)), *create = calloc(ncps + 1, sizeof(*create));
+	uint64_t *others = calloc(scan->nsnaps + 1, sizeof(*others));
 	uint64_t *mine = calloc(plan->n + 1, sizeof(*mine));
-	uint64_t *freed = calloc(plan->n + 1, sizeof(*freed));
-	size_t nothers = 0, nmine = 0, d = 0;
-	struct nlfs_gc_protect p = { .protcno = UINT64_MAX };
+	struct nlfs_gc_protect p = { .protcno = scan->protcno };
+	struct tl_budget b = { o->budget, o->min_free, out->clean };
+	struct nlfs_gc_held h = { 0 };
+	size_t nothers = 0, nmine = 0;
 	int rc = -ENOMEM;
 
-	if (!others || !cnos || !create || !mine || !freed)
+	if (!others || !mine)
 		goto out;
-	for (size_t i = 0; i < ncps; i++) {
-		/* a forgotten entry may share the number of a checkpoint to
-		 * promote; the plan's decisions and CPS are both by number */
-		enum { OTHER, MINE, NONE } who = cps[i].snapshot ? OTHER : NONE;
-
-		cnos[i] = cps[i].cno;
-		create[i] = cps[i].create < 0 ? 0 : (uint64_t)cps[i].create;
-		while (d < plan->n && plan->d[d].cno < cps[i].cno)
-			d++;
-		for (size_t e = d; e < plan->n && plan->d[e].cno == cps[i].cno; e++) {
-			if (plan->d[e].verdict == TL_HOLD || plan->d[e].verdict == TL_PROMOTE)
-				who = MINE;
-			else if (plan->d[e].verdict == TL_DEMOTE)
-				who = NONE;
-		}
-		if (who == MINE)
-			mine[nmine++] = cps[i].cno;
-		else if (who == OTHER)
-			others[nothers++] = cps[i].cno;
-	}
-	/* the cleaner's protection: the checkpoints since NOW - the period */
-	p.protcno = nlfs_gc_protcno(cnos, create, ncps,
-				    (uint64_t)o->now > o->protection_period
-				    ? (uint64_t)o->now - o->protection_period : 0);
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->d[i].verdict == TL_HOLD || plan->d[i].verdict == TL_PROMOTE)
+			mine[nmine++] = plan->d[i].cno;
+	/* the snapshots not the timeline's (a user's, or one it forgot) */
+	for (size_t i = 0; i < scan->nsnaps; i++)
+		if (!owned_snapshot(plan, scan->snaps[i]))
+			others[nothers++] = scan->snaps[i];
 	p.snapshots = others;
 	p.nsnapshots = nothers;
-	rc = v->held(v->ctx, &p, mine, nmine, freed);
+	rc = v->held(v->ctx, &p, mine, nmine, &h);
+	if (!rc)
+		rc = tl_plan_budget(plan, &h, &b);
 	if (rc)
 		goto out;
 	out->budgeted = true;
-	for (size_t i = 0; i < nmine; i++)
-		out->held_before += freed[i];
-	out->held_after = tl_plan_budget(plan, freed, o->budget);
+	out->held_before = plan->held_before;
+	out->held_after = plan->held_after;
+	out->allowed = plan->allowed;
+	out->limit = plan->limit;
+	out->dead = h.dead;
 out:
+	nlfs_gc_held_free(&h);
 	free(others);
-	free(cnos);
-	free(create);
 	free(mine);
-	free(freed);
 	return rc;
 }
 
@@ -334,28 +345,48 @@ int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
 	   char *why, size_t whylen)
 {
 	struct tl_owned *owned = NULL, *keep = NULL;
-	struct tl_cp *cps = NULL;
-	size_t ncps = 0, nowned = 0, nkeep;
-	bool *done = NULL;
+	struct cp_scan scan = { .protcno = UINT64_MAX };
+	struct tl_chooser chooser;
+	size_t nowned = 0, nkeep;
+	bool *done = NULL, count;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	memset(plan, 0, sizeof(*plan));
 	if (whylen)
 		why[0] = '\0';
-	rc = list_cps(v, &cps, &ncps);
-	if (rc) {
-		note(out, rc, "list", 0);
-		return rc;
-	}
 	rc = tl_state_load(state_path, uuid, &owned, &nowned, why, whylen);
 	if (rc) {
 		note(out, rc, "state", 0);
+		return rc;
+	}
+	rc = tl_chooser_init(&chooser, &o->cfg, o->now, owned, nowned);
+	if (rc) {
+		note(out, rc, "list", 0);
 		goto out;
 	}
-	rc = tl_plan_make(cps, ncps, owned, nowned, &o->cfg, o->now, plan);
-	if (!rc && o->budget != UINT64_MAX && v->held) {
-		rc = budget(v, o, cps, ncps, plan, out);
+	/* the cleaner's protection: the checkpoints since NOW - the period */
+	scan.protlimit = (uint64_t)o->now > o->protection_period
+			 ? (uint64_t)o->now - o->protection_period : 0;
+	rc = list_cps(v, &chooser, &scan);
+	if (rc) {
+		tl_chooser_free(&chooser);
+		note(out, rc, "list", 0);
+		goto out;
+	}
+	rc = tl_chooser_finish(&chooser, plan);
+	/* the count: with a budget, or when the volume is short of clean
+	 * space, and only if the timeline has snapshots to give up */
+	count = !rc && v->held && (o->budget != UINT64_MAX || o->min_free) &&
+		plan->count[TL_PROMOTE] + plan->count[TL_HOLD] > 0;
+	if (count && o->min_free) {
+		rc = v->clean_blocks ? v->clean_blocks(v->ctx, &out->clean) : -ENOTSUP;
+		if (rc)
+			note(out, rc, "held", 0);
+		count = !rc && (o->budget != UINT64_MAX || out->clean < o->min_free);
+	}
+	if (count) {
+		rc = budget(v, o, &scan, plan, out);
 		if (rc)
 			note(out, rc, "held", 0);
 	}
@@ -415,7 +446,7 @@ int tl_run(const struct tl_vol *v, const char *state_path, const char *uuid,
 	if (rc)
 		note(out, rc, "state", 0);
 out:
-	free(cps);
+	free(scan.snaps);
 	free(owned);
 	free(keep);
 	free(done);

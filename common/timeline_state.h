@@ -62,20 +62,23 @@ struct tl_vol {
 	int (*set_snapshot)(void *ctx, uint64_t cno, bool snapshot);
 	/* make the changes durable; 0 or a negative code */
 	int (*commit)(void *ctx);
-	/* for the space budget: nlfs_gc_held_only on the volume, OTHERS the
+	/* for the space budget: nlfs_gc_held_count on the volume, OTHERS the
 	 * protection of what is not the timeline's (NULL: no budget) */
 	int (*held)(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
-		    size_t n, uint64_t *freed);
+		    size_t n, struct nlfs_gc_held *h);
+	/* for the free-space limit: the volume's clean blocks (clean segments
+	 * times blocks per segment); 0 or a negative code */
+	int (*clean_blocks)(void *ctx, uint64_t *blocks);
 	/* the changes take effect only when commit succeeds (the offline writer) */
 	bool deferred;
 };
 
-/* nlfs_gc_held_only on DEVICE, a mounted volume's, read afresh (uncached);
+/* nlfs_gc_held_count on DEVICE, a mounted volume's, read afresh (uncached);
  * the caller has synced the volume so that its DAT on disk is the latest
  * checkpoint's.  0, or as nlfs_io_open_unix, nlfs_fs_open and
- * nlfs_gc_held_only, with ERR set for the latter two. */
+ * nlfs_gc_held_count, with ERR set for the latter two. */
 int tl_held_on_device(const char *device, const struct nlfs_gc_protect *others,
-		      const uint64_t *snaps, size_t n, uint64_t *freed, struct nlfs_err *err);
+		      const uint64_t *snaps, size_t n, struct nlfs_gc_held *h, struct nlfs_err *err);
 
 struct tl_options {
 	struct tl_config cfg;
@@ -85,6 +88,11 @@ struct tl_options {
 	 * protection period in seconds (its checkpoints hold blocks too) */
 	uint64_t budget;
 	uint64_t protection_period;
+	/* the free-space limit: the blocks the cleaner must be able to keep
+	 * clean (its minimum of clean segments); 0: none.  What the
+	 * timeline's snapshots hold is counted when the volume has fewer
+	 * clean blocks, or with a budget */
+	uint64_t min_free;
 };
 
 struct tl_outcome {               /* what a run did */
@@ -94,11 +102,16 @@ struct tl_outcome {               /* what a run did */
 	size_t promoted, demoted;
 	bool budgeted;                /* the budget was evaluated: */
 	uint64_t held_before, held_after;   /* blocks only the timeline's snapshots hold */
+	uint64_t allowed;             /* what they may hold under both limits */
+	enum tl_limit limit;          /* the limit that bound */
+	uint64_t clean, dead;         /* for the free-space limit: clean blocks, and
+				       * blocks none holds (the cleaner's to reclaim) */
 };
 
 /*
  * One run: the plan for the volume (in *PLAN, freed by the caller with
- * tl_plan_free), the space budget applied if set, and, unless DRY_RUN, the
+ * tl_plan_free), made as the checkpoints stream by (the chooser holds
+ * the kept ones, not all), the space budget applied if set, and, unless DRY_RUN, the
  * changes and the state file at STATE_PATH in the order above.  A change
  * that fails leaves the others to be made; OUT says what was done and the
  * first failure.  0, or the first failure's code.

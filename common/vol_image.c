@@ -139,14 +139,14 @@ static long i_suinfo(struct vol *v, uint64_t segnum, struct nilfs_suinfo *si, si
 static long i_vinfo(struct vol *v, struct nilfs_vinfo *vi, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		int rc = nlfs_dat_lookup(ipriv(v)->fs, vi[i].vi_vblocknr, &de, &ipriv(v)->err);
 
 		if (rc)
 			return fail(v, rc);
-		vi[i].vi_start = de.de_start;
-		vi[i].vi_end = de.de_end;
-		vi[i].vi_blocknr = de.de_blocknr;
+		vi[i].vi_start = de.start;
+		vi[i].vi_end = de.end;
+		vi[i].vi_blocknr = de.blocknr;
 	}
 	return (long)n;
 }

@@ -110,6 +110,12 @@ struct nlfs_fs {
 int nlfs_mdt_read_entry(struct nlfs_fs *fs, unsigned ino, uint32_t entry_size, uint64_t slot,
 			void *out, size_t len, bool *hole, struct nlfs_err *err);
 
+/* cpfile.c: checkpoint CNO (0 = the latest) as stored, for what needs the
+ * entry itself (the ifile's inode, the writer's next checkpoint); every
+ * other reader takes nlfs_cpfile_info.  As nlfs_cpfile_info. */
+int nlfs_cpfile_read(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *cp,
+		     struct nlfs_err *err);
+
 /* format/palloc_layout.c: the geometry of a palloc file (DAT, ifile) whose
  * blocks are BLOCKSIZE bytes and entries ENTRY_SIZE: entries per block and
  * per group, blocks per group, groups per descriptor block, blocks per
@@ -203,10 +209,7 @@ struct nlfs_node_view {
 
 static inline uint64_t nlfs_node_get(const uint8_t *p, unsigned i)
 {
-	uint64_t v;
-
-	memcpy(&v, p + 8 * (size_t)i, 8);
-	return nlfs_le64(v);
+	return nlfs_get_le64(p + 8 * (size_t)i);
 }
 
 static inline bool nlfs_bmap_is_btree(const struct nlfs_file *f)

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <nlfs/endian.h>
 #include <nlfs/gc.h>
+#include <nlfs/nlfs.h>
 #include "cli.h"
 #include "timeline_state.h"
 #include "vol.h"
@@ -43,6 +45,11 @@ static void usage(void)
 	       " -M, --max-space <size>   what the timeline's snapshots alone may hold:\n"
 	       "                            a share of the volume (30%%) or a size (20G);\n"
 	       "                            over it the oldest go first\n"
+	       " -F, --min-free <n|n%%|size>\n"
+	       "                          clean space the cleaner must be able to keep\n"
+	       "                            (segments, a share of them, or a size; its\n"
+	       "                            min_clean_segments); under it the timeline\n"
+	       "                            gives up snapshots as over the budget\n"
 	       " -p, --protection-period <seconds>\n"
 	       "                          the cleaner's (default 3600), for the budget\n"
 	       " -S, --state-dir <dir>    where the timeline's state files are (default\n"
@@ -69,12 +76,12 @@ static int t_set_snapshot(void *ctx, uint64_t cno, bool snapshot)
 /* a dry run changes nothing, not even by a sync */
 static bool dry_run;
 
-/* the space budget's count (nlfs_gc_held_only): offline on the image's
+/* the space budget's count (nlfs_gc_held_count): offline on the image's
  * reader; mounted on the device read afresh (uncached) after a sync, so
  * that the DAT on disk is the latest checkpoint's (a dry run counts the
  * last one written) */
 static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
-		  size_t n, uint64_t *freed)
+		  size_t n, struct nlfs_gc_held *h)
 {
 	struct vol *v = ctx;
 	struct nlfs_fs *fs;
@@ -86,42 +93,102 @@ static int t_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 	if (!v->mounted) {
 		rc = v->ops->segments(v, &fs);
 		if (!rc)
-			rc = nlfs_gc_held_only(fs, others, snaps, n, freed, &err);
+			rc = nlfs_gc_held_count(fs, others, snaps, n, h, &err);
 	} else {
 		rc = dry_run ? 0 : v->ops->sync(v, &cno);
 		if (!rc)
-			rc = tl_held_on_device(v->dev, others, snaps, n, freed, &err);
+			rc = tl_held_on_device(v->dev, others, snaps, n, h, &err);
 	}
 	if (rc)
 		nlfs_err_format(&err, v->detail, sizeof(v->detail));
 	return rc;
 }
 
-/* blocks of a budget: "30%" of the volume's blocks, or a size */
-static uint64_t budget_blocks(struct vol *v, const char *arg)
+/* the clean segments' blocks, for the free-space limit */
+static int t_clean_blocks(void *ctx, uint64_t *blocks)
 {
+	struct vol *v = ctx;
 	const struct nlfs_geometry *g;
+	struct nilfs_sustat st;
 	struct nlfs_fs *fs;
-	uint64_t n, total;
+	int rc = v->ops->segments(v, &fs);
+
+	if (!rc)
+		rc = v->ops->sustat(v, &st);
+	if (rc)
+		return rc;
+	g = nlfs_fs_geometry(fs);
+	*blocks = st.ss_ncleansegs * g->blocks_per_segment;
+	return 0;
+}
+
+/* a share of TOTAL ("30%"), or -1 if ARG is not one; WHAT for messages */
+static int64_t share_of(const char *arg, uint64_t total, const char *what)
+{
 	size_t len = strlen(arg);
+	char num[32];
+	uint64_t n;
+
+	if (len < 2 || arg[len - 1] != '%')
+		return -1;
+	if (len - 1 >= sizeof(num))
+		cli_usage_error("invalid %s: %s", what, arg);
+	memcpy(num, arg, len - 1);
+	num[len - 1] = '\0';
+	n = cli_strtou64_or_err(num, 100, what);
+	return (int64_t)(total / 100 * n + total % 100 * n / 100);
+}
+
+static const struct nlfs_geometry *geometry(struct vol *v)
+{
+	struct nlfs_fs *fs;
 
 	if (v->ops->segments(v, &fs))
 		cli_errx("%s: cannot read the superblock", v->dev);
-	g = nlfs_fs_geometry(fs);
-	total = g->nsegments * g->blocks_per_segment;
-	if (len > 1 && arg[len - 1] == '%') {
-		char num[32];
+	return nlfs_fs_geometry(fs);
+}
 
-		if (len - 1 >= sizeof(num))
-			cli_usage_error("invalid space budget: %s", arg);
-		memcpy(num, arg, len - 1);
-		num[len - 1] = '\0';
-		n = cli_strtou64_or_err(num, 100, "space budget");
-		return total / 100 * n + total % 100 * n / 100;
-	}
+/* blocks of a budget: "30%" of the volume's blocks, or a size */
+static uint64_t budget_blocks(struct vol *v, const char *arg)
+{
+	const struct nlfs_geometry *g = geometry(v);
+	int64_t share = share_of(arg, g->nsegments * g->blocks_per_segment, "space budget");
+	uint64_t n;
+
+	if (share >= 0)
+		return (uint64_t)share;
 	if (cli_strtosize(arg, &n))
 		cli_usage_error("invalid space budget: %s", arg);
 	return n / g->blocksize;
+}
+
+/* blocks of the free-space limit: segments, a share of them, or a size
+ * (nilfs_cleanerd.conf's min_clean_segments), rounded up to segments, and
+ * the segments the volume reserves, as the cleaner counts them */
+static uint64_t min_free_blocks(struct vol *v, const char *arg)
+{
+	const struct nlfs_geometry *g = geometry(v);
+	uint64_t segbytes = (uint64_t)g->blocks_per_segment * g->blocksize, n;
+	struct nlfs_fs *fs;
+	int64_t share;
+	char *end;
+
+	share = share_of(arg, g->nsegments * 100, "minimum of free space");
+	if (share >= 0) {
+		n = ((uint64_t)share + 99) / 100;
+	} else {
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end) {
+			if (cli_strtosize(arg, &n))
+				cli_usage_error("invalid minimum of free space: %s", arg);
+			n = (n + segbytes - 1) / segbytes;
+		}
+	}
+	v->ops->segments(v, &fs);
+	n += nlfs_nrsvsegs(nlfs_le32(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)
+				     ->s_r_segments_percentage), g->nsegments);
+	return n * g->blocks_per_segment;
 }
 
 /* mounted: a sync writes the cpfile; offline: the construction */
@@ -160,17 +227,20 @@ static void list(const struct tl_plan *plan)
 	}
 }
 
-/* one line per change made (or, DRY, to be made) */
+/* one line per change made (or, DRY, to be made), and per checkpoint a
+ * bucket keeps that the space budget leaves a checkpoint */
 static void report(const struct tl_plan *plan, bool dry)
 {
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct tl_decision *d = &plan->d[i];
 		char why[512];
 
-		if (d->verdict != TL_PROMOTE && d->verdict != TL_DEMOTE)
+		if (d->verdict != TL_PROMOTE && d->verdict != TL_DEMOTE && d->verdict != TL_OVER)
 			continue;
 		tl_reason(d, why, sizeof(why));
-		if (d->verdict == TL_PROMOTE)
+		if (d->verdict == TL_OVER)
+			printf("not promoting checkpoint %llu (%s)\n", (unsigned long long)d->cno, why);
+		else if (d->verdict == TL_PROMOTE)
 			printf("%s checkpoint %llu to a snapshot (%s)\n",
 			       dry ? "would promote" : "promoted", (unsigned long long)d->cno, why);
 		else
@@ -198,6 +268,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "state-dir", required_argument, NULL, 'S' },
 		{ "max-space", required_argument, NULL, 'M' },
+		{ "min-free", required_argument, NULL, 'F' },
 		{ "protection-period", required_argument, NULL, 'p' },
 		{ "now", required_argument, NULL, OPT_NOW },
 		{ "help", no_argument, NULL, 'h' },
@@ -206,7 +277,7 @@ int main(int argc, char **argv)
 	};
 	struct tl_options o = { .cfg = { { 24, 7, 4, 12, 0 } }, .now = time(NULL),
 				.budget = UINT64_MAX, .protection_period = 3600 };
-	const char *dev = NULL, *state_dir = tl_state_dir(), *max_space = NULL;
+	const char *dev = NULL, *state_dir = tl_state_dir(), *max_space = NULL, *min_free = NULL;
 	bool show = false, quiet = false;
 	char msg[512], uuid[TL_UUID_LEN], path[PATH_MAX], why[256];
 	uint8_t raw[16];
@@ -217,7 +288,7 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "H:d:w:m:y:nlqS:M:p:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "H:d:w:m:y:nlqS:M:F:p:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': o.cfg.keep[TL_HOURLY] = count_or_err(optarg, "hourly count"); break;
 		case 'd': o.cfg.keep[TL_DAILY] = count_or_err(optarg, "daily count"); break;
@@ -229,6 +300,7 @@ int main(int argc, char **argv)
 		case 'q': quiet = true; break;
 		case 'S': state_dir = optarg; break;
 		case 'M': max_space = optarg; break;
+		case 'F': min_free = optarg; break;
 		case 'p':
 			if (cli_strtoperiod(optarg, &o.protection_period))
 				cli_usage_error("invalid protection period: %s", optarg);
@@ -249,6 +321,8 @@ int main(int argc, char **argv)
 		cli_errx("cannot open NILFS on %s: %s", dev ? dev : "device", msg);
 	if (max_space)
 		o.budget = budget_blocks(v, max_space);
+	if (min_free)
+		o.min_free = min_free_blocks(v, min_free);
 	dry_run = o.dry_run;
 	rc = vol_uuid(v, raw);
 	if (rc) {
@@ -273,7 +347,8 @@ int main(int argc, char **argv)
 		vol_close(v);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = tl_run(&(struct tl_vol){ v, t_cpinfo, t_set_snapshot, t_commit, t_held, !v->mounted },
+	rc = tl_run(&(struct tl_vol){ v, t_cpinfo, t_set_snapshot, t_commit, t_held, t_clean_blocks,
+				      !v->mounted },
 		    path, uuid, &o, &plan, &out, why, sizeof(why));
 	if (!o.dry_run)
 		v->ops->unlock(v);
@@ -282,10 +357,19 @@ int main(int argc, char **argv)
 		list(&plan);
 	else if (!quiet && (!rc || out.error))
 		report(&plan, o.dry_run);
-	if (!quiet && out.budgeted)
+	if (!quiet && o.min_free && out.budgeted)
+		printf("free space: %llu blocks clean, %llu more that nothing holds, the cleaner's "
+		       "minimum %llu: the timeline's snapshots may hold %llu\n",
+		       (unsigned long long)out.clean, (unsigned long long)out.dead,
+		       (unsigned long long)o.min_free, (unsigned long long)out.allowed);
+	if (!quiet && out.budgeted && o.budget != UINT64_MAX)
 		printf("the timeline's snapshots alone hold %llu blocks%s, %llu after (budget %llu)\n",
 		       (unsigned long long)out.held_before, o.dry_run ? " now" : "",
 		       (unsigned long long)out.held_after, (unsigned long long)o.budget);
+	else if (!quiet && out.budgeted)
+		printf("the timeline's snapshots alone hold %llu blocks%s, %llu after\n",
+		       (unsigned long long)out.held_before, o.dry_run ? " now" : "",
+		       (unsigned long long)out.held_after);
 	if (rc) {
 		if (!out.failed)
 			cli_warnc(rc, "%s", v->dev);

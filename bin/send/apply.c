@@ -311,7 +311,14 @@ int apply_cmd(struct apply *a, const struct sstream_cmd *c)
 	default:
 		break;
 	}
-	if (*c->path) {
+	if (a->wpath && (c->kind == SS_CHOWN || c->kind == SS_CHMOD || c->kind == SS_UTIMES) &&
+	    !strcmp(a->wpath, c->path)) {
+		/* the regular file still open from its contents (a full stream
+		 * sends its attributes right after them): set through its
+		 * descriptor as the top's are, no name looked up again */
+		dfd = a->wfd;
+		name = "";
+	} else if (*c->path) {
 		if ((dfd = parent_of(a, c->path, &name)) < 0)
 			return fail(a, c, c->path, errno);
 	} else {

@@ -329,6 +329,13 @@ static int receive_one(int top, struct sstream_reader *in, const struct sstream_
 			  RECV_PRIVATE);
 		goto interrupted;
 	}
+	/* the spool, read whole, goes before the sync, which would otherwise
+	 * write its pages for nothing */
+	if (sp) {
+		sstream_reader_free(&spooled);
+		fclose(sp);
+		sp = NULL;
+	}
 	/* everything on disk before the state says so */
 	if (syncfs(top)) {
 		cli_warnc(errno, "%s", dir_name);
@@ -500,6 +507,7 @@ int main(int argc, char **argv)
 	if (file && !(in = fopen(file, "re")))
 		cli_errc(errno, "%s", file);
 	setvbuf(in, NULL, _IOFBF, 1 << 20);
+	sstream_pipe_grow(in);
 	for (;;) {
 		struct sstream_reader r;
 		struct sstream_header h;

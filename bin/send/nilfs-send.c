@@ -38,19 +38,19 @@ static void __attribute__((noreturn)) usage(void)
 
 static int checkpoint_time(struct target *t, uint64_t cno, uint64_t *ctime)
 {
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_err err;
 	char msg[320];
 	int rc;
 
 	nlfs_err_clear(&err);
-	rc = nlfs_cpfile_get(t->fs, cno, &cp, &err);
+	rc = nlfs_cpfile_info(t->fs, cno, &cp, &err);
 	if (rc) {
 		nlfs_err_format(&err, msg, sizeof(msg));
 		cli_warnx("%s: checkpoint %" PRIu64 ": %s", t->name, cno, msg);
 		return -1;
 	}
-	*ctime = nlfs_le64(cp.cp_create);
+	*ctime = cp.create;
 	return 0;
 }
 
@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	sstream_pipe_grow(out);
 	if (sstream_write_header(&s.w, out, &h)) {
 		cli_warnc(errno, "%s", s.out_name);
 		goto fail_out;

@@ -14,7 +14,8 @@
 enum nlfs_gc_policy {
 	NLFS_GC_TIMESTAMP,      /* oldest segment first (nilfs-utils' policy) */
 	NLFS_GC_GREEDY,         /* fewest live blocks first */
-	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first */
+	NLFS_GC_COST_BENEFIT,   /* highest (1 - u) * age / (1 + u) first, the age
+				 * capped at the candidates' median age */
 };
 #define NLFS_GC_LIVE_UNKNOWN UINT32_MAX
 
@@ -59,7 +60,7 @@ struct nlfs_err;
  * as with LIMIT UINT64_MAX), by a binary search on the checkpoint number
  * (creation times ascend with it): the snapshots' entries and
  * O(log checkpoints) others are read, whatever the protection period.
- * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_get; -ENOMEM. */
+ * 0; -NLFS_ECORRUPT for a broken snapshot list; as nlfs_cpfile_info; -ENOMEM. */
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err);
 /* The blocks the logs of segment SEGNUM describe within its first NBLOCKS
@@ -71,14 +72,28 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 int nlfs_gc_segment_live(struct nlfs_fs *fs, uint64_t segnum, uint32_t nblocks,
 			 const struct nlfs_gc_protect *p, uint64_t *live, uint64_t *total,
 			 struct nlfs_err *err);
-/* gc_hold.c: what snapshots SNAPS (N, ascending) alone hold, exactly: in
- * FREED[i] the blocks (DAT entries in use) that OTHERS' protection lets the
- * cleaner reclaim (nlfs_gc_block_live), whose newest holder among SNAPS is
- * SNAPS[i]; giving up SNAPS oldest first, the first k free FREED[0] + ... +
- * FREED[k-1] together.  One pass over the DAT.  0, or as nlfs_bmap_keys,
- * nlfs_palloc_read_group and nlfs_dat_lookup; -ENOMEM. */
-int nlfs_gc_held_only(struct nlfs_fs *fs, const struct nlfs_gc_protect *others,
-		      const uint64_t *snaps, size_t nsnaps, uint64_t *freed, struct nlfs_err *err);
+/* gc_hold.c: what snapshots SNAPS (N, ascending) alone hold, exactly, by
+ * the liveness rule (nlfs_gc_block_live): every block version in use (a
+ * DAT entry) that OTHERS' protection lets the cleaner reclaim and whose
+ * period [start, end) holds some of SNAPS: those are consecutive,
+ * SNAPS[first..last], and the version is reclaimable once all of them are
+ * gone.  One pass over the DAT. */
+struct nlfs_gc_held_run {
+	uint32_t first, last;        /* indexes into SNAPS, first <= last */
+	uint64_t blocks;             /* versions held by exactly this run */
+};
+struct nlfs_gc_held {
+	struct nlfs_gc_held_run *runs;   /* one per run that holds any, unordered */
+	size_t nruns;
+	uint64_t live;               /* versions OTHERS' protection keeps */
+	uint64_t dead;               /* versions none keeps: the cleaner's to reclaim */
+};
+/* Into *H (freed with nlfs_gc_held_free; N below 2^32).  0, or as
+ * nlfs_bmap_keys, nlfs_palloc_read_group and nlfs_dat_lookup; -ENOMEM. */
+int nlfs_gc_held_count(struct nlfs_fs *fs, const struct nlfs_gc_protect *others,
+		       const uint64_t *snaps, size_t nsnaps, struct nlfs_gc_held *h,
+		       struct nlfs_err *err);
+void nlfs_gc_held_free(struct nlfs_gc_held *h);
 /* the smallest checkpoint created at or after LIMIT, given checkpoints in
  * ascending cno order with their creation times; UINT64_MAX if none */
 uint64_t nlfs_gc_protcno(const uint64_t *cnos, const uint64_t *create, size_t n, uint64_t limit);

@@ -399,9 +399,14 @@ int nlfs_bmap_lookup_level(struct nlfs_fs *fs, const struct nlfs_file *f, uint64
 			   unsigned level, uint64_t *ptr, struct nlfs_err *err);
 
 /* dat.c: virtual-to-physical translation */
-/* VBLOCKNR's entry (host-endian fields).  0; -NLFS_ECORRUPT for a hole
- * where the entry should be; a negative errno from the io; -ENOMEM. */
-int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
+/* A DAT entry in host order: the block's disk address (0: none) and the
+ * checkpoints [start, end) that hold it (end NLFS_CNO_MAX: still live). */
+struct nlfs_datinfo {
+	uint64_t blocknr, start, end;
+};
+/* VBLOCKNR's entry.  0; -NLFS_ECORRUPT for a hole where the entry should
+ * be; a negative errno from the io; -ENOMEM. */
+int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_datinfo *out,
 		    struct nlfs_err *err);
 /* 0; -NLFS_ECORRUPT for an entry not in use (blocknr 0), or as nlfs_dat_lookup. */
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
@@ -486,31 +491,35 @@ int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32
 uint64_t nlfs_cpfile_first_slot(uint32_t entry_size);
 uint64_t nlfs_sufile_first_slot(uint32_t entry_size);
 
-/* cpfile.c */
-/* the header (host-endian fields).  0; -NLFS_ECORRUPT if the header block
- * is a hole; as nlfs_file_read_block. */
-int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *out, struct nlfs_err *err);
-/* checkpoint CNO (0 = the latest), in on-disk (little-endian) form: unlike
- * the header, the sufile's getters and nlfs_dat_lookup, which convert
- * their fields to host order.  For those that need the ifile's inode
- * (nlfs_fs_ifile, the writer); the others take nlfs_cpfile_info's
- * host-order struct nlfs_cpinfo.  0; -ENOENT for a checkpoint past the
- * latest or invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
-int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *out,
-		    struct nlfs_err *err);
-
-/* sufile.c: per-segment usage; a hole in the sufile reads as a clean segment.
- * 0 (host-endian fields), or as nlfs_file_read_block. */
-int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err);
-/* 0 (host-endian fields); -ERANGE for a segment the volume does not have; as
+/* cpfile.c: the header in host order (a checkpoint entry is struct
+ * nlfs_cpinfo, below) */
+struct nlfs_cphead {
+	uint64_t ncheckpoints, nsnapshots;
+	uint64_t snapshot_next, snapshot_prev;   /* the snapshot list's ends (0: empty) */
+};
+/* 0; -NLFS_ECORRUPT if the header block is a hole; as
  * nlfs_file_read_block. */
-int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
+int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cphead *out, struct nlfs_err *err);
+
+/* sufile.c: per-segment usage; a hole in the sufile reads as a clean
+ * segment.  The header in host order: */
+struct nlfs_suhead {
+	uint64_t ncleansegs, ndirtysegs;
+	uint64_t last_alloc;    /* the segment last allocated */
+};
+/* 0, or as nlfs_file_read_block. */
+int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_suhead *h, struct nlfs_err *err);
+struct nlfs_suinfo;
+/* Segment SEGNUM's entry, its flags as stored (nlfs_sufile_list gives
+ * them as the kernel reports them).  0; -ERANGE for a segment the volume
+ * does not have; as nlfs_file_read_block. */
+int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *su,
 		    struct nlfs_err *err);
-/* N consecutive segments from SEGNUM (host-endian fields), each sufile
+/* N consecutive segments from SEGNUM, as nlfs_sufile_get, each sufile
  * block read once.  0; -ERANGE past the last segment; as
  * nlfs_file_read_block. */
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
-			 struct nlfs_segment_usage *su, struct nlfs_err *err);
+			 struct nlfs_suinfo *su, struct nlfs_err *err);
 
 /* vet.c: the quick structural check an offline writer needs before it
  * writes (nlfs_writer_open runs it unless it ran or was skipped): both
@@ -549,6 +558,7 @@ struct nlfs_cpinfo {
 	uint32_t flags;         /* NLFS_CHECKPOINT_* */
 	uint64_t cno, create, nblk_inc, inodes_count, blocks_count;
 	uint64_t next;          /* the next larger snapshot (0: none) */
+	uint64_t prev;          /* the next smaller one (GET_CPINFO has none) */
 };
 enum nlfs_cpinfo_mode {
 	NLFS_CPINFO_CHECKPOINTS = 0,   /* every valid checkpoint from *cno up */
@@ -562,9 +572,9 @@ int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err
  * 0; -EINVAL; as nlfs_file_read_block. */
 int nlfs_cpfile_list(struct nlfs_fs *fs, uint64_t *cno, enum nlfs_cpinfo_mode mode,
 		     struct nlfs_cpinfo *ci, size_t n, size_t *got, struct nlfs_err *err);
-/* Checkpoint CNO (0 = the latest) in host order, as nlfs_cpfile_list gives
- * it: what a caller of nlfs_cpfile_get wants unless it needs the ifile's
- * inode.  As nlfs_cpfile_get. */
+/* Checkpoint CNO (0 = the latest), as nlfs_cpfile_list gives it (its
+ * ifile: nlfs_fs_ifile).  0; -ENOENT for a checkpoint past the latest or
+ * invalid; -NLFS_ECORRUPT; as nlfs_file_read_block. */
 int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
 		     struct nlfs_err *err);
 /* The same, for many calls in a row: an iterator reads the cpfile's block
@@ -588,13 +598,14 @@ struct nlfs_sustat {
 struct nlfs_suinfo {
 	uint64_t lastmod;
 	uint32_t nblocks;
-	uint32_t flags;         /* NLFS_SEGMENT_USAGE_*, ACTIVE as the kernel reports it */
+	uint32_t flags;         /* NLFS_SEGMENT_USAGE_* */
 };
 /* 0, or as nlfs_sufile_header. */
 int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err *err);
-/* Usage of segments SEGNUM.. (at most N, never past the last segment).  The
- * on-disk ACTIVE bit is ignored: ACTIVE is set on the two segments the
- * kernel writes into after mounting (nlfs_fs_active_segments).
+/* Usage of segments SEGNUM.. (at most N, never past the last segment), as
+ * the kernel reports it: the on-disk ACTIVE bit is ignored, ACTIVE is set
+ * on the two segments the kernel writes into after mounting
+ * (nlfs_fs_active_segments).
  * 0, or as nlfs_file_read_block. */
 int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si, size_t n,
 		     size_t *got, struct nlfs_err *err);
@@ -614,7 +625,7 @@ typedef int (*nlfs_inode_cb)(const struct nlfs_file *f, void *arg);
 /* 0; the first non-zero return of CB; as nlfs_file_read_block. */
 int nlfs_ifile_iterate(struct nlfs_fs *fs, const struct nlfs_file *ifile, nlfs_inode_cb cb,
 		       void *arg, struct nlfs_err *err);
-/* open the checkpoint's ifile (cno 0 = latest).  0, or as nlfs_cpfile_get. */
+/* open the checkpoint's ifile (cno 0 = latest).  0, or as nlfs_cpfile_info. */
 int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err);
 /* inode.c: file contents, LEN bytes from OFF.  0 (*DONE bytes read, 0 at

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * NILFS2 revision 2 on-disk structures.  All integers are little-endian;
- * read them with nlfs_le16/32/64() from <nlfs/endian.h>.  Field names follow
+ * NILFS2 revision 2 on-disk structures.  All integers are little-endian,
+ * of the types of <nlfs/endian.h>: read them with nlfs_le16/32/64(), write
+ * them with nlfs_cpu_to_le16/32/64().  Field names follow
  * the kernel's so they grep against fs/nilfs2 and nilfs2-format.md.
  */
 #ifndef NLFS_ONDISK_H
@@ -9,6 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <nlfs/endian.h>
 
 #define NLFS_SB_MAGIC            0x3434u
 #define NLFS_SEGSUM_MAGIC        0x1EAFFA11u
@@ -56,48 +59,48 @@
 #define NLFS_SKETCH_INO 10u
 
 struct nlfs_super_block {
-	uint32_t s_rev_level;
-	uint16_t s_minor_rev_level;
-	uint16_t s_magic;
-	uint16_t s_bytes;
-	uint16_t s_flags;
-	uint32_t s_crc_seed;
-	uint32_t s_sum;
-	uint32_t s_log_block_size;
-	uint64_t s_nsegments;
-	uint64_t s_dev_size;
-	uint64_t s_first_data_block;
-	uint32_t s_blocks_per_segment;
-	uint32_t s_r_segments_percentage;
-	uint64_t s_last_cno;
-	uint64_t s_last_pseg;
-	uint64_t s_last_seq;
-	uint64_t s_free_blocks_count;
-	uint64_t s_ctime;
-	uint64_t s_mtime;
-	uint64_t s_wtime;
-	uint16_t s_mnt_count;
-	uint16_t s_max_mnt_count;
-	uint16_t s_state;
-	uint16_t s_errors;
-	uint64_t s_lastcheck;
-	uint32_t s_checkinterval;
-	uint32_t s_creator_os;
-	uint16_t s_def_resuid;
-	uint16_t s_def_resgid;
-	uint32_t s_first_ino;
-	uint16_t s_inode_size;
-	uint16_t s_dat_entry_size;
-	uint16_t s_checkpoint_size;
-	uint16_t s_segment_usage_size;
+	nlfs_le32_t s_rev_level;
+	nlfs_le16_t s_minor_rev_level;
+	nlfs_le16_t s_magic;
+	nlfs_le16_t s_bytes;
+	nlfs_le16_t s_flags;
+	nlfs_le32_t s_crc_seed;
+	nlfs_le32_t s_sum;
+	nlfs_le32_t s_log_block_size;
+	nlfs_le64_t s_nsegments;
+	nlfs_le64_t s_dev_size;
+	nlfs_le64_t s_first_data_block;
+	nlfs_le32_t s_blocks_per_segment;
+	nlfs_le32_t s_r_segments_percentage;
+	nlfs_le64_t s_last_cno;
+	nlfs_le64_t s_last_pseg;
+	nlfs_le64_t s_last_seq;
+	nlfs_le64_t s_free_blocks_count;
+	nlfs_le64_t s_ctime;
+	nlfs_le64_t s_mtime;
+	nlfs_le64_t s_wtime;
+	nlfs_le16_t s_mnt_count;
+	nlfs_le16_t s_max_mnt_count;
+	nlfs_le16_t s_state;
+	nlfs_le16_t s_errors;
+	nlfs_le64_t s_lastcheck;
+	nlfs_le32_t s_checkinterval;
+	nlfs_le32_t s_creator_os;
+	nlfs_le16_t s_def_resuid;
+	nlfs_le16_t s_def_resgid;
+	nlfs_le32_t s_first_ino;
+	nlfs_le16_t s_inode_size;
+	nlfs_le16_t s_dat_entry_size;
+	nlfs_le16_t s_checkpoint_size;
+	nlfs_le16_t s_segment_usage_size;
 	uint8_t  s_uuid[16];
 	char     s_volume_name[NLFS_VOLUME_NAME_LEN];
-	uint32_t s_c_interval;
-	uint32_t s_c_block_max;
-	uint64_t s_feature_compat;
-	uint64_t s_feature_compat_ro;
-	uint64_t s_feature_incompat;
-	uint32_t s_reserved[186];
+	nlfs_le32_t s_c_interval;
+	nlfs_le32_t s_c_block_max;
+	nlfs_le64_t s_feature_compat;
+	nlfs_le64_t s_feature_compat_ro;
+	nlfs_le64_t s_feature_incompat;
+	nlfs_le32_t s_reserved[186];
 };
 
 /* i_mode's file type: the bits and values of Linux's S_IF* (the kernel
@@ -118,63 +121,63 @@ struct nlfs_super_block {
 #define NLFS_FT_DIR   2
 
 struct nlfs_inode {
-	uint64_t i_blocks;
-	uint64_t i_size;
-	uint64_t i_ctime;
-	uint64_t i_mtime;
-	uint32_t i_ctime_nsec;
-	uint32_t i_mtime_nsec;
-	uint32_t i_uid;
-	uint32_t i_gid;
-	uint16_t i_mode;
-	uint16_t i_links_count;
-	uint32_t i_flags;
-	uint64_t i_bmap[NLFS_INODE_BMAP_SIZE];
-	uint64_t i_xattr;
-	uint32_t i_generation;
-	uint32_t i_pad;
+	nlfs_le64_t i_blocks;
+	nlfs_le64_t i_size;
+	nlfs_le64_t i_ctime;
+	nlfs_le64_t i_mtime;
+	nlfs_le32_t i_ctime_nsec;
+	nlfs_le32_t i_mtime_nsec;
+	nlfs_le32_t i_uid;
+	nlfs_le32_t i_gid;
+	nlfs_le16_t i_mode;
+	nlfs_le16_t i_links_count;
+	nlfs_le32_t i_flags;
+	nlfs_le64_t i_bmap[NLFS_INODE_BMAP_SIZE];
+	nlfs_le64_t i_xattr;
+	nlfs_le32_t i_generation;
+	nlfs_le32_t i_pad;
 };
 
 struct nlfs_super_root {
-	uint32_t sr_sum;
-	uint16_t sr_bytes;
-	uint16_t sr_flags;
-	uint64_t sr_nongc_ctime;
+	nlfs_le32_t sr_sum;
+	nlfs_le16_t sr_bytes;
+	nlfs_le16_t sr_flags;
+	nlfs_le64_t sr_nongc_ctime;
 	/* followed by the DAT, cpfile and sufile inodes, s_inode_size apart */
 };
 #define NLFS_SR_INODES_OFFSET 16u
 #define NLFS_SR_BYTES(inode_size) (NLFS_SR_INODES_OFFSET + 3u * (inode_size))
 
 struct nlfs_segment_summary {
-	uint32_t ss_datasum;
-	uint32_t ss_sumsum;
-	uint32_t ss_magic;
-	uint16_t ss_bytes;
-	uint16_t ss_flags;
-	uint64_t ss_seq;
-	uint64_t ss_create;
-	uint64_t ss_next;
-	uint32_t ss_nblocks;
-	uint32_t ss_nfinfo;
-	uint32_t ss_sumbytes;
-	uint32_t ss_pad;
-	uint64_t ss_cno;
+	nlfs_le32_t ss_datasum;
+	nlfs_le32_t ss_sumsum;
+	nlfs_le32_t ss_magic;
+	nlfs_le16_t ss_bytes;
+	nlfs_le16_t ss_flags;
+	nlfs_le64_t ss_seq;
+	nlfs_le64_t ss_create;
+	nlfs_le64_t ss_next;
+	nlfs_le32_t ss_nblocks;
+	nlfs_le32_t ss_nfinfo;
+	nlfs_le32_t ss_sumbytes;
+	nlfs_le32_t ss_pad;
+	nlfs_le64_t ss_cno;
 };
 
 struct nlfs_finfo {
-	uint64_t fi_ino;
-	uint64_t fi_cno;
-	uint32_t fi_nblocks;
-	uint32_t fi_ndatablk;
+	nlfs_le64_t fi_ino;
+	nlfs_le64_t fi_cno;
+	nlfs_le32_t fi_nblocks;
+	nlfs_le32_t fi_ndatablk;
 };
 
 struct nlfs_binfo_v {
-	uint64_t bi_vblocknr;
-	uint64_t bi_blkoff;
+	nlfs_le64_t bi_vblocknr;
+	nlfs_le64_t bi_blkoff;
 };
 
 struct nlfs_binfo_dat {
-	uint64_t bi_blkoff;
+	nlfs_le64_t bi_blkoff;
 	uint8_t  bi_level;
 	uint8_t  bi_pad[7];
 };
@@ -212,22 +215,22 @@ _Static_assert(sizeof(struct nlfs_binfo_dat) == 16, "binfo_dat size");
 struct nlfs_btree_node {
 	uint8_t  bn_flags;
 	uint8_t  bn_level;
-	uint16_t bn_nchildren;
-	uint32_t bn_pad;
+	nlfs_le16_t bn_nchildren;
+	nlfs_le32_t bn_pad;
 };
 
 struct nlfs_dat_entry {
-	uint64_t de_blocknr;
-	uint64_t de_start;
-	uint64_t de_end;
-	uint64_t de_rsv;
+	nlfs_le64_t de_blocknr;
+	nlfs_le64_t de_start;
+	nlfs_le64_t de_end;
+	nlfs_le64_t de_rsv;
 };
 
 struct nlfs_cpfile_header {
-	uint64_t ch_ncheckpoints;
-	uint64_t ch_nsnapshots;
-	uint64_t ch_snapshot_next;
-	uint64_t ch_snapshot_prev;
+	nlfs_le64_t ch_ncheckpoints;
+	nlfs_le64_t ch_nsnapshots;
+	nlfs_le64_t ch_snapshot_next;
+	nlfs_le64_t ch_snapshot_prev;
 };
 
 #define NLFS_CHECKPOINT_SNAPSHOT 0x1u
@@ -236,22 +239,22 @@ struct nlfs_cpfile_header {
 #define NLFS_CHECKPOINT_MINOR    0x8u
 
 struct nlfs_checkpoint {
-	uint32_t cp_flags;
-	uint32_t cp_checkpoints_count;
-	uint64_t cp_snapshot_next;
-	uint64_t cp_snapshot_prev;
-	uint64_t cp_cno;
-	uint64_t cp_create;
-	uint64_t cp_nblk_inc;
-	uint64_t cp_inodes_count;
-	uint64_t cp_blocks_count;
+	nlfs_le32_t cp_flags;
+	nlfs_le32_t cp_checkpoints_count;
+	nlfs_le64_t cp_snapshot_next;
+	nlfs_le64_t cp_snapshot_prev;
+	nlfs_le64_t cp_cno;
+	nlfs_le64_t cp_create;
+	nlfs_le64_t cp_nblk_inc;
+	nlfs_le64_t cp_inodes_count;
+	nlfs_le64_t cp_blocks_count;
 	struct nlfs_inode cp_ifile_inode;
 };
 
 struct nlfs_sufile_header {
-	uint64_t sh_ncleansegs;
-	uint64_t sh_ndirtysegs;
-	uint64_t sh_last_alloc;
+	nlfs_le64_t sh_ncleansegs;
+	nlfs_le64_t sh_ndirtysegs;
+	nlfs_le64_t sh_last_alloc;
 };
 
 #define NLFS_SEGMENT_USAGE_ACTIVE 0x1u
@@ -259,14 +262,14 @@ struct nlfs_sufile_header {
 #define NLFS_SEGMENT_USAGE_ERROR  0x4u
 
 struct nlfs_segment_usage {
-	uint64_t su_lastmod;
-	uint32_t su_nblocks;
-	uint32_t su_flags;
+	nlfs_le64_t su_lastmod;
+	nlfs_le32_t su_nblocks;
+	nlfs_le32_t su_flags;
 };
 
 struct nlfs_dir_entry {
-	uint64_t inode;
-	uint16_t rec_len;
+	nlfs_le64_t inode;
+	nlfs_le16_t rec_len;
 	uint8_t  name_len;
 	uint8_t  file_type;
 	/* name follows */

@@ -148,7 +148,7 @@ int nlfs_writer_peek_inode(struct nlfs_writer *w, uint64_t ino, struct nlfs_inod
 			   struct nlfs_err *err);
 /* VBN's entry as the construction has it, allocated (*ALLOCATED) or not.  0; as
  * nlfs_file_read_block; -ENOMEM. */
-int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
+int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_datinfo *e,
 			    bool *allocated, struct nlfs_err *err);
 /* VBN's entry set to these (host-endian) values and marked in use.  0; as
  * nlfs_file_read_block; -ENOMEM. */

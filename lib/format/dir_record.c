@@ -10,7 +10,7 @@
 #include <nlfs/endian.h>
 #include "../nlfsP.h"
 
-static unsigned rec_len_of(uint16_t raw)
+static unsigned rec_len_of(nlfs_le16_t raw)
 {
 	unsigned len = nlfs_le16(raw);
 

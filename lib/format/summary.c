@@ -97,7 +97,7 @@ int nlfs_summary_walk(const struct nlfs_log *log, const void *summary,
 			struct nlfs_binfo_rec br = { .index = j, .is_data = j < fr.ndatablk,
 						     .block = block + j };
 			size_t len = binfo_size(fr.ino, br.is_data);
-			uint64_t a, b = 0;
+			nlfs_le64_t a, b = 0;
 
 			if (!take_record(&off, len, blocksize, log->sumbytes))
 				return nlfs_err_set(err, NLFS_ECORRUPT, log->start,

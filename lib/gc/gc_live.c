@@ -45,7 +45,7 @@ static int count_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_
 		       void *arg)
 {
 	struct live_count *lc = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	if (!bi)
 		return 0;
@@ -63,8 +63,8 @@ static int count_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_
 		return 0;
 	}
 	/* a copy whose entry points elsewhere is stale */
-	if (!nlfs_dat_lookup(lc->fs, bi->vblocknr, &de, NULL) && de.de_blocknr == bi->block &&
-	    nlfs_gc_block_live(lc->p, fi->cno, de.de_start, de.de_end))
+	if (!nlfs_dat_lookup(lc->fs, bi->vblocknr, &de, NULL) && de.blocknr == bi->block &&
+	    nlfs_gc_block_live(lc->p, fi->cno, de.start, de.end))
 		lc->live++;
 	return 0;
 }

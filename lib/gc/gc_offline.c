@@ -146,12 +146,12 @@ static int visit(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *b
  * of the segment, since its blocks could not be classified. */
 static int walk_segment(struct seg_walk *sw, uint64_t segnum)
 {
-	struct nlfs_segment_usage su;
+	struct nlfs_suinfo su;
 	struct nlfs_fs *fs = nlfs_writer_fs(sw->w);
 	int rc = nlfs_sufile_get(fs, segnum, &su, sw->err);
 
 	if (!rc)
-		rc = nlfs_segment_walk(fs, segnum, su.su_nblocks,
+		rc = nlfs_segment_walk(fs, segnum, su.nblocks,
 				       NLFS_SEGMENT_WALK_STRICT, NULL, visit, sw, sw->err);
 	return rc ? rc : sw->rc;
 }
@@ -284,7 +284,7 @@ static int find_protcno(struct nlfs_fs *fs, uint64_t limit, uint64_t latest, uin
 int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_protect *p,
 			 uint64_t **snaps, struct nlfs_err *err)
 {
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	struct nlfs_cpinfo cp;
 	size_t n = 0, cap = 0;
 	uint64_t latest = nlfs_fs_recovery(fs)->cno, c;
@@ -292,7 +292,7 @@ int nlfs_gc_protect_load(struct nlfs_fs *fs, uint64_t limit, struct nlfs_gc_prot
 
 	*snaps = NULL;
 	p->protcno = UINT64_MAX;
-	for (c = h.ch_snapshot_next; !rc && c; c = cp.next) {
+	for (c = h.snapshot_next; !rc && c; c = cp.next) {
 		if (n > latest)
 			return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "snapshot list loops");
 		rc = nlfs_cpfile_info(fs, c, &cp, err);
@@ -387,7 +387,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 {
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w = NULL;
-	struct nlfs_sufile_header sh;
+	struct nlfs_suhead sh;
 	struct nlfs_gc_candidate *c = NULL;
 	struct nlfs_gc_protect prot;
 	const struct nlfs_geometry *g;
@@ -406,7 +406,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
-	*clean = sh.sh_ncleansegs;
+	*clean = sh.ncleansegs;
 	if (!rc && *clean >= p->target_clean && !p->manual)
 		goto out;
 	if (!rc && p->manual && !*start && !(*start = calloc(nsegs, 1)))
@@ -423,18 +423,18 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	if (!rc)
 		rc = prefetch_dat(w, io, err);
 	for (uint64_t s = 0; !rc && s < nsegs; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		uint32_t fl;
 
 		rc = nlfs_sufile_get(fs, s, &su, err);
-		fl = su.su_flags;
+		fl = su.flags;
 		if (rc || !(fl & NLFS_SEGMENT_USAGE_DIRTY) || (fl & NLFS_SEGMENT_USAGE_ERROR) ||
-		    nlfs_writer_segment_busy(w, s) || su.su_lastmod >= limit + 1 ||
+		    nlfs_writer_segment_busy(w, s) || su.lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
 		c[nseen].segnum = s;
-		c[nseen].lastmod = su.su_lastmod;
-		c[nseen].nblocks = su.su_nblocks;
+		c[nseen].lastmod = su.lastmod;
+		c[nseen].nblocks = su.nblocks;
 		c[nseen].held = false;   /* unmounted: nothing to recover from */
 		/* the first log's summary of each, read in the background while
 		 * the counts wait on one after the other */

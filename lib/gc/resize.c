@@ -65,20 +65,20 @@ int nlfs_resize_check(struct nlfs_fs *fs, uint64_t new_devsize, struct nlfs_resi
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
 	const struct nlfs_super_block *sb = nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used);
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	int rc = nlfs_sufile_header(fs, &h, err);
 
 	if (rc)
 		return rc;
 	rc = nlfs_resize_fill(ri, g, nlfs_le32(sb->s_r_segments_percentage),
-			      nlfs_le64(sb->s_dev_size), h.sh_ncleansegs, new_devsize);
+			      nlfs_le64(sb->s_dev_size), h.ncleansegs, new_devsize);
 	for (uint64_t s = ri->new_nsegments; s < ri->old_nsegments; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		int r = nlfs_sufile_get(fs, s, &su, err);
 
 		if (r)
 			return r;
-		ri->inuse_in_cut += su.su_flags != 0;
+		ri->inuse_in_cut += su.flags != 0;
 	}
 	if (rc)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE,
@@ -94,12 +94,12 @@ static int in_cut(struct nlfs_fs *fs, uint64_t from, uint64_t to, uint64_t *segs
 	*n = 0;
 	*left = false;
 	for (uint64_t s = from; s < to; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		int rc = nlfs_sufile_get(fs, s, &su, err);
 
 		if (rc)
 			return rc;
-		if (!su.su_flags)
+		if (!su.flags)
 			continue;
 		if (*n == max) {
 			*left = true;

@@ -36,20 +36,20 @@
 
 struct undo_header {
 	char magic[8];
-	uint32_t version;
-	uint32_t blocksize;
-	uint64_t devsize;
+	nlfs_le32_t version;
+	nlfs_le32_t blocksize;
+	nlfs_le64_t devsize;
 	uint8_t uuid[16];
-	uint32_t crc;           /* of the bytes before it */
-	uint32_t pad;
+	nlfs_le32_t crc;        /* of the bytes before it */
+	nlfs_le32_t pad;
 };
 
 struct undo_rec_hdr {
-	uint32_t magic;
-	uint32_t len;
-	uint64_t off;
-	uint32_t crc;           /* of off (little-endian) and the data */
-	uint32_t pad;
+	nlfs_le32_t magic;
+	nlfs_le32_t len;
+	nlfs_le64_t off;
+	nlfs_le32_t crc;        /* of off (little-endian) and the data */
+	nlfs_le32_t pad;
 };
 
 struct undo_priv {
@@ -92,7 +92,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static uint32_t rec_crc(uint64_t off_le, const void *data, size_t len)
+static uint32_t rec_crc(nlfs_le64_t off_le, const void *data, size_t len)
 {
 	return nlfs_crc32(nlfs_crc32(0, &off_le, sizeof(off_le)), data, len);
 }

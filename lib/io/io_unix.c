@@ -36,10 +36,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>     /* BLKGETSIZE64 (linux/fs.h's RWF_NOWAIT is not an int) */
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <linux/fs.h>
 
 #include <nlfs/io.h>
 

@@ -76,7 +76,7 @@ static int cursor_init(struct bdiff *d, struct cursor *c, const struct nlfs_file
 	if (!nlfs_bmap_is_btree(f)) {
 		/* a direct map reads as a root of level 1 with keys 0 to 5 */
 		for (unsigned i = 0; i < NLFS_DIRECT_NBLOCKS; i++) {
-			uint64_t k = nlfs_le64((uint64_t)i);
+			nlfs_le64_t k = nlfs_cpu_to_le64(i);
 
 			memcpy(c->direct_keys + 8 * (size_t)i, &k, 8);
 		}

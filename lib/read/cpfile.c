@@ -15,24 +15,25 @@ static int read_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t len, b
 				   len, hole, err);
 }
 
-int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cpfile_header *h, struct nlfs_err *err)
+int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cphead *out, struct nlfs_err *err)
 {
+	struct nlfs_cpfile_header h;
 	bool hole;
-	int rc = read_slot(fs, 0, h, sizeof(*h), &hole, err);
+	int rc = read_slot(fs, 0, &h, sizeof(h), &hole, err);
 
 	if (rc)
 		return rc;
+	out->ncheckpoints = nlfs_le64(h.ch_ncheckpoints);
+	out->nsnapshots = nlfs_le64(h.ch_nsnapshots);
+	out->snapshot_next = nlfs_le64(h.ch_snapshot_next);
+	out->snapshot_prev = nlfs_le64(h.ch_snapshot_prev);
 	if (hole)
 		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "cpfile header block is a hole");
-	h->ch_ncheckpoints = nlfs_le64(h->ch_ncheckpoints);
-	h->ch_nsnapshots = nlfs_le64(h->ch_nsnapshots);
-	h->ch_snapshot_next = nlfs_le64(h->ch_snapshot_next);
-	h->ch_snapshot_prev = nlfs_le64(h->ch_snapshot_prev);
 	return 0;
 }
 
-int nlfs_cpfile_get(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *cp,
-		    struct nlfs_err *err)
+int nlfs_cpfile_read(struct nlfs_fs *fs, uint64_t cno, struct nlfs_checkpoint *cp,
+		     struct nlfs_err *err)
 {
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
 	uint64_t first = nlfs_cpfile_first_slot(esz);
@@ -71,7 +72,7 @@ int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
 		     struct nlfs_err *err)
 {
 	struct nlfs_checkpoint cp;
-	int rc = nlfs_cpfile_get(fs, cno, &cp, err);
+	int rc = nlfs_cpfile_read(fs, cno, &cp, err);
 
 	if (!rc)
 		to_cpinfo((const uint8_t *)&cp, out);
@@ -85,14 +86,14 @@ int nlfs_cpfile_info(struct nlfs_fs *fs, uint64_t cno, struct nlfs_cpinfo *out,
  */
 int nlfs_cpfile_stat(struct nlfs_fs *fs, struct nlfs_cpstat *st, struct nlfs_err *err)
 {
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	int rc = nlfs_cpfile_header(fs, &h, err);
 
 	if (rc)
 		return rc;
 	st->cno = fs->rec.cno + 1;
-	st->ncps = h.ch_ncheckpoints;
-	st->nsss = h.ch_nsnapshots;
+	st->ncps = h.ncheckpoints;
+	st->nsss = h.nsnapshots;
 	return 0;
 }
 
@@ -108,6 +109,7 @@ static void to_cpinfo(const uint8_t *raw, struct nlfs_cpinfo *ci)
 	ci->inodes_count = nlfs_le64(cp.cp_inodes_count);
 	ci->blocks_count = nlfs_le64(cp.cp_blocks_count);
 	ci->next = nlfs_le64(cp.cp_snapshot_next);
+	ci->prev = nlfs_le64(cp.cp_snapshot_prev);
 }
 
 /*
@@ -295,7 +297,7 @@ static int list_checkpoints(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct n
 		return nlfs_err_set(err, EINVAL, NLFS_NOWHERE, "checkpoint 0 does not exist");
 	while (*got < n && cno <= last) {
 		const uint8_t *e;
-		uint32_t flags;
+		nlfs_le32_t flags;
 		int rc = cp_reader_get(r, cno, &e, err);
 
 		if (rc)
@@ -321,12 +323,12 @@ static int list_snapshots(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct nlf
 	int rc;
 
 	if (cur == 0) {
-		struct nlfs_cpfile_header h;
+		struct nlfs_cphead h;
 
 		rc = nlfs_cpfile_header(r->fs, &h, err);
 		if (rc)
 			return rc;
-		cur = h.ch_snapshot_next;
+		cur = h.snapshot_next;
 		if (cur == 0)
 			return 0;
 	} else if (cur == UINT64_MAX) {

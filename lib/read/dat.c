@@ -31,9 +31,10 @@ static void dat_note_read(struct nlfs_fs *fs, uint64_t blkoff)
 		fs->dat_last[blkoff] = fs->dat_reads;
 }
 
-int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry *out,
+int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_datinfo *out,
 		    struct nlfs_err *err)
 {
+	struct nlfs_dat_entry de;
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_dat_entry_size);
 	struct nlfs_file dat;
@@ -92,27 +93,26 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_dat_entry
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
 		*key = blkoff;
 	}
-	memcpy(out, buf + byteoff, sizeof(*out));
-	out->de_blocknr = nlfs_le64(out->de_blocknr);
-	out->de_start = nlfs_le64(out->de_start);
-	out->de_end = nlfs_le64(out->de_end);
-	out->de_rsv = nlfs_le64(out->de_rsv);
+	memcpy(&de, buf + byteoff, sizeof(de));
+	out->blocknr = nlfs_le64(de.de_blocknr);
+	out->start = nlfs_le64(de.de_start);
+	out->end = nlfs_le64(de.de_end);
 	return 0;
 }
 
 int nlfs_dat_translate(struct nlfs_fs *fs, uint64_t vblocknr, uint64_t *blocknr,
 		       struct nlfs_err *err)
 {
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	int rc = nlfs_dat_lookup(fs, vblocknr, &de, err);
 
 	if (rc)
 		return rc;
-	if (de.de_blocknr == 0)
+	if (de.blocknr == 0)
 		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 				    "virtual block %llu has no disk address in the DAT",
 				    (unsigned long long)vblocknr);
-	*blocknr = de.de_blocknr;
+	*blocknr = de.blocknr;
 	return 0;
 }
 

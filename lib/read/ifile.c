@@ -11,7 +11,7 @@ int nlfs_fs_ifile(struct nlfs_fs *fs, uint64_t cno, struct nlfs_file *ifile,
 		  struct nlfs_err *err)
 {
 	struct nlfs_checkpoint cp;
-	int rc = nlfs_cpfile_get(fs, cno, &cp, err);
+	int rc = nlfs_cpfile_read(fs, cno, &cp, err);
 
 	if (rc)
 		return rc;

@@ -10,7 +10,6 @@ int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint64_t dblk = nlfs_palloc_desc_blkoff(bs, entry_size, group);
-	uint32_t nfrees;
 	int rc;
 
 	if (out->desc_blkoff != dblk) {
@@ -21,8 +20,7 @@ int nlfs_palloc_read_group(struct nlfs_fs *fs, const struct nlfs_file *f, uint32
 			return rc;
 		out->desc_blkoff = dblk;
 	}
-	memcpy(&nfrees, out->desc + (group % (bs / 4)) * 4, 4);
-	out->nfrees = nlfs_le32(nfrees);
+	out->nfrees = nlfs_get_le32(out->desc + (group % (bs / 4)) * 4);
 	return nlfs_file_read_block(fs, f, nlfs_palloc_bitmap_blkoff(bs, entry_size, group),
 				    out->bitmap, &out->bitmap_hole, err);
 }

@@ -18,21 +18,31 @@ static int read_sufile_slot(struct nlfs_fs *fs, uint64_t slot, void *out, size_t
 				   out, len, &hole, err);
 }
 
-int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_sufile_header *h, struct nlfs_err *err)
+int nlfs_sufile_header(struct nlfs_fs *fs, struct nlfs_suhead *out, struct nlfs_err *err)
 {
-	int rc = read_sufile_slot(fs, 0, h, sizeof(*h), err);
+	struct nlfs_sufile_header h;
+	int rc = read_sufile_slot(fs, 0, &h, sizeof(h), err);
 
 	if (rc)
 		return rc;
-	h->sh_ncleansegs = nlfs_le64(h->sh_ncleansegs);
-	h->sh_ndirtysegs = nlfs_le64(h->sh_ndirtysegs);
-	h->sh_last_alloc = nlfs_le64(h->sh_last_alloc);
+	out->ncleansegs = nlfs_le64(h.sh_ncleansegs);
+	out->ndirtysegs = nlfs_le64(h.sh_ndirtysegs);
+	out->last_alloc = nlfs_le64(h.sh_last_alloc);
 	return 0;
 }
 
-int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usage *su,
+/* an entry as stored, in host order */
+static void to_suinfo(const struct nlfs_segment_usage *su, struct nlfs_suinfo *out)
+{
+	out->lastmod = nlfs_le64(su->su_lastmod);
+	out->nblocks = nlfs_le32(su->su_nblocks);
+	out->flags = nlfs_le32(su->su_flags);
+}
+
+int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *out,
 		    struct nlfs_err *err)
 {
+	struct nlfs_segment_usage su;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
 	uint64_t first = nlfs_sufile_first_slot(esz);
 	int rc;
@@ -40,13 +50,10 @@ int nlfs_sufile_get(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_segment_usa
 	if (segnum >= fs->geo.nsegments)
 		return nlfs_err_set(err, ERANGE, NLFS_NOWHERE, "segment %llu does not exist",
 				    (unsigned long long)segnum);
-	rc = read_sufile_slot(fs, segnum + first, su, sizeof(*su), err);
-	if (rc)
-		return rc;
-	su->su_lastmod = nlfs_le64(su->su_lastmod);
-	su->su_nblocks = nlfs_le32(su->su_nblocks);
-	su->su_flags = nlfs_le32(su->su_flags);
-	return 0;
+	rc = read_sufile_slot(fs, segnum + first, &su, sizeof(su), err);
+	if (!rc)
+		to_suinfo(&su, out);
+	return rc;
 }
 
 /*
@@ -88,7 +95,7 @@ int nlfs_fs_active_segments(struct nlfs_fs *fs, uint64_t seg[2], struct nlfs_err
 int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err *err)
 {
 	const struct nlfs_sb_choice *c = &fs->choice;
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	struct nlfs_super_root sr;
 	int rc = load_cursor(fs, err);
 
@@ -98,8 +105,8 @@ int nlfs_sufile_stat(struct nlfs_fs *fs, struct nlfs_sustat *st, struct nlfs_err
 		return rc;
 	memcpy(&sr, fs->sr, sizeof(sr));
 	st->nsegs = fs->geo.nsegments;
-	st->ncleansegs = h.sh_ncleansegs;
-	st->ndirtysegs = h.sh_ndirtysegs;
+	st->ncleansegs = h.ncleansegs;
+	st->ndirtysegs = h.ndirtysegs;
 	st->ctime = fs->sr_create;
 	st->nongc_ctime = nlfs_le64(sr.sr_nongc_ctime);
 	/* the mount takes it from the older copy: the secondary unless that is
@@ -153,9 +160,8 @@ int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si
 			continue;
 		}
 		memcpy(&su, buf + (slot % epb) * esz, sizeof(su));
-		s->lastmod = nlfs_le64(su.su_lastmod);
-		s->nblocks = nlfs_le32(su.su_nblocks);
-		s->flags = nlfs_le32(su.su_flags) & ~NLFS_SEGMENT_USAGE_ACTIVE;
+		to_suinfo(&su, s);
+		s->flags &= ~NLFS_SEGMENT_USAGE_ACTIVE;
 		if (segnum == fs->cur_seg || segnum == fs->next_seg)
 			s->flags |= NLFS_SEGMENT_USAGE_ACTIVE;
 	}
@@ -164,8 +170,9 @@ int nlfs_sufile_list(struct nlfs_fs *fs, uint64_t segnum, struct nlfs_suinfo *si
 }
 
 int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
-			 struct nlfs_segment_usage *su, struct nlfs_err *err)
+			 struct nlfs_suinfo *out, struct nlfs_err *err)
 {
+	struct nlfs_segment_usage su;
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_segment_usage_size);
 	uint64_t first = nlfs_sufile_first_slot(esz);
@@ -193,10 +200,8 @@ int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 				break;
 			loaded = slot / epb;
 		}
-		memcpy(&su[i], buf + (slot % epb) * esz, sizeof(su[i]));
-		su[i].su_lastmod = nlfs_le64(su[i].su_lastmod);
-		su[i].su_nblocks = nlfs_le32(su[i].su_nblocks);
-		su[i].su_flags = nlfs_le32(su[i].su_flags);
+		memcpy(&su, buf + (slot % epb) * esz, sizeof(su));
+		to_suinfo(&su, &out[i]);
 	}
 	free(buf);
 	return rc;

@@ -74,8 +74,8 @@ static int vet_superblocks(struct nlfs_fs *fs, struct nlfs_err *err)
 static int vet_sufile(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
-	struct nlfs_segment_usage *su;
-	struct nlfs_sufile_header h;
+	struct nlfs_suinfo *su;
+	struct nlfs_suhead h;
 	uint64_t nclean = 0, ndirty = 0;
 	int rc = nlfs_sufile_header(fs, &h, err);
 
@@ -89,33 +89,33 @@ static int vet_sufile(struct nlfs_fs *fs, struct nlfs_err *err)
 
 		rc = nlfs_sufile_get_many(fs, base, n, su, err);
 		for (size_t i = 0; !rc && i < n; i++) {
-			if (nlfs_su_flags_clean(su[i].su_flags))
+			if (nlfs_su_flags_clean(su[i].flags))
 				nclean++;
-			else if (nlfs_su_flags_dirty(su[i].su_flags))
+			else if (nlfs_su_flags_dirty(su[i].flags))
 				ndirty++;
 		}
 	}
 	free(su);
 	if (rc)
 		return rc;
-	if (h.sh_ncleansegs != nclean || h.sh_ndirtysegs != ndirty)
+	if (h.ncleansegs != nclean || h.ndirtysegs != ndirty)
 		return damaged(fs, err,
 				"sufile header: %llu clean and %llu dirty segments, but the "
 				"segments say %llu and %llu",
-				(unsigned long long)h.sh_ncleansegs,
-				(unsigned long long)h.sh_ndirtysegs,
+				(unsigned long long)h.ncleansegs,
+				(unsigned long long)h.ndirtysegs,
 				(unsigned long long)nclean, (unsigned long long)ndirty);
-	if (h.sh_last_alloc >= g->nsegments)
+	if (h.last_alloc >= g->nsegments)
 		return damaged(fs, err,
 				"sufile header: last allocated segment %llu of %llu",
-				(unsigned long long)h.sh_last_alloc,
+				(unsigned long long)h.last_alloc,
 				(unsigned long long)g->nsegments);
 	return 0;
 }
 
 static int vet_cpfile(struct nlfs_fs *fs, struct nlfs_err *err)
 {
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	struct nlfs_cpfile_iter *it = NULL;
 	struct nlfs_cpinfo *ci;
 	uint64_t cno = 1, ncps = 0, nsnaps = 0;
@@ -142,12 +142,12 @@ static int vet_cpfile(struct nlfs_fs *fs, struct nlfs_err *err)
 	free(ci);
 	if (rc)
 		return rc;
-	if (h.ch_ncheckpoints != ncps || h.ch_nsnapshots != nsnaps)
+	if (h.ncheckpoints != ncps || h.nsnapshots != nsnaps)
 		return damaged(fs, err,
 				"cpfile header: %llu checkpoints and %llu snapshots, but the "
 				"entries say %llu and %llu",
-				(unsigned long long)h.ch_ncheckpoints,
-				(unsigned long long)h.ch_nsnapshots,
+				(unsigned long long)h.ncheckpoints,
+				(unsigned long long)h.nsnapshots,
 				(unsigned long long)ncps, (unsigned long long)nsnaps);
 	return 0;
 }

@@ -39,7 +39,7 @@ int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *
 {
 	const struct nlfs_recovery *rec = &fs->rec;
 	struct clean_cursor cc = { rec->sr_log, rec->sr_seq, rec->cno, 0, now };
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	struct nlfs_sb_choice choice;
 	int rc;
 
@@ -51,6 +51,6 @@ int nlfs_recovery_mark_clean(struct nlfs_fs *fs, uint64_t now, struct nlfs_err *
 	rc = nlfs_sufile_header(fs, &h, err);
 	if (rc)
 		return rc;
-	cc.free_blocks = h.sh_ncleansegs * fs->geo.blocks_per_segment;
+	cc.free_blocks = h.ncleansegs * fs->geo.blocks_per_segment;
 	return nlfs_sb_rewrite(fs->io, set_clean_cursor, &cc, &choice, err);
 }

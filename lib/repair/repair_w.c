@@ -18,7 +18,7 @@
 #include "../nlfsP.h"
 #include "../write/construction.h"
 
-static void set_le64(uint64_t *field, uint64_t want, uint64_t *nfixed)
+static void set_le64(nlfs_le64_t *field, uint64_t want, uint64_t *nfixed)
 {
 	if (nlfs_le64(*field) == want)
 		return;

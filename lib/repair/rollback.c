@@ -142,7 +142,7 @@ static int segments_kept(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 {
 	const struct nlfs_geometry *g = &fs->geo;
 	uint64_t own = c->start / g->blocks_per_segment, next = UINT64_MAX;
-	struct nlfs_segment_usage su[64];
+	struct nlfs_suinfo su[64];
 	struct nlfs_log log;
 	int rc = nlfs_log_read(fs, c->start, &log, NULL, 0, err);
 
@@ -158,7 +158,7 @@ static int segments_kept(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 		for (size_t i = 0; i < n; i++) {
 			uint64_t sn = seg + i;
 
-			if (!(su[i].su_flags & NLFS_SEGMENT_USAGE_DIRTY) || sn == own || sn == next ||
+			if (!(su[i].flags & NLFS_SEGMENT_USAGE_DIRTY) || sn == own || sn == next ||
 			    !s->written[sn] || !nlfs_seq_ge(s->segseq[sn], c->seq))
 				continue;
 			return nlfs_err_set(err, NLFS_ECORRUPT, nlfs_seg_start(g, sn),
@@ -176,7 +176,7 @@ static int try_candidate(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 {
 	struct nlfs_super_block sb = fs->sb[fs->choice.used];
 	struct nlfs_cpinfo cp;
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	int rc;
 
 	sb.s_last_pseg = nlfs_cpu_to_le64(c->start);
@@ -206,7 +206,7 @@ static int try_candidate(struct nlfs_fs *fs, const struct rb_scan *s, const stru
 	rb->seq = c->seq;
 	rb->cno = c->cno;
 	/* what the kernel writes there: its clean segments' blocks */
-	rb->free_blocks = h.sh_ncleansegs * fs->geo.blocks_per_segment;
+	rb->free_blocks = h.ncleansegs * fs->geo.blocks_per_segment;
 	return 0;
 }
 

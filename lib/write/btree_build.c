@@ -77,8 +77,7 @@ static uint64_t entry_ptr(const struct nlfs_btb *p, unsigned k, size_t i, const 
 
 static void put64(uint8_t *base, size_t idx, uint64_t v)
 {
-	v = nlfs_cpu_to_le64(v);
-	memcpy(base + 8 * idx, &v, 8);
+	nlfs_put_le64(base + 8 * idx, v);
 }
 
 void nlfs_btb_fill_node(const struct nlfs_btb *p, size_t flat, const uint64_t *keys,
@@ -103,7 +102,7 @@ void nlfs_btb_fill_node(const struct nlfs_btb *p, size_t flat, const uint64_t *k
 }
 
 void nlfs_btb_fill_root(const struct nlfs_btb *p, const uint64_t *keys, const uint64_t *ptrs,
-			const uint64_t *node_ptrs, uint64_t bmap[NLFS_INODE_BMAP_SIZE])
+			const uint64_t *node_ptrs, nlfs_le64_t bmap[NLFS_INODE_BMAP_SIZE])
 {
 	uint8_t *b = (uint8_t *)bmap;
 	struct nlfs_btree_node h = { 0 };

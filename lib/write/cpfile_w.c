@@ -136,7 +136,7 @@ static int cp_valid_entry(struct nlfs_writer *w, uint64_t cno, struct nlfs_check
 static void set_link(struct nlfs_cpfile_header *h, struct nlfs_checkpoint *c, bool next,
 		     uint64_t to)
 {
-	uint64_t v = nlfs_cpu_to_le64(to);
+	nlfs_le64_t v = nlfs_cpu_to_le64(to);
 
 	if (c && next)
 		c->cp_snapshot_next = v;

@@ -20,14 +20,14 @@ struct nlfs_dirw {
 };
 
 /* 65536 does not fit in rec_len: it is stored as 65535 */
-static uint16_t rec_len_to_disk(uint32_t len)
+static nlfs_le16_t rec_len_to_disk(uint32_t len)
 {
 	return nlfs_cpu_to_le16((uint16_t)(len >= 65536 ? 65535 : len));
 }
 
 static void set_rec_len(struct nlfs_dirw *d, uint32_t off, uint32_t len)
 {
-	uint16_t v = rec_len_to_disk(len);
+	nlfs_le16_t v = rec_len_to_disk(len);
 
 	memcpy(d->blk + off + offsetof(struct nlfs_dir_entry, rec_len), &v, 2);
 }

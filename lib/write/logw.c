@@ -360,7 +360,7 @@ static void put_finfo(uint8_t *p, uint64_t ino, uint64_t cno, uint32_t nblocks,
 
 static void put_binfo(uint8_t *p, const struct nlfs_litem *it)
 {
-	uint64_t v[2];
+	nlfs_le64_t v[2];
 
 	if (it->ino == NLFS_DAT_INO && it->level) {
 		struct nlfs_binfo_dat bd = { .bi_blkoff = nlfs_cpu_to_le64(it->blkoff),
@@ -433,7 +433,6 @@ static int write_log(struct nlfs_logw *lw, struct lw_log *l, const uint8_t *sr,
 	uint32_t bs = lw->g.blocksize, nsum = sum_blocks(l->sumbytes, bs);
 	size_t len = (size_t)l->nblocks * bs;
 	uint8_t *a = l->arena ? l->arena : arena_get(lw), *buf;
-	uint32_t sum;
 	int rc;
 
 	if (!a)
@@ -452,10 +451,8 @@ static int write_log(struct nlfs_logw *lw, struct lw_log *l, const uint8_t *sr,
 	buf = arena_slot(lw, a, 0) - (size_t)nsum * bs;
 	memset(buf, 0, (size_t)nsum * bs);
 	encode_summary(lw, l, buf);
-	sum = nlfs_cpu_to_le32(nlfs_crc32(lw->seed, buf + 8, l->sumbytes - 8));
-	memcpy(buf + 4, &sum, 4);
-	sum = nlfs_cpu_to_le32(nlfs_crc32(lw->seed, buf + 4, len - 4));
-	memcpy(buf, &sum, 4);
+	nlfs_put_le32(buf + 4, nlfs_crc32(lw->seed, buf + 8, l->sumbytes - 8));
+	nlfs_put_le32(buf, nlfs_crc32(lw->seed, buf + 4, len - 4));
 	rc = nlfs_io_write(lw->io, buf, len, l->start * bs);
 	if (rc)
 		return nlfs_err_set(err, rc, l->start, "%s: writing a log of %u blocks",

@@ -16,9 +16,10 @@
 #include <nlfs/repair.h>
 #include "writerP.h"
 
-int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat_entry *e,
+int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_datinfo *e,
 			    bool *allocated, struct nlfs_err *err)
 {
+	struct nlfs_dat_entry de;
 	uint32_t byteoff;
 	uint64_t blkoff;
 	uint8_t *blk;
@@ -29,8 +30,12 @@ int nlfs_writer_peek_vblock(struct nlfs_writer *w, uint64_t vbn, struct nlfs_dat
 	memset(e, 0, sizeof(*e));
 	nlfs_palloc_locate(w->geo.blocksize, w->dsz, vbn, &blkoff, &byteoff);
 	rc = nlfs_wfile_read(w->dat, blkoff, &blk, err);
-	if (!rc && blk)
-		memcpy(e, blk + byteoff, sizeof(*e));
+	if (!rc && blk) {
+		memcpy(&de, blk + byteoff, sizeof(de));
+		e->blocknr = nlfs_le64(de.de_blocknr);
+		e->start = nlfs_le64(de.de_start);
+		e->end = nlfs_le64(de.de_end);
+	}
 	return rc;
 }
 

@@ -31,11 +31,8 @@ static int group_desc(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, ui
 	if (rc)
 		return rc;
 	if (created)
-		for (uint64_t i = 0; i < g->gpd; i++) {
-			uint32_t v = nlfs_cpu_to_le32((uint32_t)g->epg);
-
-			memcpy(blk + 4 * i, &v, 4);
-		}
+		for (uint64_t i = 0; i < g->gpd; i++)
+			nlfs_put_le32(blk + 4 * i, (uint32_t)g->epg);
 	*nfrees = (uint32_t *)(void *)(blk + 4 * (group % g->gpd));
 	return 0;
 }
@@ -60,11 +57,8 @@ static int set_bit(struct nlfs_wfile *wf, const struct nlfs_palloc_geo *g, uint3
 				    (unsigned long long)nr, (unsigned long long)wf->ino,
 				    value ? "in use" : "free");
 	bitmap[r / 8] ^= (uint8_t)(1u << (r % 8));
-	memcpy(&v, nfrees, 4);
-	v = nlfs_le32(v);
-	v = value ? v - 1 : v + 1;
-	v = nlfs_cpu_to_le32(v);
-	memcpy(nfrees, &v, 4);
+	v = nlfs_get_le32(nfrees);
+	nlfs_put_le32(nfrees, value ? v - 1 : v + 1);
 	return 0;
 }
 
@@ -133,10 +127,8 @@ int nlfs_palloc_alloc(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t hint,
 
 		if (rc)
 			return rc;
-		if (nfrees) {
-			memcpy(&v, nfrees, 4);
-			v = nlfs_le32(v);
-		}
+		if (nfrees)
+			v = nlfs_get_le32(nfrees);
 		if (v == 0)
 			continue;
 		rc = nlfs_wfile_read(wf, nlfs_palloc_bitmap_blkoff(bs, entry_size, group), &bitmap,
@@ -233,17 +225,14 @@ int nlfs_palloc_fix_counts(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t 
 		if (rc)
 			break;
 		want = (uint32_t)(g.epg - count_bits(bitmap, g.epg));
-		if (nfrees) {
-			memcpy(&have, nfrees, 4);
-			have = nlfs_le32(have);
-		}
+		if (nfrees)
+			have = nlfs_get_le32(nfrees);
 		if (have == want)
 			continue;
 		rc = group_desc(wf, &g, group, true, &nfrees, err);
 		if (rc)
 			break;
-		want = nlfs_cpu_to_le32(want);
-		memcpy(nfrees, &want, 4);
+		nlfs_put_le32(nfrees, want);
 		(*nfixed)++;
 	}
 	free(groups);

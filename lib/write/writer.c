@@ -118,14 +118,37 @@ static void meta_inode(struct nlfs_inode *ino, uint64_t ctime)
 	ino->i_ctime = ino->i_mtime = nlfs_cpu_to_le64(ctime);
 }
 
+/* whether the superblock slot at OFF holds a copy the kernel would take
+ * (magic, s_bytes, CRC); a slot that cannot be read counts as holding one */
+static bool sb_slot_valid(struct nlfs_io *io, uint64_t off)
+{
+	struct nlfs_super_block sb;
+
+	return nlfs_io_read(io, &sb, sizeof(sb), off) || !nlfs_sb_check_crc(&sb);
+}
+
+/*
+ * A new volume's logs overwrite the device's first segment.  A superblock
+ * of an older volume left in place would point into what they overwrite,
+ * and a crash before the new superblocks would leave that volume, damaged,
+ * for the kernel to mount: the old copies are zeroed, and the zeroes made
+ * durable, before any log is written.  Where neither slot holds a copy the
+ * kernel would take (a fresh device, or one mkfs's wipe already cleared
+ * and synced) there is nothing to order: the slots are still zeroed (in
+ * an image file this allocates their blocks, so that the superblocks'
+ * final barrier only overwrites), but the zeroes become durable with the
+ * logs, at their barrier.
+ */
 static int invalidate_superblocks(struct nlfs_io *io, uint64_t devsize, struct nlfs_err *err)
 {
 	uint8_t zero[NLFS_SB_SIZE] = { 0 };
+	uint64_t sb2 = nlfs_sb2_offset(devsize);
+	bool old = sb_slot_valid(io, NLFS_SB_OFFSET_BYTES) || (sb2 && sb_slot_valid(io, sb2));
 	int rc = nlfs_io_write(io, zero, sizeof(zero), NLFS_SB_OFFSET_BYTES);
 
-	if (!rc && nlfs_sb2_offset(devsize))
-		rc = nlfs_io_write(io, zero, sizeof(zero), nlfs_sb2_offset(devsize));
-	if (!rc)
+	if (!rc && sb2)
+		rc = nlfs_io_write(io, zero, sizeof(zero), sb2);
+	if (!rc && old)
 		rc = nlfs_io_flush(io);
 	if (rc)
 		return nlfs_err_set(err, rc, NLFS_NOWHERE, "%s: erasing the old superblocks",
@@ -369,7 +392,7 @@ static int open_impl(struct nlfs_fs *fs, uint64_t now, unsigned flags, uint64_t 
 		w->nongc_ctime = nlfs_le64(srh.sr_nongc_ctime);
 	}
 	if (!rc)
-		rc = nlfs_cpfile_get(fs, rec->cno, &w->prev, err);
+		rc = nlfs_cpfile_read(fs, rec->cno, &w->prev, err);
 	if (rc == -ENOENT && w->repair)
 		rc = nlfs_cpw_read_latest(w, rec->cno, &w->prev, err);
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &f);
@@ -790,15 +813,13 @@ static void build_super_root(struct nlfs_writer *w)
 		.sr_nongc_ctime = nlfs_cpu_to_le64(w->gc ? w->nongc_ctime : w->ctime),
 	};
 	struct nlfs_wfile *files[] = { w->dat, w->cpfile, w->sufile };
-	uint32_t sum;
 
 	memset(w->sr, 0, w->geo.blocksize);
 	memcpy(w->sr, &h, sizeof(h));
 	for (size_t i = 0; i < 3; i++)
 		memcpy(w->sr + NLFS_SR_INODES_OFFSET + i * w->isz, &files[i]->inode,
 		       sizeof(struct nlfs_inode));
-	sum = nlfs_cpu_to_le32(nlfs_crc32(w->seed, w->sr + 4, bytes - 4));
-	memcpy(w->sr, &sum, 4);
+	nlfs_put_le32(w->sr, nlfs_crc32(w->seed, w->sr + 4, bytes - 4));
 }
 
 static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
@@ -832,7 +853,12 @@ static int write_superblocks(struct nlfs_writer *w, struct nlfs_err *err)
 	}
 	nlfs_sb_update_crc(sb);
 	rc = nlfs_io_write(w->io, sb, sizeof(*sb), NLFS_SB_OFFSET_BYTES);
-	if (!rc)
+	/* The primary is durable before the secondary changes, so that a crash
+	 * tearing both cannot lose a volume that had a valid copy.  A new
+	 * volume has none to lose (nlfs_writer_create erased the old ones
+	 * durably, or there were none): both copies point at logs already
+	 * durable, and any of them that survives a crash is the new volume. */
+	if (!rc && !w->mkfs)
 		rc = nlfs_io_flush(w->io);
 	if (!rc && sb2_new && sb2_new != sb2)
 		rc = nlfs_io_write(w->io, sb, sizeof(*sb), sb2_new);

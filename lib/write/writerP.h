@@ -127,7 +127,7 @@ void nlfs_btb_fill_node(const struct nlfs_btb *p, size_t flat, const uint64_t *k
 			const uint64_t *ptrs, const uint64_t *node_ptrs, uint8_t *buf);
 void nlfs_btb_node_of(const struct nlfs_btb *p, size_t flat, unsigned *level, size_t *i);
 void nlfs_btb_fill_root(const struct nlfs_btb *p, const uint64_t *keys, const uint64_t *ptrs,
-			const uint64_t *node_ptrs, uint64_t bmap[NLFS_INODE_BMAP_SIZE]);
+			const uint64_t *node_ptrs, nlfs_le64_t bmap[NLFS_INODE_BMAP_SIZE]);
 
 /* ---- logw.c ---- */
 struct nlfs_litem {

@@ -206,10 +206,12 @@ static void iteration(struct cleanerd *d)
 	}
 	d->nsegs = sus.ss_nsegs;
 	d->ncleansegs = sus.ss_ncleansegs;
-	/* before the pass: it must not reclaim what the timeline keeps */
-	cld_timeline(d, t0);
 	cld_resolve(&d->cfg, sus.ss_nsegs, d->rd.blocks_per_segment, d->rd.blocksize, &lim);
 	rsv = cld_reserved_segments(d, sus.ss_nsegs);
+	/* before the pass: it must not reclaim what the timeline keeps, and it
+	 * reclaims at once what the timeline gives up (nilfs_cleanerd(8));
+	 * the cleaner's minimum as its urgent level counts it */
+	cld_timeline(d, t0, lim.min_clean_segments + rsv);
 	ncl = sus.ss_ncleansegs;
 	/* emergency: within one urgent step of the reserve, but below the
 	 * urgent threshold */

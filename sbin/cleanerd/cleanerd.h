@@ -22,8 +22,9 @@
 #define MIN_RESERVED_SEGMENTS 8
 #define EMERGENCY_MARGIN 2
 #define EVAL_BUDGET 64             /* live counts of new candidates per pass */
-#define EVAL_REFRESH 64            /* ... and of candidates counted too long ago */
+#define EVAL_REFRESH 64            /* ... and of candidates counted too long ago (no refs kept) */
 #define EVAL_MAX_AGE NS_PER_SEC    /* hot segments lose most of their blocks in seconds */
+#define LIVE_REFS_MAX (1u << 20)   /* live_refs kept over all segments (24 MiB) */
 #define SB_WRITE_GAP NS_PER_SEC    /* between superblock writes asked for top-ranked protected segments */
 #define BAD_LIMIT 3                /* failures before a segment is left alone */
 #define MAX_CLIENTS 8
@@ -31,6 +32,11 @@
 #define CPINFO_BATCH 512
 
 enum level { LVL_NORMAL, LVL_URGENT, LVL_EMERGENCY };
+
+/* a block a segment's last count found live: enough to ask the DAT again */
+struct live_ref {
+	uint64_t vblocknr, blocknr, cno;
+};
 
 struct seginfo {          /* per segment, kept between passes */
 	uint64_t lastmod;     /* of the suinfo the entry is about */
@@ -40,6 +46,11 @@ struct seginfo {          /* per segment, kept between passes */
 	uint64_t seq;         /* of its first log, if have_seq */
 	bool have_seq;
 	uint8_t bad;          /* failures */
+	/* the live blocks of the last count (if have_refs) and its DAT blocks
+	 * (nbd), for a recount without reading the segment (pass.c) */
+	bool have_refs;
+	uint32_t nrefs, nbd;
+	struct live_ref *refs;
 };
 
 struct manual {
@@ -113,6 +124,7 @@ struct cleanerd {
 	bool emerg_suspended_warned;
 	struct seginfo *seg;
 	size_t nseg_alloc;
+	size_t nrefs_total;           /* live_refs kept in seg[] */
 	struct stats st;
 	/* per pass */
 	struct cld_descs descs;
@@ -158,8 +170,10 @@ uint64_t cld_count_reclaimable(struct cleanerd *d, uint64_t nsegs);
  * ss_prot_seq moves on (nilfs-utils freezes and thaws instead) */
 int cld_shrink_protected_region(struct cleanerd *d);
 
-/* timeline.c: the snapshot timeline, if configured, at most once a minute */
-void cld_timeline(struct cleanerd *d, uint64_t mono);
+/* timeline.c: the snapshot timeline, if configured, at most once a minute;
+ * MIN_CLEAN_SEGMENTS the cleaner's minimum (reserved segments included),
+ * under which the timeline's snapshots give way */
+void cld_timeline(struct cleanerd *d, uint64_t mono, uint64_t min_clean_segments);
 /* monotonic ns when it is due next; UINT64_MAX if it is off */
 uint64_t cld_timeline_due(const struct cleanerd *d);
 

@@ -51,13 +51,13 @@ static int fail(FILE *errf, const char *device, int rc, const struct nlfs_err *e
 static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, struct nlfs_err *err)
 {
 	struct nlfs_fs *fs;
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	int rc = nlfs_fs_open(io, &fs, err);
 
 	if (rc)
 		return rc;
 	rc = nlfs_sufile_header(fs, &h, err);
-	*clean = h.sh_ncleansegs;
+	*clean = h.ncleansegs;
 	*nsegs = nlfs_fs_geometry(fs)->nsegments;
 	nlfs_fs_release(fs);
 	return rc;

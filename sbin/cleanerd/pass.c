@@ -15,12 +15,16 @@
  *
  * Live counts for greedy and cost-benefit are exact (summaries, GET_VINFO,
  * GET_BDESCS), computed per pass for at most EVAL_BUDGET segments never
- * counted and EVAL_REFRESH counted more than EVAL_MAX_AGE ago, and
- * remembered per segment until it changes; live counts only fall with
- * time, so a remembered one is an upper bound.  Segments not counted yet
+ * counted, and remembered per segment until it changes with the blocks
+ * found live; a count older than EVAL_MAX_AGE is renewed by asking the
+ * DAT about those blocks alone (GET_VINFO, no read of the segment), for
+ * every candidate, each pass: stale counts (an upper bound, as live counts
+ * only fall) ranked segments whose hot data had died as still full, and
+ * the pass cleaned worse ones (bench/clean.sh).  Segments not counted yet
  * rank as full (nlfs_gc_rank uses su_nblocks).
  */
 #define _GNU_SOURCE   /* syncfs */
+#define VINFO_BATCH 1024u   /* GET_VINFO entries per call */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +46,14 @@ uint64_t cld_reserved_segments(const struct cleanerd *d, uint64_t nsegs)
 	return r > MIN_RESERVED_SEGMENTS ? r : MIN_RESERVED_SEGMENTS;
 }
 
+/* forget what is known of segment S (it changed, or was cleaned) */
+static void seginfo_reset(struct cleanerd *d, struct seginfo *s)
+{
+	d->nrefs_total -= s->nrefs;
+	free(s->refs);
+	*s = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+}
+
 static int ensure_seginfo(struct cleanerd *d, uint64_t nsegs)
 {
 	size_t old = d->nseg_alloc;
@@ -60,8 +72,9 @@ static struct seginfo *seginfo_for(struct cleanerd *d, uint64_t segnum,
 	struct seginfo *s = &d->seg[segnum];
 
 	if (s->lastmod != si->sui_lastmod || s->nblocks != si->sui_nblocks) {
-		*s = (struct seginfo){ .lastmod = si->sui_lastmod, .nblocks = si->sui_nblocks,
-				       .live = NLFS_GC_LIVE_UNKNOWN };
+		seginfo_reset(d, s);
+		s->lastmod = si->sui_lastmod;
+		s->nblocks = si->sui_nblocks;
 	}
 	return s;
 }
@@ -154,6 +167,74 @@ static int find_protcno(struct cleanerd *d, uint64_t limit, uint64_t *protcno)
 /* ------------------------------------------------------------------ */
 /* one segment */
 
+/* remember the live blocks of plan P, segment S's, for recount_live */
+static void keep_refs(struct cleanerd *d, struct seginfo *s, const struct cld_plan *p)
+{
+	struct live_ref *r = NULL;
+
+	d->nrefs_total -= s->nrefs;
+	s->nrefs = 0;
+	s->have_refs = false;
+	if (d->nrefs_total + p->nlive > LIVE_REFS_MAX)
+		goto none;
+	if (p->nlive && !(r = realloc(s->refs, p->nlive * sizeof(*r))))
+		goto none;
+	for (size_t i = 0; i < p->nlive; i++)
+		r[i] = (struct live_ref){ p->live[i].vd_vblocknr, p->live[i].vd_blocknr,
+					  p->live[i].vd_cno };
+	if (r)
+		s->refs = r;
+	s->nrefs = (uint32_t)p->nlive;
+	s->nbd = (uint32_t)p->nbd;
+	s->have_refs = true;
+	d->nrefs_total += p->nlive;
+	return;
+none:
+	free(s->refs);
+	s->refs = NULL;
+}
+
+/*
+ * Count the live blocks of segment S again, asking the DAT (GET_VINFO)
+ * about the blocks its last count found live, without reading the
+ * segment: a block found dead stays dead (but for a snapshot taken since,
+ * which the description before cleaning sees), and its DAT blocks are
+ * taken as still live.  For ranking only: a victim is always described
+ * anew (describe_segment).
+ */
+static int recount_live(struct cleanerd *d, struct seginfo *s, const struct nlfs_gc_protect *prot)
+{
+	size_t n = s->nrefs, kept = 0;
+
+	if (CLI_GROW(d->vinfo.vi, d->vinfo.cap, n))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		d->vinfo.vi[i] = (struct nilfs_vinfo){ .vi_vblocknr = s->refs[i].vblocknr };
+	for (size_t i = 0; i < n; ) {
+		size_t k = n - i < VINFO_BATCH ? n - i : VINFO_BATCH;
+		ssize_t got = ioc_get_vinfo(d->iocfd, d->vinfo.vi + i, k);
+
+		if (got < 0)
+			return (int)got;
+		if ((size_t)got != k)
+			return -EIO;
+		i += k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct nilfs_vdesc vd = { .vd_vblocknr = s->refs[i].vblocknr,
+					  .vd_blocknr = s->refs[i].blocknr,
+					  .vd_cno = s->refs[i].cno };
+
+		if (cld_vblock_fate(prot, &vd, &d->vinfo.vi[i]) == CLD_LIVE)
+			s->refs[kept++] = s->refs[i];
+	}
+	d->nrefs_total -= n - kept;
+	s->nrefs = (uint32_t)kept;
+	s->live = (uint32_t)kept + s->nbd;
+	s->evaluated = mono_ns();
+	return 0;
+}
+
 /*
  * Describe SEGNUM into d->tmp (reset first).  0: described; CLD_SEG_PROTECTED;
  * -EBADMSG: cannot be read completely; other -errno: an ioctl failed.
@@ -176,6 +257,7 @@ static int describe_segment(struct cleanerd *d, uint64_t segnum, const struct ni
 	s->have_seq = true;
 	s->live = (uint32_t)cld_plan_live(&d->tmp);
 	s->evaluated = mono_ns();
+	keep_refs(d, s, &d->tmp);
 	return (int64_t)(seq - protseq) >= 0 ? CLD_SEG_PROTECTED : 0;
 bad:
 	if (rc == -ENOMEM)
@@ -347,7 +429,7 @@ static void submit_plan(struct cleanerd *d, struct pass_result *res)
 			say(LOG_WARNING, "%zu blocks there had DAT entries pointing elsewhere "
 			    "(stale copies): neither moved nor freed", d->plan.nstale);
 		for (size_t i = 0; i < d->plan.nsegs; i++)
-			d->seg[d->plan.segnums[i]] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+			seginfo_reset(d, &d->seg[d->plan.segnums[i]]);
 	}
 }
 
@@ -397,7 +479,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		struct seginfo *s;
 
 		if (!nilfs_suinfo_dirty(x)) {
-			d->seg[segnum] = (struct seginfo){ .live = NLFS_GC_LIVE_UNKNOWN };
+			seginfo_reset(d, &d->seg[segnum]);
 			continue;
 		}
 		if (nilfs_suinfo_active(x) || nilfs_suinfo_error(x))
@@ -453,7 +535,7 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 		for (int round = 0; round < 2; round++) {
 			size_t budget = round == 0 ? EVAL_BUDGET : EVAL_REFRESH;
 
-			for (size_t i = 0; i < ncand && budget; i++) {
+			for (size_t i = 0; i < ncand; i++) {
 				struct seginfo *s = &d->seg[cand[i].segnum];
 				bool unknown = s->live == NLFS_GC_LIVE_UNKNOWN;
 
@@ -461,9 +543,20 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 					continue;
 				if (!unknown && t - s->evaluated < EVAL_MAX_AGE)
 					continue;
-				budget--;
-				rc = describe_segment(d, cand[i].segnum, &si[cand[i].segnum], s, &prot,
-						      protseq);
+				if (!budget && (unknown || !s->have_refs))
+					continue;
+				if (!unknown && s->have_refs) {
+					/* cheap: no budget */
+					rc = recount_live(d, s, &prot);
+					if (rc && rc != -ENOMEM)
+						rc = describe_segment(d, cand[i].segnum,
+								      &si[cand[i].segnum], s, &prot,
+								      protseq);
+				} else {
+					budget--;
+					rc = describe_segment(d, cand[i].segnum, &si[cand[i].segnum], s,
+							      &prot, protseq);
+				}
 				if (rc == -ENOMEM) {
 					res->error = rc;
 					goto out;
@@ -538,6 +631,9 @@ void cld_run_pass(struct cleanerd *d, const struct nilfs_sustat *sus, const stru
 			deferred[ndeferred++] = segnum;
 			continue;
 		}
+		say(LOG_DEBUG, "victim %" PRIu64 ": %zu live of %u, written %lld s ago, rank %zu "
+		    "of %zu", segnum, cld_plan_live(&d->tmp), si[segnum].sui_nblocks,
+		    (long long)now - (long long)si[segnum].sui_lastmod, i, ncand);
 		rc = cld_plan_merge(&d->plan, &d->tmp);
 		if (rc) {
 			res->error = rc;

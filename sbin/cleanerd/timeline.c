@@ -42,7 +42,7 @@ static int c_commit(void *ctx)
 
 /* the budget's count on the device, after a sync */
 static int c_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_t *snaps,
-		  size_t n, uint64_t *freed)
+		  size_t n, struct nlfs_gc_held *h)
 {
 	struct cleanerd *d = ctx;
 	struct nlfs_err err;
@@ -50,7 +50,7 @@ static int c_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 
 	nlfs_err_clear(&err);
 	if (!rc)
-		rc = tl_held_on_device(d->device, others, snaps, n, freed, &err);
+		rc = tl_held_on_device(d->device, others, snaps, n, h, &err);
 	if (rc && err.code) {
 		char msg[320];
 
@@ -58,6 +58,15 @@ static int c_held(void *ctx, const struct nlfs_gc_protect *others, const uint64_
 		say(LOG_ERR, "timeline: the space budget's count: %s", msg);
 	}
 	return rc;
+}
+
+/* the clean segments' blocks as the iteration found them */
+static int c_clean_blocks(void *ctx, uint64_t *blocks)
+{
+	const struct cleanerd *d = ctx;
+
+	*blocks = d->ncleansegs * d->rd.blocks_per_segment;
+	return 0;
 }
 
 /* timeline_max_space in blocks: a share of the volume or bytes; UINT64_MAX
@@ -89,7 +98,7 @@ uint64_t cld_timeline_due(const struct cleanerd *d)
 	return d->timeline_last ? d->timeline_last + TIMELINE_INTERVAL : 0;
 }
 
-void cld_timeline(struct cleanerd *d, uint64_t mono)
+void cld_timeline(struct cleanerd *d, uint64_t mono, uint64_t min_clean_segments)
 {
 	const struct cld_config *c = &d->cfg;
 	struct tl_options o = {
@@ -97,6 +106,7 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 			   c->timeline_monthly, c->timeline_yearly } },
 		.now = time(NULL), .budget = budget_blocks(d),
 		.protection_period = c->protection_period / NS_PER_SEC,
+		.min_free = min_clean_segments * d->rd.blocks_per_segment,
 	};
 	const struct nlfs_super_block *sb;
 	char uuid[TL_UUID_LEN], path[PATH_MAX], why[256], name[64];
@@ -120,7 +130,8 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 	}
 	while (sem_wait(sem) < 0 && errno == EINTR)
 		;
-	rc = tl_run(&(struct tl_vol){ d, c_cpinfo, c_set_snapshot, c_commit, c_held, false },
+	rc = tl_run(&(struct tl_vol){ d, c_cpinfo, c_set_snapshot, c_commit, c_held, c_clean_blocks,
+				      false },
 		    path, uuid, &o, &plan, &out, why, sizeof(why));
 	sem_post(sem);
 	sem_close(sem);
@@ -145,7 +156,16 @@ void cld_timeline(struct cleanerd *d, uint64_t mono)
 		    (unsigned long long)t->cno, reason);
 	}
 	/* the count when it first is, and when the budget changed something */
-	if (out.budgeted && (out.promoted || out.demoted || !d->timeline_budget_said)) {
+	if (out.budgeted && out.limit == TL_LIMIT_FREE &&
+	    (out.held_after < out.held_before || !d->timeline_budget_said)) {
+		say(out.held_after < out.held_before ? LOG_NOTICE : LOG_INFO,
+		    "timeline: free space under the cleaner's minimum: %llu blocks clean, %llu "
+		    "that nothing holds, minimum %llu: its snapshots alone hold %llu blocks, %llu "
+		    "after", (unsigned long long)out.clean, (unsigned long long)out.dead,
+		    (unsigned long long)o.min_free, (unsigned long long)out.held_before,
+		    (unsigned long long)out.held_after);
+		d->timeline_budget_said = true;
+	} else if (out.budgeted && (out.promoted || out.demoted || !d->timeline_budget_said)) {
 		say(LOG_INFO, "timeline: its snapshots alone hold %llu blocks, %llu after the "
 		    "budget of %llu", (unsigned long long)out.held_before,
 		    (unsigned long long)out.held_after, (unsigned long long)o.budget);

@@ -55,9 +55,9 @@ static void format_field(const struct nlfs_super_block *sb, const struct sb_fiel
 			 char *buf, size_t len, uint64_t *num)
 {
 	const uint8_t *p = (const uint8_t *)sb + f->off;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
+	nlfs_le16_t v16;
+	nlfs_le32_t v32;
+	nlfs_le64_t v64;
 
 	*num = UINT64_MAX;
 	switch (f->kind) {
@@ -392,7 +392,7 @@ static int view_segments(struct nlfs_fs *fs, const struct opts *o, char *const *
 			 struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = nlfs_fs_geometry(fs);
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	struct json j;
 	int rc = nlfs_sufile_header(fs, &h, err);
 
@@ -402,17 +402,17 @@ static int view_segments(struct nlfs_fs *fs, const struct opts *o, char *const *
 	if (o->json) {
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
-		json_u64(&j, "ncleansegs", h.sh_ncleansegs);
-		json_u64(&j, "ndirtysegs", h.sh_ndirtysegs);
-		json_u64(&j, "last_alloc", h.sh_last_alloc);
+		json_u64(&j, "ncleansegs", h.ncleansegs);
+		json_u64(&j, "ndirtysegs", h.ndirtysegs);
+		json_u64(&j, "last_alloc", h.last_alloc);
 		json_open(&j, "segments", '[');
 	} else {
 		printf("%" PRIu64 " clean, %" PRIu64 " dirty, last allocated %" PRIu64 "\n",
-		       h.sh_ncleansegs, h.sh_ndirtysegs, h.sh_last_alloc);
+		       h.ncleansegs, h.ndirtysegs, h.last_alloc);
 		printf("%10s %12s %5s %8s\n", "SEGNUM", "LASTMOD", "FLAGS", "NBLOCKS");
 	}
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 
 		rc = nlfs_sufile_get(fs, seg, &su, err);
 		if (rc)
@@ -420,16 +420,16 @@ static int view_segments(struct nlfs_fs *fs, const struct opts *o, char *const *
 		if (o->json) {
 			json_open(&j, NULL, '{');
 			json_u64(&j, "segnum", seg);
-			json_u64(&j, "lastmod", su.su_lastmod);
-			json_u64(&j, "flags", su.su_flags);
-			json_u64(&j, "nblocks", su.su_nblocks);
+			json_u64(&j, "lastmod", su.lastmod);
+			json_u64(&j, "flags", su.flags);
+			json_u64(&j, "nblocks", su.nblocks);
 			json_close(&j, '}');
-		} else if (su.su_flags) {
+		} else if (su.flags) {
 			/* on-disk flags: the kernel's ACTIVE is worked out at run time */
-			printf("%10" PRIu64 " %12" PRIu64 "   %c%c%c %8u\n", seg, su.su_lastmod,
-			       su.su_flags & NLFS_SEGMENT_USAGE_ACTIVE ? 'a' : '-',
-			       su.su_flags & NLFS_SEGMENT_USAGE_DIRTY ? 'd' : '-',
-			       su.su_flags & NLFS_SEGMENT_USAGE_ERROR ? 'e' : '-', su.su_nblocks);
+			printf("%10" PRIu64 " %12" PRIu64 "   %c%c%c %8u\n", seg, su.lastmod,
+			       su.flags & NLFS_SEGMENT_USAGE_ACTIVE ? 'a' : '-',
+			       su.flags & NLFS_SEGMENT_USAGE_DIRTY ? 'd' : '-',
+			       su.flags & NLFS_SEGMENT_USAGE_ERROR ? 'e' : '-', su.nblocks);
 		}
 	}
 	if (o->json) {
@@ -442,7 +442,7 @@ static int view_segments(struct nlfs_fs *fs, const struct opts *o, char *const *
 static int view_checkpoints(struct nlfs_fs *fs, const struct opts *o, char *const *args,
 			    struct nlfs_err *err)
 {
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	uint64_t last = nlfs_fs_recovery(fs)->cno;
 	struct json j;
 	int rc = nlfs_cpfile_header(fs, &h, err);
@@ -453,12 +453,12 @@ static int view_checkpoints(struct nlfs_fs *fs, const struct opts *o, char *cons
 	if (o->json) {
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
-		json_u64(&j, "ncheckpoints", h.ch_ncheckpoints);
-		json_u64(&j, "nsnapshots", h.ch_nsnapshots);
+		json_u64(&j, "ncheckpoints", h.ncheckpoints);
+		json_u64(&j, "nsnapshots", h.nsnapshots);
 		json_open(&j, "checkpoints", '[');
 	} else {
-		printf("%" PRIu64 " checkpoints, %" PRIu64 " snapshots\n", h.ch_ncheckpoints,
-		       h.ch_nsnapshots);
+		printf("%" PRIu64 " checkpoints, %" PRIu64 " snapshots\n", h.ncheckpoints,
+		       h.nsnapshots);
 		printf("%10s %12s %5s %10s %8s\n", "CNO", "CREATE", "FLAGS", "BLKCNT", "ICNT");
 	}
 	for (uint64_t cno = 1; cno <= last; cno++) {

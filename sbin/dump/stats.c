@@ -111,16 +111,16 @@ int dump_stats(struct nlfs_fs *fs, bool as_json, struct nlfs_err *err)
 	if (!rc)
 		rc = nlfs_ifile_iterate(fs, &ifile, count_inode, &st, err);
 	for (uint64_t seg = 0; !rc && seg < g->nsegments; seg++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		uint64_t live = 0, total = 0;
 
 		rc = nlfs_sufile_get(fs, seg, &su, err);
-		if (rc || !(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY) || !su.su_nblocks)
+		if (rc || !(su.flags & NLFS_SEGMENT_USAGE_DIRTY) || !su.nblocks)
 			continue;
 		dirty++;
-		used_blocks += su.su_nblocks;
+		used_blocks += su.nblocks;
 		/* what cannot be read is left out, as the cleaner leaves it */
-		nlfs_gc_segment_live(fs, seg, su.su_nblocks, &st.prot, &live, &total, NULL);
+		nlfs_gc_segment_live(fs, seg, su.nblocks, &st.prot, &live, &total, NULL);
 		if (total)
 			live_hist[live * 10 / total >= LIVE_BUCKETS ? LIVE_BUCKETS - 1
 								    : live * 10 / total]++;

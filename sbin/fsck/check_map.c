@@ -54,13 +54,13 @@ static bool map_note(struct map_walk *w)
  * worse.  Entries ended before the repairs were reported by the first
  * check and are not counted twice. */
 static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc, unsigned level,
-			       uint64_t key, uint64_t ptr, const struct nlfs_dat_entry *de,
+			       uint64_t key, uint64_t ptr, const struct nlfs_datinfo *de,
 			       const char *why)
 {
 	if (!c->repair_cno || fc->cno != c->latest_cno || fc->metadata_current)
 		return;
-	if (de && de->de_end != NLFS_CNO_MAX && de->de_end < c->repair_cno &&
-	    fsck_phys_in_use(c, de->de_blocknr))
+	if (de && de->end != NLFS_CNO_MAX && de->end < c->repair_cno &&
+	    fsck_phys_in_use(c, de->blocknr))
 		return;   /* ended before any repair */
 	fsck_problem(c, MSG_REPAIR_LEFT_LIVE, fsck_file_what(fc),
 		     level ? "node at key" : "file block", key, ptr, why, c->repair_cno);
@@ -70,11 +70,11 @@ static void repair_verify_live(struct fsck *c, const struct fsck_file_check *fc,
  * checkpoint (c->vref), with an address in a segment in use, alive in the
  * checkpoint.  Non-zero for a node pointer not to be followed. */
 static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigned level,
-			 struct nlfs_dat_entry *out)
+			 struct nlfs_datinfo *out)
 {
 	struct fsck *c = w->c;
 	struct fsck_file_check *fc = w->fc;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	if (!fsck_vbit_test(&c->valloc, ptr)) {
@@ -93,44 +93,44 @@ static int check_pointer(struct map_walk *w, uint64_t key, uint64_t ptr, unsigne
 		fsck_lib_problem(c, MSG_BMAP_VBLOCK_READ, &err, fsck_file_what(fc), ptr);
 		return level ? 1 : 0;
 	}
-	if (de.de_blocknr == 0) {
+	if (de.blocknr == 0) {
 		repair_verify_live(c, fc, level, key, ptr, NULL, "its DAT entry has no address");
 		if (map_note(w))
 			fsck_problem(c, MSG_BMAP_VBLOCK_NO_ADDRESS, fsck_file_what(fc),
 				     level ? "node at key" : "file block", key, ptr);
 		return level ? 1 : 0;
 	}
-	if (de.de_start > fc->max_start)
-		fc->max_start = de.de_start;
-	if (de.de_end < fc->min_end)
-		fc->min_end = de.de_end;
-	if (!fsck_phys_in_use(c, de.de_blocknr)) {
+	if (de.start > fc->max_start)
+		fc->max_start = de.start;
+	if (de.end < fc->min_end)
+		fc->min_end = de.end;
+	if (!fsck_phys_in_use(c, de.blocknr)) {
 		/* pass 4 reports the entry; the map is mended with it */
 		w->needs_rebuild = true;
 		repair_verify_live(c, fc, level, key, ptr, NULL,
 				   "its DAT entry points outside the segments in use");
 	}
-	if (!w->named_baddata && fsck_bit_test(&c->baddata, de.de_blocknr)) {
+	if (!w->named_baddata && fsck_bit_test(&c->baddata, de.blocknr)) {
 		/* one bad bit in a log's data costs no more than its files */
 		w->named_baddata = true;
 		fsck_info(c, "%s: %s at key %" PRIu64 " (block %" PRIu64 ") lies in a log whose "
 			  "data checksum is wrong: the file's contents may be damaged",
 			  fsck_file_what(fc), level ? "node" : "file block", key,
-			  (uint64_t)de.de_blocknr);
+			  (uint64_t)de.blocknr);
 	}
-	if (fc->metadata_current ? de.de_end != NLFS_CNO_MAX :
-	    !(de.de_start <= fc->cno && fc->cno < de.de_end)) {
+	if (fc->metadata_current ? de.end != NLFS_CNO_MAX :
+	    !(de.start <= fc->cno && fc->cno < de.end)) {
 		repair_verify_live(c, fc, level, key, ptr, &de,
 				   "its DAT entry does not hold this checkpoint");
 		if (map_note(w)) {
 			char end[24];
 
-			if (de.de_end == NLFS_CNO_MAX)
+			if (de.end == NLFS_CNO_MAX)
 				snprintf(end, sizeof(end), "open");
 			else
-				snprintf(end, sizeof(end), "%" PRIu64, de.de_end);
+				snprintf(end, sizeof(end), "%" PRIu64, de.end);
 			fsck_problem(c, MSG_BMAP_VBLOCK_PERIOD, fsck_file_what(fc),
-				     level ? "node at key" : "file block", key, ptr, de.de_start,
+				     level ? "node at key" : "file block", key, ptr, de.start,
 				     end,
 				     fc->metadata_current ? "has ended" : "does not hold this checkpoint");
 		}
@@ -233,7 +233,7 @@ void check_file_map(struct fsck *c, const struct nlfs_file *f, struct fsck_file_
 }
 
 bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
-		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de)
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_datinfo *de)
 {
 	struct map_walk w = { .c = c, .f = f, .fc = fc };
 

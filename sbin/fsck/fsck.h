@@ -93,7 +93,7 @@ struct fsck {
 	bool op_error;                         /* could not finish: I/O or memory */
 	bool aborted;                          /* a pass could not go on */
 	bool maps_incomplete;                  /* some map of this checkpoint was not walked whole */
-	/* pass_cpdiff.c tries a checkpoint by difference with problems held
+	/* cpdiff.c tries a checkpoint by difference with problems held
 	 * back: one found sets probe_failed and the checkpoint is walked whole */
 	bool probing, probe_failed;
 	uint64_t nreported;                    /* problems counted so far, of any severity */
@@ -111,8 +111,9 @@ struct fsck {
 	uint64_t ncheckpoints, nsnapshots;
 };
 
+/* report.c: SIGINT/SIGTERM, and SIGUSR1: 1 on, SIGUSR2: 2 off */
 extern volatile sig_atomic_t fsck_cancel_requested;
-extern volatile sig_atomic_t fsck_progress_toggle;   /* SIGUSR1: 1 on, SIGUSR2: 2 off */
+extern volatile sig_atomic_t fsck_progress_toggle;
 
 /* problem.c: report one problem by its message (problem.h), the arguments
  * its template asks for checked by the compiler:
@@ -161,10 +162,10 @@ int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
 
-/* pass_dat.c: is physical block BLK inside the used part of a segment in use? */
+/* util.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
 
-/* pass_dat.c: how many groups of a palloc file (DAT, ifile) to check when
+/* util.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt
  * key) is reported and cut down to what the device could hold */
 uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data);
@@ -198,7 +199,26 @@ const char *fsck_file_what(const struct fsck_file_check *fc);
  * check_file_map checks each (FC as there, its counts left alone): true if
  * it holds up, with its DAT entry in *DE (if not NULL) */
 bool check_map_pointer(struct fsck *c, struct fsck_file_check *fc, const struct nlfs_file *f,
-		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_dat_entry *de);
+		       uint64_t key, uint64_t ptr, unsigned level, struct nlfs_datinfo *de);
+
+/* What the checks by difference (cpdiff.c) learn from a walk of the
+ * checkpoint (pass_dir.c's tree walk, pass_inode.c's checks of one inode)
+ * while they keep its state or check the next one against it.  The walk
+ * calls these through the checkpoint's diff where it is set, never
+ * cpdiff.c itself, which calls the walk.  ARG is the checkpoint's
+ * diff_arg. */
+struct cp_diff_hooks {
+	/* the blocks of INO's map are all alive in [MAX_START, MIN_END) */
+	void (*note_version)(void *arg, uint64_t ino, uint64_t max_start, uint64_t min_end);
+	/* a record naming INO was counted: its link count is to be compared */
+	void (*dirty)(void *arg, uint64_t ino);
+	/* a changed directory DIR names directory CHILD, or has '..' naming INO */
+	void (*note_child)(void *arg, uint64_t dir, uint64_t child);
+	void (*note_dotdot)(void *arg, uint64_t dir, uint64_t ino);
+	/* directory DIR's old version had a record naming INO as TYPE, and INO
+	 * did not change: a record that says the same needs no new look at INO */
+	bool (*record_known)(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+};
 
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with
  * pass_dir.c's tree walk and pass_inode.c's checks of one inode */
@@ -219,7 +239,7 @@ struct fsck_cp {
 	 * FSCK_ICACHE slots at first; where the walk keeps reading again
 	 * blocks it had read (a kernel-written volume's files are numbered
 	 * apart from their directories' order), doubled, up to the ifile's
-	 * size and FSCK_ICACHE_MAX (cp_icache_* in pass_inode.c) */
+	 * size and FSCK_ICACHE_MAX (cp_icache_* in cp.c) */
 #define FSCK_ICACHE 256
 #define FSCK_ICACHE_MAX 2048
 	uint8_t *iblock;               /* niblocks blocks */
@@ -233,55 +253,45 @@ struct fsck_cp {
 	bool blocks_uncounted;         /* some inode's map was not walked (it is cleared) */
 	uint64_t nchecked;
 	uint64_t ninuse;
-	/* set when the checkpoint is checked by difference (pass_cpdiff.c) */
-	struct cpdiff *diff;
+	/* set when the checkpoint is checked by difference (cpdiff.c) */
+	const struct cp_diff_hooks *diff;
+	void *diff_arg;
 	uint64_t *parent;              /* the directory naming each directory (diff only) */
 	bool diff_walk;                /* pass_dir.c: one directory's records, no descent */
 };
-/* pass_inode.c: the ifile block cache of CP, for an ifile of IFILE_BLOCKS
+/* cp.c: the ifile block cache of CP, for an ifile of IFILE_BLOCKS
  * blocks; 0 or -ENOMEM.  _reset empties it (another ifile), _free frees it. */
 int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks);
 void cp_icache_reset(struct fsck_cp *cp);
 void cp_icache_free(struct fsck_cp *cp);
-/* pass_inode.c: inode INO of the checkpoint (0, or -1 after reporting why
- * it cannot be read) */
+/* cp.c: inode INO of the checkpoint (0, or -1 after reporting why it
+ * cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);
-/* check one inode's type, map and size; PATH may be NULL; false if its map
- * is unusable.  An inode that cannot be kept gets its bit in cp->cleared. */
-bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
+/* cp.c: "checkpoint C: inode I (PATH)" into BUF, for the messages */
 const char *cp_name(const struct fsck_cp *cp, uint64_t ino, const char *path, char *buf,
 		    size_t len);
+/* pass_inode.c: check one inode's type, map and size; PATH may be NULL;
+ * false if its map is unusable.  An inode that cannot be kept gets its
+ * bit in cp->cleared. */
+bool check_inode(struct fsck *c, struct fsck_cp *cp, const struct nlfs_file *f, const char *path);
 
-/* pass_checkpoint.c: an in-use inode no directory names that is free in
- * truth: a record never written, or a deleted file's */
+/* cp.c: an in-use inode no directory names that is free in truth: a
+ * record never written, or a deleted file's */
 bool cp_inode_is_empty(const struct nlfs_inode *i);
 bool cp_inode_is_deleted(struct fsck *c, uint64_t cno, const struct nlfs_file *f);
-/* pass_checkpoint.c: one checkpoint walked whole; with D, what it finds is
- * handed to D for the next checkpoint when it finds nothing wrong */
-int pass_checkpoint_walk(struct fsck *c, uint64_t cno, struct cpdiff *d);
+/* cp.c: what CP holds, freed */
 void cp_free(struct fsck_cp *cp);
-/* pass_cpdiff.c: take CP (true) as the state the next checkpoint is
- * compared with; its ifile map counted IFILE_NBLOCKS, NGROUPS groups */
-bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t ninodes,
-		  uint64_t ifile_nblocks, uint64_t ngroups);
-bool cpdiff_header_done(const struct cpdiff *d);
 
-/* pass_cpdiff.c: every chosen checkpoint, the first (the latest) walked
- * whole, each next one by difference with the one before when that was
- * found clean: only the ifile blocks that changed, the inodes they hold
- * and the directories among them are examined again (fsck.nilfs2(8),
- * MEMORY) */
-int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos);
-/* for pass_inode.c and pass_dir.c while D is being built or applied */
-void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end);
-void cpdiff_dirty(struct cpdiff *d, uint64_t ino);
-void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child);
-void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino);
-/* directory DIR's old version had a record naming INO as TYPE, and INO did
- * not change: a record that says the same needs no new look at INO */
-bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type);
+/* pass_checkpoint.c: every chosen checkpoint, the first (the latest)
+ * walked whole, each next one by difference with the one before when that
+ * was found clean: only the ifile blocks that changed, the inodes they
+ * hold and the directories among them are examined again (fsck.nilfs2(8),
+ * MEMORY).  AFTER_LATEST runs once the latest is walked, while c->vref
+ * holds the virtual blocks it uses. */
+int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos,
+		     void (*after_latest)(struct fsck *c));
 
-/* pass_dir.c: the blocks of a directory the check walks and the repair
+/* util.c: the blocks of a directory the check walks and the repair
  * rewrites: up to its last mapped one (KEYS in order), whatever i_size says */
 uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys);
 /* pass_dir.c: walk the tree below directory INO (whose parent is PARENT) */

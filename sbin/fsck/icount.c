@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nlfs/nlfs.h>
 #include "icount.h"
 
 int fsck_icount_init(struct fsck_icount *ic, uint64_t n)
@@ -48,16 +49,11 @@ void fsck_icount_free(struct fsck_icount *ic)
 	memset(ic, 0, sizeof(*ic));
 }
 
-static size_t slot_of(uint64_t ino, size_t cap)
-{
-	return (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-}
-
 static struct fsck_icount_big *find(const struct fsck_icount *ic, uint64_t ino)
 {
 	if (!ic->bigcap)
 		return NULL;
-	for (size_t i = slot_of(ino, ic->bigcap);; i = (i + 1) & (ic->bigcap - 1)) {
+	for (size_t i = nlfs_hash_slot(ino, ic->bigcap);; i = (i + 1) & (ic->bigcap - 1)) {
 		if (ic->big[i].ino == ino)
 			return &ic->big[i];
 		if (ic->big[i].ino == UINT64_MAX)
@@ -68,7 +64,7 @@ static struct fsck_icount_big *find(const struct fsck_icount *ic, uint64_t ino)
 /* the free slot INO's probe reaches in BIG (CAP slots, not all taken) */
 static struct fsck_icount_big *free_slot(struct fsck_icount_big *big, size_t cap, uint64_t ino)
 {
-	size_t i = slot_of(ino, cap);
+	size_t i = nlfs_hash_slot(ino, cap);
 
 	while (big[i].ino != UINT64_MAX)
 		i = (i + 1) & (cap - 1);

@@ -64,14 +64,14 @@ static void check_entry(struct fsck *c, uint64_t cno, const struct nlfs_checkpoi
 			     nlfs_le16(in->i_links_count));
 }
 
-static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header *h,
+static void check_snapshot_list(struct fsck *c, const struct nlfs_cphead *h,
 				const struct u64s *snaps)
 {
-	uint64_t prev = 0, cno = h->ch_snapshot_next;
+	uint64_t prev = 0, cno = h->snapshot_next;
 	size_t i = 0;
 
 	while (cno) {
-		struct nlfs_checkpoint cp;
+		struct nlfs_cpinfo cp;
 		struct nlfs_err err;
 
 		if (i >= snaps->n) {
@@ -85,35 +85,90 @@ static void check_snapshot_list(struct fsck *c, const struct nlfs_cpfile_header 
 				fsck_problem(c, MSG_SNAPLIST_WRONG_FIRST, cno, snaps->v[i]);
 			return;
 		}
-		if (nlfs_cpfile_get(c->fs, cno, &cp, &err)) {
+		if (nlfs_cpfile_info(c->fs, cno, &cp, &err)) {
 			fsck_lib_problem(c, MSG_SNAPLIST_READ, &err);
 			return;
 		}
-		if (nlfs_le64(cp.cp_snapshot_prev) != prev)
+		if (cp.prev != prev)
 			fsck_problem(c, MSG_SNAPLIST_WRONG_PREV, cno,
-				     nlfs_le64(cp.cp_snapshot_prev), prev);
+				     cp.prev, prev);
 		prev = cno;
-		cno = nlfs_le64(cp.cp_snapshot_next);
+		cno = cp.next;
 		i++;
 	}
 	if (i < snaps->n)
 		fsck_problem(c, MSG_SNAPLIST_TOO_SHORT, (uint64_t)i, snaps->v[i]);
-	if (h->ch_snapshot_prev != prev)
-		fsck_problem(c, MSG_SNAPLIST_WRONG_LAST, h->ch_snapshot_prev, prev);
+	if (h->snapshot_prev != prev)
+		fsck_problem(c, MSG_SNAPLIST_WRONG_LAST, h->snapshot_prev, prev);
+}
+
+/* the cpfile's entries as pass 5 reads them */
+struct cp_scan {
+	uint32_t esz, epb;             /* an entry's bytes, entries a block */
+	uint64_t first;                /* the first entry's slot (the header's before) */
+	struct u64s snaps, valid;      /* the checkpoints found, the snapshots among them */
+	bool latest_ok;                /* the latest super root's checkpoint is one */
+};
+
+/* the entries of block B of the cpfile, read into BUF, and its count of
+ * them: 0, or -ENOMEM (reported) */
+static int check_cp_block(struct fsck *c, struct cp_scan *sc, uint64_t b, const uint8_t *buf)
+{
+	struct nlfs_checkpoint first_cp;
+	uint64_t nvalid = 0;
+
+	memcpy(&first_cp, buf, sizeof(first_cp));
+	for (uint32_t i = 0; i < sc->epb; i++) {
+		uint64_t slot = b * sc->epb + i, cno;
+		struct nlfs_checkpoint cp;
+		bool v, s;
+
+		if (slot < sc->first)
+			continue;   /* the header */
+		cno = slot - sc->first + 1;
+		memcpy(&cp, buf + (size_t)i * sc->esz, sizeof(cp));
+		check_entry(c, cno, &cp, &v, &s);
+		if (!v)
+			continue;
+		nvalid++;
+		if (push(&sc->valid, cno) || (s && push(&sc->snaps, cno))) {
+			fsck_problem(c, MSG_OOM_CPFILE);
+			return -ENOMEM;
+		}
+		if (cno == c->latest_cno)
+			sc->latest_ok = true;
+	}
+	/* block 0's first slot is the header, so it keeps no count */
+	if (b > 0 && nlfs_le32(first_cp.cp_checkpoints_count) != nvalid)
+		fsck_problem(c, MSG_CP_BLOCK_COUNT, b, b * sc->epb - sc->first + 1,
+			     b * sc->epb - sc->first + sc->epb,
+			     nlfs_le32(first_cp.cp_checkpoints_count), nvalid);
+	return 0;
+}
+
+/* what pass 6 checks, into OUT: the latest, then the others asked for */
+static void choose_checkpoints(struct fsck *c, const struct cp_scan *sc, struct u64s *out)
+{
+	if (sc->latest_ok && push(out, c->latest_cno) == 0) {
+		const struct u64s *more = c->o.cps == CPS_ALL ? &sc->valid :
+					  c->o.cps == CPS_SNAPSHOTS ? &sc->snaps : NULL;
+
+		for (size_t i = 0; more && i < more->n; i++)
+			if (more->v[i] != c->latest_cno && push(out, more->v[i]))
+				break;
+	}
 }
 
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 {
 	uint32_t bs = c->g->blocksize, esz = nlfs_le16(c->sb->s_checkpoint_size);
-	uint32_t epb = bs / esz;
-	uint64_t first = nlfs_cpfile_first_slot(esz);
+	struct cp_scan sc = { .esz = esz, .epb = bs / esz, .first = nlfs_cpfile_first_slot(esz) };
 	struct fsck_file_check fc = { .metadata_current = true, .max_fs_units = 4 };
-	struct nlfs_cpfile_header h;
-	struct u64s keys = { 0 }, snaps = { 0 }, valid = { 0 }, out = { 0 };
+	struct nlfs_cphead h;
+	struct u64s keys = { 0 }, out = { 0 };
 	struct nlfs_file cpf, suf;
 	struct nlfs_err err;
 	uint8_t *buf = malloc(bs);
-	bool latest_ok = false;
 	int rc;
 
 	*cnos = NULL;
@@ -137,62 +192,27 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 		goto out;
 	}
 	for (size_t k = 0; k < keys.n && !fsck_cancelled(c); k++) {
-		uint64_t b = keys.v[k], nvalid = 0;
 		bool hole;
-		struct nlfs_checkpoint first_cp;
 
 		fsck_progress(c, 5, k, keys.n);
-		if (nlfs_file_read_block(c->fs, &cpf, b, buf, &hole, &err)) {
-			fsck_lib_problem(c, MSG_CPFILE_BLOCK_READ, &err, b);
+		if (nlfs_file_read_block(c->fs, &cpf, keys.v[k], buf, &hole, &err)) {
+			fsck_lib_problem(c, MSG_CPFILE_BLOCK_READ, &err, keys.v[k]);
 			continue;
 		}
-		memcpy(&first_cp, buf, sizeof(first_cp));
-		for (uint32_t i = 0; i < epb; i++) {
-			uint64_t slot = b * epb + i, cno;
-			struct nlfs_checkpoint cp;
-			bool v, s;
-
-			if (slot < first)
-				continue;   /* the header */
-			cno = slot - first + 1;
-			memcpy(&cp, buf + (size_t)i * esz, sizeof(cp));
-			check_entry(c, cno, &cp, &v, &s);
-			if (!v)
-				continue;
-			nvalid++;
-			if (push(&valid, cno) || (s && push(&snaps, cno))) {
-				fsck_problem(c, MSG_OOM_CPFILE);
-				rc = -ENOMEM;
-				goto out;
-			}
-			if (cno == c->latest_cno)
-				latest_ok = true;
-		}
-		/* block 0's first slot is the header, so it keeps no count */
-		if (b > 0 && nlfs_le32(first_cp.cp_checkpoints_count) != nvalid)
-			fsck_problem(c, MSG_CP_BLOCK_COUNT, b, b * epb - first + 1,
-				     b * epb - first + epb,
-				     nlfs_le32(first_cp.cp_checkpoints_count), nvalid);
+		rc = check_cp_block(c, &sc, keys.v[k], buf);
+		if (rc)
+			goto out;
 	}
-	if (!latest_ok)
+	if (!sc.latest_ok)
 		fsck_problem(c, MSG_CP_LATEST_INVALID, c->latest_cno);
-	if (h.ch_ncheckpoints != valid.n)
-		fsck_problem(c, MSG_CP_NCHECKPOINTS, h.ch_ncheckpoints, valid.n);
-	if (h.ch_nsnapshots != snaps.n)
-		fsck_problem(c, MSG_CP_NSNAPSHOTS, h.ch_nsnapshots, snaps.n);
-	check_snapshot_list(c, &h, &snaps);
-	c->ncheckpoints = valid.n;
-	c->nsnapshots = snaps.n;
-
-	/* what pass 6 checks: the latest, then the others asked for */
-	if (latest_ok && push(&out, c->latest_cno) == 0) {
-		const struct u64s *more = c->o.cps == CPS_ALL ? &valid :
-					  c->o.cps == CPS_SNAPSHOTS ? &snaps : NULL;
-
-		for (size_t i = 0; more && i < more->n; i++)
-			if (more->v[i] != c->latest_cno && push(&out, more->v[i]))
-				break;
-	}
+	if (h.ncheckpoints != sc.valid.n)
+		fsck_problem(c, MSG_CP_NCHECKPOINTS, h.ncheckpoints, sc.valid.n);
+	if (h.nsnapshots != sc.snaps.n)
+		fsck_problem(c, MSG_CP_NSNAPSHOTS, h.nsnapshots, sc.snaps.n);
+	check_snapshot_list(c, &h, &sc.snaps);
+	c->ncheckpoints = sc.valid.n;
+	c->nsnapshots = sc.snaps.n;
+	choose_checkpoints(c, &sc, &out);
 	*cnos = out.v;
 	*ncnos = out.n;
 	out.v = NULL;
@@ -200,8 +220,8 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos)
 out:
 	free(out.v);
 	free(keys.v);
-	free(snaps.v);
-	free(valid.v);
+	free(sc.snaps.v);
+	free(sc.valid.v);
 	free(buf);
 	return rc;
 }

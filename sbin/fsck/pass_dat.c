@@ -57,21 +57,6 @@ static void check_mdt_inodes(struct fsck *c)
 	}
 }
 
-uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data)
-{
-	uint32_t bs = c->g->blocksize;
-	uint64_t ngroups = nlfs_palloc_ngroups(bs, entry_size, last_data ? last_data - 1 : 0);
-	/* every entry in use needs a block of the device (or an inode slot):
-	 * eight entries a block, and some room for the kernel's spreading of
-	 * new files' blocks by inode number, is far more than any volume uses */
-	uint64_t limit = (c->devsize / bs * 8 + (1ull << 24)) / ((uint64_t)bs * 8) + 1;
-
-	if (ngroups <= limit)
-		return ngroups;
-	fsck_problem(c, MSG_PALLOC_TOO_FAR, what, last_data - 1, ngroups, limit);
-	return limit;
-}
-
 /* the groups the DAT's mapped blocks fall in (nlfs_palloc_groups_of): the
  * kernel may allocate an entry anywhere up to 2^64 - 1 */
 static int dat_groups(struct fsck *c, const struct nlfs_file *dat, uint64_t **groups,
@@ -133,8 +118,8 @@ int pass_dat_map(struct fsck *c)
 		for (uint64_t w = 0; w < epg / 64; w++) {
 			uint64_t bits;
 
-			memcpy(&bits, pg.bitmap + w * 8, 8);
-			bits = nlfs_le64(bits);   /* bit r of byte r / 8: bit r of the word */
+			/* bit r of byte r / 8: bit r of the word */
+			bits = nlfs_get_le64(pg.bitmap + w * 8);
 
 			for (; bits; bits &= bits - 1) {
 				fsck_vbit_set(&c->valloc, grp * epg + w * 64 +
@@ -159,16 +144,6 @@ out:
 	if (rc)
 		fsck_problem(c, MSG_OOM_DAT);
 	return rc;
-}
-
-bool fsck_phys_in_use(const struct fsck *c, uint64_t blk)
-{
-	const struct nlfs_geometry *g = c->g;
-	uint64_t seg = blk / g->blocks_per_segment;
-
-	return blk >= g->first_data_block && seg < g->nsegments &&
-	       (c->segs[seg].su_flags & NLFS_SEGMENT_USAGE_DIRTY) &&
-	       blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
 }
 
 static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry *raw)

@@ -76,15 +76,8 @@ static void count_ref(struct fsck_cp *cp, uint64_t ino)
 	if (n < UINT16_MAX) {
 		fsck_icount_set(&cp->nref, ino, n + 1);
 		if (cp->diff_walk)
-			cpdiff_dirty(cp->diff, ino);
+			cp->diff->dirty(cp->diff_arg, ino);
 	}
-}
-
-uint64_t dir_nblocks(const uint64_t *keys, size_t nkeys)
-{
-	/* keys come in order; an i_size that reaches further or falls short
-	 * is a wrong size (as e2fsck takes it), not missing blocks */
-	return nkeys && keys[nkeys - 1] < UINT64_MAX ? keys[nkeys - 1] + 1 : 0;
 }
 
 static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size_t pathlen)
@@ -176,6 +169,143 @@ static void check_type(struct walk *w, const struct nlfs_dir_rec *rec, unsigned 
 	note_entry(w, rec, off, DIRENT_RETYPE, (uint8_t)want, NULL);
 }
 
+/* the directory's name, built only for a message: records are many */
+#define WHAT cp_name(cp, fr->ino, w->path, what, sizeof(what))
+
+/* '.' and '..' where they belong (IDX: the record's place in the
+ * directory, 2 past the first block), and anywhere else: true if REC was
+ * one of them or took their place, and is done with */
+static bool record_dots(struct walk *w, const struct nlfs_dir_rec *rec, unsigned idx)
+{
+	struct fsck *c = w->c;
+	struct fsck_cp *cp = w->cp;
+	struct frame *fr = &w->st[w->n - 1];
+	bool is_dot = rec->name_len == 1 && rec->name[0] == '.';
+	bool is_dotdot = rec->name_len == 2 && rec->name[0] == '.' && rec->name[1] == '.';
+	char what[PATH_MAX_NAME];
+
+	if (idx == 0) {
+		if (is_dot) {
+			fr->dot = true;
+			if (rec->ino != fr->ino) {
+				fsck_problem(c, MSG_DIR_DOT_INODE, WHAT, rec->ino);
+				fr->rebuild = true;
+			}
+			count_ref(cp, fr->ino);
+			return true;
+		}
+		fsck_problem(c, MSG_DIR_FIRST_NOT_DOT, WHAT, (int)rec->name_len, rec->name);
+		fr->rebuild = true;
+	} else if (idx == 1) {
+		if (is_dotdot && cp->diff_walk) {
+			/* the parent is known once every changed directory is read */
+			fr->dotdot = true;
+			count_ref(cp, rec->ino);
+			cp->diff->note_dotdot(cp->diff_arg, fr->ino, rec->ino);
+			return true;
+		}
+		if (is_dotdot) {
+			fr->dotdot = true;
+			if (fr->parent && rec->ino != fr->parent) {
+				fsck_problem(c, MSG_DIR_DOTDOT_INODE, WHAT, rec->ino, fr->parent);
+				fr->rebuild = true;
+			}
+			/* a directory no other reaches gets /lost+found's */
+			count_ref(cp, fr->parent);
+			return true;
+		}
+		fsck_problem(c, MSG_DIR_SECOND_NOT_DOTDOT, WHAT, (int)rec->name_len, rec->name);
+		fr->rebuild = true;
+	}
+	if (is_dot || is_dotdot) {
+		fsck_problem(c, MSG_DIR_NAME_EXTRA_DOT, WHAT, fr->blk, is_dot ? "." : "..",
+			     rec->ino);
+		fr->rebuild = true;   /* the rewrite writes '.' and '..' once */
+		return true;
+	}
+	return false;
+}
+
+/* REC's name: no '/' or NUL, unique in the directory; true if the
+ * record goes (*RENAMED: the repair gives it another name) */
+static bool record_name(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off,
+			bool *renamed)
+{
+	struct fsck *c = w->c;
+	struct fsck_cp *cp = w->cp;
+	struct frame *fr = &w->st[w->n - 1];
+	char what[PATH_MAX_NAME];
+	uint64_t prev;
+	int rc;
+
+	*renamed = false;
+	if (bad_name(rec)) {
+		fsck_problem(c, MSG_DIR_NAME_SLASH_NUL, WHAT, (int)rec->name_len, rec->name,
+			     rec->ino);
+		note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
+		*renamed = true;
+	}
+	rc = fsck_names_add(&fr->names, rec->name, rec->name_len, rec->ino, &prev);
+	if (rc == 1 && prev == rec->ino) {
+		fsck_problem(c, MSG_DIR_DUP_SAME_INODE, WHAT, (int)rec->name_len, rec->name,
+			     rec->ino);
+		if (!*renamed)
+			note_entry(w, rec, off, DIRENT_DROP, 0, "a second entry of that name for that inode");
+		return true;
+	}
+	if (rc == 1) {
+		fsck_problem(c, MSG_DIR_DUP_NAME, WHAT, (int)rec->name_len, rec->name, rec->ino);
+		if (!*renamed)
+			note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
+	}
+	return false;
+}
+
+/* REC names inode F (of MODE), in use: checked the first time it is
+ * reached, a child directory pushed; reached again, a second link */
+static void record_inode(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off,
+			 const struct nlfs_file *f, uint16_t mode)
+{
+	struct fsck *c = w->c;
+	struct fsck_cp *cp = w->cp;
+	struct frame *fr = &w->st[w->n - 1];
+	char child[PATH_MAX_NAME];
+
+	if (!fsck_bit_test(&cp->visited, rec->ino)) {
+		bool usable;
+
+		fsck_bit_set(&cp->visited, rec->ino);
+		usable = check_inode(c, cp, f, w->path);
+		if (fsck_bit_test(&cp->cleared, rec->ino)) {
+			note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
+			return;
+		}
+		check_type(w, rec, off, mode);
+		count_ref(cp, rec->ino);
+		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
+			if (cp->parent)
+				cp->parent[rec->ino] = fr->ino;
+			if (push(w, f, fr->ino, strlen(w->path)))
+				fsck_problem(c, MSG_OOM_DIR_ENTRY,
+					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+		}
+		return;
+	}
+	if (fsck_bit_test(&cp->cleared, rec->ino)) {
+		note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
+		return;
+	}
+	if (fsck_bit_test(&cp->isdir, rec->ino)) {
+		fsck_problem(c, MSG_DIR_LINKED_TWICE,
+			     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
+		note_entry(w, rec, off, DIRENT_DROP,
+			   0, "a second link to a directory (it keeps the one found first)");
+		return;
+	}
+	check_type(w, rec, off, mode);
+	count_ref(cp, rec->ino);
+}
+
 /* one record (at byte OFF) of the directory on top of the stack; may push
  * a child.  What it counts is what the repaired tree holds: records the
  * repair removes name nothing, '.' and '..' name what the rewrite puts. */
@@ -185,17 +315,11 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 	struct fsck_cp *cp = w->cp;
 	struct frame *fr = &w->st[w->n - 1];
 	unsigned idx = fr->blk == 0 ? fr->nrec : 2;
-	bool is_dot = rec->name_len == 1 && rec->name[0] == '.';
-	bool is_dotdot = rec->name_len == 2 && rec->name[0] == '.' && rec->name[1] == '.';
-	bool renamed = false;
-	char what[PATH_MAX_NAME], child[PATH_MAX_NAME];
-	/* the directory's name, built only for a message: records are many */
-#define WHAT cp_name(cp, fr->ino, w->path, what, sizeof(what))
+	bool renamed;
+	char what[PATH_MAX_NAME];
 	struct nlfs_file f;
 	uint16_t mode;
-	uint64_t prev;
 	size_t pathlen = fr->pathlen;
-	int rc;
 
 	fr->nrec++;
 	w->path[pathlen] = 0;
@@ -206,77 +330,22 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		note_entry(w, rec, off, DIRENT_DROP, 0, "its name is empty");
 		return;
 	}
-	if (idx == 0) {
-		if (is_dot) {
-			fr->dot = true;
-			if (rec->ino != fr->ino) {
-				fsck_problem(c, MSG_DIR_DOT_INODE, WHAT, rec->ino);
-				fr->rebuild = true;
-			}
-			count_ref(cp, fr->ino);
-			return;
-		}
-		fsck_problem(c, MSG_DIR_FIRST_NOT_DOT, WHAT, (int)rec->name_len, rec->name);
-		fr->rebuild = true;
-	} else if (idx == 1) {
-		if (is_dotdot && cp->diff_walk) {
-			/* the parent is known once every changed directory is read */
-			fr->dotdot = true;
-			count_ref(cp, rec->ino);
-			cpdiff_note_dotdot(cp->diff, fr->ino, rec->ino);
-			return;
-		}
-		if (is_dotdot) {
-			fr->dotdot = true;
-			if (fr->parent && rec->ino != fr->parent) {
-				fsck_problem(c, MSG_DIR_DOTDOT_INODE, WHAT, rec->ino, fr->parent);
-				fr->rebuild = true;
-			}
-			/* a directory no other reaches gets /lost+found's */
-			count_ref(cp, fr->parent);
-			return;
-		}
-		fsck_problem(c, MSG_DIR_SECOND_NOT_DOTDOT, WHAT, (int)rec->name_len, rec->name);
-		fr->rebuild = true;
-	}
-	if (is_dot || is_dotdot) {
-		fsck_problem(c, MSG_DIR_NAME_EXTRA_DOT, WHAT, fr->blk, is_dot ? "." : "..",
-			     rec->ino);
-		fr->rebuild = true;   /* the rewrite writes '.' and '..' once */
+	if (record_dots(w, rec, idx) || record_name(w, rec, off, &renamed))
 		return;
-	}
-	if (bad_name(rec)) {
-		fsck_problem(c, MSG_DIR_NAME_SLASH_NUL, WHAT, (int)rec->name_len, rec->name,
-			     rec->ino);
-		note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
-		renamed = true;
-	}
-	rc = fsck_names_add(&fr->names, rec->name, rec->name_len, rec->ino, &prev);
-	if (rc == 1 && prev == rec->ino) {
-		fsck_problem(c, MSG_DIR_DUP_SAME_INODE, WHAT, (int)rec->name_len, rec->name,
-			     rec->ino);
-		if (!renamed)
-			note_entry(w, rec, off, DIRENT_DROP, 0, "a second entry of that name for that inode");
-		return;
-	}
-	if (rc == 1) {
-		fsck_problem(c, MSG_DIR_DUP_NAME, WHAT, (int)rec->name_len, rec->name, rec->ino);
-		if (!renamed)
-			note_entry(w, rec, off, DIRENT_RENAME, 0, NULL);
-	}
 	if (rec->ino >= cp->max_ino || !fsck_bit_test(&cp->alloc, rec->ino)) {
 		fsck_problem(c, MSG_DIR_ENTRY_FREE_INODE, WHAT, (int)rec->name_len, rec->name,
 			     rec->ino);
 		note_entry(w, rec, off, DIRENT_FREE, 0, NULL);
 		return;
 	}
-	if (cp->diff_walk && cpdiff_record_known(cp->diff, fr->ino, rec->ino, rec->file_type)) {
+	if (cp->diff_walk &&
+	    cp->diff->record_known(cp->diff_arg, fr->ino, rec->ino, rec->file_type)) {
 		/* a record checked as it is, naming an inode as it was */
 		bool dir = fsck_bit_test(&cp->isdir, rec->ino);
 
 		count_ref(cp, rec->ino);
 		if (dir)
-			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
@@ -297,44 +366,11 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		check_type(w, rec, off, mode);
 		count_ref(cp, rec->ino);
 		if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
-			cpdiff_note_child(cp->diff, fr->ino, rec->ino);
+			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
-	if (!set_path(w, pathlen, rec->name, rec->name_len))
-		return;
-	if (!fsck_bit_test(&cp->visited, rec->ino)) {
-		bool usable;
-
-		fsck_bit_set(&cp->visited, rec->ino);
-		usable = check_inode(c, cp, &f, w->path);
-		if (fsck_bit_test(&cp->cleared, rec->ino)) {
-			note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
-			return;
-		}
-		check_type(w, rec, off, mode);
-		count_ref(cp, rec->ino);
-		if (usable && (mode & NLFS_S_IFMT) == NLFS_S_IFDIR) {
-			if (cp->parent)
-				cp->parent[rec->ino] = fr->ino;
-			if (push(w, &f, fr->ino, strlen(w->path)))
-				fsck_problem(c, MSG_OOM_DIR_ENTRY,
-					     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
-		}
-		return;
-	}
-	if (fsck_bit_test(&cp->cleared, rec->ino)) {
-		note_entry(w, rec, off, DIRENT_DROP, 0, "the inode it names is cleared");
-		return;
-	}
-	if (fsck_bit_test(&cp->isdir, rec->ino)) {
-		fsck_problem(c, MSG_DIR_LINKED_TWICE,
-			     cp_name(cp, rec->ino, w->path, child, sizeof(child)));
-		note_entry(w, rec, off, DIRENT_DROP,
-			   0, "a second link to a directory (it keeps the one found first)");
-		return;
-	}
-	check_type(w, rec, off, mode);
-	count_ref(cp, rec->ino);
+	if (set_path(w, pathlen, rec->name, rec->name_len))
+		record_inode(w, rec, off, &f, mode);
 }
 #undef WHAT
 
@@ -342,6 +378,70 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 static bool dropped_entry(const struct nlfs_dir_rec *rec, unsigned room)
 {
 	return rec->ino && rec->name_len && NLFS_DIR_ENTRY_HEADER + rec->name_len <= room;
+}
+
+/* the top directory FR's next block read into its buffer (holes before
+ * it reported): true if it has records to read, false if it was popped
+ * (no block left) or the block cannot be read */
+static bool next_block(struct walk *w, struct frame *fr)
+{
+	struct fsck *c = w->c;
+	struct nlfs_err err;
+	char what[PATH_MAX_NAME];
+	bool hole;
+	uint64_t next = fr->next_key < fr->nkeys ? fr->keys[fr->next_key] : UINT64_MAX;
+
+	if (next > fr->nblocks)
+		next = fr->nblocks;
+	w->path[fr->pathlen] = 0;
+	cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
+	if (next > fr->expect)
+		fr->rebuild = true;   /* the rewrite leaves the hole out */
+	if (next == fr->expect + 1)
+		fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->expect);
+	else if (next > fr->expect)
+		fsck_problem(c, MSG_DIR_BLOCKS_MISSING, what, fr->expect, next - 1);
+	if (next >= fr->nblocks) {
+		pop(w);
+		return false;
+	}
+	fr->next_key++;
+	fr->blk = next;
+	fr->expect = next + 1;
+	if (nlfs_file_read_block(c->fs, &fr->f, fr->blk, fr->buf, &hole, &err)) {
+		fsck_lib_problem(c, MSG_DIR_BLOCK_READ, &err, what, fr->blk);
+		fr->rebuild = true;
+		return false;
+	}
+	if (hole) {
+		fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->blk);
+		fr->rebuild = true;
+		return false;
+	}
+	fr->off = 0;
+	return true;
+}
+
+/* the record at OFF to END of FR's block was not sound (ST, WHY): said */
+static void salvaged(struct walk *w, struct frame *fr, const struct nlfs_dir_rec *rec,
+		     unsigned off, unsigned end, enum nlfs_dir_salvage st, const char *why)
+{
+	struct fsck *c = w->c;
+	uint32_t bs = c->g->blocksize;
+	char what[PATH_MAX_NAME];
+
+	w->path[fr->pathlen] = 0;
+	cp_name(w->cp, fr->ino, w->path, what, sizeof(what));
+	fr->rebuild = true;
+	if (st == NLFS_DIR_MENDED)
+		fsck_problem(c, MSG_DIR_RECORD_KEPT, what, fr->blk, off, why,
+			     (int)rec->name_len, rec->name, rec->ino);
+	else if (dropped_entry(rec, bs - off))
+		fsck_problem(c, MSG_DIR_RECORD_ENTRY_LOST, what, fr->blk, off, why,
+			     (int)rec->name_len, rec->name, rec->ino);
+	else
+		fsck_problem(c, MSG_DIR_RECORD_BYTES_LOST, what, fr->blk, off, why,
+			     off, end - 1);
 }
 
 void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent,
@@ -364,61 +464,17 @@ void walk_tree(struct fsck *c, struct fsck_cp *cp, uint64_t ino, uint64_t parent
 	while (w.n && !fsck_cancelled(c)) {
 		struct frame *fr = &w.st[w.n - 1];
 		struct nlfs_dir_rec rec;
-		struct nlfs_err err;
-		char what[PATH_MAX_NAME];
 		enum nlfs_dir_salvage st;
 		const char *why;
 		unsigned off, end;
 
-		if (fr->off >= bs) {
-			bool hole;
-			uint64_t next = fr->next_key < fr->nkeys ? fr->keys[fr->next_key] : UINT64_MAX;
-
-			if (next > fr->nblocks)
-				next = fr->nblocks;
-			w.path[fr->pathlen] = 0;
-			cp_name(cp, fr->ino, w.path, what, sizeof(what));
-			if (next > fr->expect)
-				fr->rebuild = true;   /* the rewrite leaves the hole out */
-			if (next == fr->expect + 1)
-				fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->expect);
-			else if (next > fr->expect)
-				fsck_problem(c, MSG_DIR_BLOCKS_MISSING, what, fr->expect, next - 1);
-			if (next >= fr->nblocks) {
-				pop(&w);
-				continue;
-			}
-			fr->next_key++;
-			fr->blk = next;
-			fr->expect = next + 1;
-			if (nlfs_file_read_block(c->fs, &fr->f, fr->blk, fr->buf, &hole, &err)) {
-				fsck_lib_problem(c, MSG_DIR_BLOCK_READ, &err, what, fr->blk);
-				fr->rebuild = true;
-				continue;
-			}
-			if (hole) {
-				fsck_problem(c, MSG_DIR_BLOCK_MISSING, what, fr->blk);
-				fr->rebuild = true;
-				continue;
-			}
-			fr->off = 0;
-		}
+		if (fr->off >= bs && !next_block(&w, fr))
+			continue;
 		off = fr->off;
 		st = nlfs_dir_salvage(fr->buf, bs, off, &rec, &end, &why);
 		fr->off = end;
 		if (st != NLFS_DIR_SOUND) {
-			w.path[fr->pathlen] = 0;
-			cp_name(cp, fr->ino, w.path, what, sizeof(what));
-			fr->rebuild = true;
-			if (st == NLFS_DIR_MENDED)
-				fsck_problem(c, MSG_DIR_RECORD_KEPT, what, fr->blk, off, why,
-					     (int)rec.name_len, rec.name, rec.ino);
-			else if (dropped_entry(&rec, bs - off))
-				fsck_problem(c, MSG_DIR_RECORD_ENTRY_LOST, what, fr->blk, off, why,
-					     (int)rec.name_len, rec.name, rec.ino);
-			else
-				fsck_problem(c, MSG_DIR_RECORD_BYTES_LOST, what, fr->blk, off, why,
-					     off, end - 1);
+			salvaged(&w, fr, &rec, off, end, st, why);
 			if (st == NLFS_DIR_DROPPED)
 				continue;
 		}

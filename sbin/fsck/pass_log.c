@@ -51,7 +51,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	struct log_walk *w = arg;
 	struct fsck *c = w->c;
 	const struct nlfs_log *log = w->log;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 
 	if (!bi || bi->index == 0) {
@@ -100,7 +100,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 					 bi->vblocknr);
 		return 0;
 	}
-	if (de.de_blocknr == bi->block) {
+	if (de.blocknr == bi->block) {
 		fsck_vbit_set(&c->vconfirmed, bi->vblocknr);
 		return 0;
 	}
@@ -108,7 +108,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 	if (note(w))
 		fsck_problem(c, MSG_LOG_VBLOCK_STALE, w->seg, log->start, bi->block, fi->ino,
-			     bi->vblocknr, de.de_blocknr);
+			     bi->vblocknr, de.blocknr);
 	return 0;
 }
 
@@ -202,6 +202,103 @@ static int read_log(struct fsck *c, uint64_t p, struct nlfs_log *log, void **sum
 	return nlfs_log_read(c->fs, p, log, summary, 0, err);
 }
 
+/* the log at block P of segment SEG could not be read (RC, ERR) */
+static void log_unreadable(struct fsck *c, uint64_t seg, uint64_t p, int rc,
+			   const struct nlfs_err *err)
+{
+	struct fsck_seg *s = &c->segs[seg];
+	uint64_t start = nlfs_seg_start(c->g, seg);
+	char why[320];
+
+	if (fsck_is_format_error(rc) && rc != -NLFS_EBADMAGIC) {
+		/* a log was written here (its magic holds), but its
+		 * header does not: the log is damaged, what follows
+		 * in the segment cannot be found through it */
+		nlfs_err_format(err, why, sizeof(why));
+		fsck_problem(c, MSG_LOG_HEADER, seg, p, why);
+	} else if (fsck_is_format_error(rc)) {
+		nlfs_err_format(err, why, sizeof(why));
+		fsck_problem(c, MSG_SU_LOGS_SHORT, seg, s->su_nblocks, p, p - start,
+			     why);
+		fix_note_log(c, seg, FSCK_LOG_SHORT, 0, false);
+	}
+	else
+		fsck_lib_problem(c, MSG_SEGMENT_READ, err, seg);
+}
+
+/* the header of LOG, at block P of segment SEG (the FIRST of it, or
+ * after others): its length, next segment and checksums */
+static void check_log_header(struct fsck *c, uint64_t seg, uint64_t p, const struct nlfs_log *log,
+			     bool first)
+{
+	const struct nlfs_geometry *g = c->g;
+	struct fsck_seg *s = &c->segs[seg];
+	uint64_t end = nlfs_seg_start(g, seg) + s->su_nblocks, nextseg;
+
+	if (log->nblocks > end - p)
+		fsck_problem(c, MSG_LOG_OVERRUN, seg, p, log->nblocks, s->su_nblocks);
+	if (first) {
+		s->seq = log->seq;
+		s->next = log->next;
+		s->first_flags = log->flags;
+	} else if (log->next != s->next) {
+		fsck_problem(c, MSG_LOG_NEXT_DIFFERS, seg, p, log->next, s->next);
+	}
+	nextseg = log->next / g->blocks_per_segment;
+	if (first && nextseg >= g->nsegments && log->next == nlfs_seg_start(g, nextseg) &&
+	    seg != nlfs_fs_recovery(c->fs)->sr_log / g->blocks_per_segment)
+		/* a shrink (the kernel's or nilfs-resize's) keeps old logs
+		 * whose next segment was cut; only the latest log's is followed */
+		fsck_verbose(c, "segment %" PRIu64 ": log at block %" PRIu64 ": ss_next %"
+			     PRIu64 " lies past the last segment (the volume was shrunk)",
+			     seg, p, log->next);
+	else if (first && (nextseg >= g->nsegments ||
+			   log->next != nlfs_seg_start(g, nextseg) || nextseg == seg))
+		fsck_problem(c, MSG_LOG_NEXT_NOT_SEGMENT, seg, p, log->next);
+	if (!log->sumsum_ok)
+		fsck_problem(c, MSG_LOG_SUMSUM, seg, p, log->sumsum);
+	if (log->datasum_checked)
+		c->nlogs_datasum++;
+	if (log->datasum_checked && !log->datasum_ok) {
+		fsck_problem(c, MSG_LOG_DATASUM, seg, p, log->datasum);
+		/* which block is bad the checksum does not tell: pass 6
+		 * names the files with blocks in the log */
+		for (uint64_t b = p; b < p + log->nblocks && b < end; b++)
+			fsck_bit_set(&c->baddata, b);
+	}
+}
+
+/* the blocks W's log (at block P) claims, through its SUMMARY: walked
+ * where the summary adds up, else left unverified */
+static void check_log_summary(struct fsck *c, struct log_walk *w, uint64_t p, void *summary)
+{
+	const struct nlfs_geometry *g = c->g;
+	const struct nlfs_log *log = w->log;
+	struct nlfs_err err;
+	uint32_t payload;
+	int rc = 0;
+
+	/* a summary that fails its own checksum or does not add up cannot
+	 * be trusted further: its blocks are left unverified */
+	payload = log->nblocks - nlfs_summary_blocks(log, g->blocksize) -
+		  (log->flags & NLFS_SS_SR ? 1 : 0);
+	if (log->sumsum_ok) {
+		uint64_t n = 0;
+
+		rc = nlfs_summary_walk(log, summary, g->blocksize, count_blocks, &n, &err);
+		if (rc) {
+			fsck_lib_problem(c, MSG_FINFO_READ, &err, w->seg, p);
+		} else if (n != payload) {
+			fsck_problem(c, MSG_FINFO_NBLOCKS, w->seg, p, n, payload);
+			rc = 1;
+		}
+	}
+	if (log->sumsum_ok && !rc)
+		nlfs_summary_walk(log, summary, g->blocksize, walk_binfo, w, &err);
+	else
+		untrusted(c, p, p + log->nblocks);
+}
+
 static void check_segment(struct fsck *c, uint64_t seg)
 {
 	const struct nlfs_geometry *g = c->g;
@@ -214,29 +311,10 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		struct log_walk w = { c, seg, &log, 0, 0, false };
 		struct nlfs_err err;
 		void *summary = NULL;
-		uint64_t nextseg;
-		uint32_t payload;
 		int rc = read_log(c, p, &log, &summary, &err);
 
 		if (rc) {
-			if (fsck_is_format_error(rc) && rc != -NLFS_EBADMAGIC) {
-				char why[320];
-
-				/* a log was written here (its magic holds), but its
-				 * header does not: the log is damaged, what follows
-				 * in the segment cannot be found through it */
-				nlfs_err_format(&err, why, sizeof(why));
-				fsck_problem(c, MSG_LOG_HEADER, seg, p, why);
-			} else if (fsck_is_format_error(rc)) {
-				char why[320];
-
-				nlfs_err_format(&err, why, sizeof(why));
-				fsck_problem(c, MSG_SU_LOGS_SHORT, seg, s->su_nblocks, p, p - start,
-					     why);
-				fix_note_log(c, seg, FSCK_LOG_SHORT, 0, false);
-			}
-			else
-				fsck_lib_problem(c, MSG_SEGMENT_READ, &err, seg);
+			log_unreadable(c, seg, p, rc, &err);
 			s->truncated = true;
 			untrusted(c, p, end);
 			break;
@@ -250,37 +328,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		}
 		c->nlogs++;
 		s->nlogs++;
-		if (log.nblocks > end - p)
-			fsck_problem(c, MSG_LOG_OVERRUN, seg, p, log.nblocks, s->su_nblocks);
-		if (first) {
-			s->seq = log.seq;
-			s->next = log.next;
-			s->first_flags = log.flags;
-		} else if (log.next != s->next) {
-			fsck_problem(c, MSG_LOG_NEXT_DIFFERS, seg, p, log.next, s->next);
-		}
-		nextseg = log.next / g->blocks_per_segment;
-		if (first && nextseg >= g->nsegments && log.next == nlfs_seg_start(g, nextseg) &&
-		    seg != nlfs_fs_recovery(c->fs)->sr_log / g->blocks_per_segment)
-			/* a shrink (the kernel's or nilfs-resize's) keeps old logs
-			 * whose next segment was cut; only the latest log's is followed */
-			fsck_verbose(c, "segment %" PRIu64 ": log at block %" PRIu64 ": ss_next %"
-				     PRIu64 " lies past the last segment (the volume was shrunk)",
-				     seg, p, log.next);
-		else if (first && (nextseg >= g->nsegments ||
-				   log.next != nlfs_seg_start(g, nextseg) || nextseg == seg))
-			fsck_problem(c, MSG_LOG_NEXT_NOT_SEGMENT, seg, p, log.next);
-		if (!log.sumsum_ok)
-			fsck_problem(c, MSG_LOG_SUMSUM, seg, p, log.sumsum);
-		if (log.datasum_checked)
-			c->nlogs_datasum++;
-		if (log.datasum_checked && !log.datasum_ok) {
-			fsck_problem(c, MSG_LOG_DATASUM, seg, p, log.datasum);
-			/* which block is bad the checksum does not tell: pass 6
-			 * names the files with blocks in the log */
-			for (uint64_t b = p; b < p + log.nblocks && b < end; b++)
-				fsck_bit_set(&c->baddata, b);
-		}
+		check_log_header(c, seg, p, &log, first);
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
 		/* the super root and the next log's summary after it: one request
 		 * to the disk where a cold cache would make two in turn */
@@ -291,25 +339,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		}
 		if (log.flags & NLFS_SS_SR)
 			check_sr_block(c, seg, &log);
-		/* a summary that fails its own checksum or does not add up cannot
-		 * be trusted further: its blocks are left unverified */
-		payload = log.nblocks - nlfs_summary_blocks(&log, g->blocksize) -
-			  (log.flags & NLFS_SS_SR ? 1 : 0);
-		if (log.sumsum_ok) {
-			uint64_t n = 0;
-
-			rc = nlfs_summary_walk(&log, summary, g->blocksize, count_blocks, &n, &err);
-			if (rc) {
-				fsck_lib_problem(c, MSG_FINFO_READ, &err, seg, p);
-			} else if (n != payload) {
-				fsck_problem(c, MSG_FINFO_NBLOCKS, seg, p, n, payload);
-				rc = 1;
-			}
-		}
-		if (log.sumsum_ok && !rc)
-			nlfs_summary_walk(&log, summary, g->blocksize, walk_binfo, &w, &err);
-		else
-			untrusted(c, p, p + log.nblocks);
+		check_log_summary(c, &w, p, summary);
 		free(summary);
 		s->last_flags = log.flags;
 		prev = log;

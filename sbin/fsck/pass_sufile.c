@@ -18,8 +18,8 @@
 int pass_sufile(struct fsck *c)
 {
 	const struct nlfs_geometry *g = c->g;
-	struct nlfs_sufile_header h;
-	struct nlfs_segment_usage *su;
+	struct nlfs_suhead h;
+	struct nlfs_suinfo *su;
 	struct nlfs_err err;
 	uint64_t nclean = 0, ndirty = 0, nwritten = 0;
 	int rc;
@@ -48,44 +48,44 @@ int pass_sufile(struct fsck *c)
 		}
 		for (size_t i = 0; i < n; i++) {
 			uint64_t seg = base + i;
-			uint32_t fl = su[i].su_flags;
+			uint32_t fl = su[i].flags;
 			uint64_t size = g->blocks_per_segment - (seg == 0 ? g->first_data_block : 0);
 
 			c->segs[seg].su_flags = fl;
-			c->segs[seg].su_nblocks = su[i].su_nblocks;
+			c->segs[seg].su_nblocks = su[i].nblocks;
 			if (nlfs_su_flags_clean(fl)) {
 				nclean++;
-				if (su[i].su_nblocks || su[i].su_lastmod)
+				if (su[i].nblocks || su[i].lastmod)
 					fsck_problem(c, MSG_SU_CLEAN_USED, (unsigned long long)seg,
-						     su[i].su_nblocks,
-						     (unsigned long long)su[i].su_lastmod);
+						     su[i].nblocks,
+						     (unsigned long long)su[i].lastmod);
 				continue;
 			}
 			if (nlfs_su_flags_dirty(fl))
 				ndirty++;
-			nwritten += su[i].su_nblocks != 0;
+			nwritten += su[i].nblocks != 0;
 			if (fl & ~SU_KNOWN)
 				fsck_problem(c, MSG_SU_FLAGS_UNKNOWN, (unsigned long long)seg, fl);
 			else if (fl == NLFS_SEGMENT_USAGE_ACTIVE)
 				fsck_problem(c, MSG_SU_ACTIVE_ALONE, (unsigned long long)seg);
 			if (fl & NLFS_SEGMENT_USAGE_ERROR)
 				fsck_problem(c, MSG_SU_ERROR, (unsigned long long)seg);
-			if (su[i].su_nblocks > size) {
+			if (su[i].nblocks > size) {
 				fsck_problem(c, MSG_SU_NBLOCKS, (unsigned long long)seg,
-					     su[i].su_nblocks, (unsigned long long)size);
+					     su[i].nblocks, (unsigned long long)size);
 				c->segs[seg].su_nblocks = (uint32_t)size;
 			}
 		}
 	}
 	free(su);
-	if (h.sh_ncleansegs != nclean)
-		fsck_problem(c, MSG_SU_NCLEAN, (unsigned long long)h.sh_ncleansegs,
+	if (h.ncleansegs != nclean)
+		fsck_problem(c, MSG_SU_NCLEAN, (unsigned long long)h.ncleansegs,
 			     (unsigned long long)nclean);
-	if (h.sh_ndirtysegs != ndirty)
-		fsck_problem(c, MSG_SU_NDIRTY, (unsigned long long)h.sh_ndirtysegs,
+	if (h.ndirtysegs != ndirty)
+		fsck_problem(c, MSG_SU_NDIRTY, (unsigned long long)h.ndirtysegs,
 			     (unsigned long long)ndirty);
-	if (h.sh_last_alloc >= g->nsegments)
-		fsck_problem(c, MSG_SU_LAST_ALLOC, (unsigned long long)h.sh_last_alloc,
+	if (h.last_alloc >= g->nsegments)
+		fsck_problem(c, MSG_SU_LAST_ALLOC, (unsigned long long)h.last_alloc,
 			     (unsigned long long)g->nsegments);
 	c->nsegs_used = ndirty;
 	c->nsegs_clean = nclean;

@@ -1,33 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * problem.c - the problem table and the one place problems are counted.
+ * problem.c - the one place problems are counted (the table they are
+ * counted by is problem_table.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "fsck.h"
-
-const struct fsck_problem_def fsck_problems[PR_COUNT] = {
-#define FSCK_PR_DEF(code, sev, pass, fix, desc, action, msgs) \
-	[code] = { #code, sev, pass, fix, desc, action },
-	FSCK_PROBLEMS(FSCK_PR_DEF, FSCK_PR_NO_MSG)
-#undef FSCK_PR_DEF
-};
-
-const struct fsck_message_def fsck_messages[] = {
-#define FSCK_MSG_DEF(id, fmt) { id, #id, fmt },
-	FSCK_PROBLEMS(FSCK_MSG_ROWS, FSCK_MSG_DEF)
-#undef FSCK_MSG_DEF
-};
-
-const unsigned fsck_nmessages = sizeof(fsck_messages) / sizeof(fsck_messages[0]);
-
-bool fix_is_repairable(enum fsck_pr code, bool preen)
-{
-	enum fsck_fix fix = fsck_problems[code].fix;
-
-	return fix == FIX_PREEN || (fix == FIX_YES && !preen);
-}
 
 /* a flood of one kind says nothing more after a while; -v shows all */
 #define PR_PRINT_LIMIT 50

@@ -120,13 +120,6 @@ static int collect_block(uint64_t blkoff, uint64_t ptr, unsigned level, void *ar
 	return CLI_PUSH(ra->blocks, ra->nblocks, ra->capblocks, b) ? 1 : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* every block of F, nodes included, in disk order */
 static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 {
@@ -138,7 +131,7 @@ static void file_ahead(struct fsck_readahead *ra, const struct nlfs_file *f)
 	nlfs_bmap_iterate(ra->fs, f, collect_block, &w, &err);
 	if (ra->nblocks == 0)
 		return;
-	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), cmp_u64);
+	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), nlfs_cmp_u64);
 	for (size_t i = 0; i < ra->nblocks; i++)
 		want(ra, ra->blocks[i]);
 	flush_run(ra);
@@ -154,14 +147,28 @@ static int note_dir(const struct nlfs_file *f, void *arg)
 	return atomic_load(&ra->stop) ? 1 : 0;
 }
 
-/* node blocks, blocks of metadata files and of directories and symbolic links */
+/* node blocks and blocks of directories and symbolic links that the
+ * latest checkpoint still uses.  A kernel-written volume's summaries name
+ * every version of them each checkpoint wrote, and those of the metadata
+ * files (the DAT, cpfile, sufile and ifile, in every log): the old ones
+ * are not read by the check of the latest checkpoint, and the live blocks
+ * of the metadata files were asked for from their maps.  Asking for all
+ * of them made the disk read 99.8 MiB on bench/fsck.sh CASE=checkpoints
+ * (20,000 files) for a metadata floor of 13.6 MiB. */
 static int summary_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_rec *bi,
 			 void *arg)
 {
 	struct fsck_readahead *ra = arg;
+	struct nlfs_datinfo de;
+	struct nlfs_err err;
 
-	if (bi && (!bi->is_data || fi->ino < ra->first_ino || fsck_bit_test(&ra->dirs, fi->ino)))
-		want(ra, bi->block);
+	if (!bi || fi->ino < ra->first_ino || (bi->is_data && !fsck_bit_test(&ra->dirs, fi->ino)))
+		return 0;
+	/* a block the DAT no longer maps there, or whose life has ended */
+	if (nlfs_dat_lookup(ra->fs, bi->vblocknr, &de, &err) || de.blocknr != bi->block ||
+	    de.end != UINT64_MAX)
+		return 0;
+	want(ra, bi->block);
 	return 0;
 }
 
@@ -170,7 +177,7 @@ static void used_segments(struct fsck_readahead *ra,
 			  void (*fn)(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks))
 {
 	enum { BATCH = 256 };
-	struct nlfs_segment_usage su[BATCH];
+	struct nlfs_suinfo su[BATCH];
 	struct nlfs_err err;
 
 	for (uint64_t seg = 0; seg < ra->g->nsegments && !atomic_load(&ra->stop); seg += BATCH) {
@@ -179,7 +186,7 @@ static void used_segments(struct fsck_readahead *ra,
 		if (nlfs_sufile_get_many(ra->fs, seg, n, su, &err))
 			return;
 		for (size_t i = 0; i < n && !atomic_load(&ra->stop); i++) {
-			uint32_t flags = nlfs_le32(su[i].su_flags), nb = nlfs_le32(su[i].su_nblocks);
+			uint32_t flags = su[i].flags, nb = su[i].nblocks;
 
 			if ((flags & NLFS_SEGMENT_USAGE_DIRTY) && nb)
 				fn(ra, seg + i, nb);

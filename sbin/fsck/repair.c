@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,65 +24,6 @@
 #include <nlfs/endian.h>
 #include <nlfs/repair.h>
 #include "repairP.h"
-
-static bool found(const struct fsck *c, enum fsck_pr code)
-{
-	return c->pr_count[code] != 0;
-}
-
-static int lib_failed(struct repair *r, int rc, const char *what)
-{
-	char msg[512];
-
-	nlfs_err_format(&r->err, msg, sizeof(msg));
-	fprintf(stderr, "%s: %s: repair failed while %s: %s\n", FSCK_PROG, r->c->o.device, what,
-		r->err.code ? msg : nlfs_strerror(rc));
-	return rc;
-}
-
-static void vdone(struct repair *r, uint64_t n, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-static void vdone(struct repair *r, uint64_t n, const char *fmt, va_list ap)
-{
-	char msg[1024];
-
-	if (!n)
-		return;
-	r->nfixes += n;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fsck_info(r->c, "repair: %s", msg);
-}
-
-static void done(struct repair *r, uint64_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void done(struct repair *r, uint64_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vdone(r, n, fmt, ap);
-	va_end(ap);
-}
-
-/* for repair_dir.c and repair_inode.c */
-bool repair_found(const struct fsck *c, enum fsck_pr code)
-{
-	return found(c, code);
-}
-
-int repair_lib_failed(struct repair *r, int rc, const char *what)
-{
-	return lib_failed(r, rc, what);
-}
-
-void repair_done(struct repair *r, uint64_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vdone(r, n, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- counters ---- */
 
@@ -97,11 +37,11 @@ static bool maps_damaged(const struct fsck *c)
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (found(c, codes[i]))
+		if (repair_found(c, codes[i]))
 			return true;
 	/* inodes lost with an ifile block are freed by -y only: until then
 	 * what they map is theirs */
-	return found(c, PR_IFILE_HOLE) && c->o.mode == MODE_PREEN;
+	return repair_found(c, PR_IFILE_HOLE) && c->o.mode == MODE_PREEN;
 }
 
 static int fix_counters(struct repair *r)
@@ -110,40 +50,41 @@ static int fix_counters(struct repair *r)
 	uint64_t n = 0;
 	int rc;
 
-	if (found(c, PR_SU_NCLEAN) || found(c, PR_SU_NDIRTY) || found(c, PR_SU_LAST_ALLOC) ||
-	    found(c, PR_SU_CLEAN)) {
+	if (repair_found(c, PR_SU_NCLEAN) || repair_found(c, PR_SU_NDIRTY) ||
+	    repair_found(c, PR_SU_LAST_ALLOC) || repair_found(c, PR_SU_CLEAN)) {
 		rc = nlfs_writer_fix_sufile(r->w, &n, &r->err);
 		if (rc)
-			return lib_failed(r, rc, "recounting the sufile");
-		done(r, n, "sufile: %" PRIu64 " field(s) recounted from the segment usage entries", n);
+			return repair_lib_failed(r, rc, "recounting the sufile");
+		repair_done(r, n, "sufile: %" PRIu64 " field(s) recounted from the segment usage entries", n);
 	}
-	if (found(c, PR_CP_NCHECKPOINTS) || found(c, PR_CP_NSNAPSHOTS) || found(c, PR_CP_BLKCOUNT)) {
+	if (repair_found(c, PR_CP_NCHECKPOINTS) || repair_found(c, PR_CP_NSNAPSHOTS) ||
+	    repair_found(c, PR_CP_BLKCOUNT)) {
 		n = 0;
 		rc = nlfs_writer_fix_cpfile(r->w, &n, &r->err);
 		if (rc)
-			return lib_failed(r, rc, "recounting the cpfile");
-		done(r, n, "cpfile: %" PRIu64 " count(s) recounted from the checkpoint entries", n);
+			return repair_lib_failed(r, rc, "recounting the cpfile");
+		repair_done(r, n, "cpfile: %" PRIu64 " count(s) recounted from the checkpoint entries", n);
 	}
-	if (found(c, PR_DAT_DESC)) {
+	if (repair_found(c, PR_DAT_DESC)) {
 		n = 0;
 		rc = nlfs_writer_fix_palloc(r->w, NLFS_DAT_INO, &n, &r->err);
 		if (rc)
-			return lib_failed(r, rc, "recounting the DAT's group descriptors");
-		done(r, n, "DAT: %" PRIu64 " group descriptor(s) recounted from the bitmaps", n);
+			return repair_lib_failed(r, rc, "recounting the DAT's group descriptors");
+		repair_done(r, n, "DAT: %" PRIu64 " group descriptor(s) recounted from the bitmaps", n);
 	}
-	if (found(c, PR_IFILE_RESERVED)) {
+	if (repair_found(c, PR_IFILE_RESERVED)) {
 		n = 0;
 		rc = nlfs_writer_fix_reserved_inodes(r->w, &n, &r->err);
 		if (rc)
-			return lib_failed(r, rc, "marking the reserved inodes");
-		done(r, n, "ifile: %" PRIu64 " reserved inode(s) marked in use", n);
+			return repair_lib_failed(r, rc, "marking the reserved inodes");
+		repair_done(r, n, "ifile: %" PRIu64 " reserved inode(s) marked in use", n);
 	}
-	if (found(c, PR_IFILE_DESC) || found(c, PR_IFILE_RESERVED)) {
+	if (repair_found(c, PR_IFILE_DESC) || repair_found(c, PR_IFILE_RESERVED)) {
 		n = 0;
 		rc = nlfs_writer_fix_palloc(r->w, NLFS_IFILE_INO, &n, &r->err);
 		if (rc)
-			return lib_failed(r, rc, "recounting the ifile's group descriptors");
-		done(r, n, "ifile: %" PRIu64 " group descriptor(s) recounted from the bitmaps", n);
+			return repair_lib_failed(r, rc, "recounting the ifile's group descriptors");
+		repair_done(r, n, "ifile: %" PRIu64 " group descriptor(s) recounted from the bitmaps", n);
 	}
 	return 0;
 }
@@ -165,9 +106,9 @@ static int end_leaks(struct repair *r)
 	for (size_t i = 0; i < c->fix.nleaks; i++) {
 		rc = nlfs_writer_end_vblock(r->w, c->fix.leaks[i], &r->err);
 		if (rc)
-			return lib_failed(r, rc, "ending a leaked DAT entry");
+			return repair_lib_failed(r, rc, "ending a leaked DAT entry");
 	}
-	done(r, c->fix.nleaks, "DAT: %zu live entr%s no file uses now end at checkpoint %" PRIu64
+	repair_done(r, c->fix.nleaks, "DAT: %zu live entr%s no file uses now end at checkpoint %" PRIu64
 	     " (older checkpoints keep them)", c->fix.nleaks, c->fix.nleaks == 1 ? "y" : "ies",
 	     nlfs_writer_cno(r->w));
 	return 0;
@@ -187,7 +128,7 @@ static int roll_forward(struct repair *r)
 	int rc = nlfs_writer_roll_forward(r->w, &nfiles, &nblocks, &r->err);
 
 	if (rc)
-		return lib_failed(r, rc, "rolling forward");
+		return repair_lib_failed(r, rc, "rolling forward");
 	fsck_info(r->c, "recovery: replayed %" PRIu64 " log(s) after checkpoint %" PRIu64
 		  " (super root at block %" PRIu64 "), as the kernel's mount would: %" PRIu64
 		  " block(s) of %" PRIu64 " file(s) rolled forward", rec->nlogs_after_sr, rec->cno,
@@ -217,7 +158,7 @@ static bool needs_construction(const struct fsck *c)
 	};
 
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (found(c, codes[i]) &&
+		if (repair_found(c, codes[i]) &&
 		    fix_is_repairable(codes[i], c->o.mode == MODE_PREEN))
 			return true;
 	return repair_meta_needed(c);
@@ -232,6 +173,108 @@ static void free_repair(struct repair *r)
 	nlfs_writer_free(r->w);
 }
 
+/* the superblocks: the construction ends by writing both copies from
+ * the one in use */
+static void note_superblocks(struct repair *r)
+{
+	struct fsck *c = r->c;
+
+	if (repair_found(c, PR_SB_READ) || repair_found(c, PR_SB_MAGIC) ||
+	    repair_found(c, PR_SB_BYTES) || repair_found(c, PR_SB_CRC) ||
+	    repair_found(c, PR_SB_CURSOR) || repair_found(c, PR_SB_GEOMETRY) ||
+	    repair_found(c, PR_SB_REVISION) || repair_found(c, PR_SB_MISMATCH)) {
+		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r->fs);
+
+		repair_done(r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
+		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
+	}
+}
+
+/* block maps, DAT entries and segments with damaged summaries (not under
+ * -p); *REMAPPED says whether they changed anything */
+static int mend_maps(struct repair *r, bool *remapped)
+{
+	struct fsck *c = r->c;
+	uint64_t before = r->nfixes;
+	int rc;
+
+	rc = repair_map_dat(c, r->fs, r->w, &r->nfixes, &r->err);
+	if (rc)
+		rc = repair_lib_failed(r, rc, "mending block maps and DAT entries");
+	if (!rc) {
+		rc = repair_logs(c, r->fs, r->w, &r->nfixes, &r->err);
+		if (rc)
+			rc = repair_lib_failed(r, rc, "giving up segments with damaged summaries");
+	}
+	/* what the check said of directories, links and block counts
+	 * was seen through the damaged maps: the check after these
+	 * repairs says it again, truly */
+	*remapped = r->nfixes != before;
+	if (*remapped && (c->fix.ndirents || c->fix.ndetached || c->fix.nlinks ||
+			  c->fix.nblocks))
+		fsck_info(c, "directory and inode repairs wait for the check after these "
+			  "repairs (block maps and DAT entries changed)");
+	return rc;
+}
+
+/* leaked DAT entries, directories, lost+found, inodes and the checkpoint's
+ * counts, as the check saw them (after maps were REMAPPED, only what
+ * does not wait for the check after these repairs) */
+static int mend_tree(struct repair *r, bool preen, bool remapped)
+{
+	struct fsck *c = r->c;
+	int rc = 0;
+
+	if (!preen && !remapped)
+		rc = repair_plan_dirents(r);
+	if (!rc && (!remapped || fsck_test_break("end-leaks")))
+		rc = end_leaks(r);
+	if (!rc && !remapped)
+		rc = repair_clear_inodes(r);   /* under -p, only empty records */
+	if (!rc && !preen && !remapped)
+		rc = repair_ifile_far(r);
+	if (!rc && !preen && !remapped)
+		rc = repair_plan_detached(r);
+	if (!rc && !remapped)
+		rc = repair_write_dirs(r);
+	if (!rc && !remapped)
+		rc = repair_inodes(r);
+	/* the counts the check made are the truth the construction's own
+	 * changes (cleared inodes, rewritten directories) start from; after
+	 * maps were mended, the check after these repairs counts again */
+	if (!rc && !remapped && c->fix.cp_counts_known) {
+		nlfs_writer_set_counts(r->w, c->fix.cp_ninodes, c->fix.cp_nblocks);
+		if (repair_found(c, PR_CP_NINODES) || repair_found(c, PR_CP_NBLOCKS))
+			repair_done(r, 1, "checkpoint %" PRIu64 ": inode and block counts taken from its files",
+			     c->latest_cno);
+	}
+	return rc;
+}
+
+/* the construction written as one new checkpoint, if it holds anything
+ * (repairs, or the logs REPLAYED) */
+static int commit_repairs(struct repair *r, bool replayed, bool *changed)
+{
+	struct fsck *c = r->c;
+	int rc;
+
+	if (!r->nfixes && !replayed) {
+		fsck_info(c, "nothing the repairs could change");
+		return 0;
+	}
+	rc = nlfs_writer_commit(r->w, &r->err);
+	if (rc)
+		return repair_lib_failed(r, rc, "writing the repairs");
+	*changed = true;
+	if (r->nfixes)
+		c->corrected = true;
+	if (!c->repair_cno)
+		c->repair_cno = nlfs_writer_cno(r->w);
+	fsck_info(c, "%s written as checkpoint %" PRIu64, r->nfixes ? "repairs" : "recovery",
+		  nlfs_writer_cno(r->w));
+	return 0;
+}
+
 int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 {
 	struct repair r = { .c = c };
@@ -239,7 +282,7 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 	int rc;
 
 	*changed = false;
-	if (!needs_construction(c) && !found(c, PR_RECOVERY))
+	if (!needs_construction(c) && !repair_found(c, PR_RECOVERY))
 		return 0;
 	if (repair_meta_refused(c)) {
 		fsck_info(c, "not repaired: %s", repair_meta_refused(c));
@@ -253,28 +296,20 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		return rc;
 	}
 	rc = nlfs_fs_ifile(r.fs, nlfs_fs_recovery(r.fs)->cno, &r.ifile, &r.err);
-	if (rc == -ENOENT && found(c, PR_CP_LATEST))
+	if (rc == -ENOENT && repair_found(c, PR_CP_LATEST))
 		rc = 0;   /* its entry is mended below; the passes made no note about its files */
 	if (!rc)
 		rc = nlfs_writer_open(r.fs, r.now, NLFS_WRITER_REPAIR | NLFS_WRITER_ROLLFORWARD,
 				      &r.w, &r.err);
 	if (rc) {
-		rc = lib_failed(&r, rc, "opening the volume for writing");
+		rc = repair_lib_failed(&r, rc, "opening the volume for writing");
 		goto out;
 	}
-	if (found(c, PR_SB_READ) || found(c, PR_SB_MAGIC) || found(c, PR_SB_BYTES) ||
-	    found(c, PR_SB_CRC) || found(c, PR_SB_CURSOR) || found(c, PR_SB_GEOMETRY) ||
-	    found(c, PR_SB_REVISION) || found(c, PR_SB_MISMATCH)) {
-		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r.fs);
-
-		/* the construction ends by writing both copies from this one */
-		done(&r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "
-		     "checkpoint", ch->used == NLFS_SB_PRIMARY ? "primary" : "secondary");
-	}
+	note_superblocks(&r);
 	repair_sort_notes(c);
 	rc = repair_meta(c, r.fs, r.w, &r.nfixes, &r.err);
 	if (rc) {
-		rc = lib_failed(&r, rc, "mending the shared metadata");
+		rc = repair_lib_failed(&r, rc, "mending the shared metadata");
 		goto out;
 	}
 	rc = fix_counters(&r);
@@ -284,67 +319,12 @@ int repair_volume(struct fsck *c, struct nlfs_io *io, bool *changed)
 		rc = roll_forward(&r);
 		replayed = !rc;
 	}
-	if (!rc && !preen) {
-		uint64_t before = r.nfixes;
-
-		rc = repair_map_dat(c, r.fs, r.w, &r.nfixes, &r.err);
-		if (rc)
-			rc = lib_failed(&r, rc, "mending block maps and DAT entries");
-		if (!rc) {
-			rc = repair_logs(c, r.fs, r.w, &r.nfixes, &r.err);
-			if (rc)
-				rc = lib_failed(&r, rc, "giving up segments with damaged summaries");
-		}
-		/* what the check said of directories, links and block counts
-		 * was seen through the damaged maps: the check after these
-		 * repairs says it again, truly */
-		remapped = r.nfixes != before;
-		if (remapped && (c->fix.ndirents || c->fix.ndetached || c->fix.nlinks ||
-				 c->fix.nblocks))
-			fsck_info(c, "directory and inode repairs wait for the check after these "
-				  "repairs (block maps and DAT entries changed)");
-	}
-	if (!rc && !preen && !remapped)
-		rc = repair_plan_dirents(&r);
-	if (!rc && (!remapped || fsck_test_break("end-leaks")))
-		rc = end_leaks(&r);
-	if (!rc && !remapped)
-		rc = repair_clear_inodes(&r);   /* under -p, only empty records */
-	if (!rc && !preen && !remapped)
-		rc = repair_ifile_far(&r);
-	if (!rc && !preen && !remapped)
-		rc = repair_plan_detached(&r);
-	if (!rc && !remapped)
-		rc = repair_write_dirs(&r);
-	if (!rc && !remapped)
-		rc = repair_inodes(&r);
-	/* the counts the check made are the truth the construction's own
-	 * changes (cleared inodes, rewritten directories) start from; after
-	 * maps were mended, the check after these repairs counts again */
-	if (!rc && !remapped && c->fix.cp_counts_known) {
-		nlfs_writer_set_counts(r.w, c->fix.cp_ninodes, c->fix.cp_nblocks);
-		if (found(c, PR_CP_NINODES) || found(c, PR_CP_NBLOCKS))
-			done(&r, 1, "checkpoint %" PRIu64 ": inode and block counts taken from its files",
-			     c->latest_cno);
-	}
-	if (rc)
-		goto out;
-	if (!r.nfixes && !replayed) {
-		fsck_info(c, "nothing the repairs could change");
-		goto out;
-	}
-	rc = nlfs_writer_commit(r.w, &r.err);
-	if (rc) {
-		rc = lib_failed(&r, rc, "writing the repairs");
-		goto out;
-	}
-	*changed = true;
-	if (r.nfixes)
-		c->corrected = true;
-	if (!c->repair_cno)
-		c->repair_cno = nlfs_writer_cno(r.w);
-	fsck_info(c, "%s written as checkpoint %" PRIu64, r.nfixes ? "repairs" : "recovery",
-		  nlfs_writer_cno(r.w));
+	if (!rc && !preen)
+		rc = mend_maps(&r, &remapped);
+	if (!rc)
+		rc = mend_tree(&r, preen, remapped);
+	if (!rc)
+		rc = commit_repairs(&r, replayed, changed);
 out:
 	if (rc && (fsck_is_format_error(rc) || rc == -ENOENT || rc == -ENOTSUP)) {
 		/* the damage is in the way of the repair itself: nothing was

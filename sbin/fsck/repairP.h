@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * repairP.h - the one construction the repairs share (repair.c), and the
- * modules that add to it: repair_dir.c (directories, lost+found, the
- * root) and repair_inode.c (link counts, sizes, i_blocks, cleared inodes).
+ * repairP.h - the one construction the repairs share (repair.c), the
+ * helpers they all use (repair_util.c), and the modules that add to it:
+ * repair_dir.c (directories, lost+found, the root) and repair_inode.c
+ * (link counts, sizes, i_blocks, cleared inodes).
  */
 #ifndef FSCK_REPAIRP_H
 #define FSCK_REPAIRP_H
@@ -47,7 +48,7 @@ struct repair {
 	size_t nrevived, caprevived;
 };
 
-/* repair.c */
+/* repair_util.c */
 bool repair_found(const struct fsck *c, enum fsck_pr code);
 int repair_lib_failed(struct repair *r, int rc, const char *what);
 void repair_done(struct repair *r, uint64_t n, const char *fmt, ...)

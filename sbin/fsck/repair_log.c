@@ -50,18 +50,11 @@ struct evac {
 	bool incomplete;              /* some map could not be walked whole */
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool chosen(const struct evac *e, uint64_t blk)
 {
 	uint64_t seg = blk / e->c->g->blocks_per_segment;
 
-	return bsearch(&seg, e->segs, e->nsegs, sizeof(*e->segs), cmp_u64) != NULL;
+	return bsearch(&seg, e->segs, e->nsegs, sizeof(*e->segs), nlfs_cmp_u64) != NULL;
 }
 
 /* ---- which segments ---- */
@@ -91,13 +84,13 @@ static int pick_segments(struct evac *e)
 		if (lf->stale) {
 			/* a claim the DAT disagreed with: damage only if the DAT
 			 * (mended by now) still disagrees */
-			struct nlfs_dat_entry de;
+			struct nlfs_datinfo de;
 			bool alloc;
 			int rc = nlfs_writer_peek_vblock(e->w, lf->vbn, &de, &alloc, e->err);
 
 			if (rc)
 				return rc;
-			if (alloc && nlfs_le64(de.de_blocknr) == lf->block)
+			if (alloc && de.blocknr == lf->block)
 				continue;
 		}
 		if (lf->vbn == FSCK_LOG_SHORT && !live_past_logs(c, lf->seg))
@@ -115,7 +108,7 @@ static int pick_segments(struct evac *e)
 		e->segs[e->nsegs++] = lf->seg;
 	}
 	if (e->nsegs > 1)
-		nlfs_sort(e->segs, e->nsegs, sizeof(*e->segs), cmp_u64);
+		nlfs_sort(e->segs, e->nsegs, sizeof(*e->segs), nlfs_cmp_u64);
 	{
 		size_t n = 0;
 
@@ -132,7 +125,7 @@ static int pick_segments(struct evac *e)
 static bool mended(const struct fsck *c, uint64_t v)
 {
 	return c->fix.nvblocks &&
-	       bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), cmp_u64);
+	       bsearch(&v, c->fix.vblocks, c->fix.nvblocks, sizeof(*c->fix.vblocks), nlfs_cmp_u64);
 }
 
 static int target(struct evac *e, uint64_t v, bool alloc, uint64_t blk)
@@ -164,7 +157,7 @@ static struct owner *owner_of(struct evac *e, uint64_t v)
 
 	if (!fsck_vbit_test(&e->target, v))
 		return NULL;
-	p = bsearch(&v, e->tv, e->ntargets, sizeof(*e->tv), cmp_u64);
+	p = bsearch(&v, e->tv, e->ntargets, sizeof(*e->tv), nlfs_cmp_u64);
 	return p ? &e->owners[p - e->tv] : NULL;
 }
 
@@ -179,22 +172,22 @@ static int find_targets(struct evac *e)
 	int rc = 0;
 
 	while (!rc && fsck_vbitmap_next(&c->valloc, &it, &v)) {
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		struct nlfs_err err;
 
 		if (mended(c, v) || nlfs_dat_lookup(e->fs, v, &de, &err))
 			continue;
-		rc = target(e, v, true, de.de_blocknr);
+		rc = target(e, v, true, de.blocknr);
 	}
 	for (size_t i = 0; !rc && i < c->fix.nvblocks; i++) {
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		bool alloc;
 
 		if (!c->fix.vblocks[i] || (i && c->fix.vblocks[i] == c->fix.vblocks[i - 1]))
 			continue;
 		rc = nlfs_writer_peek_vblock(e->w, c->fix.vblocks[i], &de, &alloc, e->err);
 		if (!rc)
-			rc = target(e, c->fix.vblocks[i], alloc, nlfs_le64(de.de_blocknr));
+			rc = target(e, c->fix.vblocks[i], alloc, de.blocknr);
 	}
 	return rc;
 }
@@ -292,16 +285,8 @@ static int collect_iblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 static bool same_block(const struct iblocks *prev, uint64_t off, uint64_t vbn)
 {
-	size_t lo = 0, hi = prev->n;
+	size_t lo = nlfs_lower_bound(&off, prev->off, prev->n, sizeof(*prev->off), nlfs_cmp_u64);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (prev->off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < prev->n && prev->off[lo] == off && prev->vbn[lo] == vbn;
 }
 
@@ -446,7 +431,7 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 	for (uint64_t i = 0; i < e->ntargets; i++) {
 		uint64_t v = e->tv[i];
 		const struct owner *o = &e->owners[i];
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		uint64_t cno;
 		bool alloc;
 		int rc = nlfs_writer_peek_vblock(e->w, v, &de, &alloc, e->err);
@@ -466,9 +451,9 @@ static int move_all(struct evac *e, uint64_t *nmoved, uint64_t *nfreed)
 		/* the checkpoint that wrote it, as the kernel's finfo says; the
 		 * cpfile and sufile are written with 0 */
 		cno = o->ino == NLFS_CPFILE_INO || o->ino == NLFS_SUFILE_INO ? 0 :
-		      nlfs_le64(de.de_start);
+		      de.start;
 		rc = nlfs_writer_move_block(e->w, o->ino, cno, v, o->blkoff, o->level,
-					    nlfs_le64(de.de_blocknr), e->err);
+					    de.blocknr, e->err);
 		if (rc)
 			return rc;
 		(*nmoved)++;

@@ -81,16 +81,9 @@ static bool seg_to_revive(const struct fsck *c, uint64_t blk)
 	return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool rebuilding(const struct mapfix *m, uint64_t ino)
 {
-	return m->ninos && bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), cmp_u64) != NULL;
+	return m->ninos && bsearch(&ino, m->inos, m->ninos, sizeof(*m->inos), nlfs_cmp_u64) != NULL;
 }
 
 /* ---- the summaries ---- */
@@ -293,23 +286,115 @@ static void describe(char *buf, size_t len, uint64_t blk, uint64_t start, uint64
 			 end);
 }
 
+/* a DAT entry as the repair found it */
+struct dat_now {
+	uint64_t blk, start, end;
+	bool alloc;                /* its bitmap bit */
+	bool used;                 /* the latest checkpoint maps it */
+};
+
+/* entry VBN (N), which no summary claims: freed, its period mended, or
+ * left alone */
+static int fix_unclaimed(struct mapfix *m, uint64_t vbn, const struct dat_now *n)
+{
+	struct fsck *c = m->c;
+	uint64_t nstart, nend;
+
+	if (!n->alloc)
+		return 0;   /* the maps using it are rebuilt without it */
+	if (n->blk && !in_dirty_segment(c, n->blk) && seg_to_revive(c, n->blk))
+		return 0;   /* repair_meta.c may take its segment back into use */
+	if (!n->blk || !in_dirty_segment(c, n->blk)) {
+		if (n->used) {
+			said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
+			     "in use, and no summary names one; the file of the latest checkpoint "
+			     "that maps it loses that block (below)", vbn);
+		} else {
+			said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
+			     "in use, and no summary names one", vbn);
+		}
+		return nlfs_writer_free_vblock(m->w, vbn, m->err);
+	}
+	if (!period_possible(c, n->start, n->end)) {
+		nstart = 1;
+		nend = n->used ? NLFS_CNO_MAX : nlfs_writer_cno(m->w);
+		said(m, "DAT: virtual block %" PRIu64 " (block %" PRIu64 "): its impossible period "
+		     "is now [%" PRIu64 ", %s), which keeps it for every checkpoint that may use it",
+		     vbn, n->blk, nstart, n->used ? "open" : "the repair's checkpoint");
+		return nlfs_writer_set_vblock(m->w, vbn, n->blk, nstart, nend, m->err);
+	}
+	if (log_noted(c, n->blk))
+		return 0;   /* its segment's summary is damaged: repair_log.c moves it */
+	fsck_info(c, "left alone: DAT: virtual block %" PRIu64 " (block %" PRIu64 "): no segment "
+		  "summary names a block for it, and %s", vbn, n->blk,
+		  n->used ? "a file of the latest checkpoint uses it" :
+			    "an older checkpoint or a snapshot may use it");
+	return 0;
+}
+
+/* entry VBN (N) set to what summary record R says */
+static int fix_claimed(struct mapfix *m, uint64_t vbn, const struct dat_now *n,
+		       const struct srec *r)
+{
+	struct fsck *c = m->c;
+	uint64_t nblk = r->block, nstart, nend;
+	char was[128], now[128];
+
+	if ((!n->alloc || nblk != n->blk) && fsck_bit_test(&c->datphys, nblk)) {
+		/* another entry, or the DAT itself, has that block: the
+		 * summary is the damaged side, and the log it is in goes */
+		fsck_info(c, "left alone: DAT: virtual block %" PRIu64 ": the summary of inode %"
+			  PRIu64 " (file block %" PRIu64 ") puts it at block %" PRIu64 ", which "
+			  "another DAT entry or a DAT block holds", vbn, r->ino, r->blkoff, nblk);
+		return 0;
+	}
+	if (n->alloc && period_possible(c, n->start, n->end)) {
+		nstart = n->start;
+		nend = n->end;
+	} else if (!n->alloc && period_possible(c, n->start, n->end) && n->blk == nblk) {
+		/* only its bitmap bit was lost */
+		nstart = n->start;
+		nend = n->used ? NLFS_CNO_MAX : n->end;
+	} else {
+		/* from the checkpoint its log was written in; alive on if the
+		 * latest checkpoint maps it, else up to the repair's checkpoint,
+		 * which keeps it for every older checkpoint and snapshot */
+		nstart = r->cno >= 1 && r->cno <= c->latest_cno ? r->cno : 1;
+		if (n->alloc && (n->end == NLFS_CNO_MAX || (n->end >= nstart && n->end <= c->latest_cno)))
+			nend = n->end;   /* the start was the wrong half */
+		else
+			nend = nlfs_writer_cno(m->w);
+		if (n->used)
+			nend = NLFS_CNO_MAX;
+	}
+	if (n->alloc && nblk == n->blk && nstart == n->start && nend == n->end)
+		return 0;
+	if (n->alloc)
+		describe(was, sizeof(was), n->blk, n->start, n->end);
+	else
+		snprintf(was, sizeof(was), "not allocated");
+	describe(now, sizeof(now), nblk, nstart, nend);
+	said(m, "DAT: virtual block %" PRIu64 ": %s -> %s, as the summary of inode %" PRIu64
+	     " (file block %" PRIu64 ") says", vbn, was, now, r->ino, r->blkoff);
+	return nlfs_writer_set_vblock(m->w, vbn, nblk, nstart, nend, m->err);
+}
+
 static int fix_entry(struct mapfix *m, uint64_t vbn)
 {
 	struct fsck *c = m->c;
 	const struct srec *r;
-	struct nlfs_dat_entry e;
-	uint64_t blk, start, end, nblk, nstart, nend;
-	bool alloc, used = fsck_vbit_test(&c->vref, vbn);
-	int rc = nlfs_writer_peek_vblock(m->w, vbn, &e, &alloc, m->err);
+	struct nlfs_datinfo e;
+	struct dat_now n = { .used = fsck_vbit_test(&c->vref, vbn) };
+	int rc = nlfs_writer_peek_vblock(m->w, vbn, &e, &n.alloc, m->err);
 
 	if (rc)
 		return rc;
-	blk = nlfs_le64(e.de_blocknr);
-	start = nlfs_le64(e.de_start);
-	end = nlfs_le64(e.de_end);
+	n.blk = e.blocknr;
+	n.start = e.start;
+	n.end = e.end;
 	if (vbn == 0) {
 		/* reserved: all zeros, in use */
-		if (alloc && !blk && !start && !end)
+		if (n.alloc && !n.blk && !n.start && !n.end)
 			return 0;
 		said(m, "DAT: entry 0 reset (it is reserved)");
 		return nlfs_writer_set_vblock(m->w, 0, 0, 0, 0, m->err);
@@ -321,83 +406,10 @@ static int fix_entry(struct mapfix *m, uint64_t vbn)
 
 		recs_of_vbn(m, vbn, &lo, &hi);
 		for (size_t i = lo; i < hi; i++)
-			if (m->recs[i].block == blk && in_dirty_segment(c, blk))
+			if (m->recs[i].block == n.blk && in_dirty_segment(c, n.blk))
 				r = &m->recs[i];
 	}
-	if (!r) {
-		if (!alloc)
-			return 0;   /* the maps using it are rebuilt without it */
-		if (blk && !in_dirty_segment(c, blk) && seg_to_revive(c, blk))
-			return 0;   /* repair_meta.c may take its segment back into use */
-		if (!blk || !in_dirty_segment(c, blk)) {
-			if (used) {
-				said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
-				     "in use, and no summary names one; the file of the latest checkpoint "
-				     "that maps it loses that block (below)", vbn);
-			} else {
-				said(m, "DAT: virtual block %" PRIu64 " freed: it has no block in a segment "
-				     "in use, and no summary names one", vbn);
-			}
-			return nlfs_writer_free_vblock(m->w, vbn, m->err);
-		}
-		if (!period_possible(c, start, end)) {
-			nstart = 1;
-			nend = used ? NLFS_CNO_MAX : nlfs_writer_cno(m->w);
-			said(m, "DAT: virtual block %" PRIu64 " (block %" PRIu64 "): its impossible period "
-			     "is now [%" PRIu64 ", %s), which keeps it for every checkpoint that may use it",
-			     vbn, blk, nstart, used ? "open" : "the repair's checkpoint");
-			return nlfs_writer_set_vblock(m->w, vbn, blk, nstart, nend, m->err);
-		}
-		if (log_noted(c, blk))
-			return 0;   /* its segment's summary is damaged: repair_log.c moves it */
-		fsck_info(c, "left alone: DAT: virtual block %" PRIu64 " (block %" PRIu64 "): no segment "
-			  "summary names a block for it, and %s", vbn, blk,
-			  used ? "a file of the latest checkpoint uses it" :
-				 "an older checkpoint or a snapshot may use it");
-		return 0;
-	}
-	nblk = r->block;
-	if ((!alloc || nblk != blk) && fsck_bit_test(&c->datphys, nblk)) {
-		/* another entry, or the DAT itself, has that block: the
-		 * summary is the damaged side, and the log it is in goes */
-		fsck_info(c, "left alone: DAT: virtual block %" PRIu64 ": the summary of inode %"
-			  PRIu64 " (file block %" PRIu64 ") puts it at block %" PRIu64 ", which "
-			  "another DAT entry or a DAT block holds", vbn, r->ino, r->blkoff, nblk);
-		return 0;
-	}
-	if (alloc && period_possible(c, start, end)) {
-		nstart = start;
-		nend = end;
-	} else if (!alloc && period_possible(c, start, end) && blk == nblk) {
-		/* only its bitmap bit was lost */
-		nstart = start;
-		nend = used ? NLFS_CNO_MAX : end;
-	} else {
-		/* from the checkpoint its log was written in; alive on if the
-		 * latest checkpoint maps it, else up to the repair's checkpoint,
-		 * which keeps it for every older checkpoint and snapshot */
-		nstart = r->cno >= 1 && r->cno <= c->latest_cno ? r->cno : 1;
-		if (alloc && (end == NLFS_CNO_MAX || (end >= nstart && end <= c->latest_cno)))
-			nend = end;   /* the start was the wrong half */
-		else
-			nend = nlfs_writer_cno(m->w);
-		if (used)
-			nend = NLFS_CNO_MAX;
-	}
-	if (alloc && nblk == blk && nstart == start && nend == end)
-		return 0;
-	{
-		char was[128], now[128];
-
-		if (alloc)
-			describe(was, sizeof(was), blk, start, end);
-		else
-			snprintf(was, sizeof(was), "not allocated");
-		describe(now, sizeof(now), nblk, nstart, nend);
-		said(m, "DAT: virtual block %" PRIu64 ": %s -> %s, as the summary of inode %" PRIu64
-		     " (file block %" PRIu64 ") says", vbn, was, now, r->ino, r->blkoff);
-	}
-	return nlfs_writer_set_vblock(m->w, vbn, nblk, nstart, nend, m->err);
+	return r ? fix_claimed(m, vbn, &n, r) : fix_unclaimed(m, vbn, &n);
 }
 
 /* ---- block maps ---- */
@@ -430,10 +442,10 @@ enum holds { HOLDS_NO, HOLDS_YES, HOLDS_REOPEN, HOLDS_REVIVE };
 /* Does (KEY -> VBN) of inode INO hold up?  FROM_MAP: the map has it (an
  * ended or unallocated entry it uses may be brought back then). */
 static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, bool from_map,
-		 enum holds *out, struct nlfs_dat_entry *ep)
+		 enum holds *out, struct nlfs_datinfo *ep)
 {
 	struct fsck *c = m->c;
-	struct nlfs_dat_entry e;
+	struct nlfs_datinfo e;
 	uint64_t blk, start, end;
 	bool alloc, named = false;
 	size_t lo, hi;
@@ -446,9 +458,9 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 	if (rc)
 		return rc;
 	*ep = e;
-	blk = nlfs_le64(e.de_blocknr);
-	start = nlfs_le64(e.de_start);
-	end = nlfs_le64(e.de_end);
+	blk = e.blocknr;
+	start = e.start;
+	end = e.end;
 	if (!blk || !in_dirty_segment(c, blk))
 		return 0;
 	recs_of_block(m, ino, key, &lo, &hi);
@@ -477,7 +489,7 @@ static int holds(struct mapfix *m, uint64_t ino, uint64_t key, uint64_t vbn, boo
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
-	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64) != NULL;
+	return n && bsearch(&x, v, n, sizeof(*v), nlfs_cmp_u64) != NULL;
 }
 
 static int push_entry(struct mapfix *m, uint64_t key, uint64_t ptr)
@@ -524,7 +536,7 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 
 	for (size_t i = 0; i < m->nrecs; i++) {
 		const struct srec *r = &m->recs[i];
-		struct nlfs_dat_entry e;
+		struct nlfs_datinfo e;
 		bool alloc;
 		int rc;
 
@@ -535,7 +547,7 @@ static int end_old(struct mapfix *m, uint64_t ino, const uint64_t *oldp, size_t 
 		rc = nlfs_writer_peek_vblock(m->w, r->vbn, &e, &alloc, m->err);
 		if (rc)
 			return rc;
-		if (!alloc || nlfs_le64(e.de_end) != NLFS_CNO_MAX || nlfs_le64(e.de_blocknr) != r->block)
+		if (!alloc || e.end != NLFS_CNO_MAX || e.blocknr != r->block)
 			continue;
 		rc = nlfs_writer_end_vblock(m->w, r->vbn, m->err);
 		if (rc)
@@ -567,18 +579,94 @@ static int cmp_cand(const void *a, const void *b)
 	return (x->block < y->block) - (x->block > y->block);
 }
 
+/* per offset of MF's file, from the candidates CV[NCV] (sorted): the old
+ * map's entry where it holds up, else the newest version the summaries
+ * know that is alive in the latest checkpoint; *FROM_SUM counts those */
+static int choose_entries(struct mapfix *m, const struct fsck_map_fix *mf, const struct cand *cv,
+			  size_t ncv, uint64_t *from_sum)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < ncv && !rc; i++) {
+		struct nlfs_datinfo e;
+		enum holds h;
+
+		if ((m->nkeys && m->keys[m->nkeys - 1] == cv[i].key) ||
+		    fsck_vbit_test(&m->taken, cv[i].vbn))
+			continue;
+		rc = holds(m, mf->ino, cv[i].key, cv[i].vbn, cv[i].from_map, &h, &e);
+		if (rc || h == HOLDS_NO)
+			continue;
+		if (h == HOLDS_REOPEN || h == HOLDS_REVIVE) {
+			/* the file maps it, its summary names it there and its
+			 * segment still holds it: the entry was ended or freed
+			 * by mistake */
+			rc = nlfs_writer_set_vblock(m->w, cv[i].vbn, e.blocknr,
+						    e.start, NLFS_CNO_MAX, m->err);
+			if (rc)
+				break;
+			said(m, "DAT: virtual block %" PRIu64 " (%s, file block %" PRIu64 ") %s: the "
+			     "file still maps it", cv[i].vbn, mf->what, cv[i].key,
+			     h == HOLDS_REOPEN ? "alive again" : "marked in use again");
+		}
+		if (!cv[i].from_map)
+			(*from_sum)++;
+		rc = push_entry(m, cv[i].key, cv[i].vbn);
+	}
+	return rc;
+}
+
+/* MF's file F remapped to the entries chosen, unless they are its map S
+ * as it is (NBAD nodes were damaged); its old blocks ended, through OLDP
+ * (room for all of S's) */
+static int remap_file(struct mapfix *m, const struct fsck_map_fix *mf, const struct nlfs_file *f,
+		      struct salvaged *s, unsigned nbad, uint64_t *oldp, uint64_t from_sum)
+{
+	uint32_t units = m->c->g->blocksize / 512;
+	size_t nold = 0;
+	uint8_t flags;
+	bool same;
+	int rc;
+
+	memcpy(&flags, f->inode.i_bmap, 1);
+	same = !nbad && s->n == m->nkeys && (flags == 0 || flags == NLFS_BMAP_LARGE);
+	for (size_t i = 0; same && i < s->n; i++)
+		same = s->keys[i] == m->keys[i] && s->ptrs[i] == m->ptrs[i];
+	if (same)
+		return 0;   /* the map holds up as it is (its DAT entries were the problem) */
+	if (s->n > 1)
+		nlfs_sort(s->keys, s->n, sizeof(*s->keys), nlfs_cmp_u64);
+	report_lost(m, mf->what, s->keys, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		oldp[nold++] = s->ptrs[i];
+	for (size_t i = 0; i < s->nnodes; i++)
+		oldp[nold++] = s->nodes[i];
+	if (nold > 1)
+		nlfs_sort(oldp, nold, sizeof(*oldp), nlfs_cmp_u64);
+	rc = nlfs_writer_file_remap(m->w, mf->ino, m->keys, m->ptrs, m->nkeys,
+				    nlfs_le64(f->inode.i_blocks) / units, m->err);
+	if (!rc)
+		rc = end_old(m, mf->ino, oldp, nold);
+	if (rc)
+		return rc;
+	if (from_sum)
+		said(m, "%s: block map rebuilt: %zu block(s), %" PRIu64 " of them found through the "
+		     "segment summaries%s", mf->what, m->nkeys, from_sum,
+		     nbad ? " (a damaged node hid them)" : "");
+	else
+		said(m, "%s: block map rebuilt: %zu block(s)", mf->what, m->nkeys);
+	return 0;
+}
+
 static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 {
 	struct fsck *c = m->c;
 	struct salvaged s = { 0 };
 	struct nlfs_file f = { .ino = mf->ino, .cno = c->latest_cno };
-	uint32_t units = c->g->blocksize / 512;
 	uint64_t from_sum = 0, *oldp = NULL;
 	struct cand *cv = NULL;
-	size_t ncv = 0, lo, hi, nold = 0;
+	size_t ncv = 0, lo, hi;
 	unsigned nbad = 0;
-	uint8_t flags;
-	bool same;
 	int rc;
 
 	m->nkeys = 0;
@@ -605,63 +693,9 @@ static int rebuild(struct mapfix *m, const struct fsck_map_fix *mf)
 					   m->byfile[i].block, false };
 	if (ncv > 1)
 		nlfs_sort(cv, ncv, sizeof(*cv), cmp_cand);
-	/* per offset: the old map's entry where it holds up, else the newest
-	 * version the summaries know that is alive in the latest checkpoint */
-	for (size_t i = 0; i < ncv && !rc; i++) {
-		struct nlfs_dat_entry e;
-		enum holds h;
-
-		if ((m->nkeys && m->keys[m->nkeys - 1] == cv[i].key) ||
-		    fsck_vbit_test(&m->taken, cv[i].vbn))
-			continue;
-		rc = holds(m, mf->ino, cv[i].key, cv[i].vbn, cv[i].from_map, &h, &e);
-		if (rc || h == HOLDS_NO)
-			continue;
-		if (h == HOLDS_REOPEN || h == HOLDS_REVIVE) {
-			/* the file maps it, its summary names it there and its
-			 * segment still holds it: the entry was ended or freed
-			 * by mistake */
-			rc = nlfs_writer_set_vblock(m->w, cv[i].vbn, nlfs_le64(e.de_blocknr),
-						    nlfs_le64(e.de_start), NLFS_CNO_MAX, m->err);
-			if (rc)
-				break;
-			said(m, "DAT: virtual block %" PRIu64 " (%s, file block %" PRIu64 ") %s: the "
-			     "file still maps it", cv[i].vbn, mf->what, cv[i].key,
-			     h == HOLDS_REOPEN ? "alive again" : "marked in use again");
-		}
-		if (!cv[i].from_map)
-			from_sum++;
-		rc = push_entry(m, cv[i].key, cv[i].vbn);
-	}
-	if (rc)
-		goto out;
-	memcpy(&flags, f.inode.i_bmap, 1);
-	same = !nbad && s.n == m->nkeys && (flags == 0 || flags == NLFS_BMAP_LARGE);
-	for (size_t i = 0; same && i < s.n; i++)
-		same = s.keys[i] == m->keys[i] && s.ptrs[i] == m->ptrs[i];
-	if (same)
-		goto out;   /* the map holds up as it is (its DAT entries were the problem) */
-	if (s.n > 1)
-		nlfs_sort(s.keys, s.n, sizeof(*s.keys), cmp_u64);
-	report_lost(m, mf->what, s.keys, s.n);
-	for (size_t i = 0; i < s.n; i++)
-		oldp[nold++] = s.ptrs[i];
-	for (size_t i = 0; i < s.nnodes; i++)
-		oldp[nold++] = s.nodes[i];
-	if (nold > 1)
-		nlfs_sort(oldp, nold, sizeof(*oldp), cmp_u64);
-	rc = nlfs_writer_file_remap(m->w, mf->ino, m->keys, m->ptrs, m->nkeys,
-				    nlfs_le64(f.inode.i_blocks) / units, m->err);
+	rc = choose_entries(m, mf, cv, ncv, &from_sum);
 	if (!rc)
-		rc = end_old(m, mf->ino, oldp, nold);
-	if (rc)
-		goto out;
-	if (from_sum)
-		said(m, "%s: block map rebuilt: %zu block(s), %" PRIu64 " of them found through the "
-		     "segment summaries%s", mf->what, m->nkeys, from_sum,
-		     nbad ? " (a damaged node hid them)" : "");
-	else
-		said(m, "%s: block map rebuilt: %zu block(s)", mf->what, m->nkeys);
+		rc = remap_file(m, mf, &f, &s, nbad, oldp, from_sum);
 out:
 	for (size_t i = 0; i < m->nkeys; i++)
 		fsck_vbit_clear(&m->taken, m->ptrs[i]);
@@ -717,9 +751,9 @@ int repair_map_dat(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w, ui
 	for (size_t i = 0; i < c->fix.nmaps; i++)
 		m.inos[m.ninos++] = c->fix.maps[i].ino;
 	if (m.ninos > 1)
-		nlfs_sort(m.inos, m.ninos, sizeof(*m.inos), cmp_u64);
+		nlfs_sort(m.inos, m.ninos, sizeof(*m.inos), nlfs_cmp_u64);
 	if (nv > 1)
-		nlfs_sort(v, nv, sizeof(*v), cmp_u64);
+		nlfs_sort(v, nv, sizeof(*v), nlfs_cmp_u64);
 	for (size_t i = 0; i < nv; i++)
 		fsck_vbit_set(&m.suspect, v[i]);
 	rc = m.suspect.oom ? -ENOMEM : 0;

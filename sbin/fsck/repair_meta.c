@@ -195,14 +195,14 @@ struct seg_want {
 
 /* what segment SEG's usage should be, given what it is (SU) */
 static int want_usage(struct fsck *c, struct nlfs_fs *fs, uint64_t seg,
-		      const struct nlfs_segment_usage *su, uint64_t cur, uint64_t next,
+		      const struct nlfs_suinfo *su, uint64_t cur, uint64_t next,
 		      struct seg_want *want, struct nlfs_err *err)
 {
 	const struct nlfs_geometry *g = c->g;
 	const struct fsck_seg *s = &c->segs[seg];
 	const struct nlfs_recovery *rec = nlfs_fs_recovery(fs);
 	uint64_t start = nlfs_seg_start(g, seg), size = nlfs_seg_end(g, seg) + 1 - start;
-	uint32_t fl = su->su_flags & SU_KNOWN, n = su->su_nblocks, le;
+	uint32_t fl = su->flags & SU_KNOWN, n = su->nblocks, le;
 	int rc;
 
 	want->flags = fl;
@@ -276,7 +276,7 @@ static int mend_sufile(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w
 	if (!nlfs_log_read(fs, rec->sr_log, &log, NULL, 0, err))
 		next = log.next / g->blocks_per_segment;
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 		struct seg_want want;
 
 		rc = nlfs_sufile_get(fs, seg, &su, err);
@@ -284,15 +284,15 @@ static int mend_sufile(struct fsck *c, struct nlfs_fs *fs, struct nlfs_writer *w
 			rc = want_usage(c, fs, seg, &su, cur, next, &want, err);
 		if (rc)
 			return rc;
-		if (want.flags == su.su_flags && want.nblocks == su.su_nblocks)
+		if (want.flags == su.flags && want.nblocks == su.nblocks)
 			continue;
-		if (!su.su_flags && !want.flags)
+		if (!su.flags && !want.flags)
 			continue;   /* a clean entry's stale counts: nlfs_writer_fix_sufile */
 		rc = nlfs_writer_set_segusage(w, seg, want.flags, want.nblocks, err);
 		if (rc)
 			return rc;
 		fsck_info(c, "repair: segment %" PRIu64 ": usage flags 0x%x -> 0x%x, su_nblocks %u "
-			  "-> %u (%s)", seg, su.su_flags, want.flags, su.su_nblocks, want.nblocks,
+			  "-> %u (%s)", seg, su.flags, want.flags, su.nblocks, want.nblocks,
 			  want.why);
 		nf++;
 	}

@@ -21,6 +21,10 @@
 #include "fsck.h"
 #include "array.h"
 
+/* set by main.c's signal handlers, read here where the passes ask */
+volatile sig_atomic_t fsck_cancel_requested;
+volatile sig_atomic_t fsck_progress_toggle;
+
 struct report_item {
 	enum fsck_pr code;
 	char *msg;

@@ -28,17 +28,12 @@ void fsck_vbitmap_clear_all(struct fsck_vbitmap *b)
 		memset(b->chunks[i].words, 0, sizeof(b->chunks[i].words));
 }
 
-static size_t slot_of(uint64_t key, size_t nslots)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (nslots - 1);
-}
-
 /* the chunk of KEY, or NULL */
 static struct fsck_vchunk *find(const struct fsck_vbitmap *b, uint64_t key)
 {
 	if (!b->nslots)
 		return NULL;
-	for (size_t h = slot_of(key, b->nslots);; h = (h + 1) & (b->nslots - 1)) {
+	for (size_t h = nlfs_hash_slot(key, b->nslots);; h = (h + 1) & (b->nslots - 1)) {
 		uint32_t s = b->slots[h];
 
 		if (!s)
@@ -50,7 +45,7 @@ static struct fsck_vchunk *find(const struct fsck_vbitmap *b, uint64_t key)
 
 static void put_slot(uint32_t *slots, size_t nslots, uint64_t key, uint32_t idx1)
 {
-	size_t h = slot_of(key, nslots);
+	size_t h = nlfs_hash_slot(key, nslots);
 
 	while (slots[h])
 		h = (h + 1) & (nslots - 1);

@@ -1019,7 +1019,7 @@ static void c_ifile_rich_hole(void)
 	struct nlfs_file ifl;
 
 	ifile(&ifl);
-	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE)) {
+	if (!(nlfs_le64(ifl.inode.i_bmap[0]) & NLFS_BMAP_LARGE)) {
 		cp_edit(cno, 64 + I_BMAP + 8 * (1 + 4), 8, 0);
 		return;
 	}
@@ -1040,7 +1040,7 @@ static void c_ifile_rich_far(void)
 	uint64_t b = 0, key;
 
 	ifile(&ifl);
-	if (!(ifl.inode.i_bmap[0] & NLFS_BMAP_LARGE))
+	if (!(nlfs_le64(ifl.inode.i_bmap[0]) & NLFS_BMAP_LARGE))
 		die("the ifile is not a B-tree");
 	for (unsigned n = 0;; n++) {
 		struct node_find nf = { .level = 1, .n = n };
@@ -1298,7 +1298,7 @@ static void c_dir_rich_old_cp(void)
 
 	for (uint64_t cno = latest - 1; cno >= 1; cno--) {
 		struct nlfs_file ifl, root;
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		struct nlfs_err err;
 		uint64_t ptr, b;
 		uint8_t *buf;
@@ -1307,7 +1307,7 @@ static void c_dir_rich_old_cp(void)
 		if (nlfs_fs_ifile(fs, cno, &ifl, &err) ||
 		    nlfs_ifile_read(fs, &ifl, NLFS_ROOT_INO, &root, &err) ||
 		    nlfs_bmap_lookup(fs, &root, 0, &ptr, &err) || !ptr ||
-		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.de_end == NLFS_CNO_MAX ||
+		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.end == NLFS_CNO_MAX ||
 		    nlfs_dat_translate(fs, ptr, &b, &err))
 			continue;
 		buf = malloc(bs);
@@ -1347,14 +1347,14 @@ static void c_ifile_rich_old_cp_period(void)
 	nlfs_palloc_locate(bs, g->inode_size, NLFS_ROOT_INO, &blkoff, &off);
 	for (uint64_t cno = latest - 1; cno >= 2; cno--) {
 		struct nlfs_file ifl;
-		struct nlfs_dat_entry de;
+		struct nlfs_datinfo de;
 		struct nlfs_err err;
 		uint64_t ptr;
 
 		if (nlfs_fs_ifile(fs, cno, &ifl, &err) ||
 		    nlfs_bmap_lookup(fs, &ifl, blkoff, &ptr, &err) || !ptr ||
-		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.de_end == NLFS_CNO_MAX ||
-		    de.de_start >= cno)
+		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.end == NLFS_CNO_MAX ||
+		    de.start >= cno)
 			continue;
 		dat_edit(ptr, 16, 8, cno);
 		return;

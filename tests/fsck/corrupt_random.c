@@ -102,7 +102,7 @@ static int note_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	struct draw *d = arg;
 	uint8_t t = fi->ino < d->ntype ? d->type[fi->ino] : 0;
 
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 	struct nlfs_err err;
 	uint64_t where;
 	bool live;
@@ -116,7 +116,7 @@ static int note_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		       where == bi->block;
 	else
 		live = !nlfs_dat_lookup(fs, bi->vblocknr, &de, &err) &&
-		       nlfs_le64(de.de_blocknr) == bi->block && nlfs_le64(de.de_end) == UINT64_MAX;
+		       de.blocknr == bi->block && de.end == UINT64_MAX;
 	if (fi->ino >= NLFS_DAT_INO && fi->ino <= NLFS_IFILE_INO)
 		add(d, K_METADATA, bi->block, fi->ino, bi->blkoff, 0, live);
 	else if (!bi->is_data)
@@ -161,11 +161,11 @@ static void gather(struct draw *d)
 	    nlfs_ifile_iterate(fs, &ifile, note_type, d, &err))
 		die("%s: cannot read the latest checkpoint's inodes", img);
 	for (uint64_t seg = 0; seg < g->nsegments; seg++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 
 		if (nlfs_sufile_get(fs, seg, &su, &err))
 			die("%s: segment %" PRIu64 ": cannot read its usage", img, seg);
-		if ((su.su_flags & NLFS_SEGMENT_USAGE_DIRTY) &&
+		if ((su.flags & NLFS_SEGMENT_USAGE_DIRTY) &&
 		    nlfs_segment_logs(fs, seg, NLFS_LOG_READ_SUMMARY_ONLY, note_log, d, &err) < 0)
 			die("%s: segment %" PRIu64 ": cannot read its logs", img, seg);
 	}

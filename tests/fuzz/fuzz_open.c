@@ -74,11 +74,11 @@ static int visit_inode(const struct nlfs_file *f, void *arg)
 
 static void walk_files(struct nlfs_fs *fs)
 {
-	struct nlfs_sufile_header sh;
-	struct nlfs_segment_usage su;
+	struct nlfs_suhead sh;
+	struct nlfs_suinfo su;
 	int budget = 256;
 	struct nlfs_file ifile, root;
-	struct nlfs_cpfile_header h;
+	struct nlfs_cphead h;
 	struct tree_walk w = { fs, &ifile, 64 };
 
 	nlfs_cpfile_header(fs, &h, NULL);

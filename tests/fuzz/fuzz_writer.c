@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	io = nlfs_fs_release(fs);
 	if (nlfs_fs_open(io, &fs, &err) == 0) {
-		struct nlfs_cpfile_header h;
+		struct nlfs_cphead h;
 
 		nlfs_cpfile_header(fs, &h, &err);
 		nlfs_fs_close(fs);

@@ -97,7 +97,7 @@ static void pattern(uint8_t *buf, uint32_t bs, uint64_t seed, uint64_t blk)
 static int open_writer(const char *img, uint64_t now, struct nlfs_fs **fs,
 		       struct nlfs_writer **w, struct nlfs_err *err)
 {
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_io *io;
 	int rc = nlfs_io_open_unix(img, NLFS_IO_RDWR, &io);
 
@@ -109,9 +109,9 @@ static int open_writer(const char *img, uint64_t now, struct nlfs_fs **fs,
 		nlfs_io_close(io);
 		return rc;
 	}
-	rc = nlfs_cpfile_get(*fs, nlfs_fs_recovery(*fs)->cno, &cp, err);
+	rc = nlfs_cpfile_info(*fs, nlfs_fs_recovery(*fs)->cno, &cp, err);
 	if (!rc && !now)
-		now = nlfs_le64(cp.cp_create) + 1;
+		now = cp.create + 1;
 	if (!rc)
 		rc = nlfs_writer_open(*fs, now, 0, w, err);
 	if (rc) {
@@ -233,8 +233,8 @@ static int order(const char *img, uint64_t now, char **segs, int nsegs)
 {
 	struct nlfs_gc_stats st = { 0 };
 	struct nlfs_gc_protect prot = { .protcno = UINT64_MAX };
-	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cphead h;
+	struct nlfs_cpinfo cp;
 	uint64_t snaps[64];
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w;
@@ -244,9 +244,9 @@ static int order(const char *img, uint64_t now, char **segs, int nsegs)
 	if (rc)
 		return fail(img, &err, rc);
 	rc = nlfs_cpfile_header(fs, &h, &err);
-	for (uint64_t c = rc ? 0 : nlfs_le64(h.ch_snapshot_next); !rc && c;
-	     c = nlfs_le64(cp.cp_snapshot_next)) {
-		rc = nlfs_cpfile_get(fs, c, &cp, &err);
+	for (uint64_t c = rc ? 0 : h.snapshot_next; !rc && c;
+	     c = cp.next) {
+		rc = nlfs_cpfile_info(fs, c, &cp, &err);
 		if (!rc && prot.nsnapshots < 64)
 			snaps[prot.nsnapshots++] = c;
 	}
@@ -354,8 +354,8 @@ static int digest(const char *img)
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cphead h;
+	struct nlfs_cpinfo cp;
 	int rc = nlfs_io_open_unix(img, NLFS_IO_RDONLY, &io);
 
 	if (rc)
@@ -368,9 +368,9 @@ static int digest(const char *img)
 	rc = digest_cp(fs, nlfs_fs_recovery(fs)->cno, "latest", &err);
 	if (!rc)
 		rc = nlfs_cpfile_header(fs, &h, &err);
-	for (uint64_t c = rc ? 0 : nlfs_le64(h.ch_snapshot_next); !rc && c;
-	     c = nlfs_le64(cp.cp_snapshot_next)) {
-		rc = nlfs_cpfile_get(fs, c, &cp, &err);
+	for (uint64_t c = rc ? 0 : h.snapshot_next; !rc && c;
+	     c = cp.next) {
+		rc = nlfs_cpfile_info(fs, c, &cp, &err);
 		if (!rc)
 			rc = digest_cp(fs, c, "snapshot", &err);
 	}

@@ -136,18 +136,47 @@ BN=$((t0 + 31 * 86400 + 100)) BR="-H 0 -d 10 -w 0 -m 0 -p 0"
 "$top/nilfs-timeline" -n -S "$tmp/sb" $BR -M 0 --now=$BN "$b" >"$tmp/out" 2>&1
 grep -qx "the timeline's snapshots alone hold 468 blocks now, 0 after (budget 0)" "$tmp/out" ||
 	{ cat "$tmp/out"; bad "budget: not the 9 x 52 blocks the snapshots alone hold"; }
-# 300 blocks: the oldest four go (468 - 4 x 52 = 260), the newest six stay
+# the free-space limit (-F, the cleaner's min_clean_segments): with all
+# 511 segments asked for, nothing may be held; the volume's clean blocks,
+# the blocks nothing holds and the reserved segments come from that line
+"$top/nilfs-timeline" -n -S "$tmp/sb" $BR -F 511 --now=$BN "$b" >"$tmp/out" 2>&1
+set -- $(sed -n "s/^free space: \([0-9]*\) blocks clean, \([0-9]*\) more that nothing holds, the cleaner's minimum \([0-9]*\): the timeline's snapshots may hold 0$/\1 \2 \3/p" "$tmp/out")
+[ $# = 3 ] && grep -qx "the timeline's snapshots alone hold 468 blocks now, 0 after" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "free space: -F 511 should give up all"; set -- 0 0 0; }
+clean=$1 dead=$2 rsv=$(($3 / 128 - 511))
+# a minimum that leaves them 72 to 200 blocks: the oldest of the thinned
+# go, and what they hold after is within it
+F=$(( (clean + dead + 468 - 200 + 127) / 128 - rsv ))
+allowed=$((clean + dead + 468 - (F + rsv) * 128))
+"$top/nilfs-timeline" -n -S "$tmp/sb" $BR -F $F --now=$BN "$b" >"$tmp/out" 2>&1
+grep -qx "free space: $clean blocks clean, $dead more that nothing holds, the cleaner's minimum $(((F + rsv) * 128)): the timeline's snapshots may hold $allowed" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "free space: -F $F: not the limit of $allowed blocks"; }
+after=$(sed -n "s/^the timeline's snapshots alone hold 468 blocks now, \([0-9]*\) after$/\1/p" "$tmp/out")
+[ -n "$after" ] && [ "$after" -le "$allowed" ] && [ $((after + 52)) -gt "$allowed" ] ||
+	{ cat "$tmp/out"; bad "free space: -F $F: $after blocks after, the limit $allowed"; }
+grep -q "^not promoting checkpoint .*free space under the cleaner's minimum: the daily ones thinned)$" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "free space: -F $F: no reason given"; }
+# with room to spare the count is not even made
+"$top/nilfs-timeline" -n -S "$tmp/sb" $BR -F 1 --now=$BN "$b" >"$tmp/out" 2>&1
+grep -q "free space\|alone hold\|demote" "$tmp/out" && { cat "$tmp/out"; bad "free space: -F 1 counted or gave up"; }
+# 300 blocks: the daily bucket is the only one, so it is thinned: every
+# second of 22..31 counted from the newest (31 stays, 30 goes, ...), the
+# oldest first: 22, 24, 26 and 28 (468 - 4 x 52 = 260)
 "$top/nilfs-timeline" -S "$tmp/sb" $BR -M 300K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget run: exit $?"
 grep -qx "the timeline's snapshots alone hold 468 blocks, 260 after (budget 300)" "$tmp/out" ||
-	{ cat "$tmp/out"; bad "budget: the oldest four should go"; }
-[ "$(snaps "$b" | tr '\n' ' ')" = "26 27 28 29 30 31 " ] || bad "budget: snapshots $(snaps "$b" | tr '\n' ' ')"
-[ "$(owned "$tmp/sb" | tr '\n' ' ')" = "26 27 28 29 30 31 " ] || bad "budget: state $(owned "$tmp/sb" | tr '\n' ' ')"
-# held again, under budget: nothing changes; at 200 blocks two more go, demoted
+	{ cat "$tmp/out"; bad "budget: four should go"; }
+[ "$(grep -c '^promoted checkpoint .*(daily [-0-9]*)$' "$tmp/out")" = 6 ] || { cat "$tmp/out"; bad "budget: six promoted"; }
+[ "$(snaps "$b" | tr '\n' ' ')" = "23 25 27 29 30 31 " ] || bad "budget: snapshots $(snaps "$b" | tr '\n' ' ')"
+[ "$(owned "$tmp/sb" | tr '\n' ' ')" = "23 25 27 29 30 31 " ] || bad "budget: state $(owned "$tmp/sb" | tr '\n' ' ')"
+# held again, under budget: nothing changes; at 200 blocks the round ends
+# with 30, and the next round (of 23 25 27 29 31) starts with 25, demoted
 "$top/nilfs-timeline" -S "$tmp/sb" $BR -M 300K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget rerun: exit $?"
 grep -q '^promoted\|^demoted' "$tmp/out" && bad "budget rerun: changed $(cat "$tmp/out")"
 "$top/nilfs-timeline" -S "$tmp/sb" $BR -M 200K --now=$BN "$b" >"$tmp/out" 2>&1 || bad "budget 200: exit $?"
-[ "$(grep -c '^demoted snapshot 2[67] to a checkpoint (daily .*over the space budget' "$tmp/out")" = 2 ] ||
-	{ cat "$tmp/out"; bad "budget 200: 26 and 27 should be demoted"; }
+[ "$(grep -c '^demoted snapshot \(25\|30\) to a checkpoint (daily [-0-9]*; over the space budget: the daily ones thinned)$' "$tmp/out")" = 2 ] ||
+	{ cat "$tmp/out"; bad "budget 200: 25 and 30 should be demoted, thinned"; }
+grep -qx "the timeline's snapshots alone hold 468 blocks, 156 after (budget 200)" "$tmp/out" ||
+	{ cat "$tmp/out"; bad "budget 200: 156 blocks after"; }
 "$top/fsck.nilfs2" -fn --checkpoints=all "$b" >"$tmp/fsck" 2>&1 || { bad "budget: fsck"; tail -n 5 "$tmp/fsck"; }
 
 echo "ok: run 2 cut at each of $n writes, torn and lost:$(echo $seen | tr ' ' '\n' | sort | uniq -c | awk '{ printf " %s %s", $2, $1 }')"

@@ -39,6 +39,9 @@
 #                        appended after each run, under a line naming the
 #                        script (check-kernels.sh looks there for nilfs2's
 #                        warnings on every kernel)
+#   NILFS_KTEST_MODULES  more modules to load, after nilfs2's, as paths
+#                        below kernel/ (bench/fsck.sh has the kernel write
+#                        an ext4 volume: lib/crc16 fs/mbcache ... fs/ext4/ext4)
 #   NILFS_KTEST_ORACLE   a second nilfs-tools, as fetch-kernels.sh oracle
 #                        makes it (its programs with their own loader and
 #                        libraries): lands in /ktest/oracle, its programs
@@ -68,7 +71,8 @@ drivers/virtio/virtio_pci_legacy_dev
 drivers/virtio/virtio_pci_modern_dev
 drivers/virtio/virtio_pci
 drivers/block/virtio_blk
-fs/nilfs2/nilfs2"
+fs/nilfs2/nilfs2${NILFS_KTEST_MODULES:+
+$NILFS_KTEST_MODULES}"
 
 # nilfs-tools programs copied into the guest as an oracle.
 NILFS_TOOLS="mkfs.nilfs2 lscp lssu mkcp chcp rmcp nilfs-tune dumpseg"
@@ -240,7 +244,7 @@ EOF
 build_initramfs() {
 	find_kernel
 	find_busybox || die "no static busybox"
-	key=$(echo "$KERNEL $MODDIR" | cksum | cut -d' ' -f1)
+	key=$(echo "$KERNEL $MODDIR${NILFS_KTEST_MODULES:+ $NILFS_KTEST_MODULES}" | cksum | cut -d' ' -f1)
 	INITRD=$CACHE/initramfs-$KVER-$key.cpio.gz
 	# reuse the cached image unless one of its inputs is newer
 	fresh=yes

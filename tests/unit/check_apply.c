@@ -86,6 +86,34 @@ START_TEST(ordinary_commands)
 }
 END_TEST
 
+/* a file's attributes right after its contents go through the descriptor
+ * still open from them, and land on that file, not on a link beside it */
+START_TEST(attributes_of_the_file_written)
+{
+	struct stat st;
+	char p[200];
+
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CREATE, .path = "f" }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_WRITE, .path = "f", .data = "abc",
+						   .len = 3 }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CHOWN, .path = "f", .uid = getuid(),
+						   .gid = getgid() }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CHMOD, .path = "f", .mode = 0604 }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_UTIMES, .path = "f", .atime = 1000,
+						   .mtime = 2000, .mtime_nsec = 5 }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_SYMLINK, .path = "l", .target = "f" }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_UTIMES, .path = "l", .mtime = 7 }), 0);
+	ck_assert_int_eq(apply_finish(&a), 0);
+	snprintf(p, sizeof(p), "%s/f", top);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0604);
+	ck_assert_int_eq(st.st_atim.tv_sec, 1000);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 2000);
+	ck_assert_int_eq(st.st_mtim.tv_nsec, 5);
+	ck_assert_uint_eq(st.st_size, 3);
+}
+END_TEST
+
 START_TEST(symlink_is_never_followed)
 {
 	char target[100];
@@ -138,6 +166,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, ordinary_commands);
+	tcase_add_test(tc, attributes_of_the_file_written);
 	tcase_add_test(tc, symlink_is_never_followed);
 	tcase_add_test(tc, no_write_through_special_files);
 	tcase_add_test(tc, private_name_refused);

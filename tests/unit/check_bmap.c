@@ -53,7 +53,7 @@ static void set_root(struct nlfs_file *f, unsigned level, unsigned n, const uint
 		     const uint64_t *ptrs)
 {
 	uint8_t *b = (uint8_t *)f->inode.i_bmap;
-	uint16_t nch = nlfs_cpu_to_le16((uint16_t)n);
+	nlfs_le16_t nch = nlfs_cpu_to_le16((uint16_t)n);
 
 	memset(f, 0, sizeof(*f));
 	f->ino = 20;
@@ -61,7 +61,7 @@ static void set_root(struct nlfs_file *f, unsigned level, unsigned n, const uint
 	b[1] = (uint8_t)level;
 	memcpy(b + 2, &nch, 2);
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t k = nlfs_cpu_to_le64(keys[i]), p = nlfs_cpu_to_le64(ptrs[i]);
+		nlfs_le64_t k = nlfs_cpu_to_le64(keys[i]), p = nlfs_cpu_to_le64(ptrs[i]);
 
 		memcpy(b + 8 + 8 * i, &k, 8);
 		memcpy(b + 32 + 8 * i, &p, 8);
@@ -161,12 +161,6 @@ START_TEST(btree_corruption_is_reported_with_the_inode)
 }
 END_TEST
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	v = nlfs_cpu_to_le64(v);
-	memcpy(p, &v, 8);
-}
-
 START_TEST(lookup_at_a_level_finds_nodes_by_their_key)
 {
 	struct nlfs_io *io = testimg_create();
@@ -184,10 +178,10 @@ START_TEST(lookup_at_a_level_finds_nodes_by_their_key)
 	memset(node, 0, TESTIMG_BS);
 	node[1] = 1;
 	node[2] = 2;
-	put_le64(node + 16, 5);
-	put_le64(node + 24, 7);
-	put_le64(node + 16 + 8 * ncmax, 200);
-	put_le64(node + 24 + 8 * ncmax, 201);
+	nlfs_put_le64(node + 16, 5);
+	nlfs_put_le64(node + 24, 7);
+	nlfs_put_le64(node + 16 + 8 * ncmax, 200);
+	nlfs_put_le64(node + 24 + 8 * ncmax, 201);
 	set_root(&f, 2, 1, rkeys, rptrs);
 	f.ino = NLFS_DAT_INO;                         /* physical pointers */
 	ck_assert_int_eq(nlfs_bmap_lookup_level(fs, &f, 5, 1, &ptr, &err), 0);
@@ -255,8 +249,8 @@ static void put_node(struct nlfs_fs *fs, uint64_t blk, unsigned level, unsigned 
 	node[1] = (uint8_t)level;
 	node[2] = (uint8_t)n;
 	for (unsigned i = 0; i < n; i++) {
-		put_le64(node + 16 + 8 * i, keys[i]);
-		put_le64(node + 16 + 8 * (ncmax + i), ptrs[i]);
+		nlfs_put_le64(node + 16 + 8 * i, keys[i]);
+		nlfs_put_le64(node + 16 + 8 * (ncmax + i), ptrs[i]);
 	}
 }
 

@@ -23,9 +23,9 @@
 #include "../../sbin/cleanerd/cleanerd.h"
 #include "../../common/clean_submit.h"
 
-static void put16(uint8_t *p, uint16_t v) { v = nlfs_cpu_to_le16(v); memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { v = nlfs_cpu_to_le32(v); memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { v = nlfs_cpu_to_le64(v); memcpy(p, &v, 8); }
+static void put16(uint8_t *p, uint16_t v) { nlfs_put_le16(p, v); }
+static void put32(uint8_t *p, uint32_t v) { nlfs_put_le32(p, v); }
+static void put64(uint8_t *p, uint64_t v) { nlfs_put_le64(p, v); }
 
 /* Segment 1 (blocks 16..31) gets two logs with seq SEQ:
  *   block 16: ino 12 cno 5: data vbn 100 @0, data vbn 101 @1, node vbn 102;

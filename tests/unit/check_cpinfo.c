@@ -73,14 +73,16 @@ static uint64_t mdt_block(struct nlfs_fs *fs, unsigned ino, uint64_t blkoff)
 
 static void put32_at(int fd, uint64_t off, uint32_t v)
 {
-	v = nlfs_cpu_to_le32(v);
-	ck_assert_int_eq(pwrite(fd, &v, 4, (off_t)off), 4);
+	nlfs_le32_t le = nlfs_cpu_to_le32(v);
+
+	ck_assert_int_eq(pwrite(fd, &le, 4, (off_t)off), 4);
 }
 
 static void put64_at(int fd, uint64_t off, uint64_t v)
 {
-	v = nlfs_cpu_to_le64(v);
-	ck_assert_int_eq(pwrite(fd, &v, 8, (off_t)off), 8);
+	nlfs_le64_t le = nlfs_cpu_to_le64(v);
+
+	ck_assert_int_eq(pwrite(fd, &le, 8, (off_t)off), 8);
 }
 
 /* recompute ss_datasum of the log at START after its blocks were edited */
@@ -91,8 +93,7 @@ static void reseal(int fd, uint32_t seed, uint64_t start, uint32_t bs)
 
 	ck_assert_ptr_nonnull(buf);
 	ck_assert_int_eq(pread(fd, buf, bs, (off_t)(start * bs)), (ssize_t)bs);
-	memcpy(&nblocks, buf + 0x28, 4);
-	nblocks = nlfs_le32(nblocks);
+	nblocks = nlfs_get_le32(buf + 0x28);
 	crc = nlfs_crc32(seed, buf + 4, bs - 4);
 	for (uint32_t i = 1; i < nblocks; i++) {
 		ck_assert_int_eq(pread(fd, buf, bs, (off_t)((start + i) * bs)), (ssize_t)bs);

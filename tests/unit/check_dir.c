@@ -11,8 +11,8 @@
 static void put_rec(uint8_t *b, unsigned off, uint64_t ino, uint16_t rec_len, const char *name,
 		    uint8_t type)
 {
-	uint64_t i = nlfs_cpu_to_le64(ino);
-	uint16_t r = nlfs_cpu_to_le16(rec_len);
+	nlfs_le64_t i = nlfs_cpu_to_le64(ino);
+	nlfs_le16_t r = nlfs_cpu_to_le16(rec_len);
 
 	memcpy(b + off, &i, 8);
 	memcpy(b + off + 8, &r, 2);

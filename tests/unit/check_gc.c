@@ -49,6 +49,15 @@ START_TEST(test_rank)
 	ck_assert_uint_eq(c[0].segnum, 3);
 	ck_assert_uint_eq(c[1].segnum, 2);
 	ck_assert_uint_eq(c[2].segnum, 1);
+	/* the age counts up to the median age (here B's, 2000): the old,
+	 * 60 % live A would rank first uncapped (2500 against B's 1637) */
+	c[0] = (struct nlfs_gc_candidate){ .segnum = 10, .lastmod = 0, .nblocks = 100, .live = 60 };
+	c[1] = (struct nlfs_gc_candidate){ .segnum = 11, .lastmod = 8000, .nblocks = 100, .live = 10 };
+	c[2] = (struct nlfs_gc_candidate){ .segnum = 12, .lastmod = 9000, .nblocks = 100, .live = 30 };
+	nlfs_gc_rank(NLFS_GC_COST_BENEFIT, c, 3, 10000, 100);
+	ck_assert_uint_eq(c[0].segnum, 11);
+	ck_assert_uint_eq(c[1].segnum, 12);
+	ck_assert_uint_eq(c[2].segnum, 10);
 	/* unknown live counts fall back to nblocks; a future lastmod is "now" */
 	sample(c);
 	c[0].live = NLFS_GC_LIVE_UNKNOWN;

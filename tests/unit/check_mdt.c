@@ -46,8 +46,8 @@ static struct nlfs_fs *open_image(void)
 START_TEST(sufile_shows_the_two_segments_mkfs_allocates)
 {
 	struct nlfs_fs *fs;
-	struct nlfs_sufile_header h;
-	struct nlfs_segment_usage su;
+	struct nlfs_suhead h;
+	struct nlfs_suinfo su;
 	struct nlfs_err err;
 	uint64_t nsegs;
 
@@ -56,13 +56,13 @@ START_TEST(sufile_shows_the_two_segments_mkfs_allocates)
 	fs = open_image();
 	nsegs = nlfs_fs_geometry(fs)->nsegments;
 	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
-	ck_assert_uint_eq(h.sh_ncleansegs, nsegs - 2);
-	ck_assert_uint_eq(h.sh_ndirtysegs, 2);
+	ck_assert_uint_eq(h.ncleansegs, nsegs - 2);
+	ck_assert_uint_eq(h.ndirtysegs, 2);
 	ck_assert_int_eq(nlfs_sufile_get(fs, 0, &su, &err), 0);
-	ck_assert(su.su_flags & NLFS_SEGMENT_USAGE_DIRTY);
-	ck_assert_uint_eq(su.su_nblocks, 11);   /* the initial log, counted from block 1 */
+	ck_assert(su.flags & NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(su.nblocks, 11);   /* the initial log, counted from block 1 */
 	ck_assert_int_eq(nlfs_sufile_get(fs, 2, &su, &err), 0);
-	ck_assert_uint_eq(su.su_flags, 0);
+	ck_assert_uint_eq(su.flags, 0);
 	ck_assert_int_eq(nlfs_sufile_get(fs, nsegs, &su, &err), -ERANGE);
 	nlfs_fs_close(fs);
 }
@@ -80,8 +80,8 @@ START_TEST(ifile_iteration_and_checkpoint_one)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_file ifile, root;
-	struct nlfs_checkpoint cp;
-	struct nlfs_cpfile_header h;
+	struct nlfs_cpinfo cp;
+	struct nlfs_cphead h;
 	struct nlfs_err err;
 	uint64_t seen[8] = { 0 };
 
@@ -89,10 +89,10 @@ START_TEST(ifile_iteration_and_checkpoint_one)
 		return;
 	fs = open_image();
 	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
-	ck_assert_uint_eq(h.ch_ncheckpoints, 1);
-	ck_assert_uint_eq(h.ch_nsnapshots, 0);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp, &err), 0);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 2, &cp, &err), -ENOENT);
+	ck_assert_uint_eq(h.ncheckpoints, 1);
+	ck_assert_uint_eq(h.nsnapshots, 0);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 1, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 2, &cp, &err), -ENOENT);
 	ck_assert_uint_eq(err.cno, 2);
 	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
 	ck_assert_uint_eq(ifile.cno, 1);
@@ -119,7 +119,7 @@ START_TEST(palloc_groups_of_the_dat_and_ifile)
 	struct nlfs_err err;
 	uint8_t desc[4096], bitmap[4096];
 	struct nlfs_palloc_group pg = { desc, bitmap, 0, false, false, UINT64_MAX };
-	struct nlfs_segment_usage su[4];
+	struct nlfs_suinfo su[4];
 
 	/* layout: 4 KiB blocks, DAT entries of 32 bytes: 257 blocks a group */
 	ck_assert_uint_eq(nlfs_palloc_desc_blkoff(4096, 32, 0), 0);
@@ -150,9 +150,9 @@ START_TEST(palloc_groups_of_the_dat_and_ifile)
 	ck_assert_uint_eq(bitmap[0], 0);
 	/* several segments in one call */
 	ck_assert_int_eq(nlfs_sufile_get_many(fs, 0, 4, su, &err), 0);
-	ck_assert_uint_eq(su[0].su_nblocks, 11);
-	ck_assert(su[1].su_flags & NLFS_SEGMENT_USAGE_DIRTY);
-	ck_assert_uint_eq(su[2].su_flags, 0);
+	ck_assert_uint_eq(su[0].nblocks, 11);
+	ck_assert(su[1].flags & NLFS_SEGMENT_USAGE_DIRTY);
+	ck_assert_uint_eq(su[2].flags, 0);
 	ck_assert_int_eq(nlfs_sufile_get_many(fs, nlfs_fs_geometry(fs)->nsegments - 1, 2, su, &err),
 			 -ERANGE);
 	nlfs_fs_close(fs);

@@ -188,14 +188,14 @@ static void dat_in_use_segments(struct nlfs_fs *fs)
 	nentries = nlfs_le64(dat.inode.i_blocks) * 512 / BS * (BS / sizeof(struct nlfs_dat_entry));
 	ck_assert_uint_gt(nentries, 0);
 	for (uint64_t v = 1; v < nentries; v++) {
-		struct nlfs_dat_entry e;
-		struct nlfs_segment_usage su;
+		struct nlfs_datinfo e;
+		struct nlfs_suinfo su;
 		uint64_t blk;
 
-		if (nlfs_dat_lookup(fs, v, &e, &err) || !(blk = nlfs_le64(e.de_blocknr)))
+		if (nlfs_dat_lookup(fs, v, &e, &err) || !(blk = e.blocknr))
 			continue;   /* past the DAT's end, or a free entry */
 		ck_assert_int_eq(nlfs_sufile_get(fs, blk / BPS, &su, &err), 0);
-		ck_assert_msg(nlfs_le32(su.su_flags) & NLFS_SEGMENT_USAGE_DIRTY,
+		ck_assert_msg(su.flags & NLFS_SEGMENT_USAGE_DIRTY,
 			      "virtual block %llu points to block %llu, in clean segment %llu",
 			      (unsigned long long)v, (unsigned long long)blk,
 			      (unsigned long long)(blk / BPS));
@@ -395,7 +395,7 @@ END_TEST
 /* the sufile's header against its entries, as the volume on IO has them */
 static void sufile_counts_right(struct nlfs_io *io)
 {
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	uint64_t clean = 0, dirty = 0, n;
@@ -403,15 +403,15 @@ static void sufile_counts_right(struct nlfs_io *io)
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	n = nlfs_fs_geometry(fs)->nsegments;
 	for (uint64_t s = 0; s < n; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 
 		ck_assert_int_eq(nlfs_sufile_get(fs, s, &su, &err), 0);
-		clean += !su.su_flags;
-		dirty += !!(nlfs_le32(su.su_flags) & NLFS_SEGMENT_USAGE_DIRTY);
+		clean += !su.flags;
+		dirty += !!(su.flags & NLFS_SEGMENT_USAGE_DIRTY);
 	}
 	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(h.sh_ncleansegs), clean);
-	ck_assert_uint_eq(nlfs_le64(h.sh_ndirtysegs), dirty);
+	ck_assert_uint_eq(h.ncleansegs, clean);
+	ck_assert_uint_eq(h.ndirtysegs, dirty);
 	nlfs_fs_release(fs);
 }
 

@@ -52,7 +52,7 @@ START_TEST(secondary_used_when_primary_corrupt)
 	struct nlfs_sb_choice c;
 	struct nlfs_err err;
 
-	sb_at(io, NLFS_SB_OFFSET_BYTES)->s_nsegments ^= 1;  /* CRC now wrong */
+	sb_at(io, NLFS_SB_OFFSET_BYTES)->s_nsegments ^= nlfs_cpu_to_le64(1);  /* CRC now wrong */
 	ck_assert_int_eq(nlfs_sb_read_both(io, sb, &c, &err), 0);
 	ck_assert(!c.status[0].valid);
 	ck_assert_int_eq(c.status[0].error, -NLFS_EBADCRC);
@@ -196,7 +196,7 @@ START_TEST(rewrite_leaves_an_invalid_copy_alone)
 	struct nlfs_sb_choice c;
 	struct nlfs_err err;
 
-	sb_at(io, NLFS_SB_OFFSET_BYTES)->s_nsegments ^= 1;   /* CRC now wrong */
+	sb_at(io, NLFS_SB_OFFSET_BYTES)->s_nsegments ^= nlfs_cpu_to_le64(1);   /* CRC now wrong */
 	bad = *sb_at(io, NLFS_SB_OFFSET_BYTES);
 	ck_assert_int_eq(nlfs_sb_rewrite(io, set_label, "tuned", &c, &err), 0);
 	ck_assert(!c.status[0].valid);

@@ -81,7 +81,7 @@ START_TEST(wrong_sumsum_is_reported_separately_from_datasum)
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	struct nlfs_log log;
-	uint32_t sum;
+	nlfs_le32_t sum;
 
 	d[4] ^= 1;   /* ss_sumsum wrong; datasum recomputed over it */
 	sum = nlfs_cpu_to_le32(nlfs_crc32(TESTIMG_SEED, d + 4, TESTIMG_NBLOCKS * TESTIMG_BS - 4));
@@ -125,7 +125,7 @@ START_TEST(finfo_claiming_too_many_blocks_is_corrupt)
 	struct nlfs_err err;
 	struct nlfs_log log;
 	void *summary = NULL;
-	uint32_t big = nlfs_cpu_to_le32(100);
+	nlfs_le32_t big = nlfs_cpu_to_le32(100);
 
 	memcpy(log_at(io, TESTIMG_LOG) + 64 + 16, &big, 4);
 	testimg_reseal_log(io, TESTIMG_LOG);
@@ -162,7 +162,8 @@ START_TEST(bad_super_root_crc_fails_open)
 	sr[20] ^= 1;
 	/* keep the log's own sums right so only sr_sum is wrong */
 	{
-		uint32_t nb = TESTIMG_NBLOCKS, sum;
+		uint32_t nb = TESTIMG_NBLOCKS;
+		nlfs_le32_t sum;
 		uint8_t *d = log_at(io, TESTIMG_LOG);
 
 		sum = nlfs_cpu_to_le32(nlfs_crc32(TESTIMG_SEED, d + 4, nb * TESTIMG_BS - 4));
@@ -181,7 +182,7 @@ START_TEST(unclean_volume_scans_forward_to_newer_super_root)
 	uint8_t *first = log_at(io, TESTIMG_LOG), *second;
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	uint64_t cno2 = nlfs_cpu_to_le64(2);
+	nlfs_le64_t cno2 = nlfs_cpu_to_le64(2);
 
 	/* copy the log right after itself as checkpoint 2, same segment */
 	second = log_at(io, TESTIMG_LOG + TESTIMG_NBLOCKS);
@@ -231,7 +232,7 @@ START_TEST(segment_logs_end_at_another_seq)
 {
 	struct nlfs_io *io = testimg_create();
 	uint8_t *first = log_at(io, TESTIMG_LOG);
-	uint64_t seq_next = nlfs_cpu_to_le64(1);
+	nlfs_le64_t seq_next = nlfs_cpu_to_le64(1);
 	struct seen_logs sl = { 0 };
 	struct nlfs_fs *fs;
 	struct nlfs_err err;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <nlfs/gc.h>
 #include "check_main.h"
 #include "timeline.h"
 
@@ -311,6 +312,24 @@ START_TEST(clock_set_back)
 }
 END_TEST
 
+/* what the snapshots' runs hold, for tl_plan_budget */
+static uint64_t budget(const struct nlfs_gc_held_run *runs, size_t n, uint64_t dead,
+		       const struct tl_budget *b)
+{
+	struct nlfs_gc_held h = { (struct nlfs_gc_held_run *)runs, n, 0, dead };
+
+	ck_assert_int_eq(tl_plan_budget(&plan, &h, b), 0);
+	return plan.held_after;
+}
+
+static enum tl_shed shed(uint64_t cno)
+{
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.d[i].cno == cno)
+			return plan.d[i].shed;
+	return TL_SHED_NONE;
+}
+
 START_TEST(space_budget)
 {
 	struct tl_config cfg = { { 0, 5 } };
@@ -322,31 +341,125 @@ START_TEST(space_budget)
 		{ 5, MON + 5 * D, false },
 	};
 	struct tl_owned own[] = { { 1, MON + 1 * D, 0 }, { 4, MON + 4 * D, 0 } };
-	/* what 1, 3, 4, 5 free, each with the older ones */
-	const uint64_t freed[] = { 10, 20, 30, 40 };
+	/* the timeline's 1, 3, 4, 5 (indexes 0..3) each hold their own, and
+	 * 3 and 4 some together */
+	const struct nlfs_gc_held_run runs[] = {
+		{ 0, 0, 10 }, { 1, 1, 20 }, { 2, 2, 30 }, { 3, 3, 40 }, { 1, 2, 5 },
+	};
+	char why[256];
 
 	set_tz("UTC0");
 	make(cps, 5, own, 2, &cfg, MON + 6 * D);
 	ck_assert_int_eq(verdict(3), TL_PROMOTE);
 	/* under budget: nothing changes */
-	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 100), 100);
+	ck_assert_uint_eq(budget(runs, 5, 0, &(struct tl_budget){ 105, 0, 0 }), 105);
 	ck_assert_uint_eq(plan.count[TL_DEMOTE] + plan.count[TL_OVER], 0);
-	/* 100 > 45: 1 (held, demoted) and 3 (not promoted) go, 70 left */
-	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 70), 70);
+	ck_assert_int_eq(plan.limit, TL_LIMIT_BUDGET);
+	/* all daily: the daily ones are thinned, every second from the newest
+	 * (5 stays, 4 goes, 3 stays, 1 goes), oldest first: 1 frees 10, then
+	 * 4 its 30 (what it holds with 3 stays) */
+	ck_assert_uint_eq(budget(runs, 5, 0, &(struct tl_budget){ 70, 0, 0 }), 65);
 	ck_assert_int_eq(verdict(1), TL_DEMOTE);
-	ck_assert_int_eq(verdict(3), TL_OVER);
+	ck_assert_int_eq(shed(1), TL_SHED_THINNED);
+	ck_assert_int_eq(verdict(4), TL_DEMOTE);
+	ck_assert_int_eq(verdict(3), TL_PROMOTE);
 	ck_assert_int_eq(verdict(2), TL_USER);   /* never the user's */
-	ck_assert_int_eq(verdict(4), TL_HOLD);
-	ck_assert_uint_eq(plan.count[TL_OVER], 1);
-	ck_assert_uint_eq(plan.count[TL_HOLD], 1);
-	ck_assert_uint_eq(plan.count[TL_PROMOTE], 1);
+	ck_assert_int_eq(verdict(5), TL_PROMOTE);
+	ck_assert_uint_eq(plan.count[TL_DEMOTE], 2);
 	ck_assert_uint_eq(until(1), 0);
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.d[i].cno == 4)
+			tl_reason(&plan.d[i], why, sizeof(why));
+	ck_assert_str_eq(why, "daily 2026-01-09; over the space budget: the daily ones thinned");
 	tl_plan_free(&plan);
-	/* a budget of 0: all of the timeline's go */
+	/* a budget of 0: all of the timeline's go, the newest last */
 	make(cps, 5, own, 2, &cfg, MON + 6 * D);
-	ck_assert_uint_eq(tl_plan_budget(&plan, freed, 0), 0);
+	ck_assert_uint_eq(budget(runs, 5, 0, &(struct tl_budget){ 0, 0, 0 }), 0);
 	ck_assert_uint_eq(plan.count[TL_DEMOTE], 2);
 	ck_assert_uint_eq(plan.count[TL_OVER], 2);
+	tl_plan_free(&plan);
+	/* free space: 40 clean, 20 that nothing holds, 105 held, a minimum of
+	 * 100: they may hold 65, so 1 and 4 go as above */
+	make(cps, 5, own, 2, &cfg, MON + 6 * D);
+	ck_assert_uint_eq(budget(runs, 5, 20, &(struct tl_budget){ UINT64_MAX, 100, 40 }), 65);
+	ck_assert_int_eq(plan.limit, TL_LIMIT_FREE);
+	ck_assert_uint_eq(plan.allowed, 65);
+	ck_assert_int_eq(verdict(4), TL_DEMOTE);
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.d[i].cno == 1)
+			tl_reason(&plan.d[i], why, sizeof(why));
+	ck_assert_str_eq(why, "daily 2026-01-06; free space under the cleaner's minimum: "
+			 "the daily ones thinned");
+	tl_plan_free(&plan);
+	/* enough free space: nothing goes */
+	make(cps, 5, own, 2, &cfg, MON + 6 * D);
+	ck_assert_uint_eq(budget(runs, 5, 20, &(struct tl_budget){ UINT64_MAX, 100, 400 }), 105);
+	ck_assert_uint_eq(plan.allowed, 425);
+	ck_assert_uint_eq(plan.count[TL_DEMOTE], 0);
+}
+END_TEST
+
+START_TEST(space_budget_oldest_then_thinned)
+{
+	/* 2 hourly, 3 daily: days 1-3 at noon, then 10:00 and 11:00 of day 4 */
+	struct tl_config cfg = { { 2, 3 } };
+	struct tl_cp cps[] = {
+		{ 1, MON + 0 * D + 12 * H, false }, { 2, MON + 1 * D + 12 * H, false },
+		{ 3, MON + 2 * D + 12 * H, false }, { 4, MON + 3 * D + 10 * H, false },
+		{ 5, MON + 3 * D + 11 * H, false },
+	};
+	/* 1 alone 10, 2 and 3 together 20, 4 alone 5, 3 to 5 together 7 */
+	const struct nlfs_gc_held_run runs[] = {
+		{ 0, 0, 10 }, { 1, 2, 20 }, { 3, 3, 5 }, { 2, 4, 7 },
+	};
+	char why[256];
+
+	set_tz("UTC0");
+	make(cps, 5, NULL, 0, &cfg, MON + 3 * D + 12 * H + 1800);
+	ck_assert_str_eq(kept(), "1 2 3 4 5");
+	/* 42 held: the oldest first, beyond the hourly ones: 1 (10 freed),
+	 * 2 (nothing alone), 3 (the 20 it held with 2) */
+	ck_assert_uint_eq(budget(runs, 4, 0, &(struct tl_budget){ 30, 0, 0 }), 12);
+	ck_assert_int_eq(verdict(1), TL_OVER);
+	ck_assert_int_eq(verdict(2), TL_OVER);
+	ck_assert_int_eq(verdict(3), TL_OVER);
+	ck_assert_int_eq(shed(3), TL_SHED_OLDEST);
+	ck_assert_int_eq(verdict(4), TL_PROMOTE);
+	ck_assert_int_eq(verdict(5), TL_PROMOTE);
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.d[i].cno == 2)
+			tl_reason(&plan.d[i], why, sizeof(why));
+	ck_assert_str_eq(why, "daily 2026-01-06; over the space budget: the oldest go first");
+	tl_plan_free(&plan);
+	/* then the hourly ones thinned: 4, then 5 with the run of 3 to 5 */
+	make(cps, 5, NULL, 0, &cfg, MON + 3 * D + 12 * H + 1800);
+	ck_assert_uint_eq(budget(runs, 4, 0, &(struct tl_budget){ 5, 0, 0 }), 0);
+	ck_assert_int_eq(shed(4), TL_SHED_THINNED);
+	ck_assert_int_eq(shed(5), TL_SHED_THINNED);
+	ck_assert_uint_eq(plan.count[TL_OVER], 5);
+}
+END_TEST
+
+/* the chooser keeps only the kept checkpoints' periods, whatever the order
+ * of their times (a clock set back): a period pushed out stays out */
+START_TEST(chooser_streams)
+{
+	struct tl_config cfg = { { 2 } };
+	struct tl_cp cps[] = {
+		{ 1, MON + 5 * H, false }, { 2, MON + 6 * H, false }, { 3, MON + 7 * H, false },
+		{ 4, MON + 5 * H + 60, false },   /* hour 5 again: pushed out already */
+		{ 5, MON + 6 * H + 60, false },   /* hour 6: its last now */
+	};
+	struct tl_chooser c;
+
+	set_tz("UTC0");
+	ck_assert_int_eq(tl_chooser_init(&c, &cfg, MON + 8 * H, NULL, 0), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(tl_chooser_add(&c, &cps[i]), 0);
+	ck_assert_uint_eq(c.ntop[TL_HOURLY], 2);
+	ck_assert_int_eq(tl_chooser_add(&c, &cps[0]), -EINVAL);
+	ck_assert_int_eq(tl_chooser_finish(&c, &plan), 0);
+	ck_assert_str_eq(kept(), "3 5");
 }
 END_TEST
 
@@ -493,6 +606,8 @@ int main(void)
 	tcase_add_test(tc, dst_spring_forward);
 	tcase_add_test(tc, clock_set_back);
 	tcase_add_test(tc, space_budget);
+	tcase_add_test(tc, space_budget_oldest_then_thinned);
+	tcase_add_test(tc, chooser_streams);
 	tcase_add_test(tc, before_1970);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, names);

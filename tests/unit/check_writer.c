@@ -238,8 +238,8 @@ START_TEST(test_second_checkpoint)
 	struct nlfs_io *io = new_mem(size);
 	struct nlfs_err err;
 	struct nlfs_fs *fs;
-	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cphead h;
+	struct nlfs_cpinfo cp;
 
 	ck_assert_int_eq(mkfs_job(io, bs, 64, size), 0);
 	for (uint64_t want = 2; want <= 4; want++) {
@@ -248,12 +248,12 @@ START_TEST(test_second_checkpoint)
 	}
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(h.ch_ncheckpoints), 4);
+	ck_assert_uint_eq(h.ncheckpoints, 4);
 	/* the checkpoints in between still exist; with nothing changed they are minor */
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp, &err), 0);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 3, &cp, &err), 0);
-	ck_assert_uint_eq(nlfs_le32(cp.cp_flags), NLFS_CHECKPOINT_MINOR);
-	ck_assert_uint_eq(nlfs_le64(cp.cp_inodes_count), NFILES + 1);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 1, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 3, &cp, &err), 0);
+	ck_assert_uint_eq(cp.flags, NLFS_CHECKPOINT_MINOR);
+	ck_assert_uint_eq(cp.inodes_count, NFILES + 1);
 	nlfs_fs_release(fs);
 }
 END_TEST
@@ -345,7 +345,7 @@ START_TEST(test_rewrite_dir)
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 	struct nlfs_file ifile, root;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	nfiles = NSMALL;
 	io = new_mem(size);
@@ -365,9 +365,9 @@ START_TEST(test_rewrite_dir)
 	ck_assert_uint_ne(new_ptr, old_ptr);
 	/* the old version stays in checkpoint 1 only */
 	ck_assert_int_eq(nlfs_dat_lookup(fs, old_ptr, &de, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(de.de_end), 2);
+	ck_assert_uint_eq(de.end, 2);
 	ck_assert_int_eq(nlfs_dat_lookup(fs, new_ptr, &de, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(de.de_start), 2);
+	ck_assert_uint_eq(de.start, 2);
 	nlfs_fs_release(fs);
 	nlfs_io_close(io);
 }
@@ -432,7 +432,7 @@ START_TEST(test_remap)
 	struct nlfs_err err;
 	struct nlfs_file ifile, f;
 	struct pairs before = { .n = 0 }, after = { .n = 0 }, salv = { .n = 0 };
-	struct nlfs_checkpoint cp1, cp2;
+	struct nlfs_cpinfo cp1, cp2;
 	unsigned nbad = 9;
 
 	nfiles = NSMALL;
@@ -455,7 +455,7 @@ START_TEST(test_remap)
 	ck_assert_int_eq(nlfs_bmap_salvage(fs, &f, pairs_cb, &salv, &nbad), 0);
 	ck_assert_uint_eq(nbad, 1);
 	ck_assert_uint_lt(salv.n, before.n);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 1, &cp1, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 1, &cp1, &err), 0);
 	ck_assert_msg(remap_job(fs, &err) == 0, "%s", err.what);
 	nlfs_fs_release(fs);
 	/* every file reads as before; /lvl2's data blocks are the same, its nodes new */
@@ -470,8 +470,8 @@ START_TEST(test_remap)
 	ck_assert_uint_eq(nlfs_le64(f.inode.i_blocks), (after.n + after.nnodes) * 2);
 	/* the same builder made as many nodes as mkfs did: the block count stays */
 	ck_assert_uint_eq(after.nnodes, before.nnodes);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 2, &cp2, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(cp2.cp_blocks_count), nlfs_le64(cp1.cp_blocks_count));
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 2, &cp2, &err), 0);
+	ck_assert_uint_eq(cp2.blocks_count, cp1.blocks_count);
 	nlfs_fs_release(fs);
 	nlfs_io_close(io);
 }
@@ -730,25 +730,25 @@ static void check_snapshots(struct nlfs_io *io, const uint64_t *want, size_t n)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_cpfile_header h;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cphead h;
+	struct nlfs_cpinfo cp;
 	uint64_t c;
 	size_t i;
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(h.ch_nsnapshots), n);
-	for (i = 0, c = nlfs_le64(h.ch_snapshot_next); c; c = nlfs_le64(cp.cp_snapshot_next), i++) {
+	ck_assert_uint_eq(h.nsnapshots, n);
+	for (i = 0, c = h.snapshot_next; c; c = cp.next, i++) {
 		ck_assert_uint_lt(i, n);
 		ck_assert_uint_eq(c, want[i]);
-		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
-		ck_assert(nlfs_le32(cp.cp_flags) & NLFS_CHECKPOINT_SNAPSHOT);
+		ck_assert_int_eq(nlfs_cpfile_info(fs, c, &cp, &err), 0);
+		ck_assert(cp.flags & NLFS_CHECKPOINT_SNAPSHOT);
 	}
 	ck_assert_uint_eq(i, n);
-	for (c = nlfs_le64(h.ch_snapshot_prev); c; c = nlfs_le64(cp.cp_snapshot_prev)) {
+	for (c = h.snapshot_prev; c; c = cp.prev) {
 		ck_assert_uint_gt(i, 0);
 		ck_assert_uint_eq(c, want[--i]);
-		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+		ck_assert_int_eq(nlfs_cpfile_info(fs, c, &cp, &err), 0);
 	}
 	ck_assert_uint_eq(i, 0);
 	nlfs_fs_release(fs);
@@ -758,11 +758,11 @@ static bool cp_exists(struct nlfs_io *io, uint64_t cno)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	bool ok;
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
-	ok = nlfs_cpfile_get(fs, cno, &cp, &err) == 0;
+	ok = nlfs_cpfile_info(fs, cno, &cp, &err) == 0;
 	nlfs_fs_release(fs);
 	return ok;
 }
@@ -802,7 +802,7 @@ START_TEST(test_checkpoint_ops)
 	{
 		struct nlfs_fs *fs;
 		struct nlfs_file f;
-		struct nlfs_cpfile_header h;
+		struct nlfs_cphead h;
 		uint64_t ptr = 1;
 
 		ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
@@ -811,7 +811,7 @@ START_TEST(test_checkpoint_ops)
 		ck_assert_uint_eq(ptr, 0);
 		ck_assert_int_eq(nlfs_cpfile_header(fs, &h, &err), 0);
 		/* 1, 3, 9, 15 and 20..28 */
-		ck_assert_uint_eq(nlfs_le64(h.ch_ncheckpoints), 13);
+		ck_assert_uint_eq(h.ncheckpoints, 13);
 		nlfs_fs_release(fs);
 	}
 	/* the latest checkpoint cannot go */
@@ -829,16 +829,16 @@ static void check_counts(struct nlfs_io *io, uint64_t ncps)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	uint64_t n;
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_uint_eq(nlfs_fs_recovery(fs)->cno, ncps);
 	for (uint64_t c = 1; c <= ncps; c++) {
-		ck_assert_int_eq(nlfs_cpfile_get(fs, c, &cp, &err), 0);
+		ck_assert_int_eq(nlfs_cpfile_info(fs, c, &cp, &err), 0);
 		ck_assert_msg(nlfs_cp_count_blocks(fs, c, &n, &err) == 0, "%s", err.what);
-		ck_assert_msg(nlfs_le64(cp.cp_blocks_count) == n, "checkpoint %llu: %llu, files %llu",
-			      (unsigned long long)c, (unsigned long long)nlfs_le64(cp.cp_blocks_count),
+		ck_assert_msg(cp.blocks_count == n, "checkpoint %llu: %llu, files %llu",
+			      (unsigned long long)c, (unsigned long long)cp.blocks_count,
 			      (unsigned long long)n);
 	}
 	nlfs_fs_release(fs);
@@ -865,7 +865,7 @@ START_TEST(test_recount_blocks)
 	struct nlfs_io *io;
 	struct nlfs_fs *fs;
 	struct nlfs_writer *w;
-	struct nlfs_checkpoint cp;
+	struct nlfs_cpinfo cp;
 	struct nlfs_recount rs;
 	struct nlfs_err err;
 
@@ -882,18 +882,18 @@ START_TEST(test_recount_blocks)
 	ck_assert_uint_eq(rs.written_cno, 0);
 	/* checkpoints 2 and 4 and the new latest, 7, counted wrong */
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 0, &cp, &err), 0);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 0, &cp, &err), 0);
 	ck_assert_int_eq(nlfs_writer_open(fs, 1700000250, 0, &w, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 2, 1, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 4, 100000, &err), 0);
 	ck_assert_int_eq(nlfs_writer_set_cp_blocks(w, 99, 1, &err), -ENOENT);
-	nlfs_writer_set_counts(w, nlfs_le64(cp.cp_inodes_count), nlfs_le64(cp.cp_blocks_count) + 7);
+	nlfs_writer_set_counts(w, cp.inodes_count, cp.blocks_count + 7);
 	ck_assert_msg(nlfs_writer_commit(w, &err) == 0, "%s", err.what);
 	nlfs_writer_free(w);
 	nlfs_fs_release(fs);
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
-	ck_assert_int_eq(nlfs_cpfile_get(fs, 4, &cp, &err), 0);
-	ck_assert_uint_eq(nlfs_le64(cp.cp_blocks_count), 100000);
+	ck_assert_int_eq(nlfs_cpfile_info(fs, 4, &cp, &err), 0);
+	ck_assert_uint_eq(cp.blocks_count, 100000);
 	nlfs_fs_release(fs);
 	rs = recount(io);
 	ck_assert_uint_eq(rs.ncheckpoints, 7);
@@ -913,12 +913,12 @@ static uint64_t clean_segments(struct nlfs_io *io)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
 	nlfs_fs_release(fs);
-	return nlfs_le64(h.sh_ncleansegs);
+	return h.ncleansegs;
 }
 
 /* a volume whose segments hold mostly dead metadata: 80 offline checkpoints */
@@ -940,20 +940,20 @@ static void sufile_counts_agree(struct nlfs_io *io)
 {
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
-	struct nlfs_sufile_header h;
+	struct nlfs_suhead h;
 	uint64_t clean = 0, dirty = 0;
 
 	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 	ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
 	for (uint64_t s = 0; s < nlfs_fs_geometry(fs)->nsegments; s++) {
-		struct nlfs_segment_usage su;
+		struct nlfs_suinfo su;
 
 		ck_assert_int_eq(nlfs_sufile_get(fs, s, &su, &err), 0);
-		clean += su.su_flags == 0;
-		dirty += (nlfs_le32(su.su_flags) & NLFS_SEGMENT_USAGE_DIRTY) != 0;
+		clean += su.flags == 0;
+		dirty += (su.flags & NLFS_SEGMENT_USAGE_DIRTY) != 0;
 	}
-	ck_assert_uint_eq(nlfs_le64(h.sh_ncleansegs), clean);
-	ck_assert_uint_eq(nlfs_le64(h.sh_ndirtysegs), dirty);
+	ck_assert_uint_eq(h.ncleansegs, clean);
+	ck_assert_uint_eq(h.ndirtysegs, dirty);
 	nlfs_fs_release(fs);
 }
 
@@ -979,19 +979,19 @@ START_TEST(test_release_without_alloc)
 	 * (1 KiB blocks, 16-byte entries: 62), so nothing else puts it in the log */
 	while (last < 80) {
 		struct nlfs_fs *fs;
-		struct nlfs_sufile_header h;
+		struct nlfs_suhead h;
 
 		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
 		ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 		ck_assert_int_eq(nlfs_sufile_header(fs, &h, &err), 0);
 		nlfs_fs_release(fs);
-		last = nlfs_le64(h.sh_last_alloc);
+		last = h.last_alloc;
 	}
 	first_seg = last - 10;
 	for (uint64_t seg = first_seg; seg < first_seg + 4; seg++) {
 		struct nlfs_fs *fs;
-		struct nlfs_sufile_header h0, h1;
-		struct nlfs_segment_usage su;
+		struct nlfs_suhead h0, h1;
+		struct nlfs_suinfo su;
 
 		ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 		ck_assert_int_eq(nlfs_sufile_header(fs, &h0, &err), 0);
@@ -1001,9 +1001,9 @@ START_TEST(test_release_without_alloc)
 		ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
 		ck_assert_int_eq(nlfs_sufile_header(fs, &h1, &err), 0);
 		ck_assert_int_eq(nlfs_sufile_get(fs, seg, &su, &err), 0);
-		ck_assert_uint_eq(nlfs_le32(su.su_flags), 0);   /* given back */
+		ck_assert_uint_eq(su.flags, 0);   /* given back */
 		nlfs_fs_release(fs);
-		fitted += h0.sh_last_alloc == h1.sh_last_alloc;
+		fitted += h0.last_alloc == h1.last_alloc;
 	}
 	ck_assert_uint_gt(fitted, 0);   /* the case of the seed came up */
 	nlfs_io_close(io);

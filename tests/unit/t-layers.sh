@@ -17,7 +17,12 @@
 #     common/ (what two commands share lives there, once);
 #  5. a command's or common/'s quoted #include names a file of its own
 #     folder or of common/ (never "../other/..." nor a library's private
-#     header).
+#     header);
+#  6. where the objects are built, no file of sbin/fsck calls, through a
+#     chain of other files, back into itself (nm): its passes share the
+#     context (fsck.h) and the helpers below them, and what one part must
+#     learn from another that calls it goes through a callback, as in
+#     e2fsck.
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd) || exit 1
 build=$(cd "${top_builddir:-.}" && pwd) || exit 1
@@ -116,14 +121,49 @@ done
 [ $ifail -eq 0 ] && echo "ok: every command includes only its own headers and common/'s"
 [ $ifail -eq 0 ] || fail=1
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 6. no file-level call loop inside sbin/fsck: the graph of which file uses
+# which other's symbols, and which files each reaches through it (its
+# closure, Warshall's); an arrow A -> B is on a loop where B reaches A
+fobjs=$(find "$build/sbin/fsck" -name 'fsck_nilfs2-*.o' 2>/dev/null | sort)
+if [ -z "$fobjs" ] || ! command -v nm >/dev/null; then
+	echo "note: no objects or no nm under $build/sbin/fsck: its calls not checked"
+else
+	: >"$tmp/fdefs"
+	: >"$tmp/fuses"
+	for o in $fobjs; do
+		f=${o##*/fsck_nilfs2-}
+		f=sbin/fsck/${f%.o}.c
+		[ -e "$src/$f" ] || continue   # left from a source that moved or went
+		nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print $3, f }' >>"$tmp/fdefs"
+		nm -u "$o" | awk -v f="$f" '{ print $NF, f }' >>"$tmp/fuses"
+	done
+	awk 'NR == FNR { at[$1] = $2; next }
+	     ($1 in at) && at[$1] != $2 {
+		e = $2 SUBSEP at[$1]
+		if (!(e in sym)) { from[++n] = $2; to[n] = at[$1]; reach[e]; node[$2]; node[at[$1]] }
+		sym[e] = sym[e] " " $1 }
+	     END {
+		for (k in node) for (i in node) if ((i, k) in reach)
+			for (j in node) if ((k, j) in reach) reach[i, j]
+		for (i = 1; i <= n; i++)
+			if ((to[i], from[i]) in reach) {
+				printf "FAIL: %s -> %s (%s ) is on a loop of calls between files of sbin/fsck\n",
+				       from[i], to[i], sym[from[i], to[i]]
+				bad = 1
+			}
+		exit bad
+	     }' "$tmp/fdefs" "$tmp/fuses" && echo "ok: no loop of calls between the files of sbin/fsck" || fail=1
+fi
+
 # the calls, from the built objects (libtool's non-PIC ones beside the sources)
 objs=$(find "$build/lib" -name 'libnlfs_la-*.o' -not -path '*/.libs/*' 2>/dev/null | sort)
 if [ -z "$objs" ] || ! command -v nm >/dev/null; then
 	echo "note: no objects or no nm under $build/lib: calls not checked"
 	exit $fail
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for o in $objs; do
 	d=$(dirname "$o")
 	r=$(rank "lib${d#"$build"/lib}")

@@ -6,25 +6,20 @@
 #include <nlfs/endian.h>
 #include "testimg.h"
 
-static void put16(uint8_t *p, uint16_t v) { v = nlfs_cpu_to_le16(v); memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { v = nlfs_cpu_to_le32(v); memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { v = nlfs_cpu_to_le64(v); memcpy(p, &v, 8); }
+static void put16(uint8_t *p, uint16_t v) { nlfs_put_le16(p, v); }
+static void put32(uint8_t *p, uint32_t v) { nlfs_put_le32(p, v); }
+static void put64(uint8_t *p, uint64_t v) { nlfs_put_le64(p, v); }
 
 void testimg_reseal_log(struct nlfs_io *io, uint64_t start)
 {
 	uint8_t *d = nlfs_io_mem_data(io) + start * TESTIMG_BS;
-	uint32_t nblocks, sumbytes;
+	uint32_t nblocks = nlfs_get_le32(d + 0x28), sumbytes = nlfs_get_le32(d + 0x30);
 	uint16_t srbytes;
 
-	memcpy(&nblocks, d + 0x28, 4);
-	memcpy(&sumbytes, d + 0x30, 4);
-	nblocks = nlfs_le32(nblocks);
-	sumbytes = nlfs_le32(sumbytes);
 	if (d[0x0E] & NLFS_SS_SR) {
 		uint8_t *sr = d + (nblocks - 1) * TESTIMG_BS;
 
-		memcpy(&srbytes, sr + 4, 2);
-		srbytes = nlfs_le16(srbytes);
+		srbytes = nlfs_get_le16(sr + 4);
 		put32(sr, nlfs_crc32(TESTIMG_SEED, sr + 4, srbytes - 4u));
 	}
 	put32(d + 4, nlfs_crc32(TESTIMG_SEED, d + 8, sumbytes - 8));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pass_cpdiff.c - pass 6 over many checkpoints at the cost of what changes
+ * cpdiff.c - pass 6 over many checkpoints at the cost of what changes
  * between them.
  *
  * Checkpoints share their blocks through the DAT: a virtual block number
@@ -25,6 +25,10 @@
  * blocks' DAT periods do not cover, and found there if it is still the
  * same.
  *
+ * What the directories say (the old records taken back, the walk's notes
+ * of the new ones, the tree they make) is cpdiff_tree.c's; both share the
+ * state of cpdiffP.h.
+ *
  * Problems are held back while trying (c->probing): the first one found
  * makes the checkpoint be walked whole instead, which reports everything
  * with its checkpoint number as before, and starts the next difference
@@ -40,129 +44,8 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "cpdiffP.h"
 #include "array.h"
-
-/* an inode's map, to be found again at the checkpoint it goes stale in */
-struct vent {
-	uint64_t ino;
-	uint32_t ver;
-};
-
-struct bucket {
-	struct vent *v;
-	size_t n, cap;
-};
-
-/* a pointer of the ifile's map that one checkpoint has and the other not */
-struct ient {
-	uint64_t key, ptr;
-	unsigned level;
-};
-
-/* the ifile's pointers to be gone by a checkpoint */
-struct vbucket {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-struct ichange {
-	uint64_t key, ptr;
-};
-
-struct touched {
-	uint64_t ino;
-	bool old_alloc, new_alloc;
-	bool has_old;                   /* its record changed: the last one is in prev_ifile */
-	uint16_t old_mode;              /* the last record's i_mode (little-endian) */
-};
-
-struct pair {
-	uint64_t a, b;
-};
-
-/* a record of a directory's old version: what it named, as which type */
-struct dblk {
-	uint64_t dir, ino, type;
-};
-
-struct cpdiff {
-	struct fsck *c;
-	const uint64_t *cnos;
-	uint64_t ncnos, k;              /* the checkpoints, the one at hand */
-	bool have;                      /* cp holds a clean checkpoint's state */
-	bool header_done;
-	struct fsck_cp cp;              /* cp.nblocks: of the files, not the ifile */
-	uint64_t ninodes, ifile_nblocks, ngroups;
-	struct nlfs_file prev_ifile;
-	uint64_t ifile_last_data;       /* its last data block's offset + 1 */
-	uint64_t *iptr;                 /* the ifile's data block pointers by offset */
-	size_t niptr, capiptr;
-	uint32_t *ver;                  /* bumped at each new version of an inode */
-	struct bucket *buckets;         /* by index in cnos */
-	struct vbucket *ibuckets;       /* by index in cnos */
-	/* one difference */
-	struct fsck_file_check *ifc;    /* the ifile's pointers are checked as its map's */
-	struct ient *stale;             /* the last checkpoint's pointers this one has not */
-	size_t nstale, capstale;
-	uint64_t nfresh;                /* this one's pointers the last one had not */
-	struct ichange *chg;
-	size_t nchg, capchg;
-	struct fsck_bitmap dirtymap;
-	uint64_t *dirty;
-	size_t ndirty, capdirty;
-	struct touched *t;
-	size_t nt, capt;
-	struct pair *lost, *dotdot;     /* (dir, old parent), (dir, what its '..' names) */
-	size_t nlost, caplost, ndotdot, capdotdot;
-	uint64_t *moved;                /* directories given a parent */
-	size_t nmoved, capmoved;
-	struct dblk *oldblk;            /* the changed directories' old records */
-	size_t noldblk, capoldblk;
-	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
-	size_t oldset_cap;              /* slots allocated */
-	size_t oldset_n;                /* slots in use now: a power of 2, twice noldblk */
-	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
-	uint8_t *oldrec;                /* an ifile block of prev_ifile */
-	uint64_t oldrec_blk;
-	bool failed;
-};
-
-static void fail(struct cpdiff *d)
-{
-	d->failed = true;
-}
-
-bool cpdiff_header_done(const struct cpdiff *d)
-{
-	return d->header_done;
-}
-
-void cpdiff_dirty(struct cpdiff *d, uint64_t ino)
-{
-	if (ino >= d->dirtymap.nbits || fsck_bit_test_set(&d->dirtymap, ino))
-		return;
-	if (CLI_PUSH(d->dirty, d->ndirty, d->capdirty, ino))
-		fail(d);
-}
-
-void cpdiff_note_child(struct cpdiff *d, uint64_t dir, uint64_t child)
-{
-	if (child >= d->cp.max_ino || d->cp.parent[child]) {
-		fail(d);   /* a second name of a directory */
-		return;
-	}
-	d->cp.parent[child] = dir;
-	if (CLI_PUSH(d->moved, d->nmoved, d->capmoved, child))
-		fail(d);
-}
-
-void cpdiff_note_dotdot(struct cpdiff *d, uint64_t dir, uint64_t ino)
-{
-	struct pair p = { dir, ino };
-
-	if (CLI_PUSH(d->dotdot, d->ndotdot, d->capdotdot, p))
-		fail(d);
-}
 
 /* the first checkpoint to come (its index in cnos, ncnos if none) that
  * blocks alive in [MAX_START, MIN_END) do not cover */
@@ -175,6 +58,8 @@ static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t mi
 	/* the checkpoints after the first come in ascending order */
 	if (d->cnos[lo] < max_start)
 		return lo;
+	/* by hand, not nlfs_lower_bound: once per inode checked, where the
+	 * comparison through a pointer costs 1% of --checkpoints=all */
 	while (lo < hi) {
 		uint64_t m = lo + (hi - lo) / 2;
 
@@ -186,8 +71,9 @@ static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t mi
 	return lo;
 }
 
-void cpdiff_note_version(struct cpdiff *d, uint64_t ino, uint64_t max_start, uint64_t min_end)
+static void cpdiff_note_version(void *arg, uint64_t ino, uint64_t max_start, uint64_t min_end)
 {
+	struct cpdiff *d = arg;
 	struct vent e = { ino, d->ver && ino < d->cp.max_ino ? d->ver[ino] : 0 };
 	uint64_t at = stale_at(d, max_start, min_end);
 	struct bucket *b;
@@ -260,11 +146,11 @@ static int collect_iref(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 {
 	struct collect *col = arg;
 	struct cpdiff *d = col->d;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	if (nlfs_dat_lookup(d->c->fs, ptr, &de, NULL))
 		return col->rc = -EIO;
-	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	file_ifile_ptr(d, ptr, de.start, de.end);
 	if (level == 0 && set_iptr(d, key, ptr))
 		return col->rc = -ENOMEM;
 	if (level == 0 && key + 1 > d->ifile_last_data)
@@ -288,7 +174,8 @@ bool cpdiff_adopt(struct fsck *c, struct cpdiff *d, struct fsck_cp *cp, uint64_t
 	}
 	d->cp = *cp;
 	d->cp.nblocks -= ifile_nblocks;
-	d->cp.diff = d;
+	d->cp.diff = &cpdiff_hooks;
+	d->cp.diff_arg = d;
 	d->have = true;
 	d->ninodes = ninodes;
 	d->ifile_nblocks = ifile_nblocks;
@@ -351,128 +238,6 @@ static int clear_vblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 	fsck_vbit_clear(&d->c->vref, ptr);
 	d->cp.nblocks--;
 	return 0;
-}
-
-static bool is_type(uint16_t mode, uint16_t type)
-{
-	return (mode & NLFS_S_IFMT) == type;
-}
-
-static size_t dblk_slot(uint64_t dir, uint64_t ino, uint64_t type, size_t cap)
-{
-	uint64_t h = (dir * 0x9e3779b97f4a7c15ull) ^ (ino * 0xc2b2ae3d27d4eb4full) ^ type;
-
-	return (size_t)((h ^ (h >> 29)) * 0x94d049bb133111ebull >> 20) & (cap - 1);
-}
-
-/* the old records hashed, for cpdiff_record_known */
-static int hash_oldblk(struct cpdiff *d)
-{
-	size_t cap = 16;
-
-	if (d->noldblk >= UINT32_MAX)
-		return -ENOMEM;
-	while (cap < 2 * d->noldblk)
-		cap *= 2;
-	if (cap > d->oldset_cap) {
-		free(d->oldset);
-		d->oldset = malloc(cap * sizeof(*d->oldset));
-		if (!d->oldset) {
-			d->oldset_cap = d->oldset_n = 0;
-			return -ENOMEM;
-		}
-		d->oldset_cap = cap;
-	}
-	/* as large as this step needs, not as the largest before: cleared
-	 * at every checkpoint */
-	d->oldset_n = cap;
-	memset(d->oldset, 0, cap * sizeof(*d->oldset));
-	for (size_t i = 0; i < d->noldblk; i++) {
-		const struct dblk *r = &d->oldblk[i];
-		size_t s = dblk_slot(r->dir, r->ino, r->type, cap);
-
-		while (d->oldset[s])
-			s = (s + 1) & (cap - 1);
-		d->oldset[s] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
-bool cpdiff_record_known(const struct cpdiff *d, uint64_t dir, uint64_t ino, unsigned type)
-{
-	size_t cap = d->oldset_n;
-
-	if (!cap || fsck_bit_test(&d->touchmap, ino))
-		return false;
-	for (size_t s = dblk_slot(dir, ino, type, cap); d->oldset[s]; s = (s + 1) & (cap - 1)) {
-		const struct dblk *r = &d->oldblk[d->oldset[s] - 1];
-
-		if (r->dir == dir && r->ino == ino && r->type == type)
-			return true;
-	}
-	return false;
-}
-
-/* the references the old version of directory F made, taken back */
-static void unref_dir(struct cpdiff *d, const struct nlfs_file *f)
-{
-	uint32_t bs = d->c->g->blocksize;
-	uint64_t *keys = NULL;
-	size_t nkeys = 0;
-	uint8_t *buf = malloc(bs);
-
-	if (!buf || nlfs_bmap_keys(d->c->fs, f, &keys, &nkeys, NULL)) {
-		fail(d);
-		goto out;
-	}
-	for (size_t i = 0; i < nkeys && !d->failed; i++) {
-		unsigned off = 0, nrec = 0;
-		bool hole;
-		uint64_t key = keys[i];
-
-		if (nlfs_file_read_block(d->c->fs, f, key, buf, &hole, NULL) || hole) {
-			fail(d);
-			break;
-		}
-		while (off < bs) {
-			struct nlfs_dir_rec rec;
-			const char *why;
-			unsigned end, named;
-			bool dots = key == 0 && nrec < 2;
-
-			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
-				fail(d);
-				break;
-			}
-			off = end;
-			nrec++;
-			if (!rec.ino)
-				continue;
-			named = fsck_icount_get(&d->cp.nref, rec.ino);
-			if (rec.ino >= d->cp.max_ino || !named) {
-				fail(d);
-				break;
-			}
-			fsck_icount_set(&d->cp.nref, rec.ino, named - 1);
-			cpdiff_dirty(d, rec.ino);
-			if (!dots) {
-				struct dblk r = { f->ino, rec.ino, rec.file_type };
-
-				if (CLI_PUSH(d->oldblk, d->noldblk, d->capoldblk, r))
-					fail(d);
-			}
-			if (!dots && d->cp.parent[rec.ino] == f->ino) {
-				struct pair p = { rec.ino, f->ino };
-
-				d->cp.parent[rec.ino] = 0;
-				if (CLI_PUSH(d->lost, d->nlost, d->caplost, p))
-					fail(d);
-			}
-		}
-	}
-out:
-	free(keys);
-	free(buf);
 }
 
 static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, bool has_old)
@@ -547,8 +312,7 @@ static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *p
 	for (uint64_t w = 0; w < epg / 64; w++) {
 		uint64_t nw, ow = d->cp.alloc.words[g * (epg / 64) + w], x;
 
-		memcpy(&nw, pg->bitmap + w * 8, 8);
-		nw = nlfs_le64(nw);
+		nw = nlfs_get_le64(pg->bitmap + w * 8);
 		used += (uint64_t)__builtin_popcountll(nw);
 		for (x = nw ^ ow; x; x &= x - 1) {
 			uint64_t ino = g * epg + w * 64 + (uint64_t)__builtin_ctzll(x);
@@ -559,7 +323,7 @@ static void diff_group(struct cpdiff *d, uint64_t g, struct nlfs_palloc_group *p
 		}
 		d->cp.alloc.words[g * (epg / 64) + w] = nw;
 	}
-	if (pg->desc_hole ? used != 0 : pg->nfrees != epg - used)
+	if (nlfs_palloc_group_nfree(pg, epg) != epg - used)
 		fail(d);
 }
 
@@ -643,93 +407,6 @@ static void settle_touched(struct cpdiff *d)
 	}
 }
 
-static bool metadata_ino(uint64_t ino)
-{
-	return ino == 0 || (ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO);
-}
-
-/* does directory C lead up to the root? */
-static bool reaches_root(const struct cpdiff *d, uint64_t ino)
-{
-	for (uint64_t steps = 0; ino != NLFS_ROOT_INO; steps++) {
-		if (steps > d->cp.max_ino || ino >= d->cp.max_ino)
-			return false;
-		ino = d->cp.parent[ino];
-		if (!ino)
-			return false;
-	}
-	return true;
-}
-
-static bool walked_dir(const struct cpdiff *d, uint64_t ino)
-{
-	return fsck_bit_test(&d->cp.alloc, ino) && fsck_bit_test(&d->cp.isdir, ino) &&
-	       fsck_icount_get(&d->cp.links, ino) > 0;
-}
-
-static uint64_t dotdot_of(const struct cpdiff *d, uint64_t dir, bool *found)
-{
-	for (size_t i = 0; i < d->ndotdot; i++)
-		if (d->dotdot[i].a == dir) {
-			*found = true;
-			return d->dotdot[i].b;
-		}
-	*found = false;
-	return 0;
-}
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	return x->a < y->a ? -1 : x->a > y->a;
-}
-
-/* the tree after the changes: link counts, names of free inodes, parents */
-static void check_tree(struct cpdiff *d)
-{
-	struct fsck *c = d->c;
-	struct fsck_cp *cp = &d->cp;
-	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
-
-	nlfs_sort(d->dotdot, d->ndotdot, sizeof(*d->dotdot), cmp_pair);
-	if (cp->nref.nomem || cp->links.nomem)
-		fail(d);   /* a count could not be kept */
-	for (size_t i = 0; i < d->ndirty && !d->failed; i++) {
-		uint64_t ino = d->dirty[i];
-		uint32_t named;
-
-		if (metadata_ino(ino) || (ino < first_ino && ino != NLFS_ROOT_INO))
-			continue;
-		named = fsck_icount_get(&cp->nref, ino);
-		if (fsck_bit_test(&cp->alloc, ino) ? fsck_icount_get(&cp->links, ino) != named :
-		    named != 0)
-			fail(d);
-	}
-	for (size_t i = 0; i < d->ndotdot && !d->failed; i++) {
-		uint64_t dir = d->dotdot[i].a;
-
-		if (i && dir == d->dotdot[i - 1].a)
-			fail(d);
-		else if (cp->parent[dir] != d->dotdot[i].b || !reaches_root(d, dir))
-			fail(d);
-	}
-	for (size_t i = 0; i < d->nlost && !d->failed; i++) {
-		uint64_t dir = d->lost[i].a;
-		bool found;
-
-		dotdot_of(d, dir, &found);
-		if (!walked_dir(d, dir))
-			continue;   /* gone: what still names it shows in its count */
-		/* an unchanged directory's '..' still names the old parent */
-		if ((!found && cp->parent[dir] != d->lost[i].b) || !reaches_root(d, dir))
-			fail(d);
-	}
-	for (size_t i = 0; i < d->nmoved && !d->failed; i++)
-		if (!walked_dir(d, d->moved[i]) || !reaches_root(d, d->moved[i]))
-			fail(d);
-}
-
 static void reset_step(struct cpdiff *d)
 {
 	for (size_t i = 0; i < d->ndirty; i++)
@@ -747,7 +424,7 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 			void *arg)
 {
 	struct cpdiff *d = arg;
-	struct nlfs_dat_entry de;
+	struct nlfs_datinfo de;
 
 	if (side == NLFS_BMAP_SHARED)
 		return 0;   /* alive here unless its ibucket says otherwise */
@@ -762,7 +439,7 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 		fail(d);
 		return 1;
 	}
-	file_ifile_ptr(d, ptr, de.de_start, de.de_end);
+	file_ifile_ptr(d, ptr, de.start, de.end);
 	if (level == 0) {
 		struct ichange ch = { key, ptr };
 
@@ -775,67 +452,61 @@ static int ifile_change(uint64_t key, uint64_t ptr, unsigned level, enum nlfs_bm
 	return d->failed;
 }
 
-/* checkpoint CNO by difference with the one kept: true if it is clean
- * (and kept now), false if it must be walked whole */
-static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
+/* the ifile's map: what the last checkpoint's does not share with this
+ * one's, checked as a map is (FC); false if the difference cannot go on */
+static bool diff_ifile_map(struct cpdiff *d, struct fsck_file_check *fc)
 {
-	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct fsck *c = d->c;
 	struct fsck_cp *cp = &d->cp;
-	struct fsck_file_check fc = { 0 };
-	struct nlfs_checkpoint ck;
-	struct nlfs_file f;
 	uint64_t ngroups;
 	uint8_t flags;
-	char what[64];
 
-	reset_step(d);
-	if (nlfs_cpfile_get(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
-		return false;
-	c->probing = true;
-	c->probe_failed = false;
-	cp->cno = cno;
-	cp->ifile = f;
-	cp_icache_reset(cp);
-
-	/* the ifile's map: what the last checkpoint's does not share with it */
-	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
-	fc.cno = cno;
-	fc.what = what;
-	fc.max_fs_units = 4;
-	d->ifc = &fc;
+	d->ifc = fc;
 	memcpy(&flags, cp->ifile.inode.i_bmap, 1);
 	if ((!(flags & NLFS_BMAP_LARGE) && flags) ||
 	    nlfs_bmap_diff(c->fs, &d->prev_ifile, &cp->ifile, ifile_change, d, NULL) ||
 	    c->probe_failed || d->failed)
-		goto failed;
-	fc.nblocks = d->ifile_nblocks + d->nfresh - d->nstale;
-	if (!nlfs_inode_blocks_ok(nlfs_le64(cp->ifile.inode.i_blocks), fc.nblocks,
-				  c->g->blocksize, fc.max_fs_units))
-		goto failed;
-	ngroups = palloc_groups(c, what, c->g->inode_size, d->ifile_last_data);
+		return false;
+	fc->nblocks = d->ifile_nblocks + d->nfresh - d->nstale;
+	if (!nlfs_inode_blocks_ok(nlfs_le64(cp->ifile.inode.i_blocks), fc->nblocks,
+				  c->g->blocksize, fc->max_fs_units))
+		return false;
+	ngroups = palloc_groups(c, fc->what, c->g->inode_size, d->ifile_last_data);
 	/* the kernel's ifile only grows */
 	if (ngroups < d->ngroups || (ngroups > d->ngroups && grow_groups(d, ngroups)))
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->nstale; i++)
 		fsck_vbit_clear(&c->vref, d->stale[i].ptr);   /* no longer the ifile's */
+	return true;
+}
 
-	/* the inodes to take again */
+/* the inodes to take again, from the ifile blocks that changed */
+static bool find_touched(struct cpdiff *d)
+{
 	diff_ifile_blocks(d);
 	if (d->failed)
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->nchg; i++)
 		if (set_iptr(d, d->chg[i].key, d->chg[i].ptr))
-			goto failed;
+			return false;
 	for (size_t i = 0; i < d->nstale; i++) {
 		const struct ient *e = &d->stale[i];
 
 		/* a data block gone, not replaced: a hole the full walk names */
 		if (e->level == 0 && (e->key >= d->niptr || d->iptr[e->key] == e->ptr))
-			goto failed;
+			return false;
 	}
 	settle_touched(d);
+	return true;
+}
 
-	/* out as they were */
+/* the touched inodes taken out as they were */
+static bool take_out_old(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+
 	for (size_t i = 0; i < d->nt && !d->failed; i++) {
 		struct touched *t = &d->t[i];
 		struct nlfs_file old;
@@ -845,23 +516,31 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			continue;
 		/* a bit alone moved: the record is the current one */
 		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
-			goto failed;
+			return false;
 		mode = nlfs_le16(old.inode.i_mode);
 		if (nlfs_mode_has_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
-			goto failed;
+			return false;
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes--;
 		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
-			unref_dir(d, &old);
-		t->old_mode = old.inode.i_mode;
+			cpdiff_unref_dir(d, &old);
+		t->old_mode = nlfs_le16(old.inode.i_mode);
 		fsck_bit_clear(&cp->isdir, t->ino);
 		fsck_icount_set(&cp->links, t->ino, 0);
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
-	if (hash_oldblk(d))
-		goto failed;
-	/* in as they are */
+	return true;
+}
+
+/* the touched inodes put in as they are, checked again */
+static bool put_in_new(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct nlfs_file f;
+
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
 		uint16_t mode;
@@ -869,20 +548,29 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 		if (!t->new_alloc || metadata_ino(t->ino))
 			continue;
 		if (cp_read_inode(c, cp, t->ino, &f))
-			goto failed;
+			return false;
 		mode = nlfs_le16(f.inode.i_mode);
 		if (t->ino >= first_ino &&
-		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cno, &f)))
-			goto failed;
-		if (t->old_alloc && (mode ^ nlfs_le16(t->old_mode)) & NLFS_S_IFMT)
-			goto failed;   /* names left in unchanged directories: their types */
+		    (cp_inode_is_empty(&f.inode) || cp_inode_is_deleted(c, cp->cno, &f)))
+			return false;
+		if (t->old_alloc && (mode ^ t->old_mode) & NLFS_S_IFMT)
+			return false;   /* names left in unchanged directories: their types */
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes++;
 		d->ver[t->ino]++;
 		if (!check_inode(c, cp, &f, NULL))
-			goto failed;
+			return false;
 		cpdiff_dirty(d, t->ino);
 	}
+	return true;
+}
+
+/* each changed directory read whole, no descent (pass_dir.c) */
+static bool walk_changed_dirs(struct cpdiff *d)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+
 	for (size_t i = 0; i < d->nt && !d->failed && !c->probe_failed; i++) {
 		struct touched *t = &d->t[i];
 
@@ -891,37 +579,74 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 			continue;
 		if (t->ino != NLFS_ROOT_INO && !cp->parent[t->ino] &&
 		    CLI_PUSH(d->moved, d->nmoved, d->capmoved, t->ino))
-			goto failed;
+			return false;
 		cp->diff_walk = true;
 		walk_tree(c, cp, t->ino, 0, "");
 		cp->diff_walk = false;
 	}
-	if (d->failed || c->probe_failed)
-		goto failed;
-	check_tree(d);
+	return true;
+}
 
-	/* what every checkpoint must hold */
+/* what every checkpoint must hold, and what the blocks filed for this one
+ * and its counters (CK; its ifile's map IFILE_NBLOCKS blocks) say */
+static bool holds_up(struct cpdiff *d, const struct nlfs_cpinfo *ck, uint64_t ifile_nblocks)
+{
+	struct fsck *c = d->c;
+	struct fsck_cp *cp = &d->cp;
+	uint32_t first_ino = nlfs_le32(c->sb->s_first_ino);
+	struct nlfs_file f;
+
 	for (uint64_t ino = 0; ino < first_ino; ino++)
 		if (!fsck_bit_test(&cp->alloc, ino))
-			goto failed;
+			return false;
 	if (cp_read_inode(c, cp, NLFS_ROOT_INO, &f) ||
 	    !is_type(nlfs_le16(f.inode.i_mode), NLFS_S_IFDIR) || !f.inode.i_links_count)
-		goto failed;
+		return false;
 	for (size_t i = 0; i < d->buckets[d->k].n; i++) {
 		const struct vent *e = &d->buckets[d->k].v[i];
 
 		if (d->ver[e->ino] == e->ver && fsck_bit_test(&cp->alloc, e->ino))
-			goto failed;   /* an unchanged map with a block dead here */
+			return false;   /* an unchanged map with a block dead here */
 	}
 	free(d->buckets[d->k].v);
 	d->buckets[d->k] = (struct bucket){ 0 };
 	for (size_t i = 0; i < d->ibuckets[d->k].n; i++)
 		if (fsck_vbit_test(&c->vref, d->ibuckets[d->k].v[i]))
-			goto failed;   /* an ifile block still in use, dead here */
+			return false;   /* an ifile block still in use, dead here */
 	free(d->ibuckets[d->k].v);
 	d->ibuckets[d->k] = (struct vbucket){ 0 };
-	if (nlfs_le64(ck.cp_inodes_count) != d->ninodes ||
-	    nlfs_le64(ck.cp_blocks_count) != cp->nblocks + fc.nblocks)
+	return ck->inodes_count == d->ninodes &&
+	       ck->blocks_count == cp->nblocks + ifile_nblocks;
+}
+
+/* checkpoint CNO by difference with the one kept: true if it is clean
+ * (and kept now), false if it must be walked whole */
+static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
+{
+	struct fsck_cp *cp = &d->cp;
+	struct fsck_file_check fc = { 0 };
+	struct nlfs_cpinfo ck;
+	struct nlfs_file f;
+	char what[64];
+
+	reset_step(d);
+	if (nlfs_cpfile_info(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
+		return false;
+	c->probing = true;
+	c->probe_failed = false;
+	cp->cno = cno;
+	cp->ifile = f;
+	cp_icache_reset(cp);
+	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
+	fc.cno = cno;
+	fc.what = what;
+	fc.max_fs_units = 4;
+	if (!diff_ifile_map(d, &fc) || !find_touched(d) || !take_out_old(d) ||
+	    cpdiff_hash_oldblk(d) || !put_in_new(d) || !walk_changed_dirs(d) || d->failed ||
+	    c->probe_failed)
+		goto failed;
+	cpdiff_check_tree(d);
+	if (!holds_up(d, &ck, fc.nblocks))
 		goto failed;
 	if (d->failed || c->probe_failed || c->maps_incomplete)
 		goto failed;
@@ -937,59 +662,76 @@ failed:
 	return false;
 }
 
-int pass_checkpoints(struct fsck *c, const uint64_t *cnos, uint64_t ncnos)
+const struct cp_diff_hooks cpdiff_hooks = {
+	.note_version = cpdiff_note_version,
+	.dirty = cpdiff_dirty,
+	.note_child = cpdiff_note_child,
+	.note_dotdot = cpdiff_note_dotdot,
+	.record_known = cpdiff_record_known,
+};
+
+int cpdiff_new(struct fsck *c, const uint64_t *cnos, uint64_t ncnos, struct cpdiff **dp)
 {
-	struct cpdiff d = { .c = c, .cnos = cnos, .ncnos = ncnos };
-	uint64_t ndiff = 0;
+	struct cpdiff *d;
 
-	if (ncnos > 1 && (!(d.buckets = calloc(ncnos, sizeof(*d.buckets))) ||
-			  !(d.ibuckets = calloc(ncnos, sizeof(*d.ibuckets))))) {
-		free(d.buckets);
-		d.buckets = NULL;
-		fsck_problem(c, MSG_OOM_VIRTUAL_SETS);
+	*dp = NULL;
+	if (ncnos <= 1)
+		return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->buckets = calloc(ncnos, sizeof(*d->buckets))) ||
+	    !(d->ibuckets = calloc(ncnos, sizeof(*d->ibuckets)))) {
+		if (d)
+			free(d->buckets);
+		free(d);
+		return -ENOMEM;
 	}
-	for (uint64_t i = 0; i < ncnos && !fsck_cancelled(c); i++) {
-		d.k = i;
-		d.header_done = false;
-		if (d.have) {
-			char title[96];
-
-			snprintf(title, sizeof(title),
-				 "checking inodes, block maps and directories (checkpoint %" PRIu64 ")",
-				 cnos[i]);
-			fsck_pass_begin(c, 6, title);
-			d.header_done = true;
-			if (try_difference(c, &d, cnos[i])) {
-				ndiff++;
-				continue;
-			}
-			drop_state(&d);
-		}
-		if (i > 0) {
-			fsck_vbitmap_clear_all(&c->vref);
-			c->maps_incomplete = false;
-		}
-		pass_checkpoint_walk(c, cnos[i], d.buckets ? &d : NULL);
-		if (!d.have && d.buckets)
-			clear_buckets(&d);
-		if (i == 0 && !fsck_cancelled(c))
-			pass_dat_leaks(c);
-	}
-	if (ncnos > 1)
-		fsck_verbose(c, "%" PRIu64 " of %" PRIu64 " checkpoints checked by difference with "
-			     "the one before", ndiff, ncnos);
-	drop_state(&d);
-	free(d.buckets);
-	free(d.ibuckets);
-	free(d.stale);
-	free(d.chg);
-	free(d.dirty);
-	free(d.t);
-	free(d.lost);
-	free(d.dotdot);
-	free(d.moved);
-	free(d.oldblk);
-	free(d.oldset);
-	free(d.oldrec);
+	d->c = c;
+	d->cnos = cnos;
+	d->ncnos = ncnos;
+	*dp = d;
 	return 0;
+}
+
+void cpdiff_step(struct cpdiff *d, uint64_t k)
+{
+	d->k = k;
+}
+
+bool cpdiff_kept(const struct cpdiff *d)
+{
+	return d->have;
+}
+
+bool cpdiff_try(struct cpdiff *d)
+{
+	if (try_difference(d->c, d, d->cnos[d->k]))
+		return true;
+	drop_state(d);
+	return false;
+}
+
+void cpdiff_walked(struct cpdiff *d)
+{
+	if (!d->have)
+		clear_buckets(d);
+}
+
+void cpdiff_free(struct cpdiff *d)
+{
+	if (!d)
+		return;
+	drop_state(d);
+	free(d->buckets);
+	free(d->ibuckets);
+	free(d->stale);
+	free(d->chg);
+	free(d->dirty);
+	free(d->t);
+	free(d->lost);
+	free(d->dotdot);
+	free(d->moved);
+	free(d->oldblk);
+	free(d->oldset);
+	free(d->oldrec);
+	free(d);
 }
