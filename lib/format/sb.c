@@ -208,6 +208,16 @@ int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 
 #define SBF(f) { #f, offsetof(struct nlfs_super_block, f), \
 		 sizeof(((struct nlfs_super_block *)0)->f) }
+/* The fields both copies must hold alike.  Some are changed in place after
+ * mkfs (the kernel's mount count and times, its label and resize ioctls,
+ * nilfs-tune, nilfs-resize), each copy by its own write: a crash between
+ * the two leaves them differing, which the kernel mends at its next mount
+ * by writing both copies from the one it uses. */
+static const char *const sb_updated_fields[] = {
+	"s_nsegments", "s_dev_size", "s_mtime", "s_mnt_count", "s_max_mnt_count", "s_errors",
+	"s_lastcheck", "s_checkinterval", "s_uuid", "s_volume_name", "s_c_interval",
+	"s_c_block_max", "s_feature_compat", "s_feature_compat_ro",
+};
 static const struct { const char *name; size_t off, len; } sb_fixed_fields[] = {
 	SBF(s_rev_level), SBF(s_minor_rev_level), SBF(s_magic), SBF(s_bytes), SBF(s_flags),
 	SBF(s_crc_seed), SBF(s_log_block_size), SBF(s_nsegments), SBF(s_dev_size),
@@ -234,4 +244,12 @@ int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_sup
 		}
 	}
 	return -1;
+}
+
+bool nlfs_sb_field_updated_in_place(const char *field)
+{
+	for (size_t i = 0; i < sizeof(sb_updated_fields) / sizeof(sb_updated_fields[0]); i++)
+		if (!strcmp(field, sb_updated_fields[i]))
+			return true;
+	return false;
 }

@@ -56,10 +56,15 @@ static int vet_superblocks(struct nlfs_fs *fs, struct nlfs_err *err)
 					(unsigned long long)st->offset,
 					nlfs_strerror(st->error ? st->error : NLFS_ECORRUPT));
 	}
-	if (ch->status[0].valid && ch->status[1].valid &&
-	    nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], 0, &field) >= 0)
-		return damaged(fs, err, "superblocks: the primary and secondary copies differ in %s",
-			       field);
+	/* a field updated in place may differ after a crash: the writer
+	 * rewrites both copies from the one in use, as the kernel would */
+	for (int i = ch->status[0].valid && ch->status[1].valid ?
+		     nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], 0, &field) : -1;
+	     i >= 0; i = nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], i + 1, &field))
+		if (!nlfs_sb_field_updated_in_place(field))
+			return damaged(fs, err,
+				       "superblocks: the primary and secondary copies differ in %s",
+				       field);
 	sb = &fs->sb[ch->used];
 	why = nlfs_log_cursor_problem(fs, nlfs_le64(sb->s_last_pseg), nlfs_le64(sb->s_last_seq),
 				      &log);

@@ -62,6 +62,13 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  "the two superblock copies disagree on a fixed field", \
 	  "both copies rewritten from the one the kernel uses", \
 	  M(MSG_SB_COPIES_DIFFER, "superblocks: the primary and secondary copies differ in %s")) \
+	/* a crash between the two writes of an update in place: the kernel \
+	 * itself mends it at its next mount (e2fsck does not report stale \
+	 * backup superblocks at all) */ \
+	X(PR_SB_STALE_COPY, SEV_WARNING, 1, FIX_PREEN, \
+	  "the two superblock copies differ in a field updated in place (an interrupted update)", \
+	  "both copies rewritten from the one the kernel uses", \
+	  M(MSG_SB_COPY_STALE, "superblocks: the copies differ in %s, an update interrupted between them")) \
 	X(PR_SB_STATE, SEV_ERROR, 1, FIX_YES, \
 	  "the superblock records a kernel-detected error", \
 	  "the error flag cleared once no error is left that a repair cannot fix", \

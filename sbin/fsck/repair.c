@@ -142,7 +142,7 @@ static bool needs_construction(const struct fsck *c)
 {
 	static const enum fsck_pr codes[] = {
 		PR_SB_READ, PR_SB_MAGIC, PR_SB_BYTES, PR_SB_CRC, PR_SB_CURSOR, PR_SB_GEOMETRY,
-		PR_SB_REVISION, PR_SB_MISMATCH, PR_SB_FREE, PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
+		PR_SB_REVISION, PR_SB_MISMATCH, PR_SB_STALE_COPY, PR_SB_FREE, PR_SU_NCLEAN, PR_SU_NDIRTY, PR_SU_LAST_ALLOC, PR_SU_CLEAN,
 		PR_CP_NCHECKPOINTS, PR_CP_NSNAPSHOTS, PR_CP_BLKCOUNT, PR_CP_NINODES,
 		PR_CP_NBLOCKS, PR_DAT_DESC, PR_IFILE_DESC, PR_IFILE_RESERVED, PR_IFILE_FREE_BIT, PR_IFILE_HOLE, PR_MDT_SIZE, PR_INO_BLOCKS,
 		PR_DAT_LEAK, PR_INO_LINKS, PR_INO_UNATTACHED, PR_INO_ORPHAN, PR_DIR_FREE_INODE,
@@ -182,7 +182,8 @@ static void note_superblocks(struct repair *r)
 	if (repair_found(c, PR_SB_READ) || repair_found(c, PR_SB_MAGIC) ||
 	    repair_found(c, PR_SB_BYTES) || repair_found(c, PR_SB_CRC) ||
 	    repair_found(c, PR_SB_CURSOR) || repair_found(c, PR_SB_GEOMETRY) ||
-	    repair_found(c, PR_SB_REVISION) || repair_found(c, PR_SB_MISMATCH)) {
+	    repair_found(c, PR_SB_REVISION) || repair_found(c, PR_SB_MISMATCH) ||
+	    repair_found(c, PR_SB_STALE_COPY)) {
 		const struct nlfs_sb_choice *ch = nlfs_fs_sb_choice(r->fs);
 
 		repair_done(r, 1, "superblocks: both copies rewritten from the %s, pointing at the new "

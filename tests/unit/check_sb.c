@@ -284,12 +284,37 @@ START_TEST(rewrite_crash_at_every_write)
 }
 END_TEST
 
+/* an interrupted nilfs-tune -U differs in an in-place field; a block size
+ * that differs is damage, not an update */
+START_TEST(copies_differing_in_place_are_told_from_damage)
+{
+	struct nlfs_super_block a, b;
+	const char *field = NULL;
+
+	memset(&a, 0, sizeof(a));
+	b = a;
+	ck_assert_int_eq(nlfs_sb_fixed_differ(&a, &b, 0, &field), -1);
+	b.s_uuid[3] ^= 1;
+	ck_assert_int_ge(nlfs_sb_fixed_differ(&a, &b, 0, &field), 0);
+	ck_assert_str_eq(field, "s_uuid");
+	ck_assert(nlfs_sb_field_updated_in_place(field));
+	b = a;
+	b.s_log_block_size = nlfs_cpu_to_le32(2);
+	ck_assert_int_ge(nlfs_sb_fixed_differ(&a, &b, 0, &field), 0);
+	ck_assert_str_eq(field, "s_log_block_size");
+	ck_assert(!nlfs_sb_field_updated_in_place(field));
+	ck_assert(nlfs_sb_field_updated_in_place("s_nsegments"));
+	ck_assert(!nlfs_sb_field_updated_in_place("s_blocks_per_segment"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sb");
 	TCase *tc = tcase_create("superblock");
 
 	tcase_add_test(tc, crc_is_kernel_crc32_le);
+	tcase_add_test(tc, copies_differing_in_place_are_told_from_damage);
 	tcase_add_test(tc, sb2_offset_is_last_4k_slot);
 	tcase_add_test(tc, primary_used_when_both_equal);
 	tcase_add_test(tc, secondary_used_when_primary_corrupt);
