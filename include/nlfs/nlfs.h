@@ -136,10 +136,10 @@ void nlfs_sb_update_crc(struct nlfs_super_block *sb);
  * and B differ, its name in *FIELD; -1 if none does. */
 int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_super_block *b,
 			 int from, const char **field);
-/* Whether FIELD (a name nlfs_sb_fixed_differ gives) is one that is changed
- * in place after mkfs, one copy at a time: copies differing there are an
- * interrupted update the kernel mends at its next mount, not damage. */
-bool nlfs_sb_field_updated_in_place(const char *field);
+/* Whether the field nlfs_sb_fixed_differ returned as INDEX is one that is
+ * changed in place after mkfs, one copy at a time: copies differing there
+ * are an interrupted update the kernel mends at its next mount, not damage. */
+bool nlfs_sb_field_updated_in_place(int index);
 
 struct nlfs_sb_choice {
 	struct nlfs_sb_status status[2];

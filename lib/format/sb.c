@@ -206,28 +206,30 @@ int nlfs_sb_read_both(struct nlfs_io *io, struct nlfs_super_block sb[2],
 	return 0;
 }
 
-#define SBF(f) { #f, offsetof(struct nlfs_super_block, f), \
-		 sizeof(((struct nlfs_super_block *)0)->f) }
-/* The fields both copies must hold alike.  Some are changed in place after
- * mkfs (the kernel's mount count and times, its label and resize ioctls,
- * nilfs-tune, nilfs-resize), each copy by its own write: a crash between
- * the two leaves them differing, which the kernel mends at its next mount
- * by writing both copies from the one it uses. */
-static const char *const sb_updated_fields[] = {
-	"s_nsegments", "s_dev_size", "s_mtime", "s_mnt_count", "s_max_mnt_count", "s_errors",
-	"s_lastcheck", "s_checkinterval", "s_uuid", "s_volume_name", "s_c_interval",
-	"s_c_block_max", "s_feature_compat", "s_feature_compat_ro",
-};
-static const struct { const char *name; size_t off, len; } sb_fixed_fields[] = {
+#define SBFIELD(f, in_place) { #f, offsetof(struct nlfs_super_block, f), \
+				sizeof(((struct nlfs_super_block *)0)->f), in_place }
+/* set by mkfs alone */
+#define SBF(f) SBFIELD(f, false)
+/* changed in place after mkfs (the kernel's mount count and times, its
+ * label and resize ioctls, nilfs-tune, nilfs-resize), each copy by its own
+ * write: a crash between the two leaves them differing, which the kernel
+ * mends at its next mount by writing both copies from the one it uses */
+#define SBU(f) SBFIELD(f, true)
+/* the fields both copies must hold alike */
+static const struct {
+	const char *name;
+	size_t off, len;
+	bool in_place;
+} sb_fixed_fields[] = {
 	SBF(s_rev_level), SBF(s_minor_rev_level), SBF(s_magic), SBF(s_bytes), SBF(s_flags),
-	SBF(s_crc_seed), SBF(s_log_block_size), SBF(s_nsegments), SBF(s_dev_size),
+	SBF(s_crc_seed), SBF(s_log_block_size), SBU(s_nsegments), SBU(s_dev_size),
 	SBF(s_first_data_block), SBF(s_blocks_per_segment), SBF(s_r_segments_percentage),
-	SBF(s_ctime), SBF(s_mtime), SBF(s_mnt_count), SBF(s_max_mnt_count), SBF(s_errors),
-	SBF(s_lastcheck), SBF(s_checkinterval), SBF(s_creator_os), SBF(s_def_resuid),
+	SBF(s_ctime), SBU(s_mtime), SBU(s_mnt_count), SBU(s_max_mnt_count), SBU(s_errors),
+	SBU(s_lastcheck), SBU(s_checkinterval), SBF(s_creator_os), SBF(s_def_resuid),
 	SBF(s_def_resgid), SBF(s_first_ino), SBF(s_inode_size), SBF(s_dat_entry_size),
-	SBF(s_checkpoint_size), SBF(s_segment_usage_size), SBF(s_uuid), SBF(s_volume_name),
-	SBF(s_c_interval), SBF(s_c_block_max), SBF(s_feature_compat),
-	SBF(s_feature_compat_ro), SBF(s_feature_incompat),
+	SBF(s_checkpoint_size), SBF(s_segment_usage_size), SBU(s_uuid), SBU(s_volume_name),
+	SBU(s_c_interval), SBU(s_c_block_max), SBU(s_feature_compat),
+	SBU(s_feature_compat_ro), SBF(s_feature_incompat),
 };
 
 int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_super_block *b,
@@ -246,10 +248,8 @@ int nlfs_sb_fixed_differ(const struct nlfs_super_block *a, const struct nlfs_sup
 	return -1;
 }
 
-bool nlfs_sb_field_updated_in_place(const char *field)
+bool nlfs_sb_field_updated_in_place(int index)
 {
-	for (size_t i = 0; i < sizeof(sb_updated_fields) / sizeof(sb_updated_fields[0]); i++)
-		if (!strcmp(field, sb_updated_fields[i]))
-			return true;
-	return false;
+	return index >= 0 && (size_t)index < sizeof(sb_fixed_fields) / sizeof(sb_fixed_fields[0]) &&
+	       sb_fixed_fields[index].in_place;
 }

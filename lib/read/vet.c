@@ -61,7 +61,7 @@ static int vet_superblocks(struct nlfs_fs *fs, struct nlfs_err *err)
 	for (int i = ch->status[0].valid && ch->status[1].valid ?
 		     nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], 0, &field) : -1;
 	     i >= 0; i = nlfs_sb_fixed_differ(&fs->sb[0], &fs->sb[1], i + 1, &field))
-		if (!nlfs_sb_field_updated_in_place(field))
+		if (!nlfs_sb_field_updated_in_place(i))
 			return damaged(fs, err,
 				       "superblocks: the primary and secondary copies differ in %s",
 				       field);

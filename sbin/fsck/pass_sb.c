@@ -83,7 +83,7 @@ static void compare_copies(struct fsck *c, const struct nlfs_super_block sb[2])
 
 	for (int i = nlfs_sb_fixed_differ(&sb[0], &sb[1], 0, &field); i >= 0;
 	     i = nlfs_sb_fixed_differ(&sb[0], &sb[1], i + 1, &field))
-		if (nlfs_sb_field_updated_in_place(field))
+		if (nlfs_sb_field_updated_in_place(i))
 			fsck_problem(c, MSG_SB_COPY_STALE, field);
 		else
 			fsck_problem(c, MSG_SB_COPIES_DIFFER, field);

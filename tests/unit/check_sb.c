@@ -290,21 +290,33 @@ START_TEST(copies_differing_in_place_are_told_from_damage)
 {
 	struct nlfs_super_block a, b;
 	const char *field = NULL;
+	int i;
 
 	memset(&a, 0, sizeof(a));
 	b = a;
 	ck_assert_int_eq(nlfs_sb_fixed_differ(&a, &b, 0, &field), -1);
 	b.s_uuid[3] ^= 1;
-	ck_assert_int_ge(nlfs_sb_fixed_differ(&a, &b, 0, &field), 0);
+	i = nlfs_sb_fixed_differ(&a, &b, 0, &field);
+	ck_assert_int_ge(i, 0);
 	ck_assert_str_eq(field, "s_uuid");
-	ck_assert(nlfs_sb_field_updated_in_place(field));
+	ck_assert(nlfs_sb_field_updated_in_place(i));
 	b = a;
 	b.s_log_block_size = nlfs_cpu_to_le32(2);
-	ck_assert_int_ge(nlfs_sb_fixed_differ(&a, &b, 0, &field), 0);
+	i = nlfs_sb_fixed_differ(&a, &b, 0, &field);
+	ck_assert_int_ge(i, 0);
 	ck_assert_str_eq(field, "s_log_block_size");
-	ck_assert(!nlfs_sb_field_updated_in_place(field));
-	ck_assert(nlfs_sb_field_updated_in_place("s_nsegments"));
-	ck_assert(!nlfs_sb_field_updated_in_place("s_blocks_per_segment"));
+	ck_assert(!nlfs_sb_field_updated_in_place(i));
+	b = a;
+	b.s_nsegments = nlfs_cpu_to_le64(9);
+	i = nlfs_sb_fixed_differ(&a, &b, 0, &field);
+	ck_assert_str_eq(field, "s_nsegments");
+	ck_assert(nlfs_sb_field_updated_in_place(i));
+	b = a;
+	b.s_blocks_per_segment = nlfs_cpu_to_le32(9);
+	i = nlfs_sb_fixed_differ(&a, &b, 0, &field);
+	ck_assert_str_eq(field, "s_blocks_per_segment");
+	ck_assert(!nlfs_sb_field_updated_in_place(i));
+	ck_assert(!nlfs_sb_field_updated_in_place(-1));
 }
 END_TEST
 
