@@ -26,7 +26,7 @@ mkdir -p "$DIR/scripts" "$DIR/bin" || exit 1
 # a private copy of the scripts and programs: rebuilding or editing the
 # tree must not change a run
 cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
-	"$here/../tests/kernel/manifest.sh" "$DIR/scripts/" || exit 1
+	"$here/../tests/kernel/manifest.sh" "$here/../tests/kernel/crashaccept.sh" "$DIR/scripts/" || exit 1
 for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean \
 	${HOST:+nilfs-resize nilfs-tune nilfs-undo tests/fsck/corrupt}; do
 	cp "$top_builddir/$p" "$DIR/bin/" || exit 1
