@@ -8,7 +8,8 @@
 #
 # HOST=all: half the host steps are nilfs-resize (grow, shrink), nilfs-tune
 # (-L, -U, -O) or fsck.nilfs2 -y -z then nilfs-undo (TORTURE_HOST=all).
-# Run from the build tree (or set top_builddir); the guests are slow under
+# Run from the build tree (or set top_builddir; HOST=all needs
+# make tests/fsck/corrupt, a check program); the guests are slow under
 # TCG: a seed of 20 steps takes a few minutes.  Failing seeds' directories
 # are kept under DIR (default /tmp/torture.<pid>).
 SEEDS=10 STEPS=20 FIRST=1 JOBS=1 DIR= HOST=
@@ -29,6 +30,7 @@ cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
 	"$here/../tests/kernel/manifest.sh" "$here/../tests/kernel/crashaccept.sh" "$DIR/scripts/" || exit 1
 for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean \
 	${HOST:+nilfs-resize nilfs-tune nilfs-undo tests/fsck/corrupt}; do
+	[ -x "$top_builddir/$p" ] || { echo "$0: $top_builddir/$p is not built (make $p)" >&2; exit 1; }
 	cp "$top_builddir/$p" "$DIR/bin/" || exit 1
 done
 [ -n "$HOST" ] && export TORTURE_HOST="$HOST"
