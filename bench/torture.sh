@@ -64,7 +64,8 @@ nrun=$(grep -c '^seed [0-9]*: [0-9]* steps' "$DIR/summary")
 nsteps=$(sed -n 's/^seed [0-9]*: \([0-9]*\) steps.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
 nfail=$(grep -c 'FAIL at step' "$DIR/summary")
 nhang=$(sed -n 's/.*boots (\([0-9]*\) hung.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
-echo "seeds run: $nrun, steps: $nsteps, failures: $nfail, guests booted again after hanging before their script: $nhang ($(( $(date +%s) - t0 )) s)"
+nx=$(sed -n 's/.*, \([0-9]*\) resize, tune or fsck-undo.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
+echo "seeds run: $nrun, steps: $nsteps${HOST:+ ($nx of them nilfs-resize, nilfs-tune or fsck -y -z and nilfs-undo)}, failures: $nfail, guests booted again after hanging before their script: $nhang ($(( $(date +%s) - t0 )) s)"
 for f in "$DIR"/s*/REPRO; do
 	[ -f "$f" ] || continue
 	echo "--- $(dirname "$f")"

@@ -511,6 +511,7 @@ host_step() {
 	x)
 		# the volume's other writers: a new size, a new label, UUID or
 		# feature, and a repair taken back
+		HOSTXN=$((HOSTXN + 1))
 		sz=$(stat -c %s "$img")
 		rnd 4
 		case $RV in
@@ -700,7 +701,7 @@ bisect_host() {
 }
 
 # --- the seed ---
-BOOTS=0 FAULTS=0 HOSTN=0 CRASH_FSCKED=0 HANGS=0
+BOOTS=0 FAULTS=0 HOSTN=0 HOSTXN=0 CRASH_FSCKED=0 HANGS=0
 s=1
 # the first boot verifies the fresh volume (and records its tree)
 PRE_V=V0 PRE_CLOG= GSTEPS= CSTEP= HBATCH=
@@ -750,5 +751,5 @@ if [ -z "$FAILED" ] && { [ -n "$PRE_V" ] || [ -n "$GSTEPS" ]; }; then
 	CSTEP=
 	boot
 fi
-echo "seed $SEED: $((s - 1)) steps, $BOOTS boots ($HANGS hung before the script), $HOSTN host steps ($FAULTS under faults): $([ -n "$FAILED" ] && echo "FAIL at step $FAILED" || echo ok)" | tee -a "$LOG"
+echo "seed $SEED: $((s - 1)) steps, $BOOTS boots ($HANGS hung before the script), $HOSTN host steps ($FAULTS under faults$([ $HOSTX = 1 ] && echo ", $HOSTXN resize, tune or fsck-undo")): $([ -n "$FAILED" ] && echo "FAIL at step $FAILED" || echo ok)" | tee -a "$LOG"
 [ -z "$FAILED" ]
