@@ -8,7 +8,8 @@
 #
 # HOST=all: half the host steps are nilfs-resize (grow, shrink), nilfs-tune
 # (-L, -U, -O) or fsck.nilfs2 -y -z then nilfs-undo (TORTURE_HOST=all).
-# Run from the build tree (or set top_builddir); the guests are slow under
+# Run from the build tree (or set top_builddir; HOST=all needs
+# make tests/fsck/corrupt, a check program); the guests are slow under
 # TCG: a seed of 20 steps takes a few minutes.  Failing seeds' directories
 # are kept under DIR (default /tmp/torture.<pid>).
 SEEDS=10 STEPS=20 FIRST=1 JOBS=1 DIR= HOST=
@@ -26,9 +27,10 @@ mkdir -p "$DIR/scripts" "$DIR/bin" || exit 1
 # a private copy of the scripts and programs: rebuilding or editing the
 # tree must not change a run
 cp -p "$here/../tests/kernel/torture.sh" "$here/../tests/kernel/guest.sh" \
-	"$here/../tests/kernel/manifest.sh" "$DIR/scripts/" || exit 1
+	"$here/../tests/kernel/manifest.sh" "$here/../tests/kernel/crashaccept.sh" "$DIR/scripts/" || exit 1
 for p in fsck.nilfs2 lscp lssu mkcp chcp rmcp mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean \
 	${HOST:+nilfs-resize nilfs-tune nilfs-undo tests/fsck/corrupt}; do
+	[ -x "$top_builddir/$p" ] || { echo "$0: $top_builddir/$p is not built (make $p)" >&2; exit 1; }
 	cp "$top_builddir/$p" "$DIR/bin/" || exit 1
 done
 [ -n "$HOST" ] && export TORTURE_HOST="$HOST"
@@ -62,7 +64,8 @@ nrun=$(grep -c '^seed [0-9]*: [0-9]* steps' "$DIR/summary")
 nsteps=$(sed -n 's/^seed [0-9]*: \([0-9]*\) steps.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
 nfail=$(grep -c 'FAIL at step' "$DIR/summary")
 nhang=$(sed -n 's/.*boots (\([0-9]*\) hung.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
-echo "seeds run: $nrun, steps: $nsteps, failures: $nfail, guests booted again after hanging before their script: $nhang ($(( $(date +%s) - t0 )) s)"
+nx=$(sed -n 's/.*, \([0-9]*\) resize, tune or fsck-undo.*/\1/p' "$DIR/summary" | awk '{ n += $1 } END { print n + 0 }')
+echo "seeds run: $nrun, steps: $nsteps${HOST:+ ($nx of them nilfs-resize, nilfs-tune or fsck -y -z and nilfs-undo)}, failures: $nfail, guests booted again after hanging before their script: $nhang ($(( $(date +%s) - t0 )) s)"
 for f in "$DIR"/s*/REPRO; do
 	[ -f "$f" ] || continue
 	echo "--- $(dirname "$f")"

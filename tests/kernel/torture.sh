@@ -29,7 +29,9 @@
 # every snapshot mounts and holds the tree recorded when it was taken; the
 # latest tree is the model (what the kernel showed after the last sync of
 # a G step; after C any state recorded at or after the last completed sync,
-# a file's contents possibly from a later fdatasync).  Host steps: our fsck
+# a file's contents possibly from a later fdatasync, and a file whose fsync
+# or fdatasync completed holding its contents of then or later under every
+# name it has: crashaccept.sh).  Host steps: our fsck
 # and lscp on the host after each; fsck -y leaves every byte alone; a fault
 # run leaves the state before the step or after it.
 #
@@ -61,6 +63,7 @@ if [ "${TORTURE_HOST:-}" = all ]; then
 fi
 mkdir -p "$W" && rm -rf "${W:?}"/* && mkdir -p "$W/cps" "$W/keep" || exit 1
 . "$here/manifest.sh"
+. "$here/crashaccept.sh"
 img=$W/img
 LOG=$W/log
 
@@ -162,6 +165,7 @@ verify() {
 		diff /tmp/o$t /tmp/t$t | head -n 20 | sed "s/^/$v D /"
 	done
 	manifest /mnt | sed "s/^/$v T /"
+	inodes /mnt | sed "s/^/$v /"
 	# $2 = new: only the snapshots not seen yet (nothing but the kernel
 	# wrote since the last verification, and it leaves snapshots alone)
 	for c in $(lscp -s /dev/vda | awk 'NR > 1 { print $1 }'); do
@@ -175,6 +179,8 @@ verify() {
 	done
 	echo "$v VERIFIED"
 }
+# the regular files' inode numbers: after a crash a file is known by it
+inodes() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs -r stat -c 'I %i %n'); }
 latest() { lscp -a /dev/vda | awk 'END { print $1 }'; }
 # a checkpoint whose tree is known: the state right after a sync
 known() {
@@ -193,7 +199,7 @@ pick() {  # $1: index; the rest: list; prints one of the list or nothing
 # each sync so that it survives the crash
 clog() { echo "$*" >>/tmp/clog; }
 cflush() { dd if=/tmp/clog of=$CLOGDEV bs=64k conv=notrunc,fsync 2>/dev/null; }
-pre() { manifest /mnt | sed "s/^/P$1 /" >>/tmp/clog; cflush; }
+pre() { { manifest /mnt; inodes /mnt; } | sed "s/^/P$1 /" >>/tmp/clog; cflush; }
 done_() { n=$1; shift; clog "D$n $*"; cflush; }
 EOS
 }
@@ -272,66 +278,6 @@ OUT=$W/out
 # lines of verification V with tag T (T, S<cno>, ...), prefix removed
 vlines() { sed -n "s/^$1 $2 //p" "$OUT"; }
 
-# the tree with the mtime left out (crash acceptance compares contents)
-strip_time() { awk -F'|' 'BEGIN { OFS = "|" } /^S / { $7 = "" } { print }' "$@"; }
-
-# Is tree $1 a state the crash log allows?  $2: the log; $3: the model
-# before the crash boot.  Only a completed sync makes the whole tree
-# durable: the candidates are the model (if no sync completed) and the
-# states recorded before each sync, fsync or fdatasync at or after the last
-# completed sync.  The tree must equal a candidate except for files whose
-# contents equal theirs in a later candidate (an fdatasync after it, rolled
-# forward); and a file whose fsync or fdatasync completed must hold its
-# contents of then or later.  Prints the candidate matched.
-crash_accept() {
-	t=$1 clog=$2 m0=$3 d=$W/crash
-	rm -rf "$d" && mkdir -p "$d"
-	last=$(sed -n 's/^D\([0-9]*\) sync$/\1/p' "$clog" | tail -n 1)
-	last=${last:-0}
-	cands=
-	[ "$last" = 0 ] && { strip_time "$m0" >"$d/c0"; cands=0; }
-	for j in $(sed -n 's/^P\([0-9]*\) .*/\1/p' "$clog" | uniq); do
-		[ "$j" -ge "$last" ] || continue
-		sed -n "s/^P$j //p" "$clog" | strip_time >"$d/c$j"
-		cands="$cands $j"
-	done
-	strip_time "$t" >"$d/t"
-	grep -v '^H ' "$d/t" >"$d/tmeta"
-	grep '^H ' "$d/t" >"$d/th"
-	# files made durable one by one; a name made after the last completed
-	# sync is not (fsync of a file does not make its directory entry
-	# durable, and the workload never fsyncs a directory)
-	base=$d/c$last   # made above: the model, or the state recorded before sync $last
-	sed -n 's/^D\([0-9]*\) file \/mnt\(.*\)$/\1 .\2/p' "$clog" | while read -r k f; do
-		[ "$k" -gt "$last" ] || continue
-		grep -q "^H [0-9a-f]*  $f\$" "$d/c$k" || continue   # no such file then
-		grep -q "^H [0-9a-f]*  $f\$" "$base" || continue   # a name not yet durable
-		want=
-		for l in $cands; do [ "$l" -ge "$k" ] && want="$want $d/c$l"; done
-		# shellcheck disable=SC2086
-		if grep -q "^H [0-9a-f]*  $f\$" "$d/th"; then
-			grep -qx -F "$(grep "^H [0-9a-f]*  $f\$" "$d/th")" $want && continue
-		else
-			for l in $want; do grep -q "^H [0-9a-f]*  $f\$" "$l" || continue 2; done
-		fi
-		echo "$f (fsync or fdatasync $k completed)" >"$d/lost"
-	done
-	[ -f "$d/lost" ] && return 1
-	for j in $cands; do
-		grep -v '^H ' "$d/c$j" | cmp -s - "$d/tmeta" || continue
-		# paths of regular files equal; each hash from candidate j or later
-		later=
-		for l in $cands; do [ "$l" -ge "$j" ] && later="$later $d/c$l"; done
-		# shellcheck disable=SC2086
-		if awk 'FILENAME != "-" && /^H / { ok[$2 " " $3] = 1; next }
-			/^H / && !ok[$2 " " $3] { bad = 1 } END { exit bad }' $later - <"$d/th"; then
-			echo "$j"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # verification V: everything the guest reported for it.  $2: crash log (or
 # empty).  Sets the model to the tree seen.  0 or fail.
 check_verify() {
@@ -353,7 +299,8 @@ check_verify() {
 	if [ -n "$crashlog" ]; then
 		last=$(sed -n 's/^D\([0-9]*\) sync$/\1/p' "$crashlog" | tail -n 1)
 		last=${last:-0}
-		if j=$(crash_accept "$W/tree" "$crashlog" "$W/model"); then
+		vlines "$v" I >"$W/tree.ino"
+		if j=$(crash_accept "$W/tree" "$crashlog" "$W/model" "$W/tree.ino" "$W/crash"); then
 			say "  after the crash: the state before sync point $j (last sync completed: $last)"
 		else
 			if [ -f "$W/crash/lost" ]; then
@@ -448,6 +395,7 @@ EOS
 			echo "CLOGDEV=/dev/vdb"
 			[ -z "$PRE_V" ] && [ -z "$GSTEPS" ] && echo "mount -t nilfs2 /dev/vda /mnt || { echo 'MOUNTFAIL'; exit 0; }"
 			echo "mkdir -p /mnt/a /mnt/b"
+			echo "inodes /mnt | sed 's/^I /I0 /' >>/tmp/clog; cflush"
 			step_seed "$CSTEP"
 			SP=0
 			rnd 40; nops=$((RV + 10))
@@ -563,6 +511,7 @@ host_step() {
 	x)
 		# the volume's other writers: a new size, a new label, UUID or
 		# feature, and a repair taken back
+		HOSTXN=$((HOSTXN + 1))
 		sz=$(stat -c %s "$img")
 		rnd 4
 		case $RV in
@@ -752,7 +701,7 @@ bisect_host() {
 }
 
 # --- the seed ---
-BOOTS=0 FAULTS=0 HOSTN=0 CRASH_FSCKED=0 HANGS=0
+BOOTS=0 FAULTS=0 HOSTN=0 HOSTXN=0 CRASH_FSCKED=0 HANGS=0
 s=1
 # the first boot verifies the fresh volume (and records its tree)
 PRE_V=V0 PRE_CLOG= GSTEPS= CSTEP= HBATCH=
@@ -802,5 +751,5 @@ if [ -z "$FAILED" ] && { [ -n "$PRE_V" ] || [ -n "$GSTEPS" ]; }; then
 	CSTEP=
 	boot
 fi
-echo "seed $SEED: $((s - 1)) steps, $BOOTS boots ($HANGS hung before the script), $HOSTN host steps ($FAULTS under faults): $([ -n "$FAILED" ] && echo "FAIL at step $FAILED" || echo ok)" | tee -a "$LOG"
+echo "seed $SEED: $((s - 1)) steps, $BOOTS boots ($HANGS hung before the script), $HOSTN host steps ($FAULTS under faults$([ $HOSTX = 1 ] && echo ", $HOSTXN resize, tune or fsck-undo")): $([ -n "$FAILED" ] && echo "FAIL at step $FAILED" || echo ok)" | tee -a "$LOG"
 [ -z "$FAILED" ]
