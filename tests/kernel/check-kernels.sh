@@ -42,6 +42,25 @@ fi
 if [ -z "${NILFS_KTEST_ORACLE:-}" ] && oracle=$("$here/fetch-kernels.sh" oracle sid); then
 	export NILFS_KTEST_ORACLE=$oracle
 fi
+# The whole console logs of a suite's failed guests (make check leaves
+# them beside each test's log, tests/kernel/T.console) renamed for suite $1,
+# so that the next suite's run does not replace them; each guest's verdict
+# goes to the summary.
+keep_consoles() {
+	for c in tests/kernel/t-*.console; do
+		# a test's own, not one an earlier suite renamed
+		[ -f "$c" ] && [ -f "$here/$(basename "${c%.console}").sh" ] || continue
+		mv -f "$c" "${c%.console}-$1.console"
+		grep '^=== guest.sh: [0-9]' "${c%.console}-$1.console" | cut -d' ' -f4- |
+			sed "s|^|console kept (${c%.console}-$1.console): |"
+	done | sort | uniq -c | sed 's/^ *\([0-9]*\) *\(.*\)/  \2 (x\1)/' >"tests/kernel/consoles-$1.notes"
+	if [ -s "tests/kernel/consoles-$1.notes" ]; then
+		echo "=== $1: failed guests, with their whole console logs:"
+		cat "tests/kernel/consoles-$1.notes"
+		summary="$summary$(cat "tests/kernel/consoles-$1.notes")\n"
+	fi
+}
+
 summary=
 failed=0
 for suite in "$@"; do
@@ -70,6 +89,7 @@ for suite in "$@"; do
 	# shellcheck disable=SC2086  # word splitting wanted
 	$MAKE check TESTS="$tests" TEST_SUITE_LOG="tests/kernel/check-$suite.log"
 	rc=$?
+	keep_consoles "$suite"
 	# A guest that never reported (a panic or a hang in the emulated
 	# machine on a loaded host: seen once in about 20 runs of 6.12) is run
 	# once more and named; a failure the test itself reported, or the
@@ -86,6 +106,7 @@ for suite in "$@"; do
 			# shellcheck disable=SC2086  # word splitting wanted
 			$MAKE check TESTS="$again" TEST_SUITE_LOG="tests/kernel/check-$suite-again.log" &&
 				{ rc=0; summary="$summary$suite: run again after a guest that did not report: $(echo $again)\n"; }
+			keep_consoles "$suite-again"
 		fi
 	fi
 	secs=$(($(date +%s) - start))

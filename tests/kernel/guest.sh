@@ -23,6 +23,17 @@
 #   NILFS_KTEST_TIMEOUT  seconds before a guest is killed (default: 300)
 #   NILFS_KTEST_MEM      guest memory in MiB (default: 512)
 #   NILFS_KTEST_VERBOSE  if set to 1, copy the whole console log to stderr
+#   NILFS_KTEST_CONSOLE  a file to which the whole console log (the kernel's
+#                        boot messages, an oops in full) is appended, under
+#                        a line naming the kernel and script, when a guest
+#                        fails: its script exits non-zero, or it does not
+#                        report (crash, hang, timeout) and did not reset
+#                        itself on purpose (sysrq b); make check sets it to
+#                        the test's log with .console for .log
+#   NILFS_KTEST_APPEND   more words for the guest kernel's command line
+#                        (slub_debug=FZPU, kfence.sample_interval=1, ...)
+#   NILFS_KTEST_VIRTIO_BLK  the virtio-blk-pci device options instead of
+#                        ioeventfd=off,event_idx=off (see below)
 #   NILFS_KTEST_SKIP     if set (and not 0), "require" skips (77), even
 #                        under CI=true: configure --disable-kernel-tests
 #                        and make distcheck set it
@@ -62,7 +73,7 @@ QEMU=qemu-system-x86_64
 # handled in the vCPU thread and an interrupt for every completion (no
 # ioeventfd, no event index) made 14 such runs in a row finish, where 2 of
 # 5 had hung.
-VIRTIO_BLK_OPTS=ioeventfd=off,event_idx=off
+VIRTIO_BLK_OPTS=${NILFS_KTEST_VIRTIO_BLK-ioeventfd=off,event_idx=off}
 
 # Modules loaded in the guest, in this order (paths below kernel/).
 MODULES="drivers/virtio/virtio_ring
@@ -296,6 +307,55 @@ build_initramfs() {
 	rm -rf "$work"
 }
 
+# The kernel's boot messages go to the console (a guest that stops while
+# booting shows how far it got); /init turns them off (dmesg -n 1) before
+# anything of the script's is printed.
+BOOT_LOGLEVEL=6
+
+# The first line of a kernel crash report in console log $1, or nothing.
+oops_line() {
+	grep -m 1 -E 'BUG:|Oops|general protection fault|kernel BUG at|Kernel panic|Unable to handle|WARNING: CPU:|stack-protector|double fault' "$1"
+}
+
+# The crash report in console log $1, in full: from its first line to the
+# end of the log (a panic stops the machine there).
+oops_text() {
+	first=$(oops_line "$1") || return 0
+	echo "guest.sh: --- the guest kernel's crash report ---"
+	awk -v f="$first" 'index($0, f) == 1 { on = 1 } on' "$1" | head -n 300
+}
+
+# One sentence for a guest that did not report a status: what its console
+# log $1 shows of where it stopped ($2: qemu's exit status).
+console_verdict() {
+	if line=$(oops_line "$1"); then
+		line=$(echo "$line" | sed 's/^\[ *[0-9.]*\] //')
+		echo "the guest kernel crashed ($line)"
+	elif grep -q "===KTEST-BEGIN-$tag===" "$1"; then
+		if grep -q 'sysrq: Resetting' "$1"; then
+			echo "reset by the guest script (sysrq b), as it asked"
+		else
+			echo "the guest stopped in its script without a crash report (qemu exit $2)"
+		fi
+	elif grep -q 'Linux version' "$1"; then
+		echo "the guest kernel stopped before the script began, without a crash report (last line: $(grep . "$1" | tail -n 1 | cut -c 1-100))"
+	else
+		echo "the emulated machine never ran the kernel (nothing but the firmware on the console): qemu stalled, as TCG now and then does on a loaded host; not a finding of the test"
+	fi
+}
+
+# Append console log $1 to $NILFS_KTEST_CONSOLE under a line naming the
+# kernel, the script and why ($2), and say where it went.
+keep_console() {
+	[ -n "${NILFS_KTEST_CONSOLE:-}" ] || return 0
+	{
+		echo "=== guest.sh: $(date -u +%FT%TZ) $KVER: $2"
+		echo "=== guest.sh: script $script, ${MEM} MiB, virtio-blk ${VIRTIO_BLK_OPTS:-defaults}, kernel command line: $cmdline"
+		cat "$1"
+	} >>"$NILFS_KTEST_CONSOLE" &&
+		echo "guest.sh: the whole console log is in $NILFS_KTEST_CONSOLE" >&2
+}
+
 run_guest() {
 	[ $# -ge 1 ] || die "usage: guest.sh run SCRIPT [IMG...]"
 	script=$1
@@ -314,7 +374,7 @@ run_guest() {
 	for img in "$@"; do
 		[ -f "$img" ] || [ -b "$img" ] || die "no such image: $img"
 		drives+=(-drive "file=$img,format=raw,if=none,id=disk$n"
-			-device "virtio-blk-pci,drive=disk$n,$VIRTIO_BLK_OPTS")
+			-device "virtio-blk-pci,drive=disk$n${VIRTIO_BLK_OPTS:+,$VIRTIO_BLK_OPTS}")
 		n=$((n + 1))
 	done
 	# the script travels in a tar archive on one more virtio disk
@@ -353,16 +413,17 @@ run_guest() {
 	# at least 1 MiB: avoids "beyond EOD" partition noise
 	[ "$(stat -c %s "$tmp/script.tar")" -ge 1048576 ] || truncate -s 1M "$tmp/script.tar"
 	drives+=(-drive "file=$tmp/script.tar,format=raw,if=none,id=script"
-		-device "virtio-blk-pci,drive=script,$VIRTIO_BLK_OPTS")
+		-device "virtio-blk-pci,drive=script${VIRTIO_BLK_OPTS:+,$VIRTIO_BLK_OPTS}")
 	letters=abcdefghijklmnopqrstuvwxyz
 	disk=vd${letters:$#:1}
 
 	tag=$$-$RANDOM$RANDOM
 	log=$tmp/console.log
+	cmdline="console=ttyS0 loglevel=$BOOT_LOGLEVEL panic=-1 rdinit=/init ktest.tag=$tag ktest.disk=$disk${NILFS_KTEST_APPEND:+ $NILFS_KTEST_APPEND}"
 	timeout -k 10 "$TIMEOUT" "$QEMU" -accel tcg -m "$MEM" -nographic \
 		-monitor none -serial "file:$log" -no-reboot -nic none \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 quiet loglevel=0 panic=-1 rdinit=/init ktest.tag=$tag ktest.disk=$disk" \
+		-append "$cmdline" \
 		"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1
 	qrc=$?
 
@@ -395,6 +456,13 @@ run_guest() {
 		tail -n 20 "$tmp/qemu.out" >&2
 		echo "guest.sh: --- last console lines ---" >&2
 		tail -n 40 "$tmp/console.txt" >&2
+		oops_text "$tmp/console.txt" >&2
+		verdict=$(console_verdict "$tmp/console.txt" $qrc)
+		case $verdict in
+		reset*) ;;	# the script's own sysrq b: nothing to keep
+		*) keep_console "$tmp/console.txt" "no status: $verdict" ;;
+		esac
+		echo "guest.sh: $verdict" >&2
 		return 125
 	fi
 	if [ -n "${NILFS_KTEST_DMESG:-}" ]; then
@@ -409,6 +477,7 @@ run_guest() {
 		sed -n "/===KTEST-DMESG-$tag===/,/===KTEST-DMESG-END-$tag===/p" \
 			"$tmp/console.txt" | sed '1d;$d' | tail -n 20 >&2
 	fi
+	[ "$rc" -eq 0 ] || keep_console "$tmp/console.txt" "script exited $rc"
 	return "$rc"
 }
 
