@@ -11,6 +11,9 @@
 #   guest.sh run SCRIPT [IMG...] boot the guest with IMG... attached as
 #                                /dev/vda, /dev/vdb, ... and run SCRIPT
 #                                with /bin/sh (busybox) inside it
+#   guest.sh oops LOG            print the first line of a kernel crash
+#                                report (slub_debug's included) in a
+#                                console or kernel log; exit 1 if none
 #
 # The guest script's stdout and stderr (merged) are written to our stdout
 # and its exit status becomes our exit status.  If the guest does not
@@ -519,6 +522,12 @@ require)
 	echo "SKIP: kernel test dependencies missing (see above)"
 	exit 77
 	;;
+oops)
+	# the first line of a crash report in a console or kernel log
+	[ $# = 2 ] && [ -r "$2" ] || die "usage: guest.sh oops LOG"
+	oops_line "$2"
+	exit
+	;;
 build)
 	check_deps || exit
 	build_initramfs
@@ -531,7 +540,7 @@ run)
 	exit
 	;;
 *)
-	echo "usage: guest.sh check-deps | build | run SCRIPT [IMG...]" >&2
+	echo "usage: guest.sh check-deps | build | run SCRIPT [IMG...] | oops LOG" >&2
 	exit 2
 	;;
 esac
