@@ -366,7 +366,8 @@ console_verdict() {
 			echo "the guest stopped in its script without a crash report (qemu exit $2)"
 		fi
 	elif grep -q 'Linux version' "$1"; then
-		echo "the guest kernel stopped before the script began, without a crash report (last line: $(grep . "$1" | tail -n 1 | cut -c 1-100))"
+		echo "the guest kernel stopped before the script began, without a crash report$(starved "$1" &&
+			echo ", after reporting its CPU starved: TCG on a loaded host") (last line: $(grep . "$1" | tail -n 1 | cut -c 1-100))"
 	else
 		echo "the emulated machine never ran the kernel (nothing but the firmware on the console): qemu stalled, as TCG now and then does on a loaded host; not a finding of the test"
 	fi
