@@ -368,8 +368,10 @@ console_verdict() {
 	elif grep -q 'Linux version' "$1"; then
 		echo "the guest kernel stopped before the script began, without a crash report$(starved "$1" &&
 			echo ", after reporting its CPU starved: TCG on a loaded host") (last line: $(grep . "$1" | tail -n 1 | cut -c 1-100))"
-	else
+	elif [ "$2" = 124 ] || [ "$2" = 137 ]; then
 		echo "the emulated machine never ran the kernel (nothing but the firmware on the console): qemu stalled, as TCG now and then does on a loaded host; not a finding of the test"
+	else
+		echo "the machine reset before the kernel wrote anything (qemu exit $2): an early boot failure (too little memory for the kernel and initramfs?), not a hang"
 	fi
 }
 
