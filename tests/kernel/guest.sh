@@ -11,6 +11,9 @@
 #   guest.sh run SCRIPT [IMG...] boot the guest with IMG... attached as
 #                                /dev/vda, /dev/vdb, ... and run SCRIPT
 #                                with /bin/sh (busybox) inside it
+#   guest.sh oops LOG            print the first line of a kernel crash
+#                                report (slub_debug's included) in a
+#                                console or kernel log; exit 1 if none
 #
 # The guest script's stdout and stderr (merged) are written to our stdout
 # and its exit status becomes our exit status.  If the guest does not
@@ -23,6 +26,17 @@
 #   NILFS_KTEST_TIMEOUT  seconds before a guest is killed (default: 300)
 #   NILFS_KTEST_MEM      guest memory in MiB (default: 512)
 #   NILFS_KTEST_VERBOSE  if set to 1, copy the whole console log to stderr
+#   NILFS_KTEST_CONSOLE  a file to which the whole console log (the kernel's
+#                        boot messages, an oops in full) is appended, under
+#                        a line naming the kernel and script, when a guest
+#                        fails: its script exits non-zero, or it does not
+#                        report (crash, hang, timeout) and did not reset
+#                        itself on purpose (sysrq b); make check sets it to
+#                        the test's log with .console for .log
+#   NILFS_KTEST_APPEND   more words for the guest kernel's command line
+#                        (slub_debug=FZPU, kfence.sample_interval=1, ...)
+#   NILFS_KTEST_VIRTIO_BLK  the virtio-blk-pci device options instead of
+#                        ioeventfd=off,event_idx=off (see below)
 #   NILFS_KTEST_SKIP     if set (and not 0), "require" skips (77), even
 #                        under CI=true: configure --disable-kernel-tests
 #                        and make distcheck set it
@@ -62,7 +76,7 @@ QEMU=qemu-system-x86_64
 # handled in the vCPU thread and an interrupt for every completion (no
 # ioeventfd, no event index) made 14 such runs in a row finish, where 2 of
 # 5 had hung.
-VIRTIO_BLK_OPTS=ioeventfd=off,event_idx=off
+VIRTIO_BLK_OPTS=${NILFS_KTEST_VIRTIO_BLK-ioeventfd=off,event_idx=off}
 
 # Modules loaded in the guest, in this order (paths below kernel/).
 MODULES="drivers/virtio/virtio_ring
@@ -296,6 +310,83 @@ build_initramfs() {
 	rm -rf "$work"
 }
 
+# The kernel's boot messages go to the console (a guest that stops while
+# booting shows how far it got); /init turns them off (dmesg -n 1) before
+# anything of the script's is printed.
+BOOT_LOGLEVEL=6
+# The IO-APIC timer check counts ticks during a busy wait calibrated
+# earlier; under TCG on a loaded host the two clocks disagree and 6.12
+# panicked at boot ("IO-APIC + timer doesn't work!", once in the first 20
+# boots at a load of 13).  Linux skips the check itself on KVM, VMware and
+# Hyper-V; a TCG guest it cannot recognise is told on the command line.
+BOOT_OPTS="no_timer_check"
+
+# The first line of a kernel crash report in console log $1, or nothing.
+# Only the kernel's lines count (they carry its time stamp).  Two reports
+# are the host's load, not the kernel's: a soft lockup (under TCG on a
+# loaded host the guest's CPU is starved for tens of seconds now and then:
+# 6.12 with slub_debug at a load of 14) and the crypto self-tests' warning
+# when the DRBG cannot be seeded because the jitter entropy source, timed
+# on that starved CPU, fails its health tests (6.12 at a load of 27).
+oops_line() {
+	grep -E '\[ *[0-9]+\.[0-9]+\] .*(BUG|Oops|general protection fault|Kernel panic|Unable to handle|WARNING: CPU:|stack-protector|double fault|Poison overwritten|Redzone overwritten|Object already free|Freepointer corrupt)' "$1" |
+		grep -v -m 1 -E 'soft lockup|WARNING: CPU: [0-9]+ PID: [0-9]+ at crypto/testmgr\.c'
+}
+
+# Whether console log $1 shows the guest starved: soft lockups, RCU stalls.
+starved() {
+	grep -q -E 'soft lockup|self-detected stall|detected stalls on CPUs' "$1"
+}
+
+# The crash report in console log $1, in full: from its first line to the
+# end of the log (a panic stops the machine there).
+oops_text() {
+	first=$(oops_line "$1") || return 0
+	echo "guest.sh: --- the guest kernel's crash report ---"
+	awk -v f="$first" 'index($0, f) == 1 { on = 1 } on' "$1" | head -n 300
+}
+
+# One sentence for a guest that did not report a status: what its console
+# log $1 shows of where it stopped ($2: qemu's exit status).
+console_verdict() {
+	line=$(oops_line "$1" | sed 's/^\[ *[0-9.]*\] //')
+	panic=$(grep -m 1 -E '\[ *[0-9]+\.[0-9]+\] Kernel panic - not syncing' "$1" | sed 's/^.*\[ *[0-9.]*\] //')
+	if [ -n "$panic" ]; then
+		# the first report, and the panic it led to if that is another line
+		[ "$line" = "$panic" ] || line="$line; $panic"
+		echo "the guest kernel crashed ($line)"
+	elif grep -q "===KTEST-BEGIN-$tag===" "$1" && grep -q 'sysrq: Resetting' "$1"; then
+		echo "reset by the guest script (sysrq b), as it asked${line:+; the kernel reported before: $line}"
+	elif [ -n "$line" ]; then
+		echo "the guest kernel crashed ($line)"
+	elif grep -q "===KTEST-BEGIN-$tag===" "$1"; then
+		if starved "$1"; then
+			echo "the guest stopped in its script without a crash report, after reporting its CPU starved (soft lockup or RCU stall): TCG on a loaded host (qemu exit $2)"
+		else
+			echo "the guest stopped in its script without a crash report (qemu exit $2)"
+		fi
+	elif grep -q 'Linux version' "$1"; then
+		echo "the guest kernel stopped before the script began, without a crash report$(starved "$1" &&
+			echo ", after reporting its CPU starved: TCG on a loaded host") (last line: $(grep . "$1" | tail -n 1 | cut -c 1-100))"
+	elif [ "$2" = 124 ] || [ "$2" = 137 ]; then
+		echo "the emulated machine never ran the kernel (nothing but the firmware on the console): qemu stalled, as TCG now and then does on a loaded host; not a finding of the test"
+	else
+		echo "the machine reset before the kernel wrote anything (qemu exit $2): an early boot failure (too little memory for the kernel and initramfs?), not a hang"
+	fi
+}
+
+# Append console log $1 to $NILFS_KTEST_CONSOLE under a line naming the
+# kernel, the script and why ($2), and say where it went.
+keep_console() {
+	[ -n "${NILFS_KTEST_CONSOLE:-}" ] || return 0
+	{
+		echo "=== guest.sh: $(date -u +%FT%TZ) $KVER: $2"
+		echo "=== guest.sh: script $script, ${MEM} MiB, virtio-blk ${VIRTIO_BLK_OPTS:-defaults}, kernel command line: $cmdline"
+		cat "$1"
+	} >>"$NILFS_KTEST_CONSOLE" &&
+		echo "guest.sh: the whole console log is in $NILFS_KTEST_CONSOLE" >&2
+}
+
 run_guest() {
 	[ $# -ge 1 ] || die "usage: guest.sh run SCRIPT [IMG...]"
 	script=$1
@@ -314,7 +405,7 @@ run_guest() {
 	for img in "$@"; do
 		[ -f "$img" ] || [ -b "$img" ] || die "no such image: $img"
 		drives+=(-drive "file=$img,format=raw,if=none,id=disk$n"
-			-device "virtio-blk-pci,drive=disk$n,$VIRTIO_BLK_OPTS")
+			-device "virtio-blk-pci,drive=disk$n${VIRTIO_BLK_OPTS:+,$VIRTIO_BLK_OPTS}")
 		n=$((n + 1))
 	done
 	# the script travels in a tar archive on one more virtio disk
@@ -353,16 +444,17 @@ run_guest() {
 	# at least 1 MiB: avoids "beyond EOD" partition noise
 	[ "$(stat -c %s "$tmp/script.tar")" -ge 1048576 ] || truncate -s 1M "$tmp/script.tar"
 	drives+=(-drive "file=$tmp/script.tar,format=raw,if=none,id=script"
-		-device "virtio-blk-pci,drive=script,$VIRTIO_BLK_OPTS")
+		-device "virtio-blk-pci,drive=script${VIRTIO_BLK_OPTS:+,$VIRTIO_BLK_OPTS}")
 	letters=abcdefghijklmnopqrstuvwxyz
 	disk=vd${letters:$#:1}
 
 	tag=$$-$RANDOM$RANDOM
 	log=$tmp/console.log
+	cmdline="console=ttyS0 loglevel=$BOOT_LOGLEVEL $BOOT_OPTS panic=-1 rdinit=/init ktest.tag=$tag ktest.disk=$disk${NILFS_KTEST_APPEND:+ $NILFS_KTEST_APPEND}"
 	timeout -k 10 "$TIMEOUT" "$QEMU" -accel tcg -m "$MEM" -nographic \
 		-monitor none -serial "file:$log" -no-reboot -nic none \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 quiet loglevel=0 panic=-1 rdinit=/init ktest.tag=$tag ktest.disk=$disk" \
+		-append "$cmdline" \
 		"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1
 	qrc=$?
 
@@ -395,6 +487,14 @@ run_guest() {
 		tail -n 20 "$tmp/qemu.out" >&2
 		echo "guest.sh: --- last console lines ---" >&2
 		tail -n 40 "$tmp/console.txt" >&2
+		oops_text "$tmp/console.txt" >&2
+		verdict=$(console_verdict "$tmp/console.txt" $qrc)
+		case $verdict in
+		reset*reported*) keep_console "$tmp/console.txt" "no status: $verdict" ;;
+		reset*) ;;	# the script's own sysrq b: nothing to keep
+		*) keep_console "$tmp/console.txt" "no status: $verdict" ;;
+		esac
+		echo "guest.sh: $verdict" >&2
 		return 125
 	fi
 	if [ -n "${NILFS_KTEST_DMESG:-}" ]; then
@@ -409,6 +509,7 @@ run_guest() {
 		sed -n "/===KTEST-DMESG-$tag===/,/===KTEST-DMESG-END-$tag===/p" \
 			"$tmp/console.txt" | sed '1d;$d' | tail -n 20 >&2
 	fi
+	[ "$rc" -eq 0 ] || keep_console "$tmp/console.txt" "script exited $rc"
 	return "$rc"
 }
 
@@ -433,6 +534,12 @@ require)
 	echo "SKIP: kernel test dependencies missing (see above)"
 	exit 77
 	;;
+oops)
+	# the first line of a crash report in a console or kernel log
+	[ $# = 2 ] && [ -r "$2" ] || die "usage: guest.sh oops LOG"
+	oops_line "$2"
+	exit
+	;;
 build)
 	check_deps || exit
 	build_initramfs
@@ -445,7 +552,7 @@ run)
 	exit
 	;;
 *)
-	echo "usage: guest.sh check-deps | build | run SCRIPT [IMG...]" >&2
+	echo "usage: guest.sh check-deps | build | run SCRIPT [IMG...] | oops LOG" >&2
 	exit 2
 	;;
 esac

@@ -435,7 +435,7 @@ EOS
 		# a guest that never got to the script (now and then qemu under TCG
 		# idles for ever after the firmware): the volume is untouched, boot again
 		[ $grc = 125 ] && ! grep -q '^SCRIPT BEGINS' "$OUT" && [ $try -lt 3 ] || break
-		say "  the guest did not reach the script (exit $grc, $(grep -c . "$W/guest.err") lines on stderr): booting again"
+		say "  the guest did not reach the script (exit $grc: $(grep '^guest.sh: ' "$W/guest.err" | tail -n 1 | cut -c 11-)): booting again"
 		HANGS=$((HANGS + 1))
 		cp --sparse=always "$W/keep/boot.img" "$img"
 		[ -n "$CSTEP" ] && rm -f "$W/clog.disk" && truncate -s 4M "$W/clog.disk"
