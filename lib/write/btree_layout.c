@@ -215,7 +215,7 @@ static int update_level(struct nlfs_btl *l, struct nlfs_wfile *wf, unsigned k,
 		}
 		if (count != oend - ostart)
 			dirty = true;
-		if (dirty)
+		if (dirty || count == 0)
 			wf->old_node_gone[o] |= 1;
 		if (count == 0)
 			continue;
