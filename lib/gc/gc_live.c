@@ -52,7 +52,8 @@ static int count_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_
 	lc->total++;
 	if (fi->ino == NLFS_DAT_INO) {
 		/* a DAT data block is live while the DAT maps it there (its
-		 * nodes are rebuilt by every construction) */
+		 * nodes are not counted: the writer moves those in a segment
+		 * it frees with the path it writes anyway) */
 		struct nlfs_file dat;
 		uint64_t ptr = 0;
 

@@ -5,7 +5,8 @@
  *
  * For each victim segment, every block its logs describe is classified:
  *  - a DAT data block is live if the DAT's map still points at it; it is
- *    then rewritten (the DAT is rewritten anyway, its nodes always are);
+ *    then rewritten (a DAT node there is written anew by the writer, as
+ *    every node of a metadata file's tree in a segment it frees);
  *  - a cpfile or sufile block is live while current; it is rewritten too,
  *    unless the construction empties it (a cpfile block whose checkpoints
  *    are all deleted is dropped from the map, as rmcp drops it); the old
@@ -64,7 +65,7 @@ static int dat_block(struct seg_walk *sw, const struct nlfs_binfo_rec *bi)
 	int rc;
 
 	if (!bi->is_data)
-		return 0;   /* DAT nodes are rebuilt by every construction */
+		return 0;   /* the writer moves DAT nodes out of the segments it frees */
 	rc = nlfs_writer_mdt_old_ptr(sw->w, NLFS_DAT_INO, bi->blkoff, &ptr, sw->err);
 	if (rc || ptr != bi->block)
 		return rc;
@@ -112,11 +113,11 @@ static int virtual_block(struct seg_walk *sw, const struct nlfs_finfo_rec *fi,
 		return rc;
 	}
 	if (root_file(fi->ino)) {
-		/* Nodes: their trees are rebuilt, the cpfile and sufile always
-		 * change.  Data: written again with a new vblocknr (rewrite_roots),
-		 * unless this construction emptied the block (a cpfile block whose
-		 * checkpoints are all deleted).  Either way the old version's
-		 * entry is ended, and freed as it lies in a victim. */
+		/* Nodes: the writer writes anew those in a segment it frees.
+		 * Data: written again with a new vblocknr (rewrite_roots),
+		 * unless this construction emptied the block (a cpfile block
+		 * whose checkpoints are all deleted).  Either way the old
+		 * version's entry is ended, and freed as it lies in a victim. */
 		if (!bi->is_data)
 			return 0;
 		if (NLFS_GROW(sw->roots, sw->caproots, sw->nroots + 1))

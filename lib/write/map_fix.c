@@ -124,7 +124,7 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 		 * segment): a copy under the old number would share it with
 		 * the block that number is given to next.  So the block is
 		 * written again as the cleaner does, an older version freed; a
-		 * node is rebuilt with the file's tree. */
+		 * node is written anew by the file's tree (writer.c, plan_tree). */
 		struct nlfs_wfile *wf = ino == NLFS_CPFILE_INO ? w->cpfile : w->sufile;
 		uint64_t cur = 0;
 		bool rewritten;
@@ -136,7 +136,7 @@ int nlfs_writer_move_block(struct nlfs_writer *w, uint64_t ino, uint64_t cno, ui
 		if (level) {
 			for (size_t i = 0; i < wf->nold_nodes; i++)
 				if (wf->old_nodes[i] == vbn)
-					return 0;   /* ended with the old tree, freed with the segment */
+					return 0;   /* replaced, freed with the segment */
 		} else {
 			r = nlfs_wfile_old_ptr(wf, blkoff, &cur, err);
 			if (r)

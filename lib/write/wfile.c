@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A file changed by one construction: the blocks read or written so far
- * (a hash table on the file offset) and, when its map is rebuilt, the map
+ * (a hash table on the file offset) and, when its map changes, the map
  * it had on disk.  Old blocks are read through the on-disk block map, which
  * nothing changes before the new super root is written.
  */
@@ -46,6 +46,10 @@ void nlfs_wfile_free(struct nlfs_wfile *wf)
 	free(wf->old_keys);
 	free(wf->old_ptrs);
 	free(wf->old_nodes);
+	free(wf->old_node_keys);
+	free(wf->old_node_start);
+	free(wf->old_node_level);
+	free(wf->old_node_gone);
 	free(wf->dirty_sorted);
 	free(wf->keys);
 	free(wf->ptrs);
@@ -267,7 +271,8 @@ int nlfs_wfile_punch(struct nlfs_wfile *wf, uint64_t blkoff, struct nlfs_err *er
 
 struct map_collect {
 	struct nlfs_wfile *wf;
-	size_t capk, capp, capn;
+	size_t capk, capp, capn, capnk, capnl, capns;
+	size_t seen[NLFS_BTREE_LEVEL_MAX];   /* node entries met so far, per level */
 };
 
 static int push(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
@@ -284,8 +289,22 @@ static int collect(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
 	struct nlfs_wfile *wf = mc->wf;
 	size_t nk = wf->nold;
 
-	if (level)
+	if (level) {
+		/* in the walk's order (depth first): a node's children are the
+		 * entries one level down from the number met so far on */
+		size_t n = wf->nold_nodes, nl = n;
+
+		if (level >= NLFS_BTREE_LEVEL_MAX ||
+		    push(&wf->old_node_keys, &n, &mc->capnk, blkoff) ||
+		    push(&wf->old_node_start, &nl, &mc->capns,
+			 level == 1 ? wf->nold : mc->seen[level - 1]) ||
+		    nlfs_grow((void **)&wf->old_node_level, &mc->capnl, wf->nold_nodes + 1,
+			      sizeof(*wf->old_node_level)))
+			return -ENOMEM;
+		wf->old_node_level[wf->nold_nodes] = (uint8_t)level;
+		mc->seen[level]++;
 		return push(&wf->old_nodes, &wf->nold_nodes, &mc->capn, ptr);
+	}
 	if (push(&wf->old_keys, &nk, &mc->capk, blkoff))
 		return -ENOMEM;
 	return push(&wf->old_ptrs, &wf->nold, &mc->capp, ptr);

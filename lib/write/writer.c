@@ -476,6 +476,8 @@ void nlfs_writer_free(struct nlfs_writer *w)
 	free(w->sf_keys);
 	free(w->sf_ptrs);
 	free(w->sr);
+	for (size_t i = 0; i < sizeof(w->plan) / sizeof(w->plan[0]); i++)
+		nlfs_btl_free(&w->plan[i]);
 	free(w);
 }
 
@@ -564,47 +566,45 @@ int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *k
 			  struct nlfs_err *err)
 {
 	uint32_t bs = w->geo.blocksize;
-	struct nlfs_btb p;
+	struct nlfs_btl p = { 0 };
 	uint64_t *nodes = NULL;
 	int rc;
 
-	rc = nlfs_btb_plan(&p, keys, n, bs);
-	if (rc)
-		return nlfs_err_set(err, rc, NLFS_NOWHERE, "inode %llu: file too large",
-				    (unsigned long long)ino);
-	if (p.total) {
-		nodes = malloc(p.total * sizeof(*nodes));
-		if (!nodes)
-			return -ENOMEM;
+	rc = nlfs_btl_rebuild(&p, keys, n, bs);
+	if (rc) {
+		nlfs_btl_free(&p);
+		return rc == -EFBIG ? nlfs_err_set(err, rc, NLFS_NOWHERE, "inode %llu: file too large",
+						   (unsigned long long)ino) : rc;
 	}
+	if (p.total && !(nodes = malloc(p.total * sizeof(*nodes))))
+		rc = -ENOMEM;
 	for (size_t j = 0; !rc && j < p.total; j++)
 		rc = nlfs_datw_alloc(w, &nodes[j], err);
 	for (size_t j = 0; !rc && j < p.total; j++) {
 		struct nlfs_litem it = { .ino = ino, .cno = w->cno, .vblocknr = nodes[j],
 					 .owned = true };
-		size_t idx;
 		unsigned k;
 
-		nlfs_btb_node_of(&p, j, &k, &idx);
+		nlfs_btl_node_of(&p, j, &k, &it.blkoff);
 		it.level = (uint8_t)k;
-		it.blkoff = nlfs_btb_node_key(&p, keys, k, idx);
 		it.buf = malloc(bs);
 		if (!it.buf) {
 			rc = -ENOMEM;
 			break;
 		}
-		nlfs_btb_fill_node(&p, j, keys, ptrs, nodes, it.buf);
+		nlfs_btl_fill_node(&p, j, keys, ptrs, nodes, it.buf);
 		rc = nlfs_logw_add(w->lw, &it, err);
 		if (rc)
 			free(it.buf);
 	}
 	if (!rc) {
-		nlfs_btb_fill_root(&p, keys, ptrs, nodes, inode->i_bmap);
+		nlfs_btl_fill_root(&p, keys, ptrs, nodes, inode->i_bmap);
 		inode->i_blocks = nlfs_cpu_to_le64((n + p.total) * (bs / 512));
 		w->user_blocks += (int64_t)(n + p.total);
 		rc = nlfs_writer_put_inode(w, ino, inode, err);
 	}
 	free(nodes);
+	nlfs_btl_free(&p);
 	return rc;
 }
 
@@ -623,17 +623,71 @@ int nlfs_writer_file_end(struct nlfs_writer *w, struct nlfs_inode *inode, struct
 
 /* ---- commit ---- */
 
-static struct nlfs_btb *plan_of(struct nlfs_writer *w, const struct nlfs_wfile *wf)
+static struct nlfs_btl *plan_of(struct nlfs_writer *w, const struct nlfs_wfile *wf)
 {
 	return &w->plan[wf->ino];
 }
 
-/* New virtual blocks for the dirty blocks and the rebuilt tree of a
+/* The B-tree of WF after the construction, its map merged.  A map that
+ * was a B-tree and stays one changes as the kernel changes it: only the
+ * nodes whose entries change are written, with their paths to the root,
+ * and those in a segment the construction cleans or empties, which must
+ * not hold a live block once it is clean (a node's old copy there is
+ * freed with it).  A new map, or one that is or becomes direct, is built
+ * anew. */
+static int plan_tree(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_err *err)
+{
+	struct nlfs_btl *p = plan_of(w, wf);
+	bool *force = NULL;
+	int rc;
+
+	if (!wf->on_disk || !nlfs_bmap_is_btree(&wf->rfile) || !wf->nkeys || wf->rebuilt ||
+	    wf->keys[wf->nkeys - 1] < NLFS_DIRECT_NBLOCKS) {
+		rc = nlfs_btl_rebuild(p, wf->keys, wf->nkeys, w->geo.blocksize);
+		wf->rebuilt = true;
+		if (!rc && wf->on_disk && !wf->old_node_gone &&
+		    !(wf->old_node_gone = calloc(wf->nold_nodes + 1, 1)))
+			rc = -ENOMEM;
+		for (size_t o = 0; !rc && o < wf->nold_nodes; o++)
+			wf->old_node_gone[o] |= 1;
+		return rc;
+	}
+	if (w->nvictims && wf->nold_nodes) {
+		force = calloc(wf->nold_nodes, sizeof(*force));
+		if (!force)
+			return -ENOMEM;
+	}
+	for (size_t o = 0; force && o < wf->nold_nodes; o++) {
+		uint64_t blocknr = wf->old_nodes[o];
+
+		if (wf->ino != NLFS_DAT_INO) {
+			const uint8_t *raw;
+			struct nlfs_dat_entry e;
+
+			rc = nlfs_palloc_peek(w->dat, w->dsz, blocknr, &raw, err);
+			if (rc) {
+				free(force);
+				return rc;
+			}
+			memset(&e, 0, sizeof(e));
+			if (raw)
+				memcpy(&e, raw, sizeof(e));
+			blocknr = nlfs_le64(e.de_blocknr);
+		}
+		force[o] = blocknr &&
+			   nlfs_writer_segment_released(w, blocknr / w->geo.blocks_per_segment);
+	}
+	rc = nlfs_btl_update(p, wf, force, err);
+	free(force);
+	return rc;
+}
+
+/* New virtual blocks for the dirty blocks and the nodes written of a
  * cpfile, sufile or ifile. */
 static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_err *err)
 {
 	bool dead = wf->ino != NLFS_IFILE_INO;
-	struct nlfs_btb *p = plan_of(w, wf);
+	struct nlfs_btl *p = plan_of(w, wf);
 	int rc = nlfs_wfile_load_map(wf, err);
 
 	if (!rc)
@@ -648,20 +702,23 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 			b->ended = true;
 		}
 	}
-	for (size_t i = 0; !rc && !wf->old_nodes_ended && i < wf->nold_nodes; i++)
-		rc = nlfs_datw_end(w, wf->old_nodes[i], dead, err);
-	wf->old_nodes_ended = true;
 	if (!rc)
 		rc = nlfs_wfile_merge_map(wf);
 	if (!rc)
-		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
-	if (!rc && p->total > wf->nnode_ptrs) {
-		if (NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->total))
+		rc = plan_tree(w, wf, err);
+	/* the old nodes the new tree does not keep end, once */
+	for (size_t o = 0; !rc && o < wf->nold_nodes; o++)
+		if (wf->old_node_gone[o] == 1) {
+			rc = nlfs_datw_end(w, wf->old_nodes[o], dead, err);
+			wf->old_node_gone[o] = 2;
+		}
+	if (!rc && p->ndirty > wf->nnode_ptrs) {
+		if (NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->ndirty))
 			return -ENOMEM;
-		while (!rc && wf->nnode_ptrs < p->total)
+		while (!rc && wf->nnode_ptrs < p->ndirty)
 			rc = nlfs_datw_alloc(w, &wf->node_ptrs[wf->nnode_ptrs++], err);
 	}
-	while (!rc && wf->nnode_ptrs > p->total)
+	while (!rc && wf->nnode_ptrs > p->ndirty)
 		rc = nlfs_datw_release(w, wf->node_ptrs[--wf->nnode_ptrs], err);
 	wf->nblocks = wf->nkeys + p->total;
 	return rc;
@@ -670,7 +727,7 @@ static int plan_vfile(struct nlfs_writer *w, struct nlfs_wfile *wf, struct nlfs_
 static int plan_dat(struct nlfs_writer *w, struct nlfs_err *err)
 {
 	struct nlfs_wfile *wf = w->dat;
-	struct nlfs_btb *p = plan_of(w, wf);
+	struct nlfs_btl *p = plan_of(w, wf);
 	int rc = nlfs_wfile_load_map(wf, err);
 
 	if (!rc)
@@ -678,22 +735,22 @@ static int plan_dat(struct nlfs_writer *w, struct nlfs_err *err)
 	if (!rc)
 		rc = nlfs_wfile_merge_map(wf);
 	if (!rc)
-		rc = nlfs_btb_plan(p, wf->keys, wf->nkeys, w->geo.blocksize);
-	if (!rc && NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->total))
+		rc = plan_tree(w, wf, err);
+	if (!rc && NLFS_GROW(wf->node_ptrs, wf->cap_node_ptrs, p->ndirty))
 		return -ENOMEM;
-	wf->nnode_ptrs = p->total;
+	wf->nnode_ptrs = p->ndirty;
 	wf->nblocks = wf->nkeys + p->total;
 	return rc;
 }
 
 static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct nlfs_err *err)
 {
-	const struct nlfs_btb *p = plan_of(w, wf);
+	const struct nlfs_btl *p = plan_of(w, wf);
 	uint32_t bs = w->geo.blocksize;
 	int rc = 0;
 
-	if (real && p->total) {
-		uint8_t *nb = realloc(wf->node_bufs, p->total * (size_t)bs);
+	if (real && p->ndirty) {
+		uint8_t *nb = realloc(wf->node_bufs, p->ndirty * (size_t)bs);
 
 		if (!nb)
 			return -ENOMEM;
@@ -708,16 +765,14 @@ static int emit(struct nlfs_writer *w, struct nlfs_wfile *wf, bool real, struct 
 		if (!b->deleted)
 			rc = nlfs_logw_add(w->lw, &it, err);
 	}
-	for (size_t j = 0; !rc && j < p->total; j++) {
+	for (size_t j = 0; !rc && j < p->ndirty; j++) {
 		struct nlfs_litem it = { .ino = wf->ino, .cno = fi_cno(w, wf->ino),
 					 .buf = real ? wf->node_bufs + j * (size_t)bs : NULL,
 					 .aux = j };
-		size_t idx;
 		unsigned k;
 
-		nlfs_btb_node_of(p, j, &k, &idx);
+		nlfs_btl_node_of(p, j, &k, &it.blkoff);
 		it.level = (uint8_t)k;
-		it.blkoff = nlfs_btb_node_key(p, wf->keys, k, idx);
 		if (wf->ino != NLFS_DAT_INO)
 			it.vblocknr = wf->node_ptrs[j];
 		rc = nlfs_logw_add(w->lw, &it, err);
@@ -785,22 +840,22 @@ static int plan_round(struct nlfs_writer *w, bool *stable, struct nlfs_err *err)
 
 static void file_inode_map(struct nlfs_writer *w, struct nlfs_wfile *wf)
 {
-	const struct nlfs_btb *p = plan_of(w, wf);
+	const struct nlfs_btl *p = plan_of(w, wf);
 
 	if (!nlfs_wfile_has_work(wf))
 		return;
-	nlfs_btb_fill_root(p, wf->keys, wf->ptrs, wf->node_ptrs, wf->inode.i_bmap);
+	nlfs_btl_fill_root(p, wf->keys, wf->ptrs, wf->node_ptrs, wf->inode.i_bmap);
 	wf->inode.i_blocks = nlfs_cpu_to_le64(wf->nblocks * (w->geo.blocksize / 512));
 }
 
 static void fill_nodes(struct nlfs_writer *w, struct nlfs_wfile *wf)
 {
-	const struct nlfs_btb *p = plan_of(w, wf);
+	const struct nlfs_btl *p = plan_of(w, wf);
 
 	if (!nlfs_wfile_has_work(wf))
 		return;
-	for (size_t j = 0; j < p->total; j++)
-		nlfs_btb_fill_node(p, j, wf->keys, wf->ptrs, wf->node_ptrs,
+	for (size_t j = 0; j < p->ndirty; j++)
+		nlfs_btl_fill_node(p, j, wf->keys, wf->ptrs, wf->node_ptrs,
 				   wf->node_bufs + j * (size_t)w->geo.blocksize);
 }
 

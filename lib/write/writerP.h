@@ -4,6 +4,7 @@
  *   wfile.c       files being changed in one construction (block cache)
  *   palloc.c      entry allocation in the DAT and the ifile
  *   btree_build.c block maps built bottom-up from a sorted key list
+ *   btree_layout.c a B-tree as a construction leaves it (changed in place)
  *   logw.c        laying blocks out into logs and writing them
  *   dat_w.c       the DAT's entries in a construction
  *   sufile_w.c    the sufile's segments in a construction
@@ -44,9 +45,14 @@ struct nlfs_wfile {
 	bool map_loaded;
 	uint64_t *old_keys, *old_ptrs;
 	size_t nold;
-	uint64_t *old_nodes;
+	uint64_t *old_nodes;         /* its node blocks' pointers, depth first */
 	size_t nold_nodes;
-	bool old_nodes_ended;
+	uint64_t *old_node_keys;     /* and of each node, its first key, */
+	uint64_t *old_node_start;    /* the entries one level down before its first, */
+	uint8_t *old_node_level;     /* its level, */
+	uint8_t *old_node_gone;      /* whether the new tree replaces it (1) and
+				      * its entry was ended (2) */
+	bool rebuilt;                /* a round built its tree anew: so do the next */
 	/* the plan of this construction */
 	struct nlfs_wblk **dirty_sorted;
 	size_t nsorted;
@@ -109,7 +115,9 @@ int nlfs_palloc_test(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr, bo
 int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 		     const uint8_t **entry, struct nlfs_err *err);
 
-/* ---- btree_build.c ---- */
+/* ---- btree_build.c, btree_layout.c ---- */
+/* entries a node block holds */
+size_t nlfs_btree_node_capacity(uint32_t blocksize);
 struct nlfs_btb {
 	bool direct;
 	unsigned nlev;                         /* node-block levels below the root */
@@ -119,14 +127,48 @@ struct nlfs_btb {
 	uint32_t blocksize;
 };
 int nlfs_btb_plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t blocksize);
-/* node I of level K (K >= 1): its first key */
-uint64_t nlfs_btb_node_key(const struct nlfs_btb *p, const uint64_t *keys, unsigned k,
-			   size_t i);
-/* fill node block FLAT (level ascending, then key) */
-void nlfs_btb_fill_node(const struct nlfs_btb *p, size_t flat, const uint64_t *keys,
+
+/* the B-tree a construction leaves: per level, its nodes in key order */
+struct nlfs_btl_node {
+	uint64_t key;          /* its first key */
+	uint64_t ptr;          /* a node kept: its pointer (a written one's is in node_ptrs) */
+	size_t first, count;   /* its entries: these of the level below */
+	size_t slot;           /* a written node: its number (below) */
+	bool dirty;            /* written by the construction */
+};
+struct nlfs_btl {
+	bool direct;
+	unsigned nlev;                           /* node-block levels below the root */
+	size_t n[NLFS_BTREE_LEVEL_MAX];          /* entries per level; n[0] = keys */
+	struct nlfs_btl_node *lev[NLFS_BTREE_LEVEL_MAX];
+	size_t cap[NLFS_BTREE_LEVEL_MAX];
+	size_t total;                            /* node blocks */
+	size_t ndirty;                           /* of them written, numbered level
+						  * ascending, then key */
+	struct { uint8_t level; size_t index; } *slots;
+	size_t capslots;
+	uint32_t blocksize;
+};
+/* a new map from N sorted keys: every node written (btree_build.c) */
+int nlfs_btl_rebuild(struct nlfs_btl *l, const uint64_t *keys, size_t n, uint32_t blocksize);
+/* WF's B-tree changed as the kernel changes it: from its old tree (loaded)
+ * to its new map (wf->keys, merged), writing only the nodes whose entries
+ * change (its dirty blocks, in wf->dirty_sorted), those FORCE names (by
+ * old node, may be NULL) and their paths; every old node not kept is
+ * marked in wf->old_node_gone.  The old map must be a B-tree and the new
+ * one not direct.  0; -NLFS_ECORRUPT; -EFBIG; -ENOMEM. */
+int nlfs_btl_update(struct nlfs_btl *l, struct nlfs_wfile *wf, const bool *force,
+		    struct nlfs_err *err);
+void nlfs_btl_free(struct nlfs_btl *l);
+/* internal to the two builders */
+void nlfs_btl_reset(struct nlfs_btl *l, uint32_t blocksize, size_t nkeys);
+int nlfs_btl_level(struct nlfs_btl *l, unsigned k, size_t n);
+int nlfs_btl_number(struct nlfs_btl *l);
+/* written node SLOT: its level and key; its block */
+void nlfs_btl_node_of(const struct nlfs_btl *l, size_t slot, unsigned *level, uint64_t *key);
+void nlfs_btl_fill_node(const struct nlfs_btl *l, size_t slot, const uint64_t *keys,
 			const uint64_t *ptrs, const uint64_t *node_ptrs, uint8_t *buf);
-void nlfs_btb_node_of(const struct nlfs_btb *p, size_t flat, unsigned *level, size_t *i);
-void nlfs_btb_fill_root(const struct nlfs_btb *p, const uint64_t *keys, const uint64_t *ptrs,
+void nlfs_btl_fill_root(const struct nlfs_btl *l, const uint64_t *keys, const uint64_t *ptrs,
 			const uint64_t *node_ptrs, nlfs_le64_t bmap[NLFS_INODE_BMAP_SIZE]);
 
 /* ---- logw.c ---- */
@@ -214,7 +256,7 @@ struct nlfs_writer {
 	uint64_t *sf_keys, *sf_ptrs;
 	size_t sf_n, sf_cap;
 	uint8_t *sr;
-	struct nlfs_btb plan[7];       /* indexed by inode number 3..6 */
+	struct nlfs_btl plan[7];       /* indexed by inode number 3..6 */
 	uint64_t nongc_ctime;          /* sr_nongc_ctime before this construction */
 	bool gc;                       /* a cleaner's construction */
 	bool repair;                   /* fsck's construction (NLFS_WRITER_REPAIR) */

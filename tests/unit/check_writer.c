@@ -1181,6 +1181,221 @@ START_TEST(test_top_vblocks)
 }
 END_TEST
 
+/* the node blocks of a metadata file's B-tree (their pointers) */
+struct nodes {
+	uint64_t ptr[2048];
+	size_t n;
+	unsigned height;
+};
+
+static int nodes_cb(uint64_t blkoff, uint64_t ptr, unsigned level, void *arg)
+{
+	struct nodes *nd = arg;
+
+	(void)blkoff;
+	if (level) {
+		ck_assert_uint_lt(nd->n, 2048);
+		nd->ptr[nd->n++] = ptr;
+		if (level > nd->height)
+			nd->height = level;
+	}
+	return 0;
+}
+
+static void mdt_nodes(struct nlfs_io *io, uint64_t ino, struct nodes *nd)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file f;
+	struct nlfs_err err;
+
+	nd->n = 0;
+	nd->height = 0;
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	nlfs_fs_mdt_file(fs, ino, &f);
+	ck_assert_msg(nlfs_bmap_iterate(fs, &f, nodes_cb, nd, &err) == 0, "ino %llu: %s", (unsigned long long)ino, err.what);
+	nlfs_fs_release(fs);
+}
+
+/* the nodes of AFTER not in BEFORE: written by the construction between */
+static size_t nodes_new(const struct nodes *before, const struct nodes *after)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < after->n; i++) {
+		bool found = false;
+
+		for (size_t j = 0; !found && j < before->n; j++)
+			found = before->ptr[j] == after->ptr[i];
+		n += !found;
+	}
+	return n;
+}
+
+/* Every checkpoint's entry and every metadata block still read, with the
+ * clean segments overwritten: nothing live was left in one. */
+static void clean_segments_unused(struct nlfs_io *io)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_cpstat cs;
+	const struct nlfs_geometry *g;
+	uint8_t *mem = nlfs_io_mem_data(io);
+	static const uint64_t inos[] = { NLFS_DAT_INO, NLFS_CPFILE_INO, NLFS_SUFILE_INO };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	g = nlfs_fs_geometry(fs);
+	for (uint64_t s = 1; s < g->nsegments; s++) {
+		struct nlfs_suinfo su;
+
+		ck_assert_int_eq(nlfs_sufile_get(fs, s, &su, &err), 0);
+		if (!su.flags)
+			memset(mem + nlfs_seg_start(g, s) * g->blocksize, 0xa5,
+			       (size_t)g->blocks_per_segment * g->blocksize);
+	}
+	nlfs_fs_release(fs);
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct nodes nd;
+
+		mdt_nodes(io, inos[i], &nd);
+	}
+	ck_assert_int_eq(nlfs_cpfile_stat(fs, &cs, &err), 0);
+	for (uint64_t c = 1, seen = 0; c <= cs.cno; c++) {
+		struct nlfs_cpinfo cp;
+
+		seen += nlfs_cpfile_info(fs, c, &cp, &err) == 0;
+		ck_assert_uint_le(seen, cs.ncps);
+	}
+	nlfs_fs_release(fs);
+	verify(io, 1024, NULL);
+}
+
+struct gc_one {
+	struct nlfs_io *io;
+	uint64_t segnum;
+};
+
+static int op_gc_one(struct nlfs_writer *w, void *arg, struct nlfs_err *err)
+{
+	struct gc_one *g = arg;
+	struct nlfs_gc_protect prot;
+	struct nlfs_gc_stats st = { 0 };
+	struct nlfs_fs *fs;
+	uint64_t *snaps = NULL;
+	int rc = nlfs_fs_open(g->io, &fs, err);
+
+	if (rc)
+		return rc;
+	rc = nlfs_gc_protect_load(fs, 0, &prot, &snaps, err);
+	if (!rc)
+		rc = nlfs_writer_gc_segment(w, g->segnum, &prot, &st, err);
+	free(snaps);
+	nlfs_fs_release(fs);
+	return rc;
+}
+
+/* Each segment that holds a node of the DAT's or the cpfile's tree
+ * cleaned alone, on a copy of IO: the nodes there move with the rest. */
+static void clean_node_segments(struct nlfs_io *io, uint64_t size, const struct nodes *dat,
+				const struct nodes *cp)
+{
+	uint64_t segs[4096];
+	size_t nsegs = 0;
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	for (size_t i = 0; i < dat->n + cp->n; i++) {
+		uint64_t blocknr = i < dat->n ? dat->ptr[i] : 0, seg;
+		bool seen = false;
+
+		if (i >= dat->n) {
+			struct nlfs_datinfo de;
+
+			ck_assert_int_eq(nlfs_dat_lookup(fs, cp->ptr[i - dat->n], &de, &err), 0);
+			blocknr = de.blocknr;
+		}
+		seg = blocknr / nlfs_fs_geometry(fs)->blocks_per_segment;
+		for (size_t j = 0; !seen && j < nsegs; j++)
+			seen = segs[j] == seg;
+		if (!seen)
+			segs[nsegs++] = seg;
+	}
+	nlfs_fs_release(fs);
+	for (size_t j = 0; j < nsegs; j++) {
+		struct nlfs_io *copy = snapshot(io, size);
+		struct gc_one g = { copy, segs[j] };
+		int rc = construct(copy, op_gc_one, &g, &err);
+
+		/* the segments the kernel's next logs go to stay */
+		ck_assert_msg(rc == 0 || rc == -EBUSY, "%s", err.what);
+		if (rc == 0)
+			clean_segments_unused(copy);
+		nlfs_io_close(copy);
+	}
+}
+
+/* On a volume of many checkpoints the construction changes the metadata
+ * files' B-trees as the kernel does: only the nodes above the blocks that
+ * change are written, the others stay where they are; nodes split as a
+ * file grows, go as checkpoints are deleted, and move out of the
+ * segments the offline cleaner frees; a crash at any write of such a
+ * construction keeps the old state or the new one. */
+START_TEST(test_incremental_trees)
+{
+	uint64_t size = 24ull << 20, range[2] = { 2, 700 }, n = 0, cno;
+	struct nlfs_gc_params p = { .policy = NLFS_GC_TIMESTAMP, .now = 1700000300,
+				    .manual = true, .nsegments_per_clean = 8, .max_passes = 100,
+				    .min_reclaimable = 1 };
+	struct nlfs_gc_stats st;
+	struct nodes dat0, dat1, cp0, cp1;
+	struct nlfs_io *io;
+	struct nlfs_err err;
+
+	nfiles = NSMALL;
+	io = new_mem(size);
+	ck_assert_int_eq(mkfs_job(io, 1024, 64, size), 0);
+	/* 1 KiB blocks: 5 checkpoints a cpfile block, 63 entries a node */
+	for (int i = 0; i < 1100; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	mdt_nodes(io, NLFS_DAT_INO, &dat0);
+	mdt_nodes(io, NLFS_CPFILE_INO, &cp0);
+	ck_assert_uint_ge(dat0.n, 5);
+	ck_assert_uint_ge(cp0.n, 4);
+	ck_assert_uint_ge(dat0.height, 1);
+	ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	mdt_nodes(io, NLFS_DAT_INO, &dat1);
+	mdt_nodes(io, NLFS_CPFILE_INO, &cp1);
+	/* the paths to the blocks that change (the cpfile's header and its
+	 * last block; the DAT's entries of old and new blocks), not the trees */
+	ck_assert_uint_le(nodes_new(&dat0, &dat1), 2 * dat1.height);
+	ck_assert_uint_lt(nodes_new(&dat0, &dat1), dat1.n);
+	ck_assert_uint_le(nodes_new(&cp0, &cp1), 2 * cp1.height);
+	ck_assert_uint_lt(nodes_new(&cp0, &cp1), cp1.n);
+	ck_assert_uint_ge(cp1.n, cp0.n);
+	cno = verify(io, 1024, NULL);
+	clean_node_segments(io, size, &dat1, &cp1);
+	/* a crash anywhere in such a construction */
+	crash_everywhere(size, io, 1024, cno, cno + 1, &n);
+	ck_assert_uint_gt(n, 2);
+	/* most of the cpfile's blocks dropped: whole nodes go */
+	ck_assert_msg(construct(io, op_delete, range, &err) == 0, "%s", err.what);
+	mdt_nodes(io, NLFS_CPFILE_INO, &cp1);
+	ck_assert_uint_lt(cp1.n, cp0.n);
+	for (int i = 0; i < 20; i++)
+		ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	verify(io, 1024, NULL);
+	/* the cleaner frees every segment it can, among them those that hold
+	 * nodes the trees kept */
+	ck_assert_msg(nlfs_gc_offline(io, &p, &st, &err) == 0, "%s", err.what);
+	ck_assert_uint_gt(st.segments, 0);
+	clean_segments_unused(io);
+	ck_assert_msg(construct(io, NULL, NULL, &err) == 0, "%s", err.what);
+	clean_segments_unused(io);
+	nlfs_io_close(io);
+}
+END_TEST
+
 START_TEST(test_crash_gc)
 {
 	uint64_t size = 8ull << 20;
@@ -1322,6 +1537,7 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
 	tcase_add_test(tc, test_release_without_alloc);
 	tcase_add_test(tc, test_crash_gc);
+	tcase_add_test(tc, test_incremental_trees);
 	tcase_add_test(tc, test_stale_tail);
 	tcase_add_test(tc, test_crash_mkfs);
 	tcase_add_test(tc, test_crash_second);
