@@ -85,6 +85,13 @@ struct nlfs_fs {
 	unsigned dat_max;                   /* at most this many (0: as the DAT's size allows) */
 	uint8_t *dat_scratch;
 	uint64_t dat_scratch_key;           /* UINT64_MAX: none */
+	/* the block the last lookup read from: entries dat_hot_first to
+	 * dat_hot_first + dat_hot_n - 1 (0: none), at dat_hot.  A file's
+	 * blocks and a summary's have runs of neighbouring virtual blocks:
+	 * most lookups need neither the entry's place nor the cache's set */
+	uint8_t *dat_hot;
+	uint64_t dat_hot_first;
+	uint32_t dat_hot_n;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;

@@ -46,7 +46,7 @@
 #define CHUNK_SIZE  32768u     /* bytes a chunk holds */
 #define CHUNK_COUNT 8u         /* interleaved streams it serves */
 #define CHUNK_READ_MAX 8192u   /* reads at most this long use the chunks */
-#define CHUNK_FILL_MIN 8192u
+#define CHUNK_FILL_MIN 4096u   /* a page: a scattered read copies no neighbour */
 #define RES_PAGES   256u       /* pages one mincore() call looks at */
 #define BEHIND_MIN  (1u << 20) /* writes at least this long are written behind */
 #define BEHIND_RUNS 2u         /* of them in flight before the oldest is waited for */
@@ -68,7 +68,12 @@ struct unix_priv {
 	uint8_t *data;         /* CHUNK_COUNT * CHUNK_SIZE bytes */
 	/* bytes a chunk is filled with: halved when a chunk goes unused past
 	 * its first read (scattered reads: the rest was copied for nothing),
-	 * doubled when one served more, between CHUNK_FILL_MIN and CHUNK_SIZE */
+	 * doubled when one served more, between CHUNK_FILL_MIN and CHUNK_SIZE.
+	 * Scattered reads are the rule on a kernel-written volume (DAT blocks,
+	 * the ifile, directories): a floor of one page rather than two took
+	 * fsck -fn's CPU time, cold, from 70 to 60 ms (20,000 files), 56 to
+	 * 46 ms (an aged volume) and 169 to 144 ms (100,000 files), as the
+	 * kernel copies 40% fewer bytes (medians of 6 to 10 runs in turn) */
 	uint32_t fill;
 	/* which pages of a few windows were cached when last asked, one per
 	 * stream of reads; a page seen cached stays so for this purpose (if

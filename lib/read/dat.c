@@ -46,6 +46,11 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_datinfo *
 	bool hole;
 	int rc;
 
+	if (vblocknr - fs->dat_hot_first < fs->dat_hot_n) {
+		buf = fs->dat_hot;
+		byteoff = (uint32_t)(vblocknr - fs->dat_hot_first) * esz;
+		goto found;
+	}
 	nlfs_palloc_locate(bs, esz, vblocknr, &blkoff, &byteoff);
 	set = fs->dat_cache + (blkoff & (fs->dat_sets - 1)) * NLFS_DAT_WAYS;
 	if (nlfs_cache_find(set, NLFS_DAT_WAYS, blkoff, &fs->dat_cache_clock, &slot))
@@ -81,6 +86,7 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_datinfo *
 				return -ENOMEM;
 			buf = fs->dat_scratch;
 		}
+		fs->dat_hot_n = 0;   /* its buffer may be the one read into */
 		dat_note_read(fs, blkoff);
 		nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
 		*key = UINT64_MAX;
@@ -93,6 +99,17 @@ int nlfs_dat_lookup(struct nlfs_fs *fs, uint64_t vblocknr, struct nlfs_datinfo *
 					    (unsigned long long)vblocknr, (unsigned long long)blkoff);
 		*key = blkoff;
 	}
+	/* the block's entries, where they are all of one group (a group's
+	 * last block may hold fewer than a block's worth) */
+	{
+		uint64_t first = vblocknr - byteoff / esz, epg = (uint64_t)bs * 8;
+		uint64_t left = epg - first % epg;
+
+		fs->dat_hot = buf;
+		fs->dat_hot_first = first;
+		fs->dat_hot_n = (uint32_t)(left < bs / esz ? left : bs / esz);
+	}
+found:
 	memcpy(&de, buf + byteoff, sizeof(de));
 	out->blocknr = nlfs_le64(de.de_blocknr);
 	out->start = nlfs_le64(de.de_start);

@@ -13,6 +13,7 @@
 
 static void dat_cache_free(struct nlfs_fs *fs)
 {
+	fs->dat_hot_n = 0;
 	for (size_t i = 0; i < (size_t)fs->dat_sets * NLFS_DAT_WAYS; i++)
 		free(fs->dat_cache[i].data);
 	free(fs->dat_cache);
@@ -60,6 +61,7 @@ static int dat_cache_fit(struct nlfs_fs *fs, unsigned sets)
 		fs->dat_cache[i].used = 0;
 	}
 	fs->dat_scratch_key = UINT64_MAX;
+	fs->dat_hot_n = 0;
 	if (nblocks != fs->dat_last_n) {
 		uint32_t *last = nblocks && nblocks < SIZE_MAX / 8 ?
 					 malloc((size_t)nblocks * sizeof(*last)) : NULL;

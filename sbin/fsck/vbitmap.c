@@ -29,8 +29,10 @@ void fsck_vbitmap_clear_all(struct fsck_vbitmap *b)
 }
 
 /* the chunk of KEY, or NULL */
-static struct fsck_vchunk *find(const struct fsck_vbitmap *b, uint64_t key)
+static struct fsck_vchunk *find(struct fsck_vbitmap *b, uint64_t key)
 {
+	if (b->last && b->chunks[b->last - 1].key == key)
+		return &b->chunks[b->last - 1];
 	if (!b->nslots)
 		return NULL;
 	for (size_t h = nlfs_hash_slot(key, b->nslots);; h = (h + 1) & (b->nslots - 1)) {
@@ -38,8 +40,10 @@ static struct fsck_vchunk *find(const struct fsck_vbitmap *b, uint64_t key)
 
 		if (!s)
 			return NULL;
-		if (b->chunks[s - 1].key == key)
+		if (b->chunks[s - 1].key == key) {
+			b->last = s;
 			return &b->chunks[s - 1];
+		}
 	}
 }
 
@@ -86,7 +90,7 @@ static int grow(struct fsck_vbitmap *b)
 	return 0;
 }
 
-bool fsck_vbit_test(const struct fsck_vbitmap *b, uint64_t v)
+bool fsck_vbit_test(struct fsck_vbitmap *b, uint64_t v)
 {
 	const struct fsck_vchunk *c = find(b, v >> FSCK_VCHUNK_SHIFT);
 	uint64_t r = v & (FSCK_VCHUNK_BITS - 1);
@@ -151,7 +155,10 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 		nlfs_sort(b->order, b->nchunks, sizeof(*b->order), by_key);
 		b->order_stale = false;
 	}
-	/* the first chunk at or after FROM's */
+	/* the first chunk at or after FROM's: most often the one the walk
+	 * is in, where the hint says */
+	if (it->pos < hi && b->order[it->pos].key == key)
+		lo = hi = it->pos;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -169,6 +176,7 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 
 			if (w) {
 				*v = (c->key << FSCK_VCHUNK_SHIFT) + r + (uint64_t)__builtin_ctzll(w);
+				it->pos = lo;
 				it->done = *v == UINT64_MAX;
 				it->from = *v + 1;
 				return true;

@@ -33,6 +33,7 @@ struct fsck_vbitmap {
 	size_t nchunks, capchunks;
 	uint32_t *slots;          /* hash on key: chunk index + 1, 0 empty */
 	size_t nslots;            /* a power of 2, at least twice nchunks */
+	size_t last;              /* the chunk found last + 1, 0 none: a walk stays in one */
 	struct fsck_vorder *order;   /* the chunks by key, for fsck_vbitmap_next */
 	bool order_stale;
 	bool oom;                 /* a bit could not be set: out of memory */
@@ -42,6 +43,7 @@ struct fsck_vbitmap {
 struct fsck_viter {
 	uint64_t from;
 	bool done;
+	size_t pos;               /* where FROM's chunk was in the order, a hint */
 };
 
 /* an empty set; nothing is allocated until a bit is set */
@@ -50,7 +52,7 @@ void fsck_vbitmap_free(struct fsck_vbitmap *b);
 /* every bit cleared; the chunks are kept for reuse */
 void fsck_vbitmap_clear_all(struct fsck_vbitmap *b);
 
-bool fsck_vbit_test(const struct fsck_vbitmap *b, uint64_t v);
+bool fsck_vbit_test(struct fsck_vbitmap *b, uint64_t v);
 /* out of memory, the bit stays clear and b->oom is set (the caller reports
  * it once: the check is then incomplete) */
 void fsck_vbit_set(struct fsck_vbitmap *b, uint64_t v);
