@@ -8,7 +8,8 @@
 # FUZZ_DRAWS (default 16) damaged copies of each kernel-written seed
 # (tests/fuzz/seeds/kernel-*.img.xz), each with the one fault that
 # `tests/fsck/corrupt --random ROUND_SEED*1000+K` draws, so that the
-# fuzzers also start from what a bad disk or a buggy writer leaves.
+# fuzzers also start from what a bad disk or a buggy writer leaves
+# (t-fuzz-smoke.sh cuts every image to its input form, fuzz_image.h).
 #   bench/fuzz.sh [ROUNDS [SCALE]]     (defaults: 10 rounds, scale 20)
 #   FUZZ_TARGETS="fuzz_open fuzz_writer fuzz_undo fuzz_diff fuzz_fsck fuzz_stream"
 #                 (the default) runs only those; FUZZ_SECONDS caps each
@@ -64,7 +65,8 @@ while [ "$i" -lt "$rounds" ]; do
 			exit 1
 		fi
 		grep -E '^ok:|^Done|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log"
-		echo "  $t: $(($(date +%s) - start)) s"
+		# the load beside the rates: a campaign shares the machine
+		echo "  $t: $(($(date +%s) - start)) s, load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 		rm -f "$log"
 	done
 	i=$((i + 1))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target: the input is a whole device image.  Every pair of its
+ * libFuzzer target: the input is a device image (fuzz_image.h).  Every pair of its
  * first checkpoints is compared with the diff walk (nlfs_diff), and the
  * history and a path of a few inodes are looked up (nlfs_history,
  * nlfs_ino_path).  Any crash, overflow, leak or undefined behaviour is a
@@ -12,6 +12,7 @@
 #include <nlfs/endian.h>
 #include <nlfs/nlfs.h>
 #include <nlfs/io_test.h>
+#include "fuzz_image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,9 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t cno = 1;
 	size_t got = 0, n = 0;
 
-	if (size < 4096 || nlfs_io_open_mem(size, &io))
+	if (size < 4096 || fuzz_image_mem(data, size, &io))
 		return 0;
-	memcpy(nlfs_io_mem_data(io), data, size);
 	if (nlfs_fs_open(io, &fs, &err)) {
 		nlfs_io_close(io);
 		return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target: the input is a whole device image.  Open it, walk the
+ * libFuzzer target: the input is a device image (fuzz_image.h).  Open it, walk the
  * log chain with every summary record, and read the super-root inodes.
  * Any crash, overflow or undefined behaviour is a bug in a parser.
  */
@@ -9,6 +9,7 @@
 
 #include <nlfs/nlfs.h>
 #include <nlfs/io_test.h>
+#include "fuzz_image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -99,9 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nlfs_fs *fs;
 	struct nlfs_err err;
 
-	if (nlfs_io_open_mem(size, &io))
+	if (fuzz_image_mem(data, size, &io))
 		return 0;
-	memcpy(nlfs_io_mem_data(io), data, size);
 	if (nlfs_fs_open(io, &fs, &err)) {
 		char msg[320];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target: the input is a whole device image.  Open it and make
+ * libFuzzer target: the input is a device image (fuzz_image.h).  Open it and make
  * one offline construction on it (snapshot the latest checkpoint, delete
  * the first one, commit), then open the result.  The writer reads the
  * metadata files' maps, palloc descriptors and bitmaps, cpfile and sufile
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <nlfs/io_test.h>
+#include "fuzz_image.h"
 #include <nlfs/writer.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,9 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nlfs_err err;
 	uint64_t n, cno;
 
-	if (nlfs_io_open_mem(size, &io))
+	if (fuzz_image_mem(data, size, &io))
 		return 0;
-	memcpy(nlfs_io_mem_data(io), data, size);
 	if (nlfs_fs_open(io, &fs, &err)) {
 		nlfs_io_close(io);
 		return 0;

@@ -55,6 +55,12 @@ done
 for extra in "${FUZZ_EXTRA_CORPUS:-/nonexistent}"/*; do
 	[ -f "$extra" ] && { cp "$extra" "$tmp/corpus/" || exit 1; }
 done
+# the images without their zero middle (fuzz_image.h): a mutation lands in
+# bytes in use, and an execution copies and hashes a sixth of a kernel
+# seed's megabyte; the targets grow them back to the very same images
+"$tmp/mkseed" --trim "$tmp"/corpus/* "$tmp/diff-3cp.img" || exit 1
+# the undo target's own seed: an undo file of a few writes
+"$tmp/mkseed" --undo "$tmp/undo-writes" || exit 1
 # inputs per target: about 30 s each on an idle core here (fuzz_diff: 10000
 # in about 60 s, most of them refused before the walk by a checksum)
 runs() {
@@ -76,8 +82,9 @@ for t in $lib_targets; do
 	mkdir -p "$tmp/corpus-$t"
 	cp "$tmp"/corpus/* "$tmp/corpus-$t/"
 	[ $t = fuzz_diff ] && cp "$tmp/diff-3cp.img" "$tmp/corpus-$t/"
+	[ $t = fuzz_undo ] && cp "$tmp/undo-writes" "$tmp/corpus-$t/"
 	# shellcheck disable=SC2086
-	"$tmp/$t" $limits -runs="$(runs $t)" -max_len=1100000 \
+	"$tmp/$t" $limits -runs="$(runs $t)" -max_len=1100000 -dict="$src/tests/fuzz/nilfs.dict" \
 		-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" 2>"$tmp/log"
 	rc=$?
 	tail -n 8 "$tmp/log"
@@ -91,11 +98,13 @@ case " $targets " in
 *) exit 0 ;;
 esac
 # fsck.nilfs2 links libnlfscmd: all of common/, as the targets link all of lib/
-# (devtag.c and volerr.c: libblkid; mounts.c: libmount; timeline_state.c: libuuid)
+# (devtag.c and volerr.c: libblkid; mounts.c: libmount; timeline_state.c: libuuid);
+# its readahead threads run in turn (fuzz_fsck.c says why)
 fsrc="$(ls "$src"/sbin/fsck/*.c "$src"/common/*.c)"
 blkid="$(pkg-config --cflags --libs blkid mount uuid 2>/dev/null || echo -lblkid -lmount -luuid)"
 # shellcheck disable=SC2086
 if ! "$CLANG" -std=c11 -D_DEFAULT_SOURCE -g -O1 $san -Dmain=fsck_main -DPACKAGE_VERSION='"fuzz"' \
+	-Dpthread_create=fuzz_pthread_create -Dpthread_join=fuzz_pthread_join \
 	-I"$src/include" -I"$src/lib" -I"$src/common" -I"$src/sbin/fsck" -o "$tmp/fuzz_fsck" \
 	"$src/tests/fuzz/fuzz_fsck.c" $fsrc $libsrc -lz $blkid; then
 	echo "FAIL: cannot build the fsck fuzz target"
@@ -104,7 +113,8 @@ fi
 rm -rf "$tmp/corpus.fsck" && cp -r "$tmp/corpus" "$tmp/corpus.fsck"
 # shellcheck disable=SC2086
 ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" $limits -runs="$(runs fuzz_fsck)" \
-	-max_len=1100000 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus.fsck" 2>"$tmp/log"
+	-max_len=1100000 -dict="$src/tests/fuzz/nilfs.dict" -rss_limit_mb=2048 -print_final_stats=1 \
+	"$tmp/corpus.fsck" 2>"$tmp/log"
 rc=$?
 tail -n 15 "$tmp/log"
 [ $rc -eq 0 ] || { echo "FAIL: fuzz_fsck found a crash (exit $rc)"; exit 1; }
