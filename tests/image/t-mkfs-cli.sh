@@ -33,6 +33,16 @@ if command -v mke2fs >/dev/null 2>&1 || [ -x /sbin/mke2fs ]; then
 	fi
 fi
 expect_fail "contains an existing nilfs2" "$mkfs" -q "$img"
+# a sparse image is probed unless it holds no data at all: the first
+# 64 KiB of the nilfs2 volume (its primary superblock) in a new sparse file
+truncate -s 300M "$tmp/sparse"
+dd if="$img" of="$tmp/sparse" bs=4096 count=16 conv=notrunc,sparse 2>/dev/null
+expect_fail "contains an existing nilfs2" "$mkfs" -q "$tmp/sparse"
+# one without a byte of data is made without -f
+rm -f "$tmp/sparse"
+truncate -s 300M "$tmp/sparse"
+"$mkfs" -q "$tmp/sparse" || bad "mkfs of a new sparse image without -f"
+rm -f "$tmp/sparse"
 
 # -n: nothing written
 cp "$img" "$tmp/before"
