@@ -8,25 +8,41 @@
 #     (default 1000) of its files and renames NMOVED/2 and removes NMOVED/2
 #     others (default 1000 in all), spread over the tree, and takes
 #     checkpoint A.
-#  3. With a cold cache each (as root), best of RUNS (default 2):
-#     - incremental: `nilfs-send -p 1 IMG A | nilfs-receive DIR` onto a
-#       directory that received checkpoint 1, against `rsync -a --delete`
-#       from the tree of A onto the tree of 1 (both extracted by
-#       dump.nilfs2), as a ratio (target: 0.05, 20 times faster);
-#     - full: `nilfs-send IMG A | nilfs-receive DIR` into an empty
-#       directory against `dump.nilfs2 extract` of A (target: 1.2);
+#  3. The image stays on disk, in the work directory.  Every tree (the
+#     generated one, the trees of 1 and A, rsync's, receive's and cp's
+#     targets) is on a tmpfs this script mounts at WORK/mem, sized for two
+#     trees (about 7 KiB a name each; TMPFS_GIB overrides), and unmounts
+#     at the end: removing a tree of a million files from a disk took over
+#     half an hour (discard), from a tmpfs it takes seconds.  Targets are
+#     links to the tree of 1 (cp -al), but for the files the stream names
+#     (and their directories' times), which are real copies: nothing
+#     written can reach the tree of 1, and two trees fit in memory.
+#  4. Best of RUNS (default 2):
+#     - incremental, WARM: `nilfs-send -p 1 IMG A | nilfs-receive DIR`
+#       onto a directory that received checkpoint 1, the image's blocks it
+#       reads in the page cache (one untimed send first), against
+#       `rsync -a --delete` from the tree of A onto the tree of 1, both
+#       on the tmpfs (a tmpfs cannot be read cold: both sides are timed
+#       warm), as a ratio (target: 0.05, 20 times faster).  The same
+#       incremental with the image cold (caches dropped) is printed too,
+#       against the same warm rsync: a stricter ratio;
+#     - full, COLD: `nilfs-send IMG A | nilfs-receive DIR` into an empty
+#       directory against `dump.nilfs2 extract` of A, both reading the
+#       image after the caches are dropped, both writing to the tmpfs
+#       (target: 1.2);
 #     - receive alone: `nilfs-receive -f STREAM` of the incremental stream
 #       (saved in a file) onto the received checkpoint 1, against `cp` of
-#       the files it writes (from the tree of A, over the same files of a
-#       copy of the tree of 1): what writing the changed bytes costs
-#       (target: 1.5).  The stream and cp's sources are read once after
-#       the cache is dropped, so that both sides only write.
-#     Every command is followed by a sync, as nilfs-receive syncs before
-#     it records the checkpoint.  The received trees are checked against
-#     the extracted ones (diff -r), untimed.
+#       the files it writes (from the tree of A, over the same files of
+#       the tree of 1): what writing the changed bytes costs (target:
+#       1.5).  The stream and cp's sources are read once after the cache
+#       is dropped, so that both sides only write.
+#     Every timed command is followed by a sync of the tmpfs (sync -f),
+#     as nilfs-receive syncs its target before it records the checkpoint.
+#     The received trees are checked against the extracted one (diff -r),
+#     untimed.
 # rsync must be installed (apt-get install rsync).  KEEP=1 keeps the work
-# directory (the image, the trees) and prints its name; WORK=DIR runs again
-# on such a kept directory, skipping steps 1 and 2 and the extractions.
+# directory (the image and the lists, not the tmpfs) and prints its name;
+# WORK=DIR runs again on such a kept directory, skipping steps 1 and 2.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -44,26 +60,47 @@ command -v rsync >/dev/null || { echo "rsync is not installed" >&2; exit 1; }
 if [ -n "${WORK:-}" ]; then
 	work=$WORK KEEP=1
 	[ -s "$work/cpa" ] || { echo "$work: not a kept bench/send.sh directory" >&2; exit 1; }
+	NFILES=$(awk '{ print $2 + $6 }' "$work/tree.txt")
 else
 	work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-send-bench.XXXXXX")
 fi
-if [ "${KEEP:-0}" = 1 ]; then
-	trap 'echo "kept: $work" >&2' EXIT
-else
-	trap 'rm -rf "$work"' EXIT
-fi
+mem=$work/mem
+cleanup() {
+	cd /
+	if mountpoint -q "$mem"; then
+		umount "$mem" && echo "tmpfs $mem unmounted" >&2
+	fi
+	rmdir "$mem" 2>/dev/null || :
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept: $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 now() { date +%s.%N; }
+
+# the tmpfs, for two trees of NFILES names
+gib=${TMPFS_GIB:-$(( (NFILES * 7 * 2 + 1048575) / 1048576 + 1 ))}
+avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1048576) }' /proc/meminfo)
+[ "$gib" -le $((avail - 2)) ] ||
+	{ echo "a tmpfs of $gib GiB for the trees needs more memory than the $avail GiB available" >&2; exit 1; }
+mkdir -p "$mem"
+mount -t tmpfs -o "size=${gib}G,nr_inodes=$((NFILES * 8 + 100000)),mode=0700" nilfs-send-bench "$mem"
+echo "== the trees are on a tmpfs of $gib GiB at $mem (unmounted at the end)" >&2
+# (a hard link takes one of the tmpfs's inodes: room for eight per name)
 
 img=$work/nilfs.img
 if [ ! -s "$work/cpa" ]; then
 cc -O2 -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -o "$work/fsck-tree" "$here/fsck-tree.c"
 echo "== tree of $NFILES names" >&2
-"$work/fsck-tree" "$work/tree" "$NFILES" >"$work/tree.txt"
+"$work/fsck-tree" "$mem/tree" "$NFILES" >"$work/tree.txt"
 truncate -s "${IMG_GIB}G" "$img"
-"$top/mkfs.nilfs2" -q -f -d "$work/tree" "$img"
-(cd "$work/tree" && find . -type f | LC_ALL=C sort) >"$work/files"
-rm -rf "$work/tree"
+"$top/mkfs.nilfs2" -q -f -d "$mem/tree" "$img"
+(cd "$mem/tree" && find . -type f | LC_ALL=C sort) >"$work/files"
+rm -rf "$mem/tree"
 nf=$(wc -l <"$work/files")
 k=$((NCHANGED + NMOVED))
 awk -v n="$nf" -v k="$k" 'NR % int(n / k) == 0 && c < k { c++; print }' "$work/files" >"$work/picked"
@@ -80,69 +117,100 @@ echo "== the kernel changes $NCHANGED files, renames and removes $NMOVED" >&2
 NILFS_KTEST_TIMEOUT=3600 "$top/tests/kernel/guest.sh" run "$work/g1" "$img" >"$work/out1"
 cpa=$(sed -n 's/^CP A \([0-9][0-9]*\)$/\1/p' "$work/out1")
 [ -n "$cpa" ] || { cat "$work/out1"; exit 1; }
-
-echo "== trees of checkpoints 1 and $cpa" >&2
-"$top/dump.nilfs2" -c 1 "$img" extract / "$work/t1"
-"$top/dump.nilfs2" -c "$cpa" "$img" extract / "$work/tA"
-mkdir "$work/r1"
-"$top/nilfs-send" "$img" 1 | "$top/nilfs-receive" "$work/r1"
 echo "$cpa" >"$work/cpa"
 fi
 cpa=$(cat "$work/cpa")
 
-# best (wall) time of RUNS cold runs of PREPARE then the timed COMMAND (a
-# shell string), followed by a sync; WARM (a shell string) runs after the
-# cache is dropped, untimed
+echo "== the tree of $cpa extracted, the tree of 1 received" >&2
+"$top/dump.nilfs2" -c "$cpa" "$img" extract / "$mem/tA"
+mkdir "$mem/r1"
+"$top/nilfs-send" "$img" 1 | "$top/nilfs-receive" "$mem/r1"
+# the incremental stream in a file; the files of the tree of 1 it names
+# (the only ones a target may write to or change, so each target's copy
+# of them is its own); the files it writes (the paths of its create,
+# truncate, write and hole commands); the tree's names are plain, so
+# --dump prints them as they are
+"$top/nilfs-send" -p 1 "$img" "$cpa" >"$work/incr.stream"
+incr_bytes=$(wc -c <"$work/incr.stream")
+"$top/nilfs-receive" --dump -f "$work/incr.stream" >"$work/incr.dump"
+awk '$1 != "stream" && $1 != "end" { print $2 } $1 == "rename" || $1 == "link" { print $4 }' \
+	"$work/incr.dump" | LC_ALL=C sort -u >"$work/named"
+awk '$1 == "create" || $1 == "write" || $1 == "truncate" || $1 == "hole" { print $2 }' \
+	"$work/incr.dump" | LC_ALL=C sort -u >"$work/written"
+
+# $M/$1: the tree of 1 (r1) as hard links, but for the files that the
+# stream names, copied, with their directories' times put back
+farm() {
+	rm -rf "$M/$1"
+	cp -al "$M/r1" "$M/$1"
+	(cd "$M/r1" && while IFS= read -r p; do
+		if [ -f "$p" ] && [ ! -L "$p" ]; then
+			cp -a --remove-destination "$p" "$M/$1/$p"
+			case $p in */*) echo "${p%/*}" ;; esac
+		fi
+	done <"$W/named") | LC_ALL=C sort -u | while IFS= read -r d; do
+		touch -h -r "$M/r1/$d" "$M/$1/$d"
+	done
+}
+# best (wall) time of RUNS runs of PREPARE (run here, with farm) then
+# the timed COMMAND (a shell string) and a sync of the tmpfs; CACHE:
+# cold (the caches dropped after PREPARE) or warm; WARM (a shell
+# string) runs after that, untimed
 best() {
-	prep=$1 cmd=$2 warm=${3:-} b=
+	prep=$1 cmd=$2 cache=$3 warm=${4:-} b=
 	for r in $(seq "$RUNS"); do
-		sh -c "$prep"
-		drop
+		(eval "$prep") || { echo "failed: $prep" >&2; exit 1; }
+		[ "$cache" = warm ] || drop
 		[ -z "$warm" ] || sh -c "$warm"
 		t0=$(now)
-		sh -c "$cmd; sync" || { echo "failed: $cmd" >&2; exit 1; }
+		sh -c "$cmd; sync -f \"\$M\"" || { echo "failed: $cmd" >&2; exit 1; }
 		t=$(echo "$(now) - $t0" | bc)
 		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
 	done
 	echo "$b"
 }
+same() {
+	diff -r --no-dereference -x .nilfs-receive "$mem/tA" "$mem/$1" >/dev/null ||
+		{ echo "$2 differs from the tree of $cpa" >&2; exit 1; }
+}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-S=$top/nilfs-send R=$top/nilfs-receive D=$top/dump.nilfs2 W=$work I=$img
-export S R D W I cpa
-t_incr=$(best 'rm -rf "$W/r"; cp -a "$W/r1" "$W/r"' \
-	'"$S" -p 1 "$I" "$cpa" | "$R" "$W/r"')
-diff -r --no-dereference -x .nilfs-receive "$work/tA" "$work/r" >/dev/null ||
-	{ echo "the incremental receive differs from the tree of $cpa" >&2; exit 1; }
-incr_bytes=$("$top/nilfs-send" -p 1 "$img" "$cpa" | wc -c)
-t_rsync=$(best 'rm -rf "$W/s"; cp -a "$W/t1" "$W/s"' 'rsync -a --delete "$W/tA/" "$W/s/"')
-t_full=$(best 'rm -rf "$W/f"; mkdir "$W/f"' '"$S" "$I" "$cpa" | "$R" "$W/f"')
-diff -r --no-dereference -x .nilfs-receive "$work/tA" "$work/f" >/dev/null ||
-	{ echo "the full receive differs from the tree of $cpa" >&2; exit 1; }
-t_extract=$(best 'rm -rf "$W/e"' '"$D" -c "$cpa" "$I" extract / "$W/e"')
+S=$top/nilfs-send R=$top/nilfs-receive D=$top/dump.nilfs2 W=$work M=$mem I=$img
+export S R D W M I cpa
+echo "== incremental send | receive against rsync" >&2
+t_incr=$(best 'farm r' '"$S" -p 1 "$I" "$cpa" | "$R" "$M/r"' warm '"$S" -p 1 "$I" "$cpa" >/dev/null')
+same r "the incremental receive"
+t_incr_cold=$(best 'farm r' '"$S" -p 1 "$I" "$cpa" | "$R" "$M/r"' cold)
+same r "the incremental receive (cold)"
+rm -rf "$mem/r"
+t_rsync=$(best 'farm s; rm -rf "$M/s/.nilfs-receive"' 'rsync -a --delete "$M/tA/" "$M/s/"' warm)
+same s "rsync's copy"
+rm -rf "$mem/s"
 
-# the incremental stream in a file, and the files it writes (the paths of
-# its create, truncate, write and hole commands; the tree's names are
-# plain, so --dump prints them as they are)
-"$top/nilfs-send" -p 1 "$img" "$cpa" >"$work/incr.stream"
-"$top/nilfs-receive" --dump -f "$work/incr.stream" |
-	awk '$1 == "create" || $1 == "write" || $1 == "truncate" || $1 == "hole" { print $2 }' |
-	LC_ALL=C sort -u >"$work/written"
-written_bytes=$(cd "$work/tA" && tr '\n' '\0' <"$work/written" | du -cb --files0-from=- | tail -1 | cut -f1)
-t_recv=$(best 'rm -rf "$W/r"; cp -a "$W/r1" "$W/r"' '"$R" -f "$W/incr.stream" "$W/r"' \
-	'cat "$W/incr.stream" >/dev/null')
-diff -r --no-dereference -x .nilfs-receive "$work/tA" "$work/r" >/dev/null ||
-	{ echo "the incremental receive from a file differs from the tree of $cpa" >&2; exit 1; }
-t_cp=$(best 'rm -rf "$W/c"; cp -a "$W/t1" "$W/c"' \
-	'cd "$W/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cp --parents -t "$W/c"' \
-	'cd "$W/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cat >/dev/null')
+echo "== receive alone against cp" >&2
+t_recv=$(best 'farm r' '"$R" -f "$W/incr.stream" "$M/r"' cold 'cat "$W/incr.stream" >/dev/null')
+same r "the incremental receive from a file"
+rm -rf "$mem/r"
+written_bytes=$(cd "$mem/tA" && tr '\n' '\0' <"$work/written" | du -cb --files0-from=- | tail -1 | cut -f1)
+t_cp=$(best 'farm c' \
+	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cp --parents -t "$M/c"' cold \
+	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cat >/dev/null')
+rm -rf "$mem/c" "$mem/r1"
+
+echo "== full send | receive against dump.nilfs2 extract" >&2
+t_full=$(best 'rm -rf "$M/f"; mkdir "$M/f"' '"$S" "$I" "$cpa" | "$R" "$M/f"' cold)
+same f "the full receive"
+rm -rf "$mem/f"
+t_extract=$(best 'rm -rf "$M/e"' '"$D" -c "$cpa" "$I" extract / "$M/e"' cold)
+rm -rf "$mem/e"
 
 echo "tree: $(cat "$work/tree.txt"); $NCHANGED files changed, $NMOVED renamed or removed
-load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-echo "incremental nilfs-send -p | nilfs-receive ($incr_bytes bytes):  ${t_incr}s"
-echo "rsync -a --delete between the extracted trees:  ${t_rsync}s"
+image on disk, trees on a tmpfs; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+echo "incremental nilfs-send -p | nilfs-receive ($incr_bytes bytes), warm:  ${t_incr}s"
+echo "rsync -a --delete between the trees (tmpfs), warm:  ${t_rsync}s"
 echo "  ratio $(echo "scale=4; $t_incr / $t_rsync" | bc)  (target <= 0.05)"
-echo "full nilfs-send | nilfs-receive:  ${t_full}s"
-echo "dump.nilfs2 extract:  ${t_extract}s"
+echo "the same incremental, the image cold:  ${t_incr_cold}s  (ratio $(echo "scale=4; $t_incr_cold / $t_rsync" | bc) against the warm rsync)"
+echo "full nilfs-send | nilfs-receive, cold:  ${t_full}s"
+echo "dump.nilfs2 extract, cold:  ${t_extract}s"
 echo "  ratio $(echo "scale=4; $t_full / $t_extract" | bc)  (target <= 1.2)"
 echo "nilfs-receive of the incremental stream alone:  ${t_recv}s"
 echo "cp of the $(wc -l <"$work/written") files it writes ($written_bytes bytes):  ${t_cp}s"

@@ -74,6 +74,11 @@ static int hook_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
 	return nlfs_io_prefetch(hp(io)->fault, off, len);
 }
 
+static void hook_scattered(struct nlfs_io *io, bool on)
+{
+	nlfs_io_scattered(hp(io)->fault, on);
+}
+
 static void hook_destroy(struct nlfs_io *io)
 {
 	struct hook_priv *h = hp(io);
@@ -86,6 +91,7 @@ static void hook_destroy(struct nlfs_io *io)
 
 static const struct nlfs_io_ops hook_ops = {
 	hook_read, hook_write, hook_flush, hook_size, hook_destroy, hook_prefetch,
+	hook_scattered,
 };
 
 static int parse_fault(const char *spec, enum fault_kind *kind, uint64_t *at)

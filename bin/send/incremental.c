@@ -371,6 +371,8 @@ int send_incremental(struct send *s)
 {
 	struct plan p = { .s = s };
 	struct nlfs_err err;
+	/* the changed files' blocks, like the diff's, are scattered and prefetched */
+	bool scattered = nlfs_io_scattered(nlfs_fs_io(s->fs), true);
 	int rc;
 
 	nlfs_err_clear(&err);
@@ -398,5 +400,6 @@ int send_incremental(struct send *s)
 	free(p.attach.v);
 	free(p.moved_old.v);
 	free(p.new_paths.v);
+	nlfs_io_scattered(nlfs_fs_io(s->fs), scattered);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #ifndef NLFS_IO_H
 #define NLFS_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@ struct nlfs_io_ops {
 	void (*destroy)(struct nlfs_io *io);
 	/* optional: start reading these bytes in the background, a hint */
 	int (*prefetch)(struct nlfs_io *io, uint64_t off, uint64_t len);
+	/* optional: the reads that follow are scattered (true) or not */
+	void (*scattered)(struct nlfs_io *io, bool on);
 };
 
 /* what was read through one struct nlfs_io since it was opened */
@@ -38,6 +41,7 @@ struct nlfs_io {
 	const struct nlfs_io_ops *ops;
 	char *name;      /* device or file name, for messages */
 	void *priv;
+	bool scattered;  /* nlfs_io_scattered */
 	struct nlfs_io_stats stats;   /* counted by io.c and the backend */
 };
 
@@ -72,6 +76,12 @@ void nlfs_io_close(struct nlfs_io *io);
 const char *nlfs_io_name(const struct nlfs_io *io);
 /* a hint that these bytes are read soon; 0 where the backend has none */
 int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
+/* A hint that the reads that follow (ON) are blocks scattered over the
+ * device, each asked for ahead with nlfs_io_prefetch, or again (not ON)
+ * the usual mix: scattered, a backend reads exactly what is asked, with
+ * no read-ahead of the operating system's or its own around it, which
+ * would only fetch blocks no one wants.  Returns the setting before. */
+bool nlfs_io_scattered(struct nlfs_io *io, bool on);
 /* the counters of IO so far (fsck.nilfs2 --stats) */
 void nlfs_io_get_stats(const struct nlfs_io *io, struct nlfs_io_stats *out);
 

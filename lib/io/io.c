@@ -42,6 +42,16 @@ int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
 	return io->ops->prefetch(io, off, len);
 }
 
+bool nlfs_io_scattered(struct nlfs_io *io, bool on)
+{
+	bool was = io->scattered;
+
+	if (on != was && io->ops->scattered)
+		io->ops->scattered(io, on);
+	io->scattered = on;
+	return was;
+}
+
 void nlfs_io_get_stats(const struct nlfs_io *io, struct nlfs_io_stats *out)
 {
 	*out = io->stats;

@@ -131,8 +131,14 @@ static int fault_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
 	return nlfs_io_prefetch(fp(io)->lower, off, len);
 }
 
+static void fault_scattered(struct nlfs_io *io, bool on)
+{
+	nlfs_io_scattered(fp(io)->lower, on);
+}
+
 static const struct nlfs_io_ops fault_ops = {
 	fault_read, fault_write, fault_flush, fault_size, fault_destroy, fault_prefetch,
+	fault_scattered,
 };
 
 int nlfs_io_open_fault(struct nlfs_io *lower, struct nlfs_io **out)

@@ -51,7 +51,7 @@ static void mem_destroy(struct nlfs_io *io)
 }
 
 static const struct nlfs_io_ops mem_ops = {
-	mem_read, mem_write, NULL, mem_size, mem_destroy, NULL,
+	mem_read, mem_write, NULL, mem_size, mem_destroy, NULL, NULL,
 };
 
 int nlfs_io_open_mem(uint64_t size, struct nlfs_io **out)

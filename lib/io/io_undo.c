@@ -178,8 +178,14 @@ static int undo_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len)
 	return nlfs_io_prefetch(up(io)->lower, off, len);
 }
 
+static void undo_scattered(struct nlfs_io *io, bool on)
+{
+	nlfs_io_scattered(up(io)->lower, on);
+}
+
 static const struct nlfs_io_ops undo_ops = {
 	undo_read, undo_write, undo_flush, undo_size, undo_destroy, undo_prefetch,
+	undo_scattered,
 };
 
 static bool uuid_unknown(const uint8_t uuid[16])

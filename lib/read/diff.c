@@ -2,8 +2,10 @@
 /*
  * What changed between two checkpoints (nlfs_diff in nlfs.h): the steps
  * of diffP.h in order, and each changed inode's links reported as
- * removed, created, modified or renamed.  nlfs_ino_path: a name of an
- * inode, by a walk from the root.
+ * removed, created, modified or renamed.  The blocks the steps read are
+ * scattered and each prefetched (diff_locate_blocks), so the volume's I/O
+ * is told so (nlfs_io_scattered) for the while.  nlfs_ino_path: a name of
+ * an inode, by a walk from the root.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -103,11 +105,13 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 		.first_ino = nlfs_le32(fs->sb[fs->choice.used].s_first_ino),
 	};
 	size_t nchanged;
+	bool scattered;
 	int rc;
 
 	memset(c.st, 0, sizeof(*c.st));
 	if (c.isz < sizeof(struct nlfs_inode) || c.isz > c.bs)
 		return nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE, "inode size %u", c.isz);
+	scattered = nlfs_io_scattered(nlfs_fs_io(fs), true);
 	rc = nlfs_fs_ifile(fs, old_cno, &c.ifile[OLD], err);
 	if (!rc)
 		rc = nlfs_fs_ifile(fs, new_cno, &c.ifile[NEW], err);
@@ -152,6 +156,7 @@ int nlfs_diff(struct nlfs_fs *fs, uint64_t old_cno, uint64_t new_cno, nlfs_diff_
 	nlfs_u64map_free(&c.dirpath[OLD], free);
 	nlfs_u64map_free(&c.dirpath[NEW], free);
 	diff_dc_free(&c);
+	nlfs_io_scattered(nlfs_fs_io(fs), scattered);
 	return rc;
 }
 

@@ -267,6 +267,23 @@ START_TEST(unix_read_counters)
 	ck_assert_uint_eq(st.os_reads, 8);
 	ck_assert_uint_eq(st.os_read_bytes, 8 * 4096);
 	nlfs_io_close(io);
+	/* scattered (nlfs_io_scattered): the same, exactly what is asked for,
+	 * while it lasts; then chunks again */
+	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDONLY, &io), 0);
+	ck_assert(!nlfs_io_scattered(io, true));
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(nlfs_io_read(io, out, 4096, (uint64_t)i * 4096), 0);
+		ck_assert_uint_eq(out[0], 0x5a);
+	}
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_eq(st.os_reads, 8);
+	ck_assert_uint_eq(st.os_read_bytes, 8 * 4096);
+	ck_assert(nlfs_io_scattered(io, false));
+	for (int i = 8; i < 16; i++)
+		ck_assert_int_eq(nlfs_io_read(io, out, 4096, (uint64_t)i * 4096), 0);
+	nlfs_io_get_stats(io, &st);
+	ck_assert_uint_lt(st.os_reads, 16);
+	nlfs_io_close(io);
 	close(fd);
 	unlink(path);
 }
