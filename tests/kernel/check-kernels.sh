@@ -51,8 +51,12 @@ keep_consoles() {
 		# a test's own, not one an earlier suite renamed
 		[ -f "$c" ] && [ -f "$here/$(basename "${c%.console}").sh" ] || continue
 		mv -f "$c" "${c%.console}-$1.console"
+		# a test may pass over a guest it expected to fail or booted again
+		passed=
+		grep -q '^:test-result: \(PASS\|SKIP\|XFAIL\)' "${c%.console}.trs" 2>/dev/null &&
+			passed=" (the test passed)"
 		grep '^=== guest.sh: [0-9]' "${c%.console}-$1.console" | cut -d' ' -f4- |
-			sed "s|^|console kept (${c%.console}-$1.console): |"
+			sed "s|^|console kept (${c%.console}-$1.console$passed): |"
 	done | sort | uniq -c | sed 's/^ *\([0-9]*\) *\(.*\)/  \2 (x\1)/' >"tests/kernel/consoles-$1.notes"
 	if [ -s "tests/kernel/consoles-$1.notes" ]; then
 		echo "=== $1: failed guests, with their whole console logs:"
@@ -107,7 +111,8 @@ for suite in "$@"; do
 		if [ -n "$again" ] && [ "$again" = "$failed_all" ]; then
 			crashed=$(grep -l '^=== guest.sh: [0-9].*: no status: the guest kernel crashed' \
 				tests/kernel/t-*-"$suite".console 2>/dev/null |
-				sed "s|.*/\(t-.*\)-$suite\.console\$|\1|" | tr '\n' ' ')
+				sed "s|.*/\(t-.*\)-$suite\.console\$|\1|" |
+				while read -r t; do echo "$again" | grep -qx "tests/kernel/$t.sh" && echo "$t"; done | tr '\n' ' ')
 			echo "=== $suite: once more, the guests that did not report: $(echo $again)"
 			cp "tests/kernel/check-$suite.log" "tests/kernel/check-$suite-first.log"
 			# shellcheck disable=SC2086  # word splitting wanted

@@ -509,7 +509,7 @@ run_guest() {
 		sed -n "/===KTEST-DMESG-$tag===/,/===KTEST-DMESG-END-$tag===/p" \
 			"$tmp/console.txt" | sed '1d;$d' | tail -n 20 >&2
 	fi
-	[ "$rc" -eq 0 ] || keep_console "$tmp/console.txt" "script exited $rc"
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || keep_console "$tmp/console.txt" "script exited $rc"
 	return "$rc"
 }
 
