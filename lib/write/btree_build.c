@@ -12,12 +12,18 @@
 
 #include "writerP.h"
 
-int nlfs_btb_plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t blocksize)
+/* the shape: how many nodes each level has */
+struct nlfs_btb {
+	bool direct;
+	unsigned nlev;                         /* node-block levels below the root */
+	size_t count[NLFS_BTREE_LEVEL_MAX];    /* entries per level; count[0] = keys */
+};
+
+static int plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t blocksize)
 {
 	size_t ncmax = nlfs_btree_node_capacity(blocksize);
 
 	memset(p, 0, sizeof(*p));
-	p->blocksize = blocksize;
 	p->count[0] = n;
 	p->direct = n == 0 || keys[n - 1] < NLFS_DIRECT_NBLOCKS;
 	if (p->direct)
@@ -28,9 +34,7 @@ int nlfs_btb_plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t b
 		if (p->nlev + 2 >= NLFS_BTREE_LEVEL_MAX)
 			return -EFBIG;
 		p->nlev++;
-		p->first[p->nlev] = p->total;
 		p->count[p->nlev] = (c + ncmax - 1) / ncmax;
-		p->total += p->count[p->nlev];
 	}
 	return 0;
 }
@@ -56,7 +60,7 @@ static uint64_t node_key(const struct nlfs_btb *p, const uint64_t *keys, unsigne
 int nlfs_btl_rebuild(struct nlfs_btl *l, const uint64_t *keys, size_t n, uint32_t blocksize)
 {
 	struct nlfs_btb p;
-	int rc = nlfs_btb_plan(&p, keys, n, blocksize);
+	int rc = plan(&p, keys, n, blocksize);
 
 	if (rc)
 		return rc;

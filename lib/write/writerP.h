@@ -118,16 +118,6 @@ int nlfs_palloc_peek(struct nlfs_wfile *wf, uint32_t entry_size, uint64_t nr,
 /* ---- btree_build.c, btree_layout.c ---- */
 /* entries a node block holds */
 size_t nlfs_btree_node_capacity(uint32_t blocksize);
-struct nlfs_btb {
-	bool direct;
-	unsigned nlev;                         /* node-block levels below the root */
-	size_t count[NLFS_BTREE_LEVEL_MAX];    /* entries per level; count[0] = keys */
-	size_t first[NLFS_BTREE_LEVEL_MAX];    /* flat index of a level's first node */
-	size_t total;                          /* node blocks */
-	uint32_t blocksize;
-};
-int nlfs_btb_plan(struct nlfs_btb *p, const uint64_t *keys, size_t n, uint32_t blocksize);
-
 /* the B-tree a construction leaves: per level, its nodes in key order */
 struct nlfs_btl_node {
 	uint64_t key;          /* its first key */

@@ -34,6 +34,16 @@ fail() {
 	done
 	exit 1
 }
+# guest pass N: $tmp/scriptN on the image, its output in $tmp/outN, which
+# must end with "PASSN DONE" and hold no FAILED line nor nilfs2 warning
+pass() {
+	NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen "$guest" run "$tmp/script$1" "$img" \
+		>"$tmp/out$1" 2>&1 || fail "guest pass $1 exited $?"
+	grep -qx "PASS$1 DONE" "$tmp/out$1" || fail "pass $1 did not finish"
+	! grep -q FAILED "$tmp/out$1" || fail "pass $1: $(grep FAILED "$tmp/out$1" | head -n 3)"
+	! grep -q '^KMSG ' "$tmp/out$1" ||
+		fail "kernel complained: $(grep '^KMSG ' "$tmp/out$1" | head -n 5)"
+}
 fsck_clean() {
 	"$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/fsck" 2>&1 ||
 		{ grep -v '^Pass' "$tmp/fsck" | head -n 10; fail "fsck.nilfs2 $1"; }
@@ -61,10 +71,7 @@ umount /mnt || echo "UMOUNT FAILED"
 echo "PASS1 DONE"
 GUEST
 } >"$tmp/script1"
-NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen "$guest" run "$tmp/script1" "$img" >"$tmp/out1" 2>&1 ||
-	fail "guest pass 1 exited $?"
-grep -qx "PASS1 DONE" "$tmp/out1" || fail "pass 1 did not finish"
-! grep -q FAILED "$tmp/out1" || fail "pass 1: $(grep FAILED "$tmp/out1" | head -n 3)"
+pass 1
 sed -n 's/^M //p' "$tmp/out1" >"$tmp/m1"
 
 # two levels of nodes below the DAT's and the cpfile's roots
@@ -128,11 +135,7 @@ dmesg | grep -i nilfs | grep -iE 'error|warn|corrupt|invalid|bad' | sed 's/^/KMS
 echo "PASS2 DONE"
 GUEST
 } >"$tmp/script2"
-NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen "$guest" run "$tmp/script2" "$img" >"$tmp/out2" 2>&1 ||
-	fail "guest pass 2 exited $?"
-grep -qx "PASS2 DONE" "$tmp/out2" || fail "pass 2 did not finish"
-! grep -q FAILED "$tmp/out2" || fail "pass 2: $(grep FAILED "$tmp/out2" | head -n 3)"
-! grep -q '^KMSG ' "$tmp/out2" || fail "kernel complained: $(grep '^KMSG ' "$tmp/out2" | head -n 5)"
+pass 2
 sed -n 's/^THEIRS //p' "$tmp/out2" >"$tmp/theirs"
 if ! cmp -s "$tmp/ours" "$tmp/theirs"; then
 	diff -u "$tmp/ours" "$tmp/theirs" | head -n 30
