@@ -151,6 +151,18 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 
 	if (it->done)
 		return false;
+	/* the rest of FROM's word in the chunk the walk is in: no search */
+	if (!b->order_stale && it->pos < hi && b->order[it->pos].key == key) {
+		const struct fsck_vchunk *c = &b->chunks[b->order[it->pos].idx];
+		uint64_t r = it->from & (FSCK_VCHUNK_BITS - 1), w = c->words[r / 64] >> (r % 64);
+
+		if (w) {
+			*v = it->from + (uint64_t)__builtin_ctzll(w);
+			it->done = *v == UINT64_MAX;
+			it->from = *v + 1;
+			return true;
+		}
+	}
 	if (b->order_stale) {
 		nlfs_sort(b->order, b->nchunks, sizeof(*b->order), by_key);
 		b->order_stale = false;
