@@ -69,7 +69,7 @@ int nlfs_cpw_finalize(struct nlfs_writer *w, struct nlfs_err *err)
 {
 	struct nlfs_checkpoint *cp;
 	bool created;
-	uint64_t blocks = nlfs_le64(w->prev.cp_blocks_count) + (uint64_t)w->user_blocks;
+	uint64_t blocks = nlfs_le64(w->prev.cp_blocks_count) + w->user_blocks;
 	uint64_t inodes = nlfs_le64(w->prev.cp_inodes_count) + (uint64_t)w->user_inodes;
 	int rc = cp_entry(w, w->cno, &cp, &created, err);
 

@@ -101,7 +101,7 @@ int nlfs_writer_file_remap(struct nlfs_writer *w, uint64_t ino, const uint64_t *
 	memset(inode.i_bmap, 0, sizeof(inode.i_bmap));
 	rc = nlfs_writer_build_map(w, ino, keys, ptrs, n, &inode, err);
 	if (!rc) {
-		w->user_blocks -= (int64_t)old_nblocks;
+		w->user_blocks -= old_nblocks;
 		rc = nlfs_logw_write_closed(w->lw, NULL, err);
 	}
 	return rc;
@@ -276,7 +276,7 @@ int nlfs_writer_file_replace(struct nlfs_writer *w, uint64_t ino, struct nlfs_er
 	for (size_t i = 0; !rc && i < old->nold_nodes; i++)
 		rc = nlfs_datw_end(w, old->old_nodes[i], false, err);
 	if (!rc)
-		w->user_blocks -= (int64_t)(old->nold + old->nold_nodes);
+		w->user_blocks -= old->nold + old->nold_nodes;
 	nlfs_wfile_free(old);
 	return rc;
 }

@@ -600,7 +600,7 @@ int nlfs_writer_build_map(struct nlfs_writer *w, uint64_t ino, const uint64_t *k
 	if (!rc) {
 		nlfs_btl_fill_root(&p, keys, ptrs, nodes, inode->i_bmap);
 		inode->i_blocks = nlfs_cpu_to_le64((n + p.total) * (bs / 512));
-		w->user_blocks += (int64_t)(n + p.total);
+		w->user_blocks += n + p.total;
 		rc = nlfs_writer_put_inode(w, ino, inode, err);
 	}
 	free(nodes);

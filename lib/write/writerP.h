@@ -239,7 +239,11 @@ struct nlfs_writer {
 	struct nlfs_checkpoint prev;   /* the latest checkpoint (zero on a new volume) */
 	bool ifile_was_written;
 	uint64_t prev_ifile_blocks;
-	int64_t user_blocks, user_inodes;
+	/* the checkpoint's block count changes by user_blocks modulo 2^64: a
+	 * damaged inode's i_blocks (nlfs_writer_file_remap) may be anything,
+	 * and the count is checked and recounted by the repair (cp_count.c) */
+	uint64_t user_blocks;
+	int64_t user_inodes;
 	/* the file being streamed */
 	bool sf_open;
 	uint64_t sf_ino;

@@ -48,7 +48,9 @@ mkdir -p "$tmp/corpus"
 # files, links, a snapshot, removals and a rename in it (seeds/kernel-1k.sh);
 # they reach the cpfile, ifile, DAT, B-tree and directory parsers.  Inputs
 # that found a bug stay as seeds too (fsck-leak-notes: fsck's notes of an
-# older checkpoint's directories leaked, bench/fuzz.sh's campaign)
+# older checkpoint's directories leaked; fsck-remap-iblocks: a rebuilt map
+# took a damaged i_blocks off the checkpoint's count in signed arithmetic
+# that overflowed; both bench/fuzz.sh's campaigns)
 for seed in "$src"/tests/fuzz/seeds/*.img.xz; do
 	xz -dc "$seed" >"$tmp/corpus/$(basename "$seed" .xz)" || exit 1
 done
