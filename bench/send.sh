@@ -17,7 +17,8 @@
 #     links to the tree of 1 (cp -al), but for the files the stream names
 #     (and their directories' times), which are real copies: nothing
 #     written can reach the tree of 1, and two trees fit in memory.
-#  4. Best of RUNS (default 2):
+#  4. Best of RUNS (default 2), in wall time and in CPU time (user and
+#     system, of all the processes of the command), each printed:
 #     - incremental, WARM: `nilfs-send -p 1 IMG A | nilfs-receive DIR`
 #       onto a directory that received checkpoint 1, the image's blocks it
 #       reads in the page cache (one untimed send first), against
@@ -40,7 +41,7 @@
 #     as nilfs-receive syncs its target before it records the checkpoint.
 #     The received trees are checked against the extracted one (diff -r),
 #     untimed.
-# rsync must be installed (apt-get install rsync).  KEEP=1 keeps the work
+# rsync and GNU time must be installed (apt-get install rsync time).  KEEP=1 keeps the work
 # directory (the image and the lists, not the tmpfs) and prints its name;
 # WORK=DIR runs again on such a kept directory, skipping steps 1 and 2.
 set -eu
@@ -55,6 +56,7 @@ for p in "$top/mkfs.nilfs2" "$top/dump.nilfs2" "$top/nilfs-send" "$top/nilfs-rec
 	[ -x "$p" ] || { echo "build first: $p missing" >&2; exit 1; }
 done
 command -v rsync >/dev/null || { echo "rsync is not installed" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
 [ -w /proc/sys/vm/drop_caches ] || { echo "must run as root: every timing starts with a cold cache" >&2; exit 1; }
 "$top/tests/kernel/guest.sh" require || exit 1
 if [ -n "${WORK:-}" ]; then
@@ -152,22 +154,37 @@ farm() {
 		touch -h -r "$M/r1/$d" "$M/$1/$d"
 	done
 }
-# best (wall) time of RUNS runs of PREPARE (run here, with farm) then
-# the timed COMMAND (a shell string) and a sync of the tmpfs; CACHE:
-# cold (the caches dropped after PREPARE) or warm; WARM (a shell
-# string) runs after that, untimed
+# "WALL CPU": the best wall time, and the best CPU time (user and
+# system, of every process of the command), of RUNS runs of PREPARE (run
+# here, with farm) then the timed COMMAND (a shell string) and a sync of
+# the tmpfs; CACHE: cold (the caches dropped after PREPARE) or warm; WARM
+# (a shell string) runs after that, untimed.  (The CPU times are printed
+# beside the wall times: at a load of 25 on two cores, a command of 50 ms
+# of CPU waits hundreds of ms for one, and the peers' wall times are then
+# more the scheduler's than their own.)
 best() {
-	prep=$1 cmd=$2 cache=$3 warm=${4:-} b=
+	prep=$1 cmd=$2 cache=$3 warm=${4:-} b= bc=
 	for r in $(seq "$RUNS"); do
 		(eval "$prep") || { echo "failed: $prep" >&2; exit 1; }
 		[ "$cache" = warm ] || drop
 		[ -z "$warm" ] || sh -c "$warm"
 		t0=$(now)
-		sh -c "$cmd; sync -f \"\$M\"" || { echo "failed: $cmd" >&2; exit 1; }
+		/usr/bin/time -f "%U %S" -o "$W/cpu" sh -c "$cmd; sync -f \"\$M\"" ||
+			{ echo "failed: $cmd" >&2; exit 1; }
 		t=$(echo "$(now) - $t0" | bc)
+		u=$(awk '{ print $1 + $2 }' "$W/cpu")
 		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+		if [ -z "$bc" ] || [ "$(echo "$u < $bc" | bc)" = 1 ]; then bc=$u; fi
 	done
-	echo "$b"
+	echo "$b $bc"
+}
+# "Ws wall, Cs CPU" of a best() result
+times_of() {
+	echo "${1% *}s wall, ${1#* }s CPU"
+}
+# the ratios of two best() results, wall and CPU
+ratio() {
+	echo "ratio $(echo "scale=4; ${1% *} / ${2% *}" | bc) (CPU $(echo "scale=4; ${1#* } / ${2#* }" | bc))"
 }
 same() {
 	diff -r --no-dereference -x .nilfs-receive "$mem/tA" "$mem/$1" >/dev/null ||
@@ -205,13 +222,14 @@ rm -rf "$mem/e"
 
 echo "tree: $(cat "$work/tree.txt"); $NCHANGED files changed, $NMOVED renamed or removed
 image on disk, trees on a tmpfs; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-echo "incremental nilfs-send -p | nilfs-receive ($incr_bytes bytes), warm:  ${t_incr}s"
-echo "rsync -a --delete between the trees (tmpfs), warm:  ${t_rsync}s"
-echo "  ratio $(echo "scale=4; $t_incr / $t_rsync" | bc)  (target <= 0.05)"
-echo "the same incremental, the image cold:  ${t_incr_cold}s  (ratio $(echo "scale=4; $t_incr_cold / $t_rsync" | bc) against the warm rsync)"
-echo "full nilfs-send | nilfs-receive, cold:  ${t_full}s"
-echo "dump.nilfs2 extract, cold:  ${t_extract}s"
-echo "  ratio $(echo "scale=4; $t_full / $t_extract" | bc)  (target <= 1.2)"
-echo "nilfs-receive of the incremental stream alone:  ${t_recv}s"
-echo "cp of the $(wc -l <"$work/written") files it writes ($written_bytes bytes):  ${t_cp}s"
-echo "  ratio $(echo "scale=4; $t_recv / $t_cp" | bc)  (target <= 1.5)"
+echo "incremental nilfs-send -p | nilfs-receive ($incr_bytes bytes), warm:  $(times_of "$t_incr")"
+echo "rsync -a --delete between the trees (tmpfs), warm:  $(times_of "$t_rsync")"
+echo "  $(ratio "$t_incr" "$t_rsync")  (target <= 0.05)"
+echo "the same incremental, the image cold:  $(times_of "$t_incr_cold")"
+echo "  $(ratio "$t_incr_cold" "$t_rsync") against the warm rsync"
+echo "full nilfs-send | nilfs-receive, cold:  $(times_of "$t_full")"
+echo "dump.nilfs2 extract, cold:  $(times_of "$t_extract")"
+echo "  $(ratio "$t_full" "$t_extract")  (target <= 1.2)"
+echo "nilfs-receive of the incremental stream alone:  $(times_of "$t_recv")"
+echo "cp of the $(wc -l <"$work/written") files it writes ($written_bytes bytes):  $(times_of "$t_cp")"
+echo "  $(ratio "$t_recv" "$t_cp")  (target <= 1.5)"

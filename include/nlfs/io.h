@@ -78,9 +78,9 @@ const char *nlfs_io_name(const struct nlfs_io *io);
 int nlfs_io_prefetch(struct nlfs_io *io, uint64_t off, uint64_t len);
 /* A hint that the reads that follow (ON) are blocks scattered over the
  * device, each asked for ahead with nlfs_io_prefetch, or again (not ON)
- * the usual mix: scattered, a backend reads exactly what is asked, with
- * no read-ahead of the operating system's or its own around it, which
- * would only fetch blocks no one wants.  Returns the setting before. */
+ * the usual mix: scattered, a backend reads what is asked, without its
+ * own read-ahead around it (io_unix's chunks), which would only fetch
+ * blocks no one wants.  Returns the setting before. */
 bool nlfs_io_scattered(struct nlfs_io *io, bool on);
 /* the counters of IO so far (fsck.nilfs2 --stats) */
 void nlfs_io_get_stats(const struct nlfs_io *io, struct nlfs_io_stats *out);
