@@ -17,22 +17,11 @@
 # (99 if CI=true and the kernel test dependencies are missing).
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
+. "$here/ktest.sh"
 
-"$guest" require || exit
-for p in mkfs.nilfs2 nilfs_cleanerd nilfs-clean fsck.nilfs2 tests/kernel/cpgen; do
-	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-cleanerd-snaprace.XXXXXX") || exit 1
-[ -n "${T_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/out" ] && { echo "--- guest output (last 60 lines) ---"; tail -n 60 "$tmp/out"; }
-	exit 1
-}
+ktest_require mkfs.nilfs2 nilfs_cleanerd nilfs-clean fsck.nilfs2 tests/kernel/cpgen
+ktest_tmp t-cleanerd-snaprace T_KEEP
+ktest_outs=out ktest_tail=60
 
 img=$tmp/img
 truncate -s 64M "$img" || exit 1

@@ -17,25 +17,12 @@
 # (99 if CI=true and the kernel test dependencies are missing).
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
+. "$here/ktest.sh"
 POLICIES="timestamp greedy cost-benefit"
 
-"$guest" require || exit
-for p in mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean fsck.nilfs2 lscp lssu tests/kernel/cpgen; do
-	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
-done
+ktest_require mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd nilfs-clean fsck.nilfs2 lscp lssu tests/kernel/cpgen
+ktest_tmp t-gc-offline-cpfile T_KEEP
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-gc-offline-cpfile.XXXXXX") || exit 1
-[ -n "${T_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	for f in out1 out2; do
-		[ -f "$tmp/$f" ] && { echo "--- $f (last 40 lines) ---"; tail -n 40 "$tmp/$f"; }
-	done
-	exit 1
-}
 # a fault of one policy's copy is noted and the others still run (and the
 # kernel still gets to read them all); the test fails at the end
 failures=0
@@ -102,9 +89,9 @@ echo "PASS1 DONE"
 GUEST
 } >"$tmp/script1"
 
-NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen "$guest" run "$tmp/script1" "$img" >"$tmp/out1" 2>&1 || fail "guest pass 1 exited $?"
-grep -qx "PASS1 DONE" "$tmp/out1" || fail "pass 1 did not finish"
-! grep -q FAILED "$tmp/out1" || fail "pass 1: $(grep FAILED "$tmp/out1" | head -n 3)"
+ktest_extra=$top/tests/kernel/cpgen
+ktest_pass 1 "$img"
+ktest_extra=
 sed -n 's/^M //p' "$tmp/out1" >"$tmp/m1"
 ncp=$(sed -n 's/^NCP //p' "$tmp/out1")
 [ "$(grep -c '^snap[0-9]* S \.|' "$tmp/m1")" -eq 2 ] || fail "expected 2 snapshots"
@@ -181,10 +168,7 @@ GUEST
 } >"$tmp/script2"
 
 # shellcheck disable=SC2086
-"$guest" run "$tmp/script2" $disks >"$tmp/out2" 2>&1 || fail "guest pass 2 exited $?"
-grep -qx "PASS2 DONE" "$tmp/out2" || fail "pass 2 did not finish"
-! grep -q FAILED "$tmp/out2" || fail "pass 2: $(grep FAILED "$tmp/out2" | head -n 3)"
-! grep -q '^KMSG ' "$tmp/out2" || fail "kernel complained: $(grep '^KMSG ' "$tmp/out2" | head -n 5)"
+ktest_pass 2 $disks
 for pol in $POLICIES manual; do
 	sed -n "s/^LSCP $pol //p" "$tmp/out2" >"$tmp/$pol.lscp.k"
 	sed -n "s/^LSSU $pol //p" "$tmp/out2" >"$tmp/$pol.lssu.k"

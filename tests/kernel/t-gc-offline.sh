@@ -11,27 +11,13 @@
 # (99 if CI=true and the kernel test dependencies are missing).
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
+. "$here/ktest.sh"
 mkfs=$top/mkfs.nilfs2
 dump=$top/dump.nilfs2
 gc=$top/nilfs_cleanerd
 
-"$guest" require || exit
-for p in "$mkfs" "$dump" "$gc"; do
-	[ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-gc-offline.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	for f in out1 out2; do
-		[ -f "$tmp/$f" ] && { echo "--- $f (last 40 lines) ---"; tail -n 40 "$tmp/$f"; }
-	done
-	exit 1
-}
+ktest_require mkfs.nilfs2 dump.nilfs2 nilfs_cleanerd
+ktest_tmp t-gc-offline
 
 img=$tmp/img
 truncate -s 160M "$img" || exit 1
@@ -107,9 +93,7 @@ echo "PASS2 DONE"
 GUEST
 } >"$tmp/script2"
 
-"$guest" run "$tmp/script1" "$img" >"$tmp/out1" 2>&1 || fail "guest pass 1 exited $?"
-grep -qx "PASS1 DONE" "$tmp/out1" || fail "pass 1 did not finish"
-! grep -q FAILED "$tmp/out1" || fail "pass 1: $(grep FAILED "$tmp/out1" | head -n 3)"
+ktest_pass 1 "$img"
 
 "$dump" "$img" segments >"$tmp/seg0" || fail "dump segments before cleaning"
 # with no protection period only what is older than now is reclaimable, and
@@ -135,10 +119,7 @@ clean1=$(sed -n '1s/^\([0-9]*\) clean.*/\1/p' "$tmp/seg1")
 [ -n "$clean0" ] && [ -n "$clean1" ] && [ "$clean1" -ge $((clean0 + 12)) ] ||
 	fail "clean segments did not rise enough: $clean0 -> $clean1"
 
-"$guest" run "$tmp/script2" "$img" >"$tmp/out2" 2>&1 || fail "guest pass 2 exited $?"
-grep -qx "PASS2 DONE" "$tmp/out2" || fail "pass 2 did not finish"
-! grep -q FAILED "$tmp/out2" || fail "pass 2: $(grep FAILED "$tmp/out2" | head -n 3)"
-! grep -q '^KMSG ' "$tmp/out2" || fail "kernel complained: $(grep '^KMSG ' "$tmp/out2" | head -n 5)"
+ktest_pass 2 "$img"
 
 # every tree the kernel showed before cleaning, it shows after
 sed -n 's/^M1 //p' "$tmp/out1" >"$tmp/m1"

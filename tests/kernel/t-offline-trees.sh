@@ -19,31 +19,12 @@
 # (99 if CI=true and the kernel test dependencies are missing).
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
-"$guest" require || exit
-for p in mkfs.nilfs2 dump.nilfs2 nilfs-clean fsck.nilfs2 lscp chcp rmcp mkcp tests/kernel/cpgen; do
-	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-offline-trees.XXXXXX") || exit 1
-[ -n "${T_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in out1 out2; do
-		[ -f "$tmp/$f" ] && { echo "--- $f (last 30 lines) ---"; tail -n 30 "$tmp/$f"; }
-	done
-	exit 1
-}
-# guest pass N: $tmp/scriptN on the image, its output in $tmp/outN, which
-# must end with "PASSN DONE" and hold no FAILED line nor nilfs2 warning
-pass() {
-	NILFS_KTEST_EXTRA=$top/tests/kernel/cpgen "$guest" run "$tmp/script$1" "$img" \
-		>"$tmp/out$1" 2>&1 || fail "guest pass $1 exited $?"
-	grep -qx "PASS$1 DONE" "$tmp/out$1" || fail "pass $1 did not finish"
-	! grep -q FAILED "$tmp/out$1" || fail "pass $1: $(grep FAILED "$tmp/out$1" | head -n 3)"
-	! grep -q '^KMSG ' "$tmp/out$1" ||
-		fail "kernel complained: $(grep '^KMSG ' "$tmp/out$1" | head -n 5)"
-}
+. "$here/ktest.sh"
+ktest_require mkfs.nilfs2 dump.nilfs2 nilfs-clean fsck.nilfs2 lscp chcp rmcp mkcp tests/kernel/cpgen
+ktest_tmp t-offline-trees T_KEEP
+ktest_tail=30
+# guest pass N (ktest_pass): $tmp/scriptN on the image, with cpgen
+ktest_extra=$top/tests/kernel/cpgen
 fsck_clean() {
 	"$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/fsck" 2>&1 ||
 		{ grep -v '^Pass' "$tmp/fsck" | head -n 10; fail "fsck.nilfs2 $1"; }
@@ -71,7 +52,7 @@ umount /mnt || echo "UMOUNT FAILED"
 echo "PASS1 DONE"
 GUEST
 } >"$tmp/script1"
-pass 1
+ktest_pass 1 "$img"
 sed -n 's/^M //p' "$tmp/out1" >"$tmp/m1"
 
 # two levels of nodes below the DAT's and the cpfile's roots
@@ -135,7 +116,7 @@ dmesg | grep -i nilfs | grep -iE 'error|warn|corrupt|invalid|bad' | sed 's/^/KMS
 echo "PASS2 DONE"
 GUEST
 } >"$tmp/script2"
-pass 2
+ktest_pass 2 "$img"
 sed -n 's/^THEIRS //p' "$tmp/out2" >"$tmp/theirs"
 if ! cmp -s "$tmp/ours" "$tmp/theirs"; then
 	diff -u "$tmp/ours" "$tmp/theirs" | head -n 30
