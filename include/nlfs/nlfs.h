@@ -528,8 +528,10 @@ int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
 /* vet.c: the quick structural check an offline writer needs before it
  * writes (nlfs_writer_open runs it unless it ran or was skipped): both
  * superblock copies (a missing secondary, as on a grown device, passes),
- * the sufile's, cpfile's and DAT groups' counts against their entries,
- * and what opening FS read of the log chain.  Not a full check: a volume
+ * the sufile's and DAT groups' counts against their entries, the cpfile
+ * where a construction reads or changes it (the header, the latest
+ * checkpoint's block, the snapshot list: its cost does not grow with the
+ * history), and what opening FS read of the log chain.  Not a full check: a volume
  * it passes may still have damage fsck finds.  Once sound, later calls
  * return 0 at once.  0; -NLFS_ECORRUPT (ERR names what is wrong); as
  * nlfs_file_read_block; -ENOMEM. */

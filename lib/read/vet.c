@@ -6,9 +6,11 @@
  * both superblock copies (each valid, alike in every field the kernel keeps
  * equal, the cursor of the one in use at a sound super-root log: the
  * writer rewrites both from it), the metadata files' headers against the
- * counts they keep (the sufile's clean and dirty segments, the cpfile's
- * checkpoints and snapshots, each DAT group's free entries).  The log
- * chain from the cursor was read when FS was opened (the logs after it).
+ * counts they keep (the sufile's clean and dirty segments, each DAT
+ * group's free entries), and the parts of the cpfile a construction reads
+ * or changes (below: its cost follows those, not the volume's history).
+ * The log chain from the cursor was read when FS was opened (the logs
+ * after it).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,7 +22,6 @@
 #include "../nlfsP.h"
 
 #define VET_SU_CHUNK 4096u
-#define VET_CP_CHUNK 512u
 
 /* "DEVICE: what is wrong", with the code the commands know (NLFS_EDAMAGED) */
 static int damaged(struct nlfs_fs *fs, struct nlfs_err *err, const char *fmt, ...)
@@ -118,42 +119,170 @@ static int vet_sufile(struct nlfs_fs *fs, struct nlfs_err *err)
 	return 0;
 }
 
+/*
+ * The cpfile is read where a construction reads or changes it, not whole
+ * (a volume's history can hold millions of checkpoints): the header, the
+ * block of the latest checkpoint (the next one goes there or after it),
+ * and the snapshot list, which chcp walks and relinks.  Each block read
+ * must hold as many valid checkpoints as its count says; the list must
+ * run ascending through valid snapshots, linked both ways, and hold as
+ * many as the header counts.  The header's checkpoint count is exact when
+ * those blocks are all the cpfile has, and otherwise must fit what the
+ * blocks left unread can hold.
+ */
+struct cp_vet {
+	struct nlfs_fs *fs;
+	struct nlfs_file f;
+	uint32_t esz, epb;
+	uint64_t first, latest;   /* the header's slots; the latest checkpoint */
+	uint64_t nvalid, nread;   /* valid checkpoints in the blocks read, and those blocks */
+	uint8_t *buf[3];          /* block 0, the latest checkpoint's, one of the list's */
+	uint64_t blkoff[3];       /* of each buffer; UINT64_MAX: none yet */
+};
+
+/* read block B into buffer I and count its valid checkpoints */
+static int cp_vet_read(struct cp_vet *v, int i, uint64_t b, struct nlfs_err *err)
+{
+	struct nlfs_checkpoint cp;
+	uint64_t n = 0;
+	bool hole;
+	int rc = nlfs_file_read_block(v->fs, &v->f, b, v->buf[i], &hole, err);
+
+	if (rc)
+		return rc;
+	v->blkoff[i] = b;
+	v->nread++;
+	for (uint32_t k = 0; !hole && k < v->epb; k++) {
+		uint64_t slot = b * v->epb + k, cno = slot - v->first + 1;
+
+		memcpy(&cp, v->buf[i] + (size_t)k * v->esz, sizeof(cp));
+		if (slot < v->first || !nlfs_cp_flags_valid(nlfs_le32(cp.cp_flags)))
+			continue;
+		/* the next checkpoint's entry must be free; the latest's ifile
+		 * inode is the one the construction starts from */
+		if (cno > v->latest)
+			return damaged(v->fs, err, "checkpoint %llu, past the latest (%llu), is valid",
+				       (unsigned long long)cno, (unsigned long long)v->latest);
+		if (nlfs_le64(cp.cp_cno) != cno)
+			return damaged(v->fs, err, "checkpoint %llu: its entry says checkpoint %llu",
+				       (unsigned long long)cno, (unsigned long long)nlfs_le64(cp.cp_cno));
+		if (cno == v->latest && !nlfs_cp_ifile_inode_ok(&cp.cp_ifile_inode))
+			return damaged(v->fs, err, "checkpoint %llu: its ifile inode is not a regular file",
+				       (unsigned long long)cno);
+		n++;
+	}
+	v->nvalid += n;
+	/* block 0's first slot is the header, so it keeps no count */
+	memcpy(&cp, v->buf[i], sizeof(cp));
+	if (!hole && b > 0 && nlfs_le32(cp.cp_checkpoints_count) != n)
+		return damaged(v->fs, err, "cpfile block %llu: count %u, but %llu checkpoints are valid",
+			       (unsigned long long)b, nlfs_le32(cp.cp_checkpoints_count),
+			       (unsigned long long)n);
+	return 0;
+}
+
+/* the entry of checkpoint CNO, reading its block if no buffer holds it */
+static int cp_vet_entry(struct cp_vet *v, uint64_t cno, struct nlfs_checkpoint *cp,
+			struct nlfs_err *err)
+{
+	uint64_t slot = cno + v->first - 1, b = slot / v->epb;
+	int i = 0;
+
+	while (i < 3 && v->blkoff[i] != b)
+		i++;
+	if (i == 3) {
+		/* the list ascends: a block it left is not met again */
+		int rc = cp_vet_read(v, 2, b, err);
+
+		if (rc)
+			return rc;
+		i = 2;
+	}
+	memcpy(cp, v->buf[i] + (slot % v->epb) * v->esz, sizeof(*cp));
+	return 0;
+}
+
+static int cp_vet_snapshots(struct cp_vet *v, const struct nlfs_cphead *h, struct nlfs_err *err)
+{
+	uint64_t prev = 0, n = 0;
+
+	for (uint64_t cno = h->snapshot_next; cno; n++) {
+		struct nlfs_checkpoint cp;
+		int rc;
+
+		if (cno <= prev || cno > v->latest)
+			return damaged(v->fs, err,
+				       "snapshot list: checkpoint %llu after %llu (the latest is %llu)",
+				       (unsigned long long)cno, (unsigned long long)prev,
+				       (unsigned long long)v->latest);
+		rc = cp_vet_entry(v, cno, &cp, err);
+		if (rc)
+			return rc;
+		if (!nlfs_cp_flags_snapshot(nlfs_le32(cp.cp_flags)))
+			return damaged(v->fs, err, "snapshot list: checkpoint %llu is not a snapshot",
+				       (unsigned long long)cno);
+		if (nlfs_le64(cp.cp_snapshot_prev) != prev)
+			return damaged(v->fs, err,
+				       "snapshot list: checkpoint %llu links back to %llu, not %llu",
+				       (unsigned long long)cno,
+				       (unsigned long long)nlfs_le64(cp.cp_snapshot_prev),
+				       (unsigned long long)prev);
+		prev = cno;
+		cno = nlfs_le64(cp.cp_snapshot_next);
+	}
+	if (h->snapshot_prev != prev)
+		return damaged(v->fs, err,
+			       "snapshot list: the header's last snapshot is %llu, the list ends at %llu",
+			       (unsigned long long)h->snapshot_prev, (unsigned long long)prev);
+	if (h->nsnapshots != n)
+		return damaged(v->fs, err,
+			       "cpfile header: %llu snapshots, but the snapshot list holds %llu",
+			       (unsigned long long)h->nsnapshots, (unsigned long long)n);
+	return 0;
+}
+
 static int vet_cpfile(struct nlfs_fs *fs, struct nlfs_err *err)
 {
+	uint32_t bs = nlfs_fs_geometry(fs)->blocksize;
+	struct cp_vet v = { .fs = fs, .latest = nlfs_fs_recovery(fs)->cno };
 	struct nlfs_cphead h;
-	struct nlfs_cpfile_iter *it = NULL;
-	struct nlfs_cpinfo *ci;
-	uint64_t cno = 1, ncps = 0, nsnaps = 0;
-	size_t got;
+	uint64_t last, unread;
 	int rc = nlfs_cpfile_header(fs, &h, err);
 
 	if (rc)
 		return rc;
-	ci = malloc(VET_CP_CHUNK * sizeof(*ci));
-	if (!ci)
-		return -ENOMEM;
-	rc = nlfs_cpfile_iter_open(fs, &it, err);
-	do {
-		got = 0;
-		if (!rc)
-			rc = nlfs_cpfile_iter_list(it, &cno, NLFS_CPINFO_CHECKPOINTS, ci,
-						   VET_CP_CHUNK, &got, err);
-		for (size_t i = 0; !rc && i < got; i++) {
-			ncps++;
-			nsnaps += nlfs_cp_flags_snapshot(ci[i].flags);
-		}
-	} while (!rc && got == VET_CP_CHUNK);
-	nlfs_cpfile_iter_close(it);
-	free(ci);
+	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &v.f);
+	v.esz = nlfs_le16(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_checkpoint_size);
+	v.epb = bs / v.esz;
+	v.first = nlfs_cpfile_first_slot(v.esz);
+	last = (v.latest + v.first - 1) / v.epb;
+	for (int i = 0; i < 3; i++) {
+		v.blkoff[i] = UINT64_MAX;
+		if (!(v.buf[i] = malloc(bs)))
+			rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = cp_vet_read(&v, 0, 0, err);
+	if (!rc && last > 0)
+		rc = cp_vet_read(&v, 1, last, err);
+	if (!rc)
+		rc = cp_vet_snapshots(&v, &h, err);
+	for (int i = 0; i < 3; i++)
+		free(v.buf[i]);
 	if (rc)
 		return rc;
-	if (h.ncheckpoints != ncps || h.nsnapshots != nsnaps)
-		return damaged(fs, err,
-				"cpfile header: %llu checkpoints and %llu snapshots, but the "
-				"entries say %llu and %llu",
-				(unsigned long long)h.ncheckpoints,
-				(unsigned long long)h.nsnapshots,
-				(unsigned long long)ncps, (unsigned long long)nsnaps);
+	/* each block not read holds at most a block's worth */
+	unread = last + 1 - v.nread;
+	if (h.ncheckpoints < v.nvalid || h.ncheckpoints - v.nvalid > unread * v.epb)
+		return unread ?
+		       damaged(fs, err,
+			       "cpfile header: %llu checkpoints, but the %llu blocks read hold %llu "
+			       "and the %llu others at most %llu",
+			       (unsigned long long)h.ncheckpoints, (unsigned long long)v.nread,
+			       (unsigned long long)v.nvalid, (unsigned long long)unread,
+			       (unsigned long long)(unread * v.epb)) :
+		       damaged(fs, err, "cpfile header: %llu checkpoints, but the entries say %llu",
+			       (unsigned long long)h.ncheckpoints, (unsigned long long)v.nvalid);
 	return 0;
 }
 
