@@ -105,7 +105,9 @@ struct nlfs_err;
 
 struct nlfs_gc_stats {
 	uint64_t passes, segments, blocks_moved, blocks_freed, checkpoints_deleted;
-	uint64_t segments_planned;     /* reclaimable when the run began */
+	uint64_t segments_planned;     /* reclaimable when the run began (a
+					* timestamp run that is not manual
+					* counts only those it reaches) */
 	/* victims left as they are: a log of theirs fails its checksums, and
 	 * copying its blocks would pass the damage on under new, valid ones */
 	uint64_t segments_damaged, first_damaged;

@@ -366,6 +366,42 @@ static int prefetch_live(struct nlfs_writer *w, struct nlfs_io *io,
 
 /* bytes of a segment's head read ahead for its first summary */
 #define SUMMARY_AHEAD 32768
+/* segments ahead of the count whose first summaries are asked for */
+#define SUMMARY_WINDOW 64
+
+/* The live counts of a pass's segments, in the order it will clean them */
+struct counting {
+	struct nlfs_gc_candidate *c;
+	uint64_t nseen;       /* segments it may clean, at C[0, NSEEN) */
+	uint64_t next;        /* the first of them not counted yet */
+	uint64_t ncand;       /* counted and with MINR reclaimable blocks, moved to C[0, NCAND) */
+	uint64_t ahead;       /* the first whose summary is not asked for yet */
+	uint32_t minr;
+};
+
+/* Count on until WANT candidates are kept or every segment is counted */
+static int count_candidates(struct nlfs_writer *w, struct nlfs_io *io,
+			    const struct nlfs_gc_protect *prot, struct counting *cc, uint64_t want,
+			    struct nlfs_err *err)
+{
+	const struct nlfs_geometry *g = nlfs_writer_geometry(w);
+	struct nlfs_gc_candidate *c = cc->c;
+	int rc = 0;
+
+	while (!rc && cc->ncand < want && cc->next < cc->nseen) {
+		uint64_t i = cc->next++;
+
+		/* the first log's summary of the next ones, read in the
+		 * background while the counts wait on one after the other */
+		for (; cc->ahead < cc->nseen && cc->ahead < i + SUMMARY_WINDOW; cc->ahead++)
+			nlfs_io_prefetch(io, nlfs_seg_start(g, c[cc->ahead].segnum) * g->blocksize,
+					 SUMMARY_AHEAD);
+		rc = segment_live(w, c[i].segnum, prot, &c[i].live, err);
+		if (!rc && c[i].nblocks >= c[i].live + cc->minr)
+			c[cc->ncand++] = c[i];
+	}
+	return rc;
+}
 
 /* victims per construction at most: bounds the DAT blocks it changes */
 #define GC_BATCH_MAX 256
@@ -392,9 +428,12 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	struct nlfs_gc_candidate *c = NULL;
 	struct nlfs_gc_protect prot;
 	const struct nlfs_geometry *g;
-	uint64_t *snaps = NULL, nsegs, nseen = 0, ncand = 0, limit, chosen = 0, used = 0, room = 0;
-	bool more = false;
-	uint32_t minr, bps, step = p->nsegments_per_clean ? p->nsegments_per_clean : 1;
+	struct counting cc = { 0 };
+	uint64_t *snaps = NULL, nsegs, limit, chosen = 0, used = 0, room = 0;
+	/* the timestamp policy ranks without the live counts: a run that
+	 * stops at its target counts only as far as it cleans */
+	bool more = false, lazy = p->policy == NLFS_GC_TIMESTAMP && !p->manual;
+	uint32_t bps, step = p->nsegments_per_clean ? p->nsegments_per_clean : 1;
 	int rc = nlfs_fs_open(io, &fs, err);
 
 	*done = true;
@@ -404,7 +443,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	nsegs = g->nsegments;
 	bps = g->blocks_per_segment;
 	/* nilfs-utils' default: a tenth of a segment */
-	minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
+	cc.minr = p->min_reclaimable ? p->min_reclaimable : bps / 10 + 1;
 	limit = p->now > p->protection_period ? p->now - p->protection_period : 0;
 	rc = nlfs_sufile_header(fs, &sh, err);
 	*clean = sh.ncleansegs;
@@ -421,6 +460,7 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		rc = nlfs_writer_open(fs, p->now, 0, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))
 		rc = -ENOMEM;
+	cc.c = c;
 	if (!rc)
 		rc = prefetch_dat(w, io, err);
 	for (uint64_t s = 0; !rc && s < nsegs; s++) {
@@ -433,28 +473,20 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		    nlfs_writer_segment_busy(w, s) || su.lastmod >= limit + 1 ||
 		    (p->manual && st->passes && !(*start)[s]))
 			continue;
-		c[nseen].segnum = s;
-		c[nseen].lastmod = su.lastmod;
-		c[nseen].nblocks = su.nblocks;
-		c[nseen].held = false;   /* unmounted: nothing to recover from */
-		/* the first log's summary of each, read in the background while
-		 * the counts wait on one after the other */
-		nlfs_io_prefetch(io, nlfs_seg_start(g, s) * g->blocksize, SUMMARY_AHEAD);
-		nseen++;
+		c[cc.nseen].segnum = s;
+		c[cc.nseen].lastmod = su.lastmod;
+		c[cc.nseen].nblocks = su.nblocks;
+		c[cc.nseen].live = NLFS_GC_LIVE_UNKNOWN;
+		c[cc.nseen].held = false;   /* unmounted: nothing to recover from */
+		cc.nseen++;
 	}
-	for (uint64_t i = 0; !rc && i < nseen; i++) {
-		/* offline, every policy can afford exact live counts */
-		rc = segment_live(w, c[i].segnum, &prot, &c[i].live, err);
-		if (!rc && c[i].nblocks >= c[i].live + minr) {
-			if (p->manual && !st->passes)
-				(*start)[c[i].segnum] = 1;
-			c[ncand++] = c[i];
-		}
-	}
+	/* offline, the other policies can afford exact live counts of all */
+	if (!rc && !lazy)
+		rc = count_candidates(w, io, &prot, &cc, UINT64_MAX, err);
+	for (uint64_t i = 0; !rc && p->manual && !st->passes && i < cc.ncand; i++)
+		(*start)[c[i].segnum] = 1;
 	if (!rc)
-		nlfs_gc_rank(p->policy, c, ncand, p->now, bps);
-	if (!rc && !st->passes)
-		st->segments_planned = ncand;
+		nlfs_gc_rank(p->policy, c, lazy ? cc.nseen : cc.ncand, p->now, bps);
 	/* blocks the new logs may fill: clean segments outside the reserve,
 	 * less the two the log writer holds and two for the metadata */
 	if (!rc && *clean > nlfs_writer_reserved_segments(w) + 4)
@@ -468,9 +500,14 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	 * fit in the clean segments outside the reserve and the construction
 	 * stays of a bounded size.  Stopped by those two limits alone, the run
 	 * goes on with another construction. */
-	while (!rc && chosen < ncand) {
-		uint64_t n = ncand - chosen < step ? ncand - chosen : step, need = 0;
+	for (;;) {
+		uint64_t n, need = 0;
 
+		if (!rc && lazy)
+			rc = count_candidates(w, io, &prot, &cc, chosen + step, err);
+		if (rc || chosen >= cc.ncand)
+			break;
+		n = cc.ncand - chosen < step ? cc.ncand - chosen : step;
 		for (uint64_t j = chosen; j < chosen + n; j++)
 			/* the copies, summaries, and the DAT blocks that change with
 			 * the entries of the blocks moved and freed */
@@ -489,6 +526,9 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		used += need;
 		chosen += n;
 	}
+	/* the reclaimable segments: all, or those a lazy pass counted */
+	if (!rc && !st->passes)
+		st->segments_planned = cc.ncand;
 	if (!rc)
 		rc = prefetch_live(w, io, c, chosen, &prot, err);
 	for (uint64_t j = 0; !rc && j < chosen; j++) {

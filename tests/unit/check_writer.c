@@ -1042,6 +1042,66 @@ START_TEST(test_gc_offline)
 }
 END_TEST
 
+/* A timestamp run that stops at its target counts live blocks only as far
+ * as it cleans; its victims must still be the oldest segments with
+ * min_reclaimable reclaimable blocks, as counting every segment ranks them. */
+START_TEST(test_gc_timestamp_victims)
+{
+	struct nlfs_io *io = garbage_volume(8ull << 20);
+	struct nlfs_gc_params p = { .policy = NLFS_GC_TIMESTAMP, .now = 1700000300,
+				    .nsegments_per_clean = 1, .max_passes = 1,
+				    .min_reclaimable = 6 };
+	struct nlfs_gc_candidate *c;
+	struct nlfs_gc_protect prot;
+	struct nlfs_gc_stats st;
+	struct nlfs_err err;
+	struct nlfs_fs *fs;
+	uint64_t *snaps, nsegs, n = 0;
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	nsegs = nlfs_fs_geometry(fs)->nsegments;
+	c = calloc(nsegs, sizeof(*c));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(nlfs_gc_protect_load(fs, p.now, &prot, &snaps, &err), 0);
+	for (uint64_t s = 0; s < nsegs; s++) {
+		struct nlfs_suinfo su;
+		uint64_t live, total;
+
+		ck_assert_int_eq(nlfs_sufile_get(fs, s, &su, &err), 0);
+		if (!(su.flags & NLFS_SEGMENT_USAGE_DIRTY) || su.lastmod > p.now)
+			continue;
+		ck_assert_int_eq(nlfs_gc_segment_live(fs, s, su.nblocks, &prot, &live, &total, &err), 0);
+		if (su.nblocks >= live + p.min_reclaimable)
+			c[n++] = (struct nlfs_gc_candidate){ .segnum = s, .lastmod = su.lastmod,
+							     .nblocks = su.nblocks,
+							     .live = (uint32_t)live };
+	}
+	free(snaps);
+	nlfs_fs_release(fs);
+	nlfs_gc_rank(NLFS_GC_TIMESTAMP, c, n, p.now, 64);
+
+	p.target_clean = clean_segments(io) + 3;
+	ck_assert_msg(nlfs_gc_offline(io, &p, &st, &err) == 0, "%s", err.what);
+	ck_assert_uint_ge(st.segments, 1);
+	ck_assert_uint_lt(st.segments, n);   /* it stopped short of the candidates */
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	for (uint64_t i = 0; i <= st.segments; i++) {
+		struct nlfs_suinfo su;
+
+		ck_assert_int_eq(nlfs_sufile_get(fs, c[i].segnum, &su, &err), 0);
+		/* the first ones cleaned, the next one in rank not */
+		ck_assert_msg((su.flags == 0) == (i < st.segments),
+			      "candidate %llu (segment %llu): flags %u after %llu cleaned",
+			      (unsigned long long)i, (unsigned long long)c[i].segnum, su.flags,
+			      (unsigned long long)st.segments);
+	}
+	nlfs_fs_release(fs);
+	free(c);
+	verify(io, 1024, NULL);
+	nlfs_io_close(io);
+}
+END_TEST
+
 /* /six (files[2]) written anew, its first block's virtual number looked
  * for from HINT on, as the kernel's wrapped guess may make it */
 static int six_at(struct nlfs_io *io, uint64_t hint, struct nlfs_err *err)
@@ -1535,6 +1595,7 @@ Suite *writer_suite(void)
 	tcase_add_test(tc, test_checkpoint_ops);
 	tcase_add_test(tc, test_recount_blocks);
 	tcase_add_loop_test(tc, test_gc_offline, 0, 3);
+	tcase_add_test(tc, test_gc_timestamp_victims);
 	tcase_add_test(tc, test_release_without_alloc);
 	tcase_add_test(tc, test_crash_gc);
 	tcase_add_test(tc, test_incremental_trees);
