@@ -26,8 +26,8 @@ ktest_extra=
 
 ktest_require() {
 	"$guest" require || exit
-	for _p in "$@"; do
-		[ -x "$top/$_p" ] || { echo "FAIL: $top/$_p not built"; exit 1; }
+	for _kt_p in "$@"; do
+		[ -x "$top/$_kt_p" ] || { echo "FAIL: $top/$_kt_p not built"; exit 1; }
 	done
 }
 
@@ -42,27 +42,27 @@ ktest_tmp() {
 
 fail() {
 	echo "FAIL: $*"
-	for _f in $ktest_outs; do
-		[ -f "$tmp/$_f" ] || continue
-		if [ "$_f" = out ]; then
+	for _kt_f in $ktest_outs; do
+		[ -f "$tmp/$_kt_f" ] || continue
+		if [ "$_kt_f" = out ]; then
 			echo "--- guest output (last $ktest_tail lines) ---"
 		else
-			echo "--- $_f (last $ktest_tail lines) ---"
+			echo "--- $_kt_f (last $ktest_tail lines) ---"
 		fi
-		tail -n "$ktest_tail" "$tmp/$_f"
+		tail -n "$ktest_tail" "$tmp/$_kt_f"
 	done
 	exit 1
 }
 
 ktest_pass() {
-	_n=$1
+	_kt_n=$1
 	shift
 	(
 		[ -z "$ktest_extra" ] || export NILFS_KTEST_EXTRA="$ktest_extra"
-		exec "$guest" run "$tmp/script$_n" "$@"
-	) >"$tmp/out$_n" 2>&1 || fail "guest pass $_n exited $?"
-	grep -qx "PASS$_n DONE" "$tmp/out$_n" || fail "pass $_n did not finish"
-	! grep -q FAILED "$tmp/out$_n" || fail "pass $_n: $(grep FAILED "$tmp/out$_n" | head -n 3)"
-	! grep -q '^KMSG ' "$tmp/out$_n" ||
-		fail "kernel complained: $(grep '^KMSG ' "$tmp/out$_n" | head -n 5)"
+		exec "$guest" run "$tmp/script$_kt_n" "$@"
+	) >"$tmp/out$_kt_n" 2>&1 || fail "guest pass $_kt_n exited $?"
+	grep -qx "PASS$_kt_n DONE" "$tmp/out$_kt_n" || fail "pass $_kt_n did not finish"
+	! grep -q FAILED "$tmp/out$_kt_n" || fail "pass $_kt_n: $(grep FAILED "$tmp/out$_kt_n" | head -n 3)"
+	! grep -q '^KMSG ' "$tmp/out$_kt_n" ||
+		fail "kernel complained: $(grep '^KMSG ' "$tmp/out$_kt_n" | head -n 5)"
 }

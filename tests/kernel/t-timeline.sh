@@ -22,18 +22,13 @@
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
-"$guest" require || exit
-for p in mkfs.nilfs2 nilfs-timeline nilfs_cleanerd nilfs-clean; do
-	[ -x "$top/$p" ] || { echo "FAIL: $top/$p not built"; exit 1; }
-done
+. "$here/ktest.sh"
+ktest_require mkfs.nilfs2 nilfs-timeline nilfs_cleanerd nilfs-clean
 . "$here/ours.sh"
 . "${top_srcdir:-$here/../..}/tests/image/timeline.sh"
 export LC_ALL=C
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-timeline.XXXXXX") || exit 1
-[ -n "${T_TIMELINE_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; echo "--- guest output (last 40 lines) ---"; tail -n 40 "$tmp/out"; exit 1; }
+ktest_tmp t-timeline T_TIMELINE_KEEP
+ktest_outs=out
 
 t0=1735689600    # 2025-01-01 00:00 UTC
 img=$tmp/img
