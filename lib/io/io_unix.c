@@ -11,7 +11,9 @@
  * flag, mincore() on a mapping of the device that is never touched, so it
  * costs no page faults and cannot raise SIGBUS, says first how much is
  * cached).  A block that is not cached is read alone, exactly as without
- * chunks, errors included.  (mincore() was the costlier of the two: on
+ * chunks, errors included.  A file of tmpfs (a memfd too) is memory,
+ * cached by definition, holes included: its chunks are filled without
+ * asking.  (mincore() was the costlier of the two: on
  * the kernel-written volume of bench/fsck.sh CASE=checkpoints, 20,000
  * files, RWF_NOWAIT took fsck -fn from 345 to 46 ms of CPU.)  (For a file
  * the caller may neither write nor owns, the kernel hides what is cached
@@ -31,6 +33,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>   /* TMPFS_MAGIC */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@
 #include <sys/mount.h>     /* BLKGETSIZE64 (linux/fs.h's RWF_NOWAIT is not an int) */
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <nlfs/io.h>
@@ -87,6 +91,7 @@ struct unix_priv {
 	/* NLFS_IO_UNCACHED: no chunks; DIRECT while O_DIRECT works */
 	bool uncached, direct;
 	bool nowait;           /* preadv2(RWF_NOWAIT) reads what is cached (until refused) */
+	bool memory;           /* tmpfs: all of it is cached */
 	bool scattered;        /* nlfs_io_scattered: no chunks */
 	void *bounce;          /* DIRECT_ALIGN-aligned, for O_DIRECT reads */
 	size_t bouncecap;
@@ -182,7 +187,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	}
 	/* one system call where the kernel has RWF_NOWAIT, else two: mincore()
 	 * says how much is cached, then that much is read */
-	have = u->nowait ? CHUNK_SIZE : cached_run(u, off);
+	have = u->nowait || u->memory ? CHUNK_SIZE : cached_run(u, off);
 	if (have < len)
 		return false;
 	if (victim->len)
@@ -410,6 +415,7 @@ static const struct nlfs_io_ops unix_ops_ro = {
 static void chunks_init(struct nlfs_io *io)
 {
 	struct unix_priv *u = io->priv;
+	struct statfs sfs;
 	uint64_t size;
 	void *map;
 
@@ -430,7 +436,8 @@ static void chunks_init(struct nlfs_io *io)
 	}
 	u->map = map;
 	u->maplen = size;
-	u->nowait = true;
+	u->memory = fstatfs(u->fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+	u->nowait = !u->memory;
 }
 
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
