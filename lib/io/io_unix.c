@@ -69,7 +69,11 @@ struct unix_priv {
 	uint64_t maplen;
 	uint64_t clock;
 	struct chunk chunk[CHUNK_COUNT];
-	uint8_t *data;         /* CHUNK_COUNT * CHUNK_SIZE bytes */
+	/* CHUNK_SIZE bytes each, allocated when first filled: many handles
+	 * read a few blocks only (a superblock check, a rollback's probe),
+	 * and one allocation of them all is a mapping of its own (glibc's
+	 * threshold is 128 KiB) whose pages fault in at each open */
+	uint8_t *data[CHUNK_COUNT];
 	/* bytes a chunk is filled with: halved when a chunk goes unused past
 	 * its first read (scattered reads: the rest was copied for nothing),
 	 * doubled when one served more, between CHUNK_FILL_MIN and CHUNK_SIZE.
@@ -152,7 +156,7 @@ static uint32_t cached_run(struct unix_priv *u, uint64_t off)
 static ssize_t fill_chunk(struct unix_priv *u, unsigned i, uint32_t want, uint64_t off,
 			  bool nowait)
 {
-	struct iovec iov = { u->data + (size_t)i * CHUNK_SIZE, want };
+	struct iovec iov = { u->data[i], want };
 	ssize_t n;
 
 	do
@@ -177,7 +181,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 		struct chunk *ch = &u->chunk[i];
 
 		if (ch->len && off >= ch->off && off - ch->off + len <= ch->len) {
-			memcpy(buf, u->data + (size_t)i * CHUNK_SIZE + (off - ch->off), len);
+			memcpy(buf, u->data[i] + (off - ch->off), len);
 			ch->used = u->clock;
 			ch->hit = true;
 			return true;
@@ -196,6 +200,8 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	if (have > u->fill)
 		have = u->fill > len ? u->fill : (uint32_t)len;
 	i = (unsigned)(victim - u->chunk);
+	if (!u->data[i] && !(u->data[i] = malloc(CHUNK_SIZE)))
+		return false;
 	victim->len = 0;
 	victim->hit = false;
 	n = fill_chunk(u, i, have, off, u->nowait);
@@ -208,7 +214,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	victim->off = off;
 	victim->len = (uint32_t)n;
 	victim->used = u->clock;
-	memcpy(buf, u->data + (size_t)i * CHUNK_SIZE, len);
+	memcpy(buf, u->data[i], len);
 	return true;
 }
 
@@ -374,7 +380,8 @@ static void unix_destroy(struct nlfs_io *io)
 	close(u->fd);
 	if (u->map)
 		munmap(u->map, u->maplen);
-	free(u->data);
+	for (unsigned i = 0; i < CHUNK_COUNT; i++)
+		free(u->data[i]);
 	free(u->bounce);
 	free(u);
 }
@@ -428,12 +435,7 @@ static void chunks_init(struct nlfs_io *io)
 	map = mmap(NULL, (size_t)size, PROT_NONE, MAP_SHARED, u->fd, 0);
 	if (map == MAP_FAILED)
 		return;
-	u->data = malloc((size_t)CHUNK_COUNT * CHUNK_SIZE);
 	u->fill = CHUNK_SIZE;
-	if (!u->data) {
-		munmap(map, (size_t)size);
-		return;
-	}
 	u->map = map;
 	u->maplen = size;
 	u->memory = fstatfs(u->fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
