@@ -13,7 +13,8 @@
 #   bench/fuzz.sh [ROUNDS [SCALE]]     (defaults: 10 rounds, scale 20)
 #   FUZZ_TARGETS="fuzz_open fuzz_writer fuzz_undo fuzz_diff fuzz_fsck fuzz_stream"
 #                 (the default) runs only those; FUZZ_SECONDS caps each
-#                 target's run (default SCALE * 120 s)
+#                 target's run (default SCALE * 120 s); FUZZ_KEEP_CORPUS=DIR
+#                 keeps each target's grown corpus in DIR/TARGET
 # Run it in a build tree (tests/fsck/corrupt is built by `make check` or
 # `make tests/fsck/corrupt`).
 set -u

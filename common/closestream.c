@@ -6,6 +6,7 @@
  * argument; this is the command layer, never lib/.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,15 @@ static void close_stdout(void)
 
 void close_stdout_at_exit(const char *prog, int status)
 {
+	static bool registered;
 	const char *slash = strrchr(prog, '/');
 
 	close_prog = slash ? slash + 1 : prog;
 	close_status = status;
-	atexit(close_stdout);
+	/* once: a main() run again in one process (the fsck fuzz target runs
+	 * it four times an input) would otherwise grow the list of handlers
+	 * without end, an allocation that makes libFuzzer suspect a leak and
+	 * run the input again */
+	if (!registered)
+		registered = atexit(close_stdout) == 0;
 }

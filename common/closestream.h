@@ -6,8 +6,8 @@
 /*
  * At exit, flush standard output; if that or an earlier write failed (a
  * full disk, a closed pipe), say so as "PROG: write error: ..." (not for
- * EPIPE, whose reader has gone) and exit with STATUS instead.  Call once,
- * early in main().
+ * EPIPE, whose reader has gone) and exit with STATUS instead.  Call early
+ * in main(); a later call changes PROG and STATUS only.
  */
 void close_stdout_at_exit(const char *prog, int status);
 

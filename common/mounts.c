@@ -132,7 +132,7 @@ static void loops_of(const char *file, const struct stat *st, struct candidates 
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
 	char real[PATH_MAX];
-	bool have_real = realpath(file, real) != NULL;
+	int have_real = -1;   /* realpath() not asked yet: most scans never need it */
 
 	if (!d)
 		return;
@@ -155,8 +155,13 @@ static void loops_of(const char *file, const struct stat *st, struct candidates 
 			continue;
 		back[strcspn(back, "\n")] = 0;
 		/* the same inode, or (a deleted or unreachable one) the same name */
-		same = stat(back, &bst) == 0 ? bst.st_dev == st->st_dev && bst.st_ino == st->st_ino
-					     : have_real && !strcmp(back, real);
+		if (stat(back, &bst) == 0) {
+			same = bst.st_dev == st->st_dev && bst.st_ino == st->st_ino;
+		} else {
+			if (have_real < 0)
+				have_real = realpath(file, real) != NULL;
+			same = have_real && !strcmp(back, real);
+		}
 		if (!same)
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/dev", e->d_name);
@@ -279,15 +284,16 @@ bool mnt_path_mounted(const char *path)
 	return true;
 }
 
-int mnt_check_nilfs(const char *path, char *msg, size_t len)
+int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len)
 {
 	struct mnt_entry m;
 	struct stat st;
 
+	memset(out, 0, sizeof(*out));
 	if (stat(path, &st) < 0 || mnt_lookup(NULL, path, NULL, &m))
 		return 0;
 	if (mnt_is_nilfs(&m)) {
-		mnt_free(&m);
+		*out = m;
 		return 0;
 	}
 	if (S_ISDIR(st.st_mode))
@@ -300,6 +306,17 @@ int mnt_check_nilfs(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "mounted on %s as %s, not NILFS2", m.mountpoint, m.fstype);
 	mnt_free(&m);
 	return -EMEDIUMTYPE;
+}
+
+int mnt_check_nilfs(const char *path, char *msg, size_t len)
+{
+	struct mnt_entry m;
+	int rc = mnt_lookup_nilfs(path, &m, msg, len);
+
+	if (rc == -EMEDIUMTYPE)
+		return rc;
+	mnt_free(&m);
+	return 0;
 }
 
 void cmd_refuse_foreign_mount(const char *path)

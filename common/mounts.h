@@ -59,6 +59,10 @@ bool mnt_path_mounted(const char *path);
  * mounted: the caller's own open reports them.
  */
 int mnt_check_nilfs(const char *path, char *msg, size_t len);
+/* The same check and the mount it found, in one lookup: 0 with OUT filled
+ * (mnt_free() it; its mountpoint NULL if PATH is not mounted, or the lookup
+ * failed), or -EMEDIUMTYPE with MSG as above. */
+int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len);
 /* mnt_check_nilfs(), or "prog: PATH: MSG; nothing done" and exit with the
  * program's failure code (1; fsck.nilfs2's 8). */
 void cmd_refuse_foreign_mount(const char *path);

@@ -11,7 +11,9 @@
  * flag, mincore() on a mapping of the device that is never touched, so it
  * costs no page faults and cannot raise SIGBUS, says first how much is
  * cached).  A block that is not cached is read alone, exactly as without
- * chunks, errors included.  (mincore() was the costlier of the two: on
+ * chunks, errors included.  A file of tmpfs (a memfd too) is memory,
+ * cached by definition, holes included: its chunks are filled without
+ * asking.  (mincore() was the costlier of the two: on
  * the kernel-written volume of bench/fsck.sh CASE=checkpoints, 20,000
  * files, RWF_NOWAIT took fsck -fn from 345 to 46 ms of CPU.)  (For a file
  * the caller may neither write nor owns, the kernel hides what is cached
@@ -31,6 +33,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>   /* TMPFS_MAGIC */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@
 #include <sys/mount.h>     /* BLKGETSIZE64 (linux/fs.h's RWF_NOWAIT is not an int) */
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <nlfs/io.h>
@@ -65,7 +69,11 @@ struct unix_priv {
 	uint64_t maplen;
 	uint64_t clock;
 	struct chunk chunk[CHUNK_COUNT];
-	uint8_t *data;         /* CHUNK_COUNT * CHUNK_SIZE bytes */
+	/* CHUNK_SIZE bytes each, allocated when first filled: many handles
+	 * read a few blocks only (a superblock check, a rollback's probe),
+	 * and one allocation of them all is a mapping of its own (glibc's
+	 * threshold is 128 KiB) whose pages fault in at each open */
+	uint8_t *data[CHUNK_COUNT];
 	/* bytes a chunk is filled with: halved when a chunk goes unused past
 	 * its first read (scattered reads: the rest was copied for nothing),
 	 * doubled when one served more, between CHUNK_FILL_MIN and CHUNK_SIZE.
@@ -87,6 +95,7 @@ struct unix_priv {
 	/* NLFS_IO_UNCACHED: no chunks; DIRECT while O_DIRECT works */
 	bool uncached, direct;
 	bool nowait;           /* preadv2(RWF_NOWAIT) reads what is cached (until refused) */
+	bool memory;           /* tmpfs: all of it is cached */
 	bool scattered;        /* nlfs_io_scattered: no chunks */
 	void *bounce;          /* DIRECT_ALIGN-aligned, for O_DIRECT reads */
 	size_t bouncecap;
@@ -147,7 +156,7 @@ static uint32_t cached_run(struct unix_priv *u, uint64_t off)
 static ssize_t fill_chunk(struct unix_priv *u, unsigned i, uint32_t want, uint64_t off,
 			  bool nowait)
 {
-	struct iovec iov = { u->data + (size_t)i * CHUNK_SIZE, want };
+	struct iovec iov = { u->data[i], want };
 	ssize_t n;
 
 	do
@@ -172,7 +181,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 		struct chunk *ch = &u->chunk[i];
 
 		if (ch->len && off >= ch->off && off - ch->off + len <= ch->len) {
-			memcpy(buf, u->data + (size_t)i * CHUNK_SIZE + (off - ch->off), len);
+			memcpy(buf, u->data[i] + (off - ch->off), len);
 			ch->used = u->clock;
 			ch->hit = true;
 			return true;
@@ -182,7 +191,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	}
 	/* one system call where the kernel has RWF_NOWAIT, else two: mincore()
 	 * says how much is cached, then that much is read */
-	have = u->nowait ? CHUNK_SIZE : cached_run(u, off);
+	have = u->nowait || u->memory ? CHUNK_SIZE : cached_run(u, off);
 	if (have < len)
 		return false;
 	if (victim->len)
@@ -191,6 +200,8 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	if (have > u->fill)
 		have = u->fill > len ? u->fill : (uint32_t)len;
 	i = (unsigned)(victim - u->chunk);
+	if (!u->data[i] && !(u->data[i] = malloc(CHUNK_SIZE)))
+		return false;
 	victim->len = 0;
 	victim->hit = false;
 	n = fill_chunk(u, i, have, off, u->nowait);
@@ -203,7 +214,7 @@ static bool chunk_read(struct unix_priv *u, void *buf, size_t len, uint64_t off)
 	victim->off = off;
 	victim->len = (uint32_t)n;
 	victim->used = u->clock;
-	memcpy(buf, u->data + (size_t)i * CHUNK_SIZE, len);
+	memcpy(buf, u->data[i], len);
 	return true;
 }
 
@@ -369,7 +380,8 @@ static void unix_destroy(struct nlfs_io *io)
 	close(u->fd);
 	if (u->map)
 		munmap(u->map, u->maplen);
-	free(u->data);
+	for (unsigned i = 0; i < CHUNK_COUNT; i++)
+		free(u->data[i]);
 	free(u->bounce);
 	free(u);
 }
@@ -410,6 +422,7 @@ static const struct nlfs_io_ops unix_ops_ro = {
 static void chunks_init(struct nlfs_io *io)
 {
 	struct unix_priv *u = io->priv;
+	struct statfs sfs;
 	uint64_t size;
 	void *map;
 
@@ -422,15 +435,11 @@ static void chunks_init(struct nlfs_io *io)
 	map = mmap(NULL, (size_t)size, PROT_NONE, MAP_SHARED, u->fd, 0);
 	if (map == MAP_FAILED)
 		return;
-	u->data = malloc((size_t)CHUNK_COUNT * CHUNK_SIZE);
 	u->fill = CHUNK_SIZE;
-	if (!u->data) {
-		munmap(map, (size_t)size);
-		return;
-	}
 	u->map = map;
 	u->maplen = size;
-	u->nowait = true;
+	u->memory = fstatfs(u->fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+	u->nowait = !u->memory;
 }
 
 int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)

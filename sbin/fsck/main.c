@@ -273,7 +273,8 @@ static int step_open(struct fsck *c, struct check_run *r)
 	 * 30 ms and 7.5 MiB against 30 ms and 8.9 MiB (2 MiB: 100,000
 	 * files took 122 ms) */
 	nlfs_fs_limit_dat_cache(c->fs, (3u << 20) / c->g->blocksize);
-	fsck_readahead_start(c->o.device, &r->ra);
+	if (!fsck_readahead_whole(nlfs_fs_io(c->fs), c->devsize))
+		fsck_readahead_start(c->o.device, &r->ra);
 	return 0;
 }
 

@@ -9,13 +9,11 @@
 int fsck_check_mounted(const char *device, bool *mounted, bool *ro, char *where, size_t len)
 {
 	struct mnt_entry m;
-	int rc = mnt_check_nilfs(device, where, len);
+	int rc = mnt_lookup_nilfs(device, &m, where, len);
 
 	*mounted = *ro = false;
-	if (rc)
+	if (rc || !m.mountpoint)
 		return rc;
-	if (mnt_lookup(NULL, device, NULL, &m))
-		return 0;
 	*mounted = true;
 	*ro = !m.rw;
 	snprintf(where, len, "%s", m.mountpoint);

@@ -317,6 +317,14 @@ static void *readahead_main(void *arg)
 	return NULL;
 }
 
+bool fsck_readahead_whole(struct nlfs_io *io, uint64_t devsize)
+{
+	if (devsize > FSCK_RA_WHOLE_MAX)
+		return false;
+	nlfs_io_prefetch(io, 0, devsize);
+	return true;
+}
+
 int fsck_readahead_start(const char *device, struct fsck_readahead **out)
 {
 	struct fsck_readahead *ra = calloc(1, sizeof(*ra));

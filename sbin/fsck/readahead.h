@@ -3,8 +3,17 @@
 #ifndef FSCK_READAHEAD_H
 #define FSCK_READAHEAD_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 struct fsck_readahead;
 
+/* A device of at most FSCK_RA_WHOLE_MAX bytes is asked for whole, at once,
+ * through IO instead (true then): the kernel reads it in one go, quicker
+ * than the threads open their handles and the volume.  false: start them. */
+#define FSCK_RA_WHOLE_MAX (4u << 20)
+struct nlfs_io;
+bool fsck_readahead_whole(struct nlfs_io *io, uint64_t devsize);
 /* Start the thread on DEVICE, read-only through a handle of its own; -1
  * if it cannot start (the check runs the same, only slower). */
 int fsck_readahead_start(const char *device, struct fsck_readahead **out);

@@ -7,7 +7,9 @@
 # FUZZ_SEED and FUZZ_SCALE (a multiplier of the input counts) vary it;
 # open-ended campaigns are bench/fuzz.sh's, which may also name the targets
 # (FUZZ_TARGETS), set the inputs per target (FUZZ_RUNS) and add the files
-# of a directory to every target's corpus (FUZZ_EXTRA_CORPUS).
+# of a directory to every target's corpus (FUZZ_EXTRA_CORPUS), and keep
+# what each target's corpus grew to in FUZZ_KEEP_CORPUS/TARGET, to start
+# a later campaign from.
 set -u
 src=${top_srcdir:-.}
 CLANG=$(command -v clang || true)
@@ -75,6 +77,11 @@ runs() {
 	fuzz_diff) echo $((10000 * ${FUZZ_SCALE:-1})) ;;
 	esac
 }
+# the corpus DIR of target T, kept where FUZZ_KEEP_CORPUS says
+keep() {
+	[ -n "${FUZZ_KEEP_CORPUS:-}" ] || return 0
+	mkdir -p "$FUZZ_KEEP_CORPUS/$2" && cp "$1"/* "$FUZZ_KEEP_CORPUS/$2/"
+}
 # what libFuzzer says it ran: FUZZ_SECONDS may have stopped it early
 executed() {
 	sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log"
@@ -89,6 +96,7 @@ for t in $lib_targets; do
 	"$tmp/$t" $limits -runs="$(runs $t)" -max_len=1100000 -dict="$src/tests/fuzz/nilfs.dict" \
 		-rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" 2>"$tmp/log"
 	rc=$?
+	keep "$tmp/corpus-$t" "$t"
 	tail -n 8 "$tmp/log"
 	[ $rc -eq 0 ] || { echo "FAIL: $t found a crash (exit $rc)"; grep -A30 ERROR "$tmp/log" | head -50; exit 1; }
 	echo "ok: $t ran $(executed) of $(runs $t) inputs (seed ${FUZZ_SEED:-1}) without a finding"
@@ -118,6 +126,7 @@ ASAN_OPTIONS=allocator_may_return_null=1 "$tmp/fuzz_fsck" $limits -runs="$(runs 
 	-max_len=1100000 -dict="$src/tests/fuzz/nilfs.dict" -rss_limit_mb=2048 -print_final_stats=1 \
 	"$tmp/corpus.fsck" 2>"$tmp/log"
 rc=$?
+keep "$tmp/corpus.fsck" fuzz_fsck
 tail -n 15 "$tmp/log"
 [ $rc -eq 0 ] || { echo "FAIL: fuzz_fsck found a crash (exit $rc)"; exit 1; }
 echo "ok: fuzz_fsck ran $(executed) of $(runs fuzz_fsck) inputs (seed ${FUZZ_SEED:-1}) without a finding"

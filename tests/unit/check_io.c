@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* I/O backends: memory bounds, fault injection (fail, tear, crash), the
  * undo file (save before overwrite, put back, torn tail, wrong device). */
+#define _GNU_SOURCE   /* memfd_create */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <nlfs/ondisk.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 START_TEST(mem_reads_back_and_bounds)
 {
@@ -157,12 +159,11 @@ END_TEST
 
 /* small reads are served from chunks of the page cache: whatever the mix of
  * reads and writes through the handle, and whether the pages are cached or
- * not, every read returns what was last written there */
-START_TEST(unix_reads_agree_with_a_model)
+ * not, every read returns what was last written there; on the file FD at
+ * PATH, or (MEMORY) a memory file whose middle is a hole */
+static void reads_agree_with_a_model(int fd, const char *path, bool memory)
 {
-	enum { SIZE = (1 << 20) + 1000 };
-	char path[] = "/tmp/nlfs-io-XXXXXX";
-	int fd = mkstemp(path);
+	enum { SIZE = (1 << 20) + 1000, HOLE = 1 << 18 };
 	uint8_t *model = malloc(SIZE), *buf = malloc(65536), *out = malloc(65536);
 	struct nlfs_io *io;
 	unsigned seed = 12345;
@@ -172,9 +173,28 @@ START_TEST(unix_reads_agree_with_a_model)
 	ck_assert_ptr_nonnull(model);
 	for (size_t i = 0; i < SIZE; i++)
 		model[i] = (uint8_t)(i * 31 + (i >> 12));
-	ck_assert_int_eq(pwrite(fd, model, SIZE, 0), SIZE);
+	if (memory) {
+		memset(model + HOLE, 0, HOLE);
+		ck_assert_int_eq(ftruncate(fd, SIZE), 0);
+		ck_assert_int_eq(pwrite(fd, model, HOLE, 0), HOLE);
+		ck_assert_int_eq(pwrite(fd, model + 2 * HOLE, SIZE - 2 * HOLE, 2 * HOLE),
+				 SIZE - 2 * HOLE);
+	} else {
+		ck_assert_int_eq(pwrite(fd, model, SIZE, 0), SIZE);
+	}
 	ck_assert_int_eq(fsync(fd), 0);
 	ck_assert_int_eq(nlfs_io_open_unix(path, NLFS_IO_RDWR, &io), 0);
+	if (memory) {
+		struct nlfs_io_stats st;
+
+		/* the hole's blocks are memory too: one chunk serves neighbours */
+		for (int i = 0; i < 8; i++) {
+			ck_assert_int_eq(nlfs_io_read(io, out, 1024, HOLE + (uint64_t)i * 1024), 0);
+			ck_assert_uint_eq(out[0], 0);
+		}
+		nlfs_io_get_stats(io, &st);
+		ck_assert_uint_lt(st.os_reads, 8);
+	}
 	for (int op = 0; op < 20000; op++) {
 		unsigned kind = (unsigned)rand_r(&seed) % 10;
 		size_t len = kind < 7 ? 1 + (size_t)rand_r(&seed) % 8192 :
@@ -213,11 +233,31 @@ START_TEST(unix_reads_agree_with_a_model)
 	ck_assert_uint_eq(out[0], model[SIZE - 1]);
 	ck_assert_int_eq(nlfs_io_read(io, out, 2, SIZE - 1), -ENODATA);
 	nlfs_io_close(io);
-	close(fd);
-	unlink(path);
 	free(model);
 	free(buf);
 	free(out);
+}
+
+START_TEST(unix_reads_agree_with_a_model)
+{
+	char path[] = "/tmp/nlfs-io-XXXXXX";
+	int fd = mkstemp(path);
+
+	reads_agree_with_a_model(fd, path, false);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
+/* a memfd (tmpfs) is read through chunks without asking what is cached */
+START_TEST(unix_memory_file_reads_agree_with_a_model)
+{
+	int fd = memfd_create("nlfs-io", 0);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	reads_agree_with_a_model(fd, path, true);
+	close(fd);
 }
 END_TEST
 
@@ -454,6 +494,7 @@ int main(void)
 	tcase_add_test(tc, unix_uncached_reads);
 	tcase_add_test(tc, unix_read_counters);
 	tcase_add_test(tc, unix_reads_agree_with_a_model);
+	tcase_add_test(tc, unix_memory_file_reads_agree_with_a_model);
 	tcase_add_test(tc, undo_puts_back_what_was_overwritten);
 	tcase_add_test(tc, undo_torn_tail_and_wrong_device);
 	tcase_add_test(tc, undo_checks_uuid_only_where_known);
