@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "sendstream.h"
 
@@ -20,11 +21,15 @@ struct apply {
 	int top;                 /* the receiving directory */
 	int orphans;             /* RECV_PRIVATE/orphans (-1 until needed) */
 	int *fds;                /* the directories of the last parent path, */
-	size_t nfds, fdcap;      /* component by component, kept open */
+	size_t nfds, fdcap;      /* component by component, kept open (-1: */
+	                         /* opened with a deeper one, not kept) */
+	bool no_openat2;         /* the kernel opens no path in one call */
 	char *ppath;             /* that path */
 	int wfd;                 /* the file the last write went to */
 	char *wpath;
 	bool chown_denied;       /* not root: owners are left as they come */
+	char *seen_path;         /* the last command's path, if a CHOWN that */
+	struct stat seen_st;     /* found the owner so: what it found */
 	char why[300];           /* what failed */
 };
 
