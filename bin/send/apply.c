@@ -291,46 +291,69 @@ static int do_rename(int from_dir, const char *from, int to_dir, const char *to)
 	return renameat(from_dir, from, to_dir, to);
 }
 
+/* is P the path UNDER, or below it */
+static bool under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && (p[n] == '/' || p[n] == 0);
+}
+
+/* do two paths name entries of the same directory */
+static bool same_parent(const char *p1, const char *p2)
+{
+	const char *s1 = strrchr(p1, '/'), *s2 = strrchr(p2, '/');
+	size_t n1 = s1 ? (size_t)(s1 - p1) : 0, n2 = s2 ? (size_t)(s2 - p2) : 0;
+
+	return n1 == n2 && !memcmp(p1, p2, n1);
+}
+
 /* the two-path commands: LINK and RENAME, ORPHAN and ADOPT */
 static int two_paths(struct apply *a, const struct sstream_cmd *c)
 {
 	char id[24];
-	const char *n1, *n2, *p1 = c->path, *p2 = c->path2;
-	int d1, d2 = -1, keep;
+	const char *n1, *n2 = id, *p1 = c->path, *p2 = c->path2;
+	int d1, d2 = -1, keep = -1;
 
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->id);
 	if (c->kind == SS_ORPHAN || c->kind == SS_ADOPT) {
 		if ((d2 = orphan_dir(a)) < 0)
 			return fail(a, c, "orphans", errno);
-		n2 = id;
 		p2 = NULL;
 	}
-	/* the first parent is dup'ed: resolving the second may replace the kept one */
 	if ((d1 = parent_of(a, p1, &n1)) < 0)
 		return fail(a, c, p1, errno);
-	if ((keep = fcntl(d1, F_DUPFD_CLOEXEC, 0)) < 0)
-		return fail(a, c, p1, errno);
-	if (p2 && (d2 = parent_of(a, p2, &n2)) < 0) {
-		int e = errno;
+	if (p2 && same_parent(p1, p2)) {
+		n2 = p2 + (n1 - p1);
+		d2 = d1;
+	} else if (p2) {
+		/* the first parent is dup'ed: resolving the second may replace the kept one */
+		if ((keep = d1 = fcntl(d1, F_DUPFD_CLOEXEC, 0)) < 0)
+			return fail(a, c, p1, errno);
+		if ((d2 = parent_of(a, p2, &n2)) < 0) {
+			int e = errno;
 
-		close(keep);
-		return fail(a, c, p2, e);
+			close(keep);
+			return fail(a, c, p2, e);
+		}
 	}
 	int rc;
 
 	switch (c->kind) {
-	case SS_LINK: rc = linkat(d2, n2, keep, n1, 0); break;   /* path is the new name */
-	case SS_ADOPT: rc = do_rename(d2, n2, keep, n1); break;
-	default: rc = do_rename(keep, n1, d2, n2); break;
+	case SS_LINK: rc = linkat(d2, n2, d1, n1, 0); break;   /* path is the new name */
+	case SS_ADOPT: rc = do_rename(d2, n2, d1, n1); break;
+	default: rc = do_rename(d1, n1, d2, n2); break;
 	}
 	int e = errno;
 
-	close(keep);
-	if (c->kind != SS_LINK) {
-		/* a moved directory may be the kept parent, or hold the kept file */
+	if (keep >= 0)
+		close(keep);
+	/* a moved directory may be the kept parent, or hold the kept file
+	 * (what is adopted comes from the orphans: after it, nothing is kept) */
+	if (c->kind == SS_ADOPT || (c->kind != SS_LINK && a->ppath && under(a->ppath, c->path)))
 		close_parent(a);
+	if (c->kind == SS_ADOPT || (c->kind != SS_LINK && a->wpath && under(a->wpath, c->path)))
 		close_write(a);
-	}
 	if (rc)
 		return fail(a, c, c->path, e);
 	return 0;
