@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apply.c - a stream command applied under the receiving directory
- * (apply.h).  Paths are walked from the top with openat(O_NOFOLLOW |
- * O_DIRECTORY) for each directory component; the last component is
+ * (apply.h).  A path's directories are opened from the top refusing
+ * any symbolic link (openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+ * or openat(O_NOFOLLOW | O_DIRECTORY) for each); the last component is
  * operated on with the *at() calls that do not follow it.  A write opens
  * only a regular file (checked before and after the open, which never
  * blocks on a FIFO), so a stream cannot write through a device node it

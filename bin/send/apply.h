@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apply.h - nilfs-receive's file operations: one stream command applied
- * under a directory, every path resolved from it component by component
- * without following a symbolic link (openat with O_NOFOLLOW), so that no
+ * under a directory, every path resolved from it without following a
+ * symbolic link (openat2 RESOLVE_NO_SYMLINKS, or openat with O_NOFOLLOW
+ * component by component), so that no
  * command reaches outside it; the top-level name RECV_PRIVATE is the
  * receiver's own and no stream may name it.
  */
