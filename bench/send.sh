@@ -36,7 +36,10 @@
 #       the files it writes (from the tree of A, over the same files of
 #       the tree of 1): what writing the changed bytes costs (target:
 #       1.5).  The stream and cp's sources are read once after the cache
-#       is dropped, so that both sides only write.
+#       is dropped, so that both sides only write.  `cp -a` of the same
+#       files, which sets their owners, modes and times as the receive
+#       does (not its renames, removals and directories' times), is
+#       printed beside it.
 #     Every timed command is followed by a sync of the tmpfs (sync -f),
 #     as nilfs-receive syncs its target before it records the checkpoint.
 #     The received trees are checked against the extracted one (diff -r),
@@ -211,6 +214,9 @@ written_bytes=$(cd "$mem/tA" && tr '\n' '\0' <"$work/written" | du -cb --files0-
 t_cp=$(best 'farm c' \
 	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cp --parents -t "$M/c"' cold \
 	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cat >/dev/null')
+t_cpa=$(best 'farm c' \
+	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cp -a --parents -t "$M/c"' cold \
+	'cd "$M/tA" && tr "\n" "\0" <"$W/written" | xargs -0 cat >/dev/null')
 rm -rf "$mem/c" "$mem/r1"
 
 echo "== full send | receive against dump.nilfs2 extract" >&2
@@ -233,3 +239,5 @@ echo "  $(ratio "$t_full" "$t_extract")  (target <= 1.2)"
 echo "nilfs-receive of the incremental stream alone:  $(times_of "$t_recv")"
 echo "cp of the $(wc -l <"$work/written") files it writes ($written_bytes bytes):  $(times_of "$t_cp")"
 echo "  $(ratio "$t_recv" "$t_cp")  (target <= 1.5)"
+echo "cp -a of them (their owners, modes and times too):  $(times_of "$t_cpa")"
+echo "  $(ratio "$t_recv" "$t_cpa")"
