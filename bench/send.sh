@@ -53,7 +53,9 @@ top=$(cd "$here/.." && pwd)
 NFILES=${NFILES:-100000}
 NCHANGED=${NCHANGED:-1000}
 NMOVED=${NMOVED:-1000}
-IMG_GIB=${IMG_GIB:-4}
+# the image: 4 GiB, or 8 GiB a million names (a 4 GiB one is full before
+# the end of a tree of 1M)
+IMG_GIB=${IMG_GIB:-$(( NFILES > 500000 ? (NFILES + 124999) / 125000 : 4 ))}
 RUNS=${RUNS:-2}
 for p in "$top/mkfs.nilfs2" "$top/dump.nilfs2" "$top/nilfs-send" "$top/nilfs-receive"; do
 	[ -x "$p" ] || { echo "build first: $p missing" >&2; exit 1; }
