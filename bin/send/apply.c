@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apply.c - a stream command applied under the receiving directory
- * (apply.h).  Paths are walked from the top with openat(O_NOFOLLOW |
- * O_DIRECTORY) for each directory component; the last component is
+ * (apply.h).  A path's directories are opened from the top refusing
+ * any symbolic link (openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+ * or openat(O_NOFOLLOW | O_DIRECTORY) for each); the last component is
  * operated on with the *at() calls that do not follow it.  A write opens
  * only a regular file (checked before and after the open, which never
  * blocks on a FIFO), so a stream cannot write through a device node it
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include <nlfs/nlfs.h>
 #include "apply.h"
@@ -39,7 +42,8 @@ void apply_init(struct apply *a, int top)
 static void close_from(struct apply *a, size_t k)
 {
 	while (a->nfds > k)
-		close(a->fds[--a->nfds]);
+		if (a->fds[--a->nfds] >= 0)
+			close(a->fds[a->nfds]);
 }
 
 static void close_parent(struct apply *a)
@@ -69,17 +73,50 @@ static bool private_name(const char *path)
 }
 
 /*
+ * DIR/PATH, a directory reached without following a link and without
+ * leaving DIR, in one call where the kernel has openat2 (5.6): a stream's
+ * paths are checked to hold no "." or ".." (sstream_path_ok), so
+ * RESOLVE_BENEATH with RESOLVE_NO_SYMLINKS refuses exactly what the walk
+ * component by component refuses.  -1 with errno ENOSYS where the
+ * caller must walk instead (no openat2, a seccomp filter that forbids it,
+ * a path longer than the kernel takes in one call).
+ */
+static int open_beneath(struct apply *a, int dir, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+	long fd;
+
+	if (a->no_openat2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno == ENOSYS || errno == EPERM || errno == E2BIG)
+		a->no_openat2 = true;
+	if (a->no_openat2 || errno == ENAMETOOLONG)
+		errno = ENOSYS;
+	return -1;
+}
+
+/*
  * The directory holding PATH's last component, opened from the top
  * without following links (*NAME: that component).  The directories of
- * the last parent path stay open, component by component, so that a walk
- * of a tree in order (a full stream) opens each directory about once.
- * Returns a descriptor owned by A, or -1 with errno set.
+ * the last parent path stay open (fds[k] is its (k+1)th component, or -1
+ * where one call opened several at once), so that a walk of a tree in
+ * order (a full stream) opens each directory about once, and the next
+ * path opens only from the deepest directory the two share: in one call
+ * (open_beneath), or component by component.  Returns a descriptor owned
+ * by A, or -1 with errno set.
  */
 static int parent_of(struct apply *a, const char *path, const char **name)
 {
 	const char *slash = strrchr(path, '/');
-	size_t plen = slash ? (size_t)(slash - path) : 0, k = 0, i = 0;
+	size_t plen = slash ? (size_t)(slash - path) : 0, k = 0, i = 0, n = 1, last;
 	size_t clen = a->ppath ? strlen(a->ppath) : 0;
+	int fd;
 
 	*name = slash ? slash + 1 : path;
 	if (!slash)
@@ -101,31 +138,49 @@ static int parent_of(struct apply *a, const char *path, const char **name)
 		close_from(a, 0);
 		return -1;
 	}
+	for (size_t j = 0; j < plen; j++)
+		n += path[j] == '/';
+	/* the deepest of them open, and where the path goes on from it */
+	for (last = k; last && a->fds[last - 1] < 0; last--)
+		;
+	if (last == n)
+		return a->fds[n - 1];
+	for (i = 0, k = 0; k < last; k++)
+		i += strcspn(path + i, "/") + 1;
+	if (nlfs_grow((void **)&a->fds, &a->fdcap, n, sizeof(*a->fds)))
+		goto fail_nomem;
+	a->nfds = last;   /* the rest are -1 */
+	fd = open_beneath(a, last ? a->fds[last - 1] : a->top, a->ppath + i);
+	if (fd >= 0) {
+		while (a->nfds < n - 1)
+			a->fds[a->nfds++] = -1;
+		a->fds[a->nfds++] = fd;
+		return fd;
+	}
+	if (errno != ENOSYS)
+		goto fail;
 	while (i < plen) {
-		size_t e = i;
-		int fd, at = a->nfds ? a->fds[a->nfds - 1] : a->top;
-
-		while (e < plen && path[e] != '/')
-			e++;
-		char comp[e - i + 1];
+		size_t e = i + strcspn(path + i, "/");
+		int at = a->nfds ? a->fds[a->nfds - 1] : a->top;
+		char comp[e - i + 1];   /* e <= plen: the last slash ends the parent */
 
 		memcpy(comp, path + i, e - i);
 		comp[e - i] = 0;
-		if (nlfs_grow((void **)&a->fds, &a->fdcap, a->nfds + 1, sizeof(*a->fds)))
-			fd = -1, errno = ENOMEM;
-		else
-			fd = openat(at, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			int e2 = errno;
-
-			close_parent(a);
-			errno = e2;
-			return -1;
-		}
+		fd = openat(at, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto fail;
 		a->fds[a->nfds++] = fd;
 		i = e + 1;
 	}
 	return a->fds[a->nfds - 1];
+fail_nomem:
+	errno = ENOMEM;
+fail:;
+	int e2 = errno;
+
+	close_parent(a);
+	errno = e2;
+	return -1;
 }
 
 static int orphan_dir(struct apply *a)
@@ -237,46 +292,69 @@ static int do_rename(int from_dir, const char *from, int to_dir, const char *to)
 	return renameat(from_dir, from, to_dir, to);
 }
 
+/* is P the path UNDER, or below it */
+static bool under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && (p[n] == '/' || p[n] == 0);
+}
+
+/* do two paths name entries of the same directory */
+static bool same_parent(const char *p1, const char *p2)
+{
+	const char *s1 = strrchr(p1, '/'), *s2 = strrchr(p2, '/');
+	size_t n1 = s1 ? (size_t)(s1 - p1) : 0, n2 = s2 ? (size_t)(s2 - p2) : 0;
+
+	return n1 == n2 && !memcmp(p1, p2, n1);
+}
+
 /* the two-path commands: LINK and RENAME, ORPHAN and ADOPT */
 static int two_paths(struct apply *a, const struct sstream_cmd *c)
 {
 	char id[24];
-	const char *n1, *n2, *p1 = c->path, *p2 = c->path2;
-	int d1, d2 = -1, keep;
+	const char *n1, *n2 = id, *p1 = c->path, *p2 = c->path2;
+	int d1, d2 = -1, keep = -1;
 
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->id);
 	if (c->kind == SS_ORPHAN || c->kind == SS_ADOPT) {
 		if ((d2 = orphan_dir(a)) < 0)
 			return fail(a, c, "orphans", errno);
-		n2 = id;
 		p2 = NULL;
 	}
-	/* the first parent is dup'ed: resolving the second may replace the kept one */
 	if ((d1 = parent_of(a, p1, &n1)) < 0)
 		return fail(a, c, p1, errno);
-	if ((keep = fcntl(d1, F_DUPFD_CLOEXEC, 0)) < 0)
-		return fail(a, c, p1, errno);
-	if (p2 && (d2 = parent_of(a, p2, &n2)) < 0) {
-		int e = errno;
+	if (p2 && same_parent(p1, p2)) {
+		n2 = p2 + (n1 - p1);
+		d2 = d1;
+	} else if (p2) {
+		/* the first parent is dup'ed: resolving the second may replace the kept one */
+		if ((keep = d1 = fcntl(d1, F_DUPFD_CLOEXEC, 0)) < 0)
+			return fail(a, c, p1, errno);
+		if ((d2 = parent_of(a, p2, &n2)) < 0) {
+			int e = errno;
 
-		close(keep);
-		return fail(a, c, p2, e);
+			close(keep);
+			return fail(a, c, p2, e);
+		}
 	}
 	int rc;
 
 	switch (c->kind) {
-	case SS_LINK: rc = linkat(d2, n2, keep, n1, 0); break;   /* path is the new name */
-	case SS_ADOPT: rc = do_rename(d2, n2, keep, n1); break;
-	default: rc = do_rename(keep, n1, d2, n2); break;
+	case SS_LINK: rc = linkat(d2, n2, d1, n1, 0); break;   /* path is the new name */
+	case SS_ADOPT: rc = do_rename(d2, n2, d1, n1); break;
+	default: rc = do_rename(d1, n1, d2, n2); break;
 	}
 	int e = errno;
 
-	close(keep);
-	if (c->kind != SS_LINK) {
-		/* a moved directory may be the kept parent, or hold the kept file */
+	if (keep >= 0)
+		close(keep);
+	/* a moved directory may be the kept parent, or hold the kept file
+	 * (what is adopted comes from the orphans: after it, nothing is kept) */
+	if (c->kind == SS_ADOPT || (c->kind != SS_LINK && a->ppath && under(a->ppath, c->path)))
 		close_parent(a);
+	if (c->kind == SS_ADOPT || (c->kind != SS_LINK && a->wpath && under(a->wpath, c->path)))
 		close_write(a);
-	}
 	if (rc)
 		return fail(a, c, c->path, e);
 	return 0;
@@ -287,6 +365,11 @@ int apply_cmd(struct apply *a, const struct sstream_cmd *c)
 	const char *name;
 	int dfd, fd;
 
+	/* the attributes the CHOWN just before found, if on this path */
+	bool seen = a->seen_path && c->kind == SS_CHMOD && !strcmp(a->seen_path, c->path);
+
+	free(a->seen_path);
+	a->seen_path = NULL;
 	if (private_name(c->path) || (c->path2 && private_name(c->path2))) {
 		snprintf(a->why, sizeof(a->why), "%s %s: the stream names %s, the receiver's own",
 			 sstream_kind_name(c->kind), c->path, RECV_PRIVATE);
@@ -362,28 +445,51 @@ int apply_cmd(struct apply *a, const struct sstream_cmd *c)
 	case SS_CHMOD: {
 		struct stat st;
 
-		/* never through a symbolic link (chmod follows one) */
-		if (!*name) {
+		/* never through a symbolic link (chmod follows one); a mode
+		 * already so (an incremental stream sends it with the times) is
+		 * left, as the owner before it */
+		if (seen) {
+			st = a->seen_st;
+		} else if (*name) {
+			rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+		} else {
 			rc = fchmod(dfd, c->mode);
-		} else if (!(rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))) {
-			if (S_ISLNK(st.st_mode)) {
-				errno = ELOOP;
-				rc = -1;
-			} else {
-				rc = fchmodat(dfd, name, c->mode, 0);
-			}
+			break;
+		}
+		if (rc)
+			break;
+		if (S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			rc = -1;
+		} else if ((st.st_mode & 07777) != c->mode) {
+			rc = *name ? fchmodat(dfd, name, c->mode, 0) : fchmod(dfd, c->mode);
 		}
 		break;
 	}
-	case SS_CHOWN:
+	case SS_CHOWN: {
+		struct stat st;
+
 		if (a->chown_denied)
 			break;
+		/* an owner already so is left (a change would also clear the
+		 * set-user-ID bit the CHMOD after it sets again): the file's
+		 * attributes are kept for that CHMOD */
+		rc = *name ? fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) : fstat(dfd, &st);
+		if (rc)
+			break;
+		if (st.st_uid == c->uid && st.st_gid == c->gid) {
+			free(a->seen_path);
+			if ((a->seen_path = strdup(c->path)))
+				a->seen_st = st;
+			break;
+		}
 		rc = fchownat(dfd, name, c->uid, c->gid, flags);
 		if (rc && errno == EPERM) {
 			a->chown_denied = true;
 			rc = 0;
 		}
 		break;
+	}
 	case SS_UTIMES: {
 		struct timespec ts[2] = { { .tv_sec = (time_t)c->atime, .tv_nsec = c->atime_nsec },
 					  { .tv_sec = (time_t)c->mtime, .tv_nsec = c->mtime_nsec } };
@@ -403,6 +509,8 @@ int apply_finish(struct apply *a)
 	int rc = close_write(a);
 
 	close_parent(a);
+	free(a->seen_path);
+	a->seen_path = NULL;
 	free(a->fds);
 	a->fds = NULL;
 	a->fdcap = 0;

@@ -141,6 +141,7 @@ static int cmp_shallowest(const void *a, const void *b)
 struct file {
 	uint64_t ino;
 	bool survives, alive_new, contents;
+	bool attrs_sent;            /* with its contents */
 	const char *present;        /* a path of it in the new tree, in place after phase 2 */
 };
 
@@ -311,6 +312,18 @@ static int is_reg(const struct nlfs_file *f)
 	return (nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFREG;
 }
 
+static int is_dir(const struct nlfs_file *f)
+{
+	return (nlfs_le16(f->inode.i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR;
+}
+
+/* the attributes send_attrs sends, the same in both */
+static bool same_attrs(const struct nlfs_inode *a, const struct nlfs_inode *b)
+{
+	return a->i_mode == b->i_mode && a->i_uid == b->i_uid && a->i_gid == b->i_gid &&
+	       a->i_mtime == b->i_mtime && a->i_mtime_nsec == b->i_mtime_nsec;
+}
+
 static int emit(struct plan *p)
 {
 	struct send *s = p->s;
@@ -341,7 +354,7 @@ static int emit(struct plan *p)
 	 * once (file_of's lookups by inode are done) */
 	nlfs_sort(p->files, p->nfiles, sizeof(*p->files), cmp_file_path);
 	for (size_t i = 0; i < p->nfiles; i++) {
-		const struct file *f = &p->files[i];
+		struct file *f = &p->files[i];
 		struct nlfs_file old, cur;
 
 		if (!f->survives || !f->contents)
@@ -349,19 +362,35 @@ static int emit(struct plan *p)
 		if (read_file(s, &s->old_ifile, f->ino, &old, f->present) ||
 		    read_file(s, &s->ifile, f->ino, &cur, f->present))
 			return -1;
-		if (is_reg(&old) && is_reg(&cur) && send_changed_blocks(s, f->present, &old, &cur))
-			return -1;
-	}
-	/* attributes last: setting them changes no directory, so nothing
-	 * changes a directory's times after its own are set */
-	for (size_t i = 0; i < p->nfiles; i++) {
-		const struct file *f = &p->files[i];
-		struct nlfs_file cur;
-
-		if (!f->alive_new || !f->present)
+		if (!is_reg(&old) || !is_reg(&cur))
 			continue;
-		if (read_file(s, &s->ifile, f->ino, &cur, f->present) ||
+		/* a file's attributes right after its contents, which the
+		 * receiver still has open (they change no directory) */
+		if (send_changed_blocks(s, f->present, &old, &cur) ||
 		    send_attrs(s, f->present, &cur.inode))
+			return -1;
+		f->attrs_sent = true;
+	}
+	/* the other attributes last: setting them changes no directory, so
+	 * nothing changes a directory's times after its own are set */
+	for (size_t i = 0; i < p->nfiles; i++) {
+		struct file *f = &p->files[i];
+		struct nlfs_file old, cur;
+
+		if (!f->alive_new || !f->present || f->attrs_sent)
+			continue;
+		if (read_file(s, &s->ifile, f->ino, &cur, f->present))
+			return -1;
+		/* a file that only moved or gained a link: renaming and linking
+		 * on the receiver change none of the attributes sent (a
+		 * directory's times, they do) */
+		if (f->survives && !f->contents && !is_dir(&cur)) {
+			if (read_file(s, &s->old_ifile, f->ino, &old, f->present))
+				return -1;
+			if (same_attrs(&old.inode, &cur.inode))
+				continue;
+		}
+		if (send_attrs(s, f->present, &cur.inode))
 			return -1;
 	}
 	return 0;

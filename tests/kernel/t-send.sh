@@ -118,6 +118,8 @@ snap B
 # stage C: a small change
 echo more >>/mnt/a/new
 touch /mnt/c/h1
+# moved with its mode changed: its attributes go (one only moved does not)
+mv /mnt/a/f2 /mnt/c/f2moved && chmod 640 /mnt/c/f2moved
 snap C
 # live: the chain sent from the mounted volume, received into tmpfs
 A=$(lscp -s $dev | awk 'NR == 2 { print $1 }')

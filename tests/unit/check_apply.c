@@ -125,6 +125,10 @@ START_TEST(symlink_is_never_followed)
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_WRITE, .path = "l", .data = "z", .len = 1 }), -1);
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_TRUNCATE, .path = "l", .len = 5 }), -1);
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CHMOD, .path = "l", .mode = 0777 }), -1);
+	/* nor when the owner before it was already so (its look is kept) */
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CHOWN, .path = "l", .uid = getuid(),
+						   .gid = getgid() }), 0);
+	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_CHMOD, .path = "l", .mode = 0777 }), -1);
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_UTIMES, .path = "l" }), 0);   /* the link's own */
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_LINK, .path = "m", .path2 = "l/z" }), -1);
 	ck_assert_int_eq(run((struct sstream_cmd){ .kind = SS_RENAME, .path = "l/z", .path2 = "n" }), -1);
