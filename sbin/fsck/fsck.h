@@ -162,16 +162,16 @@ int pass_sufile(struct fsck *c);                          /* pass_sufile.c */
 int pass_dat_map(struct fsck *c);                         /* pass_dat.c */
 int pass_dat_entries(struct fsck *c);
 void pass_dat_leaks(struct fsck *c);
-/* pass_dat.c: virtual block V's plain entry from c->dat: its address in
- * *BLK and, if OPEN is not NULL, whether it is open; false where the DAT
- * must be asked (not plain, or no table) */
-bool fsck_dat_plain(struct fsck *c, uint64_t v, uint64_t *blk, bool *open);
 int pass_logs(struct fsck *c);                            /* pass_log.c */
 void pass_recovery(struct fsck *c);
 int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfile.c */
 
 /* util.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
+/* util.c: virtual block V's plain entry from c->dat (pass_dat.c loads
+ * it): its address in *BLK and, if OPEN is not NULL, whether it is open;
+ * false where the DAT must be asked (not plain, or no table) */
+bool fsck_dat_plain(struct fsck *c, uint64_t v, uint64_t *blk, bool *open);
 
 /* util.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt

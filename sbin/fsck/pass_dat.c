@@ -111,10 +111,10 @@ static void dat_ahead(struct fsck *c)
 	}
 }
 
-bool fsck_dat_plain(struct fsck *c, uint64_t v, uint64_t *blk, bool *open)
+/* the library's translations of virtual blocks (nlfs_fs_known_addresses) */
+static bool known_address(void *arg, uint64_t v, uint64_t *blk)
 {
-	return c->dat.chunks &&
-	       fsck_dattable_get(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v), v, blk, open);
+	return fsck_dat_plain(arg, v, blk, NULL);
 }
 
 /* c->dat: every allocated entry read once, in DAT order, and the plain
@@ -157,6 +157,7 @@ static void load_table(struct fsck *c, const struct nlfs_file *dat)
 						(uint32_t)blk, end == NLFS_CNO_MAX);
 	}
 	free(buf);
+	nlfs_fs_known_addresses(c->fs, known_address, c);
 }
 
 int pass_dat_map(struct fsck *c)
