@@ -92,6 +92,9 @@ struct nlfs_fs {
 	uint8_t *dat_hot;
 	uint64_t dat_hot_first;
 	uint32_t dat_hot_n;
+	/* nlfs_fs_known_addresses */
+	bool (*known)(void *arg, uint64_t vblocknr, uint64_t *blocknr);
+	void *known_arg;
 	/* roll-forward: blocks the kernel's mount would copy into the latest
 	 * checkpoint, sorted by (ino, blkoff) */
 	struct nlfs_rf_block *rf;

@@ -226,6 +226,14 @@ struct nlfs_io *nlfs_fs_io(struct nlfs_fs *fs);
  * the DAT's size allows), for a reader that gains little from more, such
  * as one that only asks the disk for blocks ahead of another. */
 void nlfs_fs_limit_dat_cache(struct nlfs_fs *fs, unsigned blocks);
+/* Addresses of virtual blocks the caller has read from this handle's DAT
+ * already (fsck keeps most of its entries): nlfs_dat_translate asks
+ * KNOWN(ARG, VBLOCKNR, &BLOCKNR) first, and reads the DAT only where it
+ * returns false.  KNOWN must give what the DAT holds, never 0.  NULL: none;
+ * loading another super root forgets it. */
+void nlfs_fs_known_addresses(struct nlfs_fs *fs,
+			     bool (*known)(void *arg, uint64_t vblocknr, uint64_t *blocknr),
+			     void *arg);
 /* Copy SLOT as read (valid or not). */
 const struct nlfs_super_block *nlfs_fs_sb(const struct nlfs_fs *fs, enum nlfs_sb_slot slot);
 /* Which copy is used and why. */

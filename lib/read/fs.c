@@ -86,6 +86,7 @@ int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err)
 	free(fs->rf);
 	fs->rf = NULL;
 	fs->nrf = 0;
+	fs->known = NULL;
 	fs->cursor_known = false;
 	if (!fs->sr && !(fs->sr = malloc(bs)))
 		return -ENOMEM;
@@ -170,6 +171,14 @@ fail:
 void nlfs_fs_limit_dat_cache(struct nlfs_fs *fs, unsigned blocks)
 {
 	fs->dat_max = blocks;
+}
+
+void nlfs_fs_known_addresses(struct nlfs_fs *fs,
+			     bool (*known)(void *arg, uint64_t vblocknr, uint64_t *blocknr),
+			     void *arg)
+{
+	fs->known = known;
+	fs->known_arg = arg;
 }
 
 void nlfs_fs_close(struct nlfs_fs *fs)

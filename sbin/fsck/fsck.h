@@ -15,6 +15,8 @@
  *   valloc      virtual blocks allocated in the DAT bitmap (pass 2)
  *   vconfirmed  virtual blocks whose DAT address a summary claims (pass 3)
  *   vref        virtual blocks the checkpoint being checked uses (pass 5, 6)
+ * and, beside valloc, the DAT's plain entries (dattable.h, pass 2), which
+ * passes 3 to 6 look up there rather than in the DAT.
  * Pass 6 adds, per checkpoint, 2 bytes and 3 bits per inode number and one
  * block buffer and name set per directory on the current path.
  */
@@ -27,6 +29,7 @@
 
 #include <nlfs/nlfs.h>
 #include "bitmap.h"
+#include "dattable.h"
 #include "icount.h"
 #include "vbitmap.h"
 #include "problem.h"
@@ -86,6 +89,7 @@ struct fsck {
 	struct fsck_bitmap baddata;            /* in logs whose data checksums are wrong */
 	struct fsck_vbitmap valloc, vconfirmed, vref;
 	uint64_t nvalloc;                      /* entries allocated in the DAT bitmaps */
+	struct fsck_dattable dat;              /* their plain entries (none: chunks NULL) */
 
 	/* results */
 	uint64_t nerrors, nwarnings;
@@ -164,6 +168,10 @@ int pass_cpfile(struct fsck *c, uint64_t **cnos, uint64_t *ncnos); /* pass_cpfil
 
 /* util.c: is physical block BLK inside the used part of a segment in use? */
 bool fsck_phys_in_use(const struct fsck *c, uint64_t blk);
+/* util.c: virtual block V's plain entry from c->dat (pass_dat.c loads
+ * it): its address in *BLK and, if OPEN is not NULL, whether it is open;
+ * false where the DAT must be asked (not plain, or no table) */
+bool fsck_dat_plain(struct fsck *c, uint64_t v, uint64_t *blk, bool *open);
 
 /* util.c: how many groups of a palloc file (DAT, ifile) to check when
  * its last block is LAST_DATA - 1; a map reaching absurdly far (a corrupt

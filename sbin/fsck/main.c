@@ -193,6 +193,7 @@ static void free_all(struct fsck *c)
 		fsck_bitmap_free(maps[i]);
 	for (size_t i = 0; i < sizeof(vmaps) / sizeof(vmaps[0]); i++)
 		fsck_vbitmap_free(vmaps[i]);
+	fsck_dattable_free(&c->dat);
 	free(c->segs);
 	if (c->fs)
 		nlfs_fs_close(c->fs);

@@ -15,8 +15,9 @@
  * virtual block (c->vconfirmed, from pass 3), and shared with no other
  * entry or DAT block.
  * pass_dat_leaks(), after the latest checkpoint: every open entry (de_end
- * ~0) is used by that checkpoint (c->vref) or by the cpfile or sufile; the
- * entries are read a second time rather than kept in memory.
+ * ~0) is used by that checkpoint (c->vref) or by the cpfile or sufile.
+ * At the end of pass 2 the entries are read once, in order, into c->dat
+ * (dattable.h), where the later passes look up the plain ones.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -81,6 +82,84 @@ static int dat_groups(struct fsck *c, const struct nlfs_file *dat, uint64_t **gr
 	return rc;
 }
 
+/* does entry V (address BLK, period [START, END)) pass check_entry's
+ * checks of its own fields? */
+static bool entry_plain(const struct fsck *c, uint64_t v, uint64_t blk, uint64_t start,
+			uint64_t end)
+{
+	return v != 0 && blk != 0 && blk < FSCK_DATTABLE_NONE && start != 0 && start <= end &&
+	       start <= c->latest_cno && (end == NLFS_CNO_MAX || end <= c->latest_cno);
+}
+
+/* the DAT's blocks (c->datblk holds them) asked for in disk order, runs
+ * closer than a few blocks as one: load_table reads them in DAT order */
+static void dat_ahead(struct fsck *c)
+{
+	uint64_t bs = c->g->blocksize, start = 0, end = 0;
+
+	for (uint64_t b = fsck_bitmap_next(&c->datblk, 0);; b = fsck_bitmap_next(&c->datblk, b + 1)) {
+		if (b != UINT64_MAX && end > start && b <= end + 4) {
+			end = b + 1;
+			continue;
+		}
+		if (end > start)
+			nlfs_io_prefetch(nlfs_fs_io(c->fs), start * bs, (end - start) * bs);
+		if (b == UINT64_MAX)
+			break;
+		start = b;
+		end = b + 1;
+	}
+}
+
+/* the library's translations of virtual blocks (nlfs_fs_known_addresses) */
+static bool known_address(void *arg, uint64_t v, uint64_t *blk)
+{
+	return fsck_dat_plain(arg, v, blk, NULL);
+}
+
+/* c->dat: every allocated entry read once, in DAT order, and the plain
+ * ones kept.  Nothing is reported: pass 4 reads again what is not plain. */
+static void load_table(struct fsck *c, const struct nlfs_file *dat)
+{
+	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
+	uint64_t loaded = UINT64_MAX, v;
+	struct fsck_viter it = { .from = 1 };
+	struct nlfs_err err;
+	bool hole = true;
+	uint8_t *buf;
+
+	if (fsck_dattable_init(&c->dat, c->valloc.nchunks))
+		return;
+	if (!(buf = malloc(bs))) {
+		fsck_dattable_free(&c->dat);
+		return;
+	}
+	dat_ahead(c);
+	while (c->dat.chunks && fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
+		uint64_t blkoff, blk, start, end;
+		uint32_t byteoff;
+		struct nlfs_dat_entry de;
+
+		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
+		if (blkoff != loaded) {
+			loaded = blkoff;
+			if (nlfs_file_read_block(c->fs, dat, blkoff, buf, &hole, &err))
+				hole = true;   /* pass 4 tells */
+		}
+		if (hole)
+			continue;
+		memcpy(&de, buf + byteoff, sizeof(de));
+		blk = nlfs_le64(de.de_blocknr);
+		start = nlfs_le64(de.de_start);
+		end = nlfs_le64(de.de_end);
+		if (entry_plain(c, v, blk, start, end))
+			(void)fsck_dattable_put(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v) - 1, v,
+						(uint32_t)blk, end == NLFS_CNO_MAX);
+	}
+	free(buf);
+	nlfs_fs_known_addresses(c->fs, known_address, c);
+}
+
 int pass_dat_map(struct fsck *c)
 {
 	uint32_t bs = c->g->blocksize;
@@ -137,6 +216,8 @@ int pass_dat_map(struct fsck *c)
 	}
 	if (c->valloc.oom)
 		rc = -ENOMEM;
+	if (!rc && !fsck_cancelled(c))
+		load_table(c, &dat);
 out:
 	free(groups);
 	free(pg.desc);
@@ -144,6 +225,27 @@ out:
 	if (rc)
 		fsck_problem(c, MSG_OOM_DAT);
 	return rc;
+}
+
+/* the address BLK (not 0) of entry V: in a segment in use, claimed by a
+ * summary for V, and V's alone */
+static void check_address(struct fsck *c, uint64_t v, uint64_t blk)
+{
+	if (!fsck_phys_in_use(c, blk)) {
+		if (blk / c->g->blocks_per_segment < c->g->nsegments)
+			fix_note_seg_live(c, blk / c->g->blocks_per_segment);
+		fsck_problem(c, MSG_DAT_ADDRESS_OUTSIDE, v, blk);
+		fix_note_vblock(c, v);
+		return;
+	}
+	if (!fsck_vbit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
+		fsck_problem(c, MSG_DAT_ADDRESS_UNCLAIMED, v, blk);
+		fix_note_vblock(c, v);
+	}
+	if (fsck_bit_test_set(&c->datphys, blk)) {
+		fsck_problem(c, MSG_DAT_ADDRESS_SHARED, v, blk);
+		fix_note_vblock(c, v);
+	}
 }
 
 static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry *raw)
@@ -175,21 +277,7 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		fix_note_vblock(c, v);
 		return;
 	}
-	if (!fsck_phys_in_use(c, blk)) {
-		if (blk / c->g->blocks_per_segment < c->g->nsegments)
-			fix_note_seg_live(c, blk / c->g->blocks_per_segment);
-		fsck_problem(c, MSG_DAT_ADDRESS_OUTSIDE, v, blk);
-		fix_note_vblock(c, v);
-		return;
-	}
-	if (!fsck_vbit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
-		fsck_problem(c, MSG_DAT_ADDRESS_UNCLAIMED, v, blk);
-		fix_note_vblock(c, v);
-	}
-	if (fsck_bit_test_set(&c->datphys, blk)) {
-		fsck_problem(c, MSG_DAT_ADDRESS_SHARED, v, blk);
-		fix_note_vblock(c, v);
-	}
+	check_address(c, v, blk);
 }
 
 int pass_dat_entries(struct fsck *c)
@@ -212,11 +300,15 @@ int pass_dat_entries(struct fsck *c)
 		fix_note_vblock(c, 0);
 	}
 	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blkoff;
+		uint64_t blkoff, blk;
 		uint32_t byteoff;
 		struct nlfs_dat_entry de;
 
 		fsck_progress(c, 4, n++, c->nvalloc);
+		if (fsck_dat_plain(c, v, &blk, NULL)) {
+			check_address(c, v, blk);   /* its own fields hold */
+			continue;
+		}
 		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
 		if (blkoff != loaded) {
 			loaded = blkoff;
@@ -262,12 +354,14 @@ void pass_dat_leaks(struct fsck *c)
 	}
 	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
 	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blkoff;
+		uint64_t blkoff, blk;
 		uint32_t byteoff;
 		struct nlfs_dat_entry de;
+		bool open;
 
-		if (fsck_vbit_test(&c->vref, v))
+		if (fsck_vbit_test(&c->vref, v) || (fsck_dat_plain(c, v, &blk, &open) && !open))
 			continue;
+		/* read where it may be a leak: the message says what the entry holds */
 		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
 		if (blkoff != loaded) {
 			loaded = blkoff;

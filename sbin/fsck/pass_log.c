@@ -94,7 +94,9 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
-	if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
+	if (fsck_dat_plain(c, bi->vblocknr, &de.blocknr, NULL)) {
+		/* as the DAT has it */
+	} else if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
 		if (note(w))
 			fsck_lib_problem(c, MSG_LOG_VBLOCK_READ, &err, w->seg, log->start,
 					 bi->vblocknr);

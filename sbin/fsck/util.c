@@ -16,6 +16,12 @@ bool fsck_phys_in_use(const struct fsck *c, uint64_t blk)
 	       blk - nlfs_seg_start(g, seg) < c->segs[seg].su_nblocks;
 }
 
+bool fsck_dat_plain(struct fsck *c, uint64_t v, uint64_t *blk, bool *open)
+{
+	return c->dat.chunks &&
+	       fsck_dattable_get(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v), v, blk, open);
+}
+
 uint64_t palloc_groups(struct fsck *c, const char *what, uint32_t entry_size, uint64_t last_data)
 {
 	uint32_t bs = c->g->blocksize;

@@ -90,6 +90,13 @@ static int grow(struct fsck_vbitmap *b)
 	return 0;
 }
 
+size_t fsck_vbitmap_chunk_of(struct fsck_vbitmap *b, uint64_t v)
+{
+	const struct fsck_vchunk *c = find(b, v >> FSCK_VCHUNK_SHIFT);
+
+	return c ? (size_t)(c - b->chunks) + 1 : 0;
+}
+
 bool fsck_vbit_test(struct fsck_vbitmap *b, uint64_t v)
 {
 	const struct fsck_vchunk *c = find(b, v >> FSCK_VCHUNK_SHIFT);

@@ -63,5 +63,8 @@ bool fsck_vbit_test_set(struct fsck_vbitmap *b, uint64_t v);
 bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *v);
 /* set bits */
 uint64_t fsck_vbitmap_count(const struct fsck_vbitmap *b);
+/* the index + 1 of V's chunk in B->chunks, 0 if it has none: what a table
+ * of values beside the set is indexed by (dattable.h) */
+size_t fsck_vbitmap_chunk_of(struct fsck_vbitmap *b, uint64_t v);
 
 #endif /* FSCK_VBITMAP_H */

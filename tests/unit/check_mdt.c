@@ -112,6 +112,56 @@ START_TEST(ifile_iteration_and_checkpoint_one)
 }
 END_TEST
 
+struct known_calls {
+	unsigned n;
+	uint64_t last, answer;   /* answer 0: not known */
+};
+
+static bool known_cb(void *arg, uint64_t vblocknr, uint64_t *blocknr)
+{
+	struct known_calls *k = arg;
+
+	k->n++;
+	k->last = vblocknr;
+	*blocknr = k->answer;
+	return k->answer != 0;
+}
+
+/* nlfs_fs_known_addresses: asked first; where it does not know, the DAT
+ * gives the address as before, and none is asked once it is cleared */
+START_TEST(known_addresses_come_before_the_dat)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file ifile, root;
+	struct nlfs_err err;
+	struct known_calls k = { 0 };
+	uint64_t ptr = 0, addr = 0, again = 0;
+
+	if (!have_image)
+		return;
+	fs = open_image();
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_path_lookup(fs, &ifile, "/", &root, &err), 0);
+	ck_assert_int_eq(nlfs_bmap_lookup(fs, &root, 0, &ptr, &err), 0);
+	ck_assert_int_eq(nlfs_dat_translate(fs, ptr, &addr, &err), 0);
+	ck_assert_uint_ne(addr, 0);
+	nlfs_fs_known_addresses(fs, known_cb, &k);
+	ck_assert_int_eq(nlfs_dat_translate(fs, ptr, &again, &err), 0);
+	ck_assert_uint_eq(again, addr);
+	ck_assert_uint_eq(k.n, 1);
+	ck_assert_uint_eq(k.last, ptr);
+	k.answer = addr + 1;
+	ck_assert_int_eq(nlfs_dat_translate(fs, ptr, &again, &err), 0);
+	ck_assert_uint_eq(again, addr + 1);
+	ck_assert_uint_eq(k.n, 2);
+	nlfs_fs_known_addresses(fs, NULL, NULL);
+	ck_assert_int_eq(nlfs_dat_translate(fs, ptr, &again, &err), 0);
+	ck_assert_uint_eq(again, addr);
+	ck_assert_uint_eq(k.n, 2);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 START_TEST(palloc_groups_of_the_dat_and_ifile)
 {
 	struct nlfs_fs *fs;
@@ -201,6 +251,7 @@ int main(void)
 	make_image();
 	tcase_add_test(tc, sufile_shows_the_two_segments_mkfs_allocates);
 	tcase_add_test(tc, ifile_iteration_and_checkpoint_one);
+	tcase_add_test(tc, known_addresses_come_before_the_dat);
 	tcase_add_test(tc, palloc_groups_of_the_dat_and_ifile);
 	tcase_add_test(tc, huge_directory_size_ends_at_the_map);
 	suite_add_tcase(s, tc);
