@@ -124,8 +124,35 @@ void cp_icache_reset(struct fsck_cp *cp)
 {
 	for (unsigned i = 0; i < cp->niblocks; i++)
 		cp->iblock_off[i] = UINT64_MAX;
+	cp_icache_next(cp);
+}
+
+void cp_icache_next(struct fsck_cp *cp)
+{
 	cp->ireads = cp->irereads = 0;
 	fsck_bitmap_clear_all(&cp->iblock_seen);
+}
+
+bool cp_icache_take(struct fsck_cp *cp, uint64_t blkoff, uint8_t *out, uint32_t bs)
+{
+	unsigned slot = blkoff % cp->niblocks;
+
+	if (cp->iblock_off[slot] != blkoff)
+		return false;
+	cp->iblock_off[slot] = UINT64_MAX;
+	if (cp->iblock_hole[slot])
+		return false;
+	memcpy(out, cp->iblock + (size_t)slot * bs, bs);
+	return true;
+}
+
+void cp_icache_put(struct fsck_cp *cp, uint64_t blkoff, const uint8_t *block, uint32_t bs)
+{
+	unsigned slot = blkoff % cp->niblocks;
+
+	memcpy(cp->iblock + (size_t)slot * bs, block, bs);
+	cp->iblock_hole[slot] = false;
+	cp->iblock_off[slot] = blkoff;
 }
 
 void cp_icache_free(struct fsck_cp *cp)

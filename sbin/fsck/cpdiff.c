@@ -47,6 +47,15 @@
 #include "cpdiffP.h"
 #include "array.h"
 
+/* checkpoints whose logs are asked for ahead of their difference, and the
+ * largest log asked for (blocks): a log that large holds mostly file data
+ * (100,000 files written between two checkpoints), which the difference
+ * does not read.  Cold, in turn, least of 4, load 6.5: 100,000 files
+ * 0.41 to 0.43 s (0.43 to 0.57 s before), 0.51 to 0.54 s without the
+ * bound */
+#define CP_AHEAD 2
+#define CP_LOG_MAX 256
+
 /* the first checkpoint to come (its index in cnos, ncnos if none) that
  * blocks alive in [MAX_START, MIN_END) do not cover */
 static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t min_end)
@@ -242,57 +251,56 @@ static int clear_vblock(uint64_t key, uint64_t ptr, unsigned level, void *arg)
 
 static int push_touched(struct cpdiff *d, uint64_t ino, bool old_alloc, bool has_old)
 {
-	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = has_old };
+	struct touched t = { .ino = ino, .old_alloc = old_alloc, .has_old = has_old,
+			     .old = (uint32_t)d->noldrecs - 1 };
 
 	return CLI_PUSH(d->t, d->nt, d->capt, t);
 }
 
-/* inode INO as the last checkpoint had it; the block read last is kept
- * (the inodes come in order) */
-static int read_old_record(struct cpdiff *d, uint64_t ino, struct nlfs_file *out)
+/* the last checkpoint's record of a changed inode in use (REC, of the
+ * inode size), kept for take_out_old: its block is not read again */
+static int push_changed(struct cpdiff *d, uint64_t ino, const uint8_t *rec)
 {
-	uint32_t bs = d->c->g->blocksize, isz = d->c->g->inode_size;
-	uint64_t blkoff;
-	uint32_t off;
-	bool hole;
+	uint32_t isz = d->c->g->inode_size;
+	struct nlfs_inode i = { 0 };
 
-	nlfs_palloc_locate(bs, isz, ino, &blkoff, &off);
-	if (!d->oldrec) {
-		d->oldrec = malloc(bs);
-		d->oldrec_blk = UINT64_MAX;
-		if (!d->oldrec)
-			return -ENOMEM;
-	}
-	if (blkoff != d->oldrec_blk) {
-		d->oldrec_blk = UINT64_MAX;
-		if (nlfs_file_read_block(d->c->fs, &d->prev_ifile, blkoff, d->oldrec, &hole, NULL))
-			return -EIO;
-		d->oldrec_blk = blkoff;
-	}
-	memset(out, 0, sizeof(*out));
-	out->ino = ino;
-	out->cno = d->prev_ifile.cno;
-	memcpy(&out->inode, d->oldrec + off, isz < sizeof(out->inode) ? isz : sizeof(out->inode));
-	return 0;
+	memcpy(&i, rec, isz < sizeof(i) ? isz : sizeof(i));
+	if (d->noldrecs >= UINT32_MAX || CLI_PUSH(d->oldrecs, d->noldrecs, d->capoldrecs, i))
+		return -ENOMEM;
+	return push_touched(d, ino, true, true);
 }
 
-/* the records of entry block KEY that differ from the last checkpoint's */
+/* inode T as the last checkpoint had it */
+static void old_record(const struct cpdiff *d, const struct touched *t, struct nlfs_file *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ino = t->ino;
+	out->cno = d->prev_ifile.cno;
+	out->inode = d->oldrecs[t->old];
+}
+
+/* the records of entry block KEY that differ from the last checkpoint's
+ * (OLDB holds them already if HAVE_OLD); the new block goes to the cache */
 static void diff_entry_block(struct cpdiff *d, uint64_t key, uint64_t ino0, uint8_t *oldb,
-			     uint8_t *newb)
+			     bool have_old, uint8_t *newb)
 {
 	struct fsck *c = d->c;
 	uint32_t bs = c->g->blocksize, isz = c->g->inode_size;
 	bool ohole, nhole;
 
 	if (nlfs_file_read_block(c->fs, &d->cp.ifile, key, newb, &nhole, NULL) || nhole ||
-	    nlfs_file_read_block(c->fs, &d->prev_ifile, key, oldb, &ohole, NULL)) {
+	    (!have_old && nlfs_file_read_block(c->fs, &d->prev_ifile, key, oldb, &ohole, NULL))) {
 		fail(d);
 		return;
 	}
+	cp_icache_put(&d->cp, key, newb, bs);
 	for (uint32_t i = 0; i < bs / isz; i++) {
 		if (!memcmp(oldb + (size_t)i * isz, newb + (size_t)i * isz, isz))
 			continue;
-		if (push_touched(d, ino0 + i, fsck_bit_test(&d->cp.alloc, ino0 + i), true))
+		/* a free inode's old record is never looked at */
+		if (fsck_bit_test(&d->cp.alloc, ino0 + i) ?
+		    push_changed(d, ino0 + i, oldb + (size_t)i * isz) :
+		    push_touched(d, ino0 + i, false, true))
 			fail(d);
 	}
 }
@@ -352,9 +360,12 @@ static void diff_ifile_blocks(struct cpdiff *d)
 		fail(d);
 		goto out;
 	}
-	/* entry blocks first (the old records), then the bitmaps */
+	/* entry blocks first (the old records), then the bitmaps.  The inode
+	 * cache still holds the last checkpoint's blocks: each that changed
+	 * is taken out (its old records, if held), the new one put in */
 	for (size_t i = 0; i < d->nchg && !d->failed; i++) {
 		uint64_t key = d->chg[i].key;
+		bool have_old = cp_icache_take(&d->cp, key, oldb, bs);
 
 		for (uint64_t g = 0; g < d->ngroups; g++) {
 			uint64_t bm = nlfs_palloc_bitmap_blkoff(bs, isz, g), blk;
@@ -366,7 +377,8 @@ static void diff_ifile_blocks(struct cpdiff *d)
 			if (blk != key || off != 0)
 				fail(d);
 			else
-				diff_entry_block(d, key, g * epg + (key - bm - 1) * ipb, oldb, newb);
+				diff_entry_block(d, key, g * epg + (key - bm - 1) * ipb, oldb, have_old,
+						 newb);
 			break;
 		}
 	}
@@ -415,7 +427,7 @@ static void reset_step(struct cpdiff *d)
 		fsck_bit_clear(&d->touchmap, d->t[i].ino);
 	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = d->nstale = 0;
 	d->noldblk = 0;
-	d->oldrec_blk = UINT64_MAX;   /* prev_ifile is another one now */
+	d->noldrecs = 0;
 	d->failed = false;
 }
 
@@ -515,7 +527,9 @@ static bool take_out_old(struct cpdiff *d)
 		if (!t->old_alloc || metadata_ino(t->ino))
 			continue;
 		/* a bit alone moved: the record is the current one */
-		if (t->has_old ? read_old_record(d, t->ino, &old) : cp_read_inode(c, cp, t->ino, &old))
+		if (t->has_old)
+			old_record(d, t, &old);
+		else if (cp_read_inode(c, cp, t->ino, &old))
 			return false;
 		mode = nlfs_le16(old.inode.i_mode);
 		if (nlfs_mode_has_map(mode) && nlfs_bmap_iterate(c->fs, &old, clear_vblock, d, NULL))
@@ -619,6 +633,29 @@ static bool holds_up(struct cpdiff *d, const struct nlfs_cpinfo *ck, uint64_t if
 	       ck->blocks_count == cp->nblocks + ifile_nblocks;
 }
 
+static int cmp_cplog(const void *a, const void *b)
+{
+	const struct fsck_cplog *x = a, *y = b;
+
+	return x->cno < y->cno ? -1 : x->cno > y->cno;
+}
+
+/* the logs that wrote checkpoint CNO asked for ahead */
+static void prefetch_cp_logs(struct fsck *c, uint64_t cno)
+{
+	struct fsck_cplog key = { .cno = cno };
+	uint32_t bs = c->g->blocksize;
+	size_t lo;
+
+	if (!c->cplogs)
+		return;
+	lo = nlfs_lower_bound(&key, c->cplogs, c->ncplogs, sizeof(*c->cplogs), cmp_cplog);
+	for (; lo < c->ncplogs && c->cplogs[lo].cno == cno; lo++)
+		if (c->cplogs[lo].nblocks <= CP_LOG_MAX)
+			nlfs_io_prefetch(nlfs_fs_io(c->fs), c->cplogs[lo].start * bs,
+					 c->cplogs[lo].nblocks * bs);
+}
+
 /* checkpoint CNO by difference with the one kept: true if it is clean
  * (and kept now), false if it must be walked whole */
 static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
@@ -630,13 +667,25 @@ static bool try_difference(struct fsck *c, struct cpdiff *d, uint64_t cno)
 	char what[64];
 
 	reset_step(d);
+	if (!d->sorted && c->cplogs)
+		nlfs_sort(c->cplogs, c->ncplogs, sizeof(*c->cplogs), cmp_cplog);
+	d->sorted = true;
+	/* this checkpoint's logs and the next ones' asked for ahead: what
+	 * the difference reads (the new ifile nodes and blocks, directory
+	 * blocks) is there, and the kernel reads a log in one request where
+	 * the difference would wait for its blocks one by one */
+	for (uint64_t j = d->k; j <= d->k + CP_AHEAD && j < d->ncnos; j++)
+		if (j > d->prefetched) {
+			prefetch_cp_logs(c, d->cnos[j]);
+			d->prefetched = j;
+		}
 	if (nlfs_cpfile_info(c->fs, cno, &ck, NULL) || nlfs_fs_ifile(c->fs, cno, &f, NULL))
 		return false;
 	c->probing = true;
 	c->probe_failed = false;
 	cp->cno = cno;
 	cp->ifile = f;
-	cp_icache_reset(cp);
+	cp_icache_next(cp);   /* the blocks that changed are taken out below */
 	snprintf(what, sizeof(what), "checkpoint %" PRIu64 ": ifile", cno);
 	fc.cno = cno;
 	fc.what = what;
@@ -732,6 +781,6 @@ void cpdiff_free(struct cpdiff *d)
 	free(d->moved);
 	free(d->oldblk);
 	free(d->oldset);
-	free(d->oldrec);
+	free(d->oldrecs);
 	free(d);
 }

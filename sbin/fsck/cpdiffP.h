@@ -44,7 +44,8 @@ struct ichange {
 struct touched {
 	uint64_t ino;
 	bool old_alloc, new_alloc;
-	bool has_old;                   /* its record changed: the last one is in prev_ifile */
+	bool has_old;                   /* its record changed: the last one is oldrecs[old] */
+	uint32_t old;
 	uint16_t old_mode;              /* the last record's i_mode */
 };
 
@@ -93,9 +94,11 @@ struct cpdiff {
 	size_t oldset_cap;              /* slots allocated */
 	size_t oldset_n;                /* slots in use now: a power of 2, twice noldblk */
 	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
-	uint8_t *oldrec;                /* an ifile block of prev_ifile */
-	uint64_t oldrec_blk;
+	struct nlfs_inode *oldrecs;     /* the changed records, as the last checkpoint had them */
+	size_t noldrecs, capoldrecs;
 	bool failed;
+	bool sorted;                    /* c->cplogs by cno */
+	uint64_t prefetched;            /* the last index whose logs were asked for */
 };
 
 static inline void fail(struct cpdiff *d)

@@ -111,6 +111,11 @@ struct fsck {
 	/* statistics for the summary line */
 	uint64_t nlogs_datasum;                /* logs whose data checksum was verified */
 	uint64_t nlogs, nsegs_used, ninodes, ndirs, nfiles_blocks, ncps_checked;
+	/* pass 3, when more than the latest checkpoint is checked: where
+	 * each log lies and the checkpoint it wrote, for pass 6's differences
+	 * to ask for a checkpoint's logs ahead (cpdiff.c) */
+	struct fsck_cplog { uint64_t cno, start, nblocks; } *cplogs;
+	size_t ncplogs, capcplogs;
 	uint64_t nsegs_clean, nsegs_written;   /* clean; holding blocks (pass 2) */
 	uint64_t ncheckpoints, nsnapshots;
 };
@@ -272,6 +277,14 @@ struct fsck_cp {
 int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks);
 void cp_icache_reset(struct fsck_cp *cp);
 void cp_icache_free(struct fsck_cp *cp);
+/* cp.c: the cache kept for another checkpoint whose ifile shares the
+ * blocks held (same virtual block numbers, same bytes): only the counts
+ * that grow it start again; the caller takes out each block that changed
+ * (_take: true and its BS bytes in OUT if it was held) and may put in its
+ * new bytes (_put) */
+void cp_icache_next(struct fsck_cp *cp);
+bool cp_icache_take(struct fsck_cp *cp, uint64_t blkoff, uint8_t *out, uint32_t bs);
+void cp_icache_put(struct fsck_cp *cp, uint64_t blkoff, const uint8_t *block, uint32_t bs);
 /* cp.c: inode INO of the checkpoint (0, or -1 after reporting why it
  * cannot be read) */
 int cp_read_inode(struct fsck *c, struct fsck_cp *cp, uint64_t ino, struct nlfs_file *out);

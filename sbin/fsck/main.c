@@ -195,6 +195,7 @@ static void free_all(struct fsck *c)
 		fsck_vbitmap_free(vmaps[i]);
 	fsck_dattable_free(&c->dat);
 	free(c->segs);
+	free(c->cplogs);
 	if (c->fs)
 		nlfs_fs_close(c->fs);
 	fsck_report_free(c);

@@ -26,6 +26,7 @@
 
 #include <nlfs/endian.h>
 #include "fsck.h"
+#include "array.h"
 
 #define SS_KNOWN (NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR | NLFS_SS_SYNDT | NLFS_SS_GC)
 
@@ -330,6 +331,12 @@ static void check_segment(struct fsck *c, uint64_t seg)
 		}
 		c->nlogs++;
 		s->nlogs++;
+		if (c->o.cps != CPS_LATEST) {
+			/* without room, pass 6 just asks for nothing ahead */
+			struct fsck_cplog cl = { log.cno, p, log.nblocks };
+
+			(void)CLI_PUSH(c->cplogs, c->ncplogs, c->capcplogs, cl);
+		}
 		check_log_header(c, seg, p, &log, first);
 		w.cno_bad = !check_flags(c, seg, &log, first ? NULL : &prev);
 		/* the super root and the next log's summary after it: one request
@@ -471,6 +478,7 @@ int pass_logs(struct fsck *c)
 	const struct nlfs_geometry *g = c->g;
 	uint64_t next = prefetch_next(c, UINT64_MAX);
 
+	c->ncplogs = 0;   /* a check again after a repair finds them again */
 	for (uint64_t seg = 0; seg < g->nsegments && !fsck_cancelled(c); seg++) {
 		fsck_progress(c, 3, seg, g->nsegments);
 		if (seg == next)
