@@ -94,6 +94,20 @@ static void note_ifile_far(struct fsck *c, struct fsck_cp *cp, uint64_t ngroups)
 	free(keys);
 }
 
+/* the ifile's blocks the check may read: up to the block of inode
+ * MAX_INO - 1, the last the groups checked hold (a damaged map can name a
+ * block far past those, and the map of blocks seen is sized by this) */
+static uint64_t ifile_blocks_checked(const struct fsck *c, uint64_t max_ino, uint64_t last_data)
+{
+	uint64_t last;
+	uint32_t byteoff;
+
+	if (!max_ino)
+		return 0;
+	nlfs_palloc_locate(c->g->blocksize, c->g->inode_size, max_ino - 1, &last, &byteoff);
+	return last_data < last + 1 ? last_data : last + 1;
+}
+
 /* the header, the checkpoint and its ifile read, its map checked, the
  * maps of its inodes made and the ifile's bitmaps loaded: 0 to go on, 1 if
  * the ifile cannot be walked (reported), or a negative error */
@@ -135,7 +149,8 @@ static int open_checkpoint(struct whole *w, uint64_t cno, bool header_done)
 		note_ifile_far(c, cp, w->ngroups);
 	cp->max_ino = w->ngroups * (uint64_t)bs * 8;
 	cp->nblocks = w->fc.nblocks;
-	if (cp_icache_init(c, cp, w->fc.last_data) || fsck_icount_init(&cp->nref, cp->max_ino) ||
+	if (cp_icache_init(c, cp, ifile_blocks_checked(c, cp->max_ino, w->fc.last_data)) ||
+	    fsck_icount_init(&cp->nref, cp->max_ino) ||
 	    fsck_icount_init(&cp->links, cp->max_ino) || fsck_bitmap_init(&cp->alloc, cp->max_ino) ||
 	    fsck_bitmap_init(&cp->visited, cp->max_ino) || fsck_bitmap_init(&cp->isdir, cp->max_ino) ||
 	    fsck_bitmap_init(&cp->cleared, cp->max_ino) ||
