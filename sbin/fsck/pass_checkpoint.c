@@ -218,9 +218,12 @@ static void walk_unreached_dirs(struct whole *w)
 		if ((nlfs_le16(f.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR)
 			continue;
 		/* one with no links is walked too when it goes to lost+found
-		 * (below: an orphan), else what it names would go there twice */
+		 * (below: an orphan), else what it names would go there twice;
+		 * but the kernel's rmdir leaves size 0 (it names nothing): one
+		 * still open at a crash is an orphan like an unlinked file */
 		if (!nlfs_le16(f.inode.i_links_count) &&
-		    !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS))
+		    (!nlfs_le64(f.inode.i_size) ||
+		     !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS)))
 			continue;
 		fsck_problem(c, MSG_DIR_UNREACHABLE, cno, ino, nlfs_le16(f.inode.i_links_count));
 		fix_note_detached(c, cno, ino);
@@ -266,7 +269,7 @@ static void check_unreached(struct whole *w, const struct nlfs_file *f)
 		 * name was gone before the crash */
 		snprintf(orphan, sizeof(orphan), "checkpoint %" PRIu64 ": inode %" PRIu64
 			 " (orphan, %" PRIu64 " bytes)", cno, ino, nlfs_le64(f->inode.i_size));
-		fix_note_orphan(c, cno, ino, orphan);
+		fix_note_orphan(c, cno, f, orphan);
 		held = cp->nblocks;
 	} else if (links == 0) {
 		if (cno == c->latest_cno)

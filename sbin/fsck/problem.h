@@ -517,7 +517,7 @@ enum fsck_fix { FIX_NONE, FIX_YES, FIX_PREEN };
 	  M(MSG_SYMLINK_BLOCKS, "%s: symbolic link of %" PRIu64 " bytes has %" PRIu64 \
 	    " blocks (block 0 only expected)")) \
 	X(PR_INO_ORPHAN, SEV_WARNING, 6, FIX_PREEN, \
-	  "an inode with no links is still allocated: a file unlinked while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
+	  "an inode with no links is still allocated: a file unlinked, or an empty directory removed, while open when the volume crashed, which the kernel never releases (NILFS2 keeps no orphan list); its blocks stay in use", \
 	  "released: the inode cleared and its blocks freed, as the last close would have done (older checkpoints keep it)", \
 	  M(MSG_INO_ORPHAN, "checkpoint %" PRIu64 ": inode %" PRIu64 \
 	    " has no links but is still in use (orphan, mode 0%o, %" PRIu64 " bytes): " \

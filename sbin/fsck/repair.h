@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nlfs/nlfs.h>
+
 struct fsck;
 struct nlfs_io;
 struct nlfs_fs;
@@ -71,6 +73,7 @@ struct fsck_clear_fix {
 	bool empty;              /* a free inode marked in use: only its bit goes */
 	bool orphan;             /* no links, no name: released by -p too */
 	uint64_t nblocks;        /* counted in the checkpoint's blocks by the check */
+	struct nlfs_file file;   /* an orphan as the check read it: what its map holds ends */
 };
 
 struct fsck_size_fix {
@@ -137,7 +140,7 @@ void fix_note_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblock
 void fix_note_dirent(struct fsck *c, uint64_t cno, const struct fsck_dirent_fix *f);
 void fix_note_dir(struct fsck *c, uint64_t cno, uint64_t dir, uint64_t parent, const char *path);
 void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
-void fix_note_orphan(struct fsck *c, uint64_t cno, uint64_t ino, const char *what);
+void fix_note_orphan(struct fsck *c, uint64_t cno, const struct nlfs_file *f, const char *what);
 void fix_note_clear_blocks(struct fsck *c, uint64_t cno, uint64_t ino, uint64_t nblocks);
 void fix_note_free_bit(struct fsck *c, uint64_t cno, uint64_t ino);
 void fix_note_ifile_far(struct fsck *c, uint64_t cno, uint64_t blkoff);

@@ -7,13 +7,33 @@
  * cannot be kept (an invalid file type; a symbolic link with no target)
  * cleared.  A cleared inode's blocks stay in the checkpoints that have
  * them; in the new one no file uses them, and their DAT entries end there
- * as any other the check finds unused.
+ * as any other the check finds unused.  An orphan's map was sound and in
+ * use when checked, so its release ends what the map holds itself, as the
+ * kernel's last iput truncates before it frees the inode.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include <nlfs/endian.h>
 #include "repairP.h"
+
+static int end_orphan_block(uint64_t blkoff, uint64_t vbn, unsigned level, void *arg)
+{
+	struct repair *r = arg;
+
+	(void)blkoff;
+	(void)level;
+	return nlfs_writer_end_vblock(r->w, vbn, &r->err);
+}
+
+/* the DAT entries of an orphan's blocks and map nodes end in the new
+ * checkpoint (older ones keep them) */
+static int end_orphan_map(struct repair *r, const struct nlfs_file *f)
+{
+	if (!nlfs_mode_has_map(nlfs_le16(f->inode.i_mode)))
+		return 0;
+	return nlfs_bmap_iterate(r->fs, f, end_orphan_block, r, &r->err);
+}
 
 int repair_clear_inodes(struct repair *r)
 {
@@ -26,6 +46,11 @@ int repair_clear_inodes(struct repair *r)
 
 		if (preen && !cf->empty && !cf->orphan)
 			continue;   /* what it held is dropped: only -y */
+		if (cf->orphan) {
+			rc = end_orphan_map(r, &cf->file);
+			if (rc)
+				return repair_lib_failed(r, rc, "ending an orphan's blocks");
+		}
 		rc = nlfs_writer_clear_inode(r->w, cf->ino, &r->err);
 		if (rc)
 			return repair_lib_failed(r, rc, "clearing an inode");

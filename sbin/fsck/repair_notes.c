@@ -93,11 +93,13 @@ void fix_note_clear(struct fsck *c, uint64_t cno, uint64_t ino, const char *what
 
 /* an orphan of a crash: no name refers to it, so releasing it loses
  * nothing a user can reach (-p may, as e2fsck's preen releases orphans) */
-void fix_note_orphan(struct fsck *c, uint64_t cno, uint64_t ino, const char *what)
+void fix_note_orphan(struct fsck *c, uint64_t cno, const struct nlfs_file *f, const char *what)
 {
-	fix_note_clear(c, cno, ino, what);
-	if (latest(c, cno) && c->fix.nclears && c->fix.clears[c->fix.nclears - 1].ino == ino)
+	fix_note_clear(c, cno, f->ino, what);
+	if (latest(c, cno) && c->fix.nclears && c->fix.clears[c->fix.nclears - 1].ino == f->ino) {
 		c->fix.clears[c->fix.nclears - 1].orphan = true;
+		c->fix.clears[c->fix.nclears - 1].file = *f;
+	}
 }
 
 /* the blocks the check counted for inode INO, noted to be cleared: the

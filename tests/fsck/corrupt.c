@@ -1246,16 +1246,33 @@ static void c_dir_hole_first(void)
 	inode_edit(i, I_BMAP + 8, 8, 0);
 }
 
-/* a half-done rmdir of a directory that is not empty: its entry gone, its
- * links 0, the inode still in use with its file inside */
-static void c_dir_orphan(void)
+/* the root's entry NAME for a directory dropped and the directory's links
+ * set to 0; its inode number */
+static uint64_t root_dir_unlink(const char *name)
 {
-	uint64_t b, i = path_ino("/dir2");
+	char path[64];
+	uint64_t b, i;
 	uint32_t o;
 
-	dirent_at("/", "dir2", &b, &o);
+	snprintf(path, sizeof(path), "/%s", name);
+	i = path_ino(path);
+	dirent_at("/", name, &b, &o);
 	edit(b, o, 8, 0, 1);
 	inode_edit(i, I_LINKS, 2, 0);
+	return i;
+}
+
+/* a half-done rmdir of a directory that is not empty: its entry gone, its
+ * links 0, the inode still in use with its file inside */
+static void c_dir_orphan(void) { root_dir_unlink("dir2"); }
+
+/* an rmdir whose directory was still open at a crash (a process's working
+ * directory): its entry gone, links 0, size 0 as the kernel's rmdir leaves
+ * it, its block kept; the inode is never released */
+static void c_dir_orphan_rmdir(void)
+{
+	inode_edit(root_dir_unlink("empty-dir"), I_SIZE, 8, 0);
+	inode_edit(NLFS_ROOT_INO, I_LINKS, 2, inode_peek(NLFS_ROOT_INO, I_LINKS, 2) - 1);
 }
 
 /* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
@@ -1501,6 +1518,7 @@ static const struct kase cases[] = {
 	KL(symlink_empty, "rich", "-", "/dangling"),
 	KL(dir_root_unused, "mkfs", "-", "/.nilfs"),
 	KL(dir_orphan, "kernel", "-", "/dir2"),   /* its entry is gone: to /lost+found */
+	K(dir_orphan_rmdir, "rich"),   /* released by -p and -y, like an unlinked file */
 	/* the cycle's top goes to /lost+found whole: its paths change */
 	KL(dir_cycle_detached, "rich", "-", "/deep"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
