@@ -201,6 +201,23 @@ static void walk_from_root(struct whole *w)
 	}
 }
 
+static int name_not_dots(const char *name, unsigned len, uint64_t ino, unsigned type, void *arg)
+{
+	(void)ino;
+	(void)type;
+	(void)arg;
+	return !((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'));
+}
+
+/* a directory whose records, up to its size, name only itself and its
+ * parent (rmdir sets size 0; a rename over an empty directory keeps it) */
+static bool dir_names_nothing(struct fsck *c, const struct nlfs_file *f)
+{
+	struct nlfs_err err;
+
+	return nlfs_dir_iterate(c->fs, f, name_not_dots, NULL, &err) == 0;
+}
+
 /* directories the tree did not reach, with what hangs below them */
 static void walk_unreached_dirs(struct whole *w)
 {
@@ -219,11 +236,11 @@ static void walk_unreached_dirs(struct whole *w)
 			continue;
 		/* one with no links is walked too when it goes to lost+found
 		 * (below: an orphan), else what it names would go there twice;
-		 * but the kernel's rmdir leaves size 0 (it names nothing): one
-		 * still open at a crash is an orphan like an unlinked file */
+		 * but one that names nothing (the kernel's rmdir, or a rename
+		 * over it, held open at a crash) is an orphan like a file */
 		if (!nlfs_le16(f.inode.i_links_count) &&
-		    (!nlfs_le64(f.inode.i_size) ||
-		     !(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS)))
+		    (!(cno == c->latest_cno && nlfs_le16(c->sb->s_state) & NLFS_STATE_VALID_FS) ||
+		     dir_names_nothing(c, &f)))
 			continue;
 		fsck_problem(c, MSG_DIR_UNREACHABLE, cno, ino, nlfs_le16(f.inode.i_links_count));
 		fix_note_detached(c, cno, ino);

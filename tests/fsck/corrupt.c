@@ -1275,6 +1275,14 @@ static void c_dir_orphan_rmdir(void)
 	inode_edit(NLFS_ROOT_INO, I_LINKS, 2, inode_peek(NLFS_ROOT_INO, I_LINKS, 2) - 1);
 }
 
+/* a rename over an empty directory still open at a crash: its entry names
+ * another inode now (here: gone), links 0, its size and block kept */
+static void c_dir_orphan_renamed_over(void)
+{
+	root_dir_unlink("empty-dir");
+	inode_edit(NLFS_ROOT_INO, I_LINKS, 2, inode_peek(NLFS_ROOT_INO, I_LINKS, 2) - 1);
+}
+
 /* the root's bit cleared in the ifile bitmap (the checkpoint's count kept true) */
 static void c_dir_root_unused(void)
 {
@@ -1519,6 +1527,7 @@ static const struct kase cases[] = {
 	KL(dir_root_unused, "mkfs", "-", "/.nilfs"),
 	KL(dir_orphan, "kernel", "-", "/dir2"),   /* its entry is gone: to /lost+found */
 	K(dir_orphan_rmdir, "rich"),   /* released by -p and -y, like an unlinked file */
+	K(dir_orphan_renamed_over, "rich"),
 	/* the cycle's top goes to /lost+found whole: its paths change */
 	KL(dir_cycle_detached, "rich", "-", "/deep"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),

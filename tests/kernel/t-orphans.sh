@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t-orphans.sh - what a crash leaves of files and directories removed while
 # open.  The guest unlinks a file of 600 KiB that it holds open, removes an
-# empty directory that it holds open, syncs and crashes; a second boot
-# mounts (the kernel's recovery) and unmounts cleanly, and the kernel never
-# frees either inode (NILFS2 keeps no orphan list).  On the host fsck -fn
-# calls the volume clean with one orphan warning each, -p releases both,
+# empty directory that it holds open, renames a directory over another
+# empty one that it holds open, syncs and crashes; a second boot mounts
+# (the kernel's recovery) and unmounts cleanly, and the kernel never frees
+# the three inodes (NILFS2 keeps no orphan list).  On the host fsck -fn
+# calls the volume clean with one orphan warning each, -p releases them,
 # a second -fn is clean with no warning at all (the file's blocks ended in
 # the DAT, none leaked), and a third boot mounts the result: the other
 # files read back identical and the snapshot taken before still holds the
@@ -34,14 +35,17 @@ while [ $i -lt 8 ]; do
 	i=$((i + 1))
 done
 dd if=/dev/urandom of=/mnt/held bs=1024 count=600 2>/dev/null
-mkdir /mnt/gone
+mkdir /mnt/gone /mnt/over /mnt/moved
+echo inside >/mnt/moved/file
 sync
 mkcp -s /dev/vda || echo "MKCP FAILED"
 (cd /mnt/kept && sha256sum f*)
 exec 3</mnt/held
 exec 4</mnt/gone
+exec 5</mnt/over
 rm /mnt/held || echo "RM FAILED"
 rmdir /mnt/gone || echo "RMDIR FAILED"
+mv -T /mnt/moved /mnt/over || echo "MV FAILED"
 sync
 echo "CRASHING"
 echo b >/proc/sysrq-trigger
@@ -57,6 +61,7 @@ GUEST
 cat >"$tmp/script3" <<'GUEST'
 mount -t nilfs2 /dev/vda /mnt || { echo "MOUNT FAILED"; exit 1; }
 ls /mnt | sed 's/^/LS3 /'
+cat /mnt/over/file | sed 's/^/OVER3 /'
 (cd /mnt/kept && sha256sum f*) | sed 's/^/SUM3 /'
 cno=$(lscp -s /dev/vda | awk 'NR == 2 { print $1 }')
 mkdir -p /mnt2
@@ -79,6 +84,7 @@ grep -E '^[0-9a-f]{64}  f[0-9]$' "$tmp/out1" | sort -u >"$tmp/sums1"
 
 ktest_pass 2 "$img"
 grep -q '^LS2 kept$' "$tmp/out2" || fail "the recovered volume has no /kept"
+grep -q '^LS2 over$' "$tmp/out2" || fail "the recovered volume has no /over"
 ! grep -q '^LS2 \(held\|gone\)$' "$tmp/out2" || fail "the recovered volume names what was removed"
 
 # after a clean unmount the two inodes are orphans: warnings, exit 0
@@ -87,14 +93,16 @@ grep -q '^LS2 kept$' "$tmp/out2" || fail "the recovered volume has no /kept"
 	fail "fsck -fn: no orphan warning for the unlinked file"
 [ "$(grep -c 'warning: .* has no links but is still in use (orphan, mode 040755, 0 bytes)' "$tmp/fsck")" -eq 1 ] ||
 	fail "fsck -fn: no orphan warning for the removed directory"
+[ "$(grep -c 'warning: .* has no links but is still in use (orphan, mode 040755, 1024 bytes)' "$tmp/fsck")" -eq 1 ] ||
+	fail "fsck -fn: no orphan warning for the directory renamed over"
 ! grep -q 'not reachable\|directory entries name it' "$tmp/fsck" ||
 	fail "fsck -fn calls the removed directory an error"
 
 "$top/fsck.nilfs2" -p "$img" >"$tmp/fsck" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "fsck -p exits $rc, not 1"
-[ "$(grep -c 'has no links but is still in use' "$tmp/fsck")" -eq 2 ] && grep -q ': repaired, ' "$tmp/fsck" ||
-	fail "fsck -p does not name both orphans and say it repaired"
+[ "$(grep -c 'has no links but is still in use' "$tmp/fsck")" -eq 3 ] && grep -q ': repaired, ' "$tmp/fsck" ||
+	fail "fsck -p does not name the three orphans and say it repaired"
 "$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/fsck" 2>&1 || fail "fsck -fn after -p exits $?"
 ! grep -q 'warning\|DAT:' "$tmp/fsck" || fail "fsck -fn after -p still warns"
 
@@ -102,6 +110,7 @@ ktest_pass 3 "$img"
 sed -n 's/^SUM3 //p' "$tmp/out3" | sort -u | cmp -s - "$tmp/sums1" ||
 	fail "the kept files do not read back identical"
 grep -q '^HELD3 614400$' "$tmp/out3" || fail "the snapshot lost the unlinked file"
+grep -q '^OVER3 inside$' "$tmp/out3" || fail "the directory renamed over lost its file"
 ! grep -q '^LS3 \(held\|gone\)$' "$tmp/out3" || fail "the released orphans have names"
 "$top/fsck.nilfs2" -fn --checkpoints=all "$img" >"$tmp/fsck" 2>&1 || fail "fsck -fn after the kernel wrote exits $?"
 echo "PASS: $0"
