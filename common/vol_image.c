@@ -256,6 +256,12 @@ static int i_delete_checkpoint(struct vol *v, uint64_t cno)
 
 	if (!rc)
 		rc = nlfs_writer_delete_checkpoints(w, cno, cno + 1, &n, &ipriv(v)->err);
+	if (rc == -NLFS_EDAMAGED) {
+		/* a damaged cpfile block the quick check did not read: as
+		 * its refusal, nothing of this run is written */
+		nlfs_writer_free(w);
+		ipriv(v)->w = NULL;
+	}
 	if (!rc && n == 0)
 		rc = -ENOENT;
 	return rc == -ENOENT || rc == -EBUSY ? rc : rc ? (int)fail(v, rc) : 0;
