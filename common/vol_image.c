@@ -318,8 +318,9 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = cmd_fs_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &p->fs, &p->err,
-			 &device_failed);
+	/* vol_open() looked it up: not mounted */
+	rc = cmd_fs_open(v->dev, ((mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY) | CMD_IO_UNMOUNTED,
+			 &p->fs, &p->err, &device_failed);
 	if (rc && device_failed) {
 		char why[640];
 
