@@ -159,12 +159,14 @@ static int open_hooked(struct nlfs_io *dev, const char *spec, struct nlfs_io **o
 int cmd_io_open(const char *path, int mode, struct nlfs_io **out)
 {
 	const char *spec = getenv(CMD_TEST_FAULT_ENV);
+	bool unmounted = mode & CMD_IO_UNMOUNTED;
 	struct nlfs_io *dev;
 	int rc;
 
+	mode &= ~CMD_IO_UNMOUNTED;
 	/* an exclusive open protects a mounted block device, not the image
 	 * file behind a mounted loop device: that is looked up */
-	if (mode == NLFS_IO_RDWR && mnt_path_mounted(path))
+	if (mode == NLFS_IO_RDWR && !unmounted && mnt_path_mounted(path))
 		return -EBUSY;
 	rc = nlfs_io_open_unix(path, mode, &dev);
 

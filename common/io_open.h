@@ -12,10 +12,15 @@
  * fault-injecting I/O (tests only; see tests/kernel/README.md). */
 #define CMD_TEST_FAULT_ENV "NILFS_TEST_FAULT"
 
+/* or'ed into cmd_io_open's MODE: the caller's own lookup (mounts.h) found
+ * PATH not mounted, so it is not looked up again (one a command) */
+#define CMD_IO_UNMOUNTED 0x10000
+
 /*
- * nlfs_io_open_unix(PATH, MODE, OUT), except that for MODE NLFS_IO_RDWR and
- * NILFS_TEST_FAULT set in the environment the device is stacked under the
- * fault injector:
+ * nlfs_io_open_unix(PATH, MODE, OUT), except that NLFS_IO_RDWR is refused
+ * with -EBUSY for a mounted PATH (unless CMD_IO_UNMOUNTED), and for MODE
+ * NLFS_IO_RDWR and NILFS_TEST_FAULT set in the environment the device is
+ * stacked under the fault injector:
  *   count     no fault; at close, the number of writes goes to stderr
  *   crash:N   power is lost at write N (0-based): that write and every
  *             write since the last flush are undone, and every later write

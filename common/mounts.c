@@ -273,39 +273,52 @@ void mnt_list_free(struct mnt_entry *m, size_t n)
 	free(m);
 }
 
-bool mnt_path_mounted(const char *path)
+bool mnt_path_mount(const char *path, struct mnt_entry *out)
 {
 	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	return stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && !mnt_lookup(NULL, path, NULL, out);
+}
+
+bool mnt_path_mounted(const char *path)
+{
 	struct mnt_entry m;
 
-	if (stat(path, &st) < 0 || S_ISDIR(st.st_mode) || mnt_lookup(NULL, path, NULL, &m))
+	if (!mnt_path_mount(path, &m))
 		return false;
 	mnt_free(&m);
 	return true;
 }
 
-int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len)
+int mnt_find_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len)
 {
-	struct mnt_entry m;
 	struct stat st;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(path, &st) < 0 || mnt_lookup(NULL, path, NULL, &m))
-		return 0;
-	if (mnt_is_nilfs(&m)) {
-		*out = m;
-		return 0;
-	}
+	if (stat(path, &st) < 0)
+		return -errno;
+	rc = mnt_lookup(NULL, path, NULL, out);
+	if (rc || mnt_is_nilfs(out))
+		return rc;
 	if (S_ISDIR(st.st_mode))
 		snprintf(msg, len, "a directory in the %s file system mounted on %s (%s), not NILFS2",
-			 m.fstype, m.mountpoint, m.source);
+			 out->fstype, out->mountpoint, out->source);
 	else if (S_ISREG(st.st_mode))
-		snprintf(msg, len, "mounted through %s on %s as %s, not NILFS2", m.source,
-			 m.mountpoint, m.fstype);
+		snprintf(msg, len, "mounted through %s on %s as %s, not NILFS2", out->source,
+			 out->mountpoint, out->fstype);
 	else
-		snprintf(msg, len, "mounted on %s as %s, not NILFS2", m.mountpoint, m.fstype);
-	mnt_free(&m);
+		snprintf(msg, len, "mounted on %s as %s, not NILFS2", out->mountpoint, out->fstype);
+	mnt_free(out);
 	return -EMEDIUMTYPE;
+}
+
+int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len)
+{
+	int rc = mnt_find_nilfs(path, out, msg, len);
+
+	return rc == -EMEDIUMTYPE ? rc : 0;
 }
 
 int mnt_check_nilfs(const char *path, char *msg, size_t len)
@@ -319,10 +332,20 @@ int mnt_check_nilfs(const char *path, char *msg, size_t len)
 	return 0;
 }
 
-void cmd_refuse_foreign_mount(const char *path)
+int cmd_mount_of(const char *path, struct mnt_entry *out)
 {
 	char msg[3 * PATH_MAX];
+	int rc = mnt_find_nilfs(path, out, msg, sizeof(msg));
 
-	if (mnt_check_nilfs(path, msg, sizeof(msg)))
+	if (rc == -EMEDIUMTYPE)
 		cli_errx("%s: %s; nothing done", path, msg);
+	return rc;
+}
+
+void cmd_refuse_foreign_mount(const char *path)
+{
+	struct mnt_entry m;
+
+	if (!cmd_mount_of(path, &m))
+		mnt_free(&m);
 }

@@ -50,6 +50,8 @@ void mnt_list_free(struct mnt_entry *m, size_t n);
 /* Is PATH mounted at all (a device, or an image file behind a mounted loop
  * device)?  For writers that refuse any mount (mkfs, offline cleaning). */
 bool mnt_path_mounted(const char *path);
+/* The same, with the mount found in OUT (mnt_free() it; zeroed if none). */
+bool mnt_path_mount(const char *path, struct mnt_entry *out);
 
 /*
  * The check before every online path: 0 if PATH is not mounted or is a
@@ -63,8 +65,16 @@ int mnt_check_nilfs(const char *path, char *msg, size_t len);
  * (mnt_free() it; its mountpoint NULL if PATH is not mounted, or the lookup
  * failed), or -EMEDIUMTYPE with MSG as above. */
 int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len);
-/* mnt_check_nilfs(), or "prog: PATH: MSG; nothing done" and exit with the
- * program's failure code (1; fsck.nilfs2's 8). */
+/* The same, with the lookup's failures told apart: 0 with OUT a nilfs2
+ * mount (mnt_free() it); -ENOENT if PATH is not mounted; -EMEDIUMTYPE with
+ * MSG as above; or -errno (stat, the table, ENOMEM). */
+int mnt_find_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len);
+/* mnt_find_nilfs(), but a mount that is not nilfs2 is "prog: PATH: MSG;
+ * nothing done" and exit with the program's failure code (1; fsck.nilfs2's
+ * 8): the one lookup of a command that acts on a mounted volume online and
+ * on an unmounted one offline. */
+int cmd_mount_of(const char *path, struct mnt_entry *out);
+/* cmd_mount_of(), for a command that needs only the refusal */
 void cmd_refuse_foreign_mount(const char *path);
 
 #endif /* NLFS_COMMON_MOUNTS_H */

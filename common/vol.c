@@ -119,17 +119,14 @@ int vol_open(const char *arg, int mode, struct vol **out, char *msg, size_t len)
 		snprintf(msg, len, "%s", dev_lookup_reason(arg, rc));
 		goto done;
 	}
-	rc = mnt_check_nilfs(arg, msg, len);
-	if (rc)
-		goto done;
-	rc = mnt_lookup(NULL, arg, NULL, &m);
+	rc = mnt_find_nilfs(arg, &m, msg, len);
 	if (rc == 0) {
 		rc = use_mount(v, &m, mode, msg, len);
 		mnt_free(&m);
 	} else if (rc == -ENOENT) {
 		v->dev = strdup(arg);
 		rc = v->dev ? vol_image_open(v, mode, msg, len) : -ENOMEM;
-	} else {
+	} else if (rc != -EMEDIUMTYPE) {
 		snprintf(msg, len, "%s", strerror(-rc));
 	}
 done:

@@ -83,7 +83,7 @@ const char *vol_strerror(struct vol *v, int code);
  * from the device); 0 or as ops->segments */
 int vol_uuid(struct vol *v, uint8_t uuid[16]);
 
-/* backends (vol_mount.c, vol_image.c) */
+/* backends (vol_mount.c, vol_image.c: for a volume vol_open() found not mounted) */
 int vol_mount_open(struct vol *v, int mode, char *msg, size_t len);
 int vol_image_open(struct vol *v, int mode, char *msg, size_t len);
 

@@ -256,6 +256,12 @@ static int i_delete_checkpoint(struct vol *v, uint64_t cno)
 
 	if (!rc)
 		rc = nlfs_writer_delete_checkpoints(w, cno, cno + 1, &n, &ipriv(v)->err);
+	if (rc == -NLFS_EDAMAGED) {
+		/* a damaged cpfile block the quick check did not read: as
+		 * its refusal, nothing of this run is written */
+		nlfs_writer_free(w);
+		ipriv(v)->w = NULL;
+	}
 	if (!rc && n == 0)
 		rc = -ENOENT;
 	return rc == -ENOENT || rc == -EBUSY ? rc : rc ? (int)fail(v, rc) : 0;
@@ -312,8 +318,9 @@ int vol_image_open(struct vol *v, int mode, char *msg, size_t len)
 		snprintf(msg, len, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rc = cmd_fs_open(v->dev, (mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY, &p->fs, &p->err,
-			 &device_failed);
+	/* vol_open() looked it up: not mounted */
+	rc = cmd_fs_open(v->dev, ((mode & VOL_RDWR) ? NLFS_IO_RDWR : NLFS_IO_RDONLY) | CMD_IO_UNMOUNTED,
+			 &p->fs, &p->err, &device_failed);
 	if (rc && device_failed) {
 		char why[640];
 

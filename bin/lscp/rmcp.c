@@ -77,7 +77,7 @@ static int remove_range(struct rmcp *r, uint64_t start, uint64_t end, uint64_t *
 		} else {
 			cli_warnx("%llu: cannot remove checkpoint: %s", (unsigned long long)cno,
 				  vol_strerror(r->vol, rc));
-			return -1;
+			return rc < 0 ? rc : -1;
 		}
 		if (cno == end)   /* end may be the largest number */
 			break;
@@ -168,7 +168,9 @@ int main(int argc, char **argv)
 			continue;
 		status = CLI_EXIT_FAILURE;
 		if (rc < 0) {
-			cli_warnx("remaining checkpoints were not removed.");
+			/* a damaged volume is refused whole (vol_image.c) */
+			cli_warnx(rc == -NLFS_EDAMAGED ? "no checkpoints were removed."
+				  : "remaining checkpoints were not removed.");
 			break;
 		}
 		if (r.force || ndel != 0 || end - start + 1 - nss == 0)

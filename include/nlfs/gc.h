@@ -141,7 +141,8 @@ int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 		    struct nlfs_err *err);
 /* One victim in the writer's construction (live blocks copied, dead freed).  0;
  * -EINVAL for a writer of a new volume; -EBUSY for a segment the writer uses;
- * as nlfs_segment_walk (STRICT) and nlfs_dat_lookup; -ENOMEM. */
+ * as nlfs_segment_walk (STRICT), nlfs_dat_lookup and
+ * nlfs_writer_delete_checkpoints (-NLFS_EDAMAGED); -ENOMEM. */
 int nlfs_writer_gc_segment(struct nlfs_writer *w, uint64_t segnum,
 			   const struct nlfs_gc_protect *prot, struct nlfs_gc_stats *st,
 			   struct nlfs_err *err);

@@ -172,7 +172,10 @@ int nlfs_writer_set_cp_blocks(struct nlfs_writer *w, uint64_t cno, uint64_t nblo
 /* Invalidate the checkpoints in [START, END) that exist.  0; -EBUSY if
  * snapshots were among them (they are kept, the others still deleted) or
  * for the current checkpoint, which cannot be deleted; -EINVAL for an
- * empty range; as nlfs_file_read_block; -ENOMEM. */
+ * empty range; -NLFS_EDAMAGED for a cpfile block whose count is less than
+ * the checkpoints deleted from it or more than it holds (that block is left
+ * as it was; the blocks before it are changed, and counted in *NDELETED);
+ * as nlfs_file_read_block; -ENOMEM. */
 int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
 				   uint64_t *ndeleted, struct nlfs_err *err);
 

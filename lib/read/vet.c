@@ -5,10 +5,10 @@
  * It reads what a construction relies on, not what a full fsck reads:
  * both superblock copies (each valid, alike in every field the kernel keeps
  * equal, the cursor of the one in use at a sound super-root log: the
- * writer rewrites both from it), the metadata files' headers against the
- * counts they keep (the sufile's clean and dirty segments, each DAT
- * group's free entries), and the parts of the cpfile a construction reads
- * or changes (below: its cost follows those, not the volume's history).
+ * writer rewrites both from it), the sufile's header against the clean and
+ * dirty segments it counts, and the parts of the DAT and the cpfile a
+ * construction reads or changes (below: their cost follows those, not the
+ * volume's history).
  * The log chain from the cursor was read when FS was opened (the logs
  * after it).
  */
@@ -286,46 +286,50 @@ static int vet_cpfile(struct nlfs_fs *fs, struct nlfs_err *err)
 	return 0;
 }
 
+/*
+ * The DAT is read where a construction allocates in it: the writer's
+ * allocator goes from group 0 past the groups whose descriptor counts no
+ * free entry and takes one from the first group that counts some, in its
+ * bitmap.  Each group read must count what its bitmap leaves free.  (The
+ * other groups' counts change only by the entries the construction frees
+ * in them, as the kernel changes them; the sufile, by contrast, is read
+ * whole: its header's clean segments decide the writer's reserve, the
+ * free blocks the superblocks record, the offline cleaner's target and
+ * whether a shrink fits, and only its entries can say whether that count
+ * is right.)
+ */
 static int vet_dat(struct nlfs_fs *fs, struct nlfs_err *err)
 {
 	uint32_t bs = nlfs_fs_geometry(fs)->blocksize;
 	uint32_t esz = nlfs_le16(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_dat_entry_size);
-	uint64_t epg = (uint64_t)bs * 8, *keys = NULL, *groups = NULL, nbeyond = 0;
-	size_t nkeys = 0, ngroups = 0;
+	uint64_t epg = (uint64_t)bs * 8, nfree = 0;
 	struct nlfs_palloc_group pg = { .desc_blkoff = UINT64_MAX };
 	struct nlfs_file dat;
-	int rc;
+	int rc = 0;
 
 	nlfs_fs_mdt_file(fs, NLFS_DAT_INO, &dat);
-	rc = nlfs_bmap_keys(fs, &dat, &keys, &nkeys, err);
-	if (!rc)
-		rc = nlfs_palloc_groups_of(bs, esz, keys, nkeys, &groups, &ngroups, &nbeyond);
-	free(keys);
-	if (!rc && nbeyond)
-		rc = damaged(fs, err, "DAT: %llu blocks past its entry space",
-			     (unsigned long long)nbeyond);
 	pg.desc = malloc(bs);
 	pg.bitmap = malloc(bs);
-	if (!rc && (!pg.desc || !pg.bitmap))
+	if (!pg.desc || !pg.bitmap)
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < ngroups; i++) {
+	/* past the groups in use, a descriptor block is a hole: all free */
+	for (uint64_t group = 0; !rc && !nfree && group <= UINT64_MAX / epg; group++) {
 		uint64_t used = 0;
 
-		rc = nlfs_palloc_read_group(fs, &dat, esz, groups[i], &pg, err);
+		rc = nlfs_palloc_read_group(fs, &dat, esz, group, &pg, err);
 		if (rc)
 			break;
 		for (uint32_t b = 0; b < bs; b++)
 			used += (uint64_t)__builtin_popcount(pg.bitmap[b]);
-		if (nlfs_palloc_group_nfree(&pg, epg) != epg - used)
+		nfree = nlfs_palloc_group_nfree(&pg, epg);
+		if (nfree != epg - used)
 			rc = damaged(fs, err,
 					"DAT: group %llu counts %llu free entries, its bitmap %llu",
-					(unsigned long long)groups[i],
-					(unsigned long long)nlfs_palloc_group_nfree(&pg, epg),
+					(unsigned long long)group, (unsigned long long)nfree,
 					(unsigned long long)(epg - used));
 	}
 	free(pg.desc);
 	free(pg.bitmap);
-	free(groups);
 	return rc;
 }
 

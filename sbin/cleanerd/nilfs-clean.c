@@ -128,8 +128,7 @@ static dev_t find_volume(const char *target, char *name, size_t len)
 		return dev;
 	}
 	snprintf(name, len, "%s", target);
-	cmd_refuse_foreign_mount(target);
-	rc = mnt_lookup(NULL, target, NULL, &m);
+	rc = cmd_mount_of(target, &m);
 	if (rc == -ENOENT)
 		cli_errx("%s: not a mounted NILFS2 volume", target);
 	if (rc)

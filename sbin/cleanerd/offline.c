@@ -25,12 +25,13 @@ static bool refuse_mounted(const char *device, FILE *errf)
 {
 	char msg[3 * PATH_MAX];
 	struct mnt_entry m;
+	int rc = mnt_find_nilfs(device, &m, msg, sizeof(msg));
 
-	if (mnt_check_nilfs(device, msg, sizeof(msg))) {
+	if (rc == -EMEDIUMTYPE) {
 		fprintf(errf, "%s: %s: %s; nothing done\n", cli_progname, device, msg);
 		return true;
 	}
-	if (mnt_lookup(NULL, device, NULL, &m))
+	if (rc)
 		return false;
 	fprintf(errf, "%s: %s is mounted on %s: clean it there with nilfs_cleanerd or "
 		"nilfs-clean instead\n", cli_progname, device, m.mountpoint);
@@ -63,7 +64,11 @@ static int clean_count(struct nlfs_io *io, uint64_t *clean, uint64_t *nsegs, str
 	return rc;
 }
 
-int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *errf)
+/* Clean DEVICE (block device or image file), which conf_params found
+ * unmounted, with P; target_clean == 0 means "as many segments as can be
+ * freed".  Messages go to ERRF, a summary to OUT (if not NULL).  Returns an
+ * exit status. */
+static int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *errf)
 {
 	struct nlfs_io *io;
 	struct nlfs_err err;
@@ -71,9 +76,7 @@ int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FI
 	uint64_t before, after, nsegs;
 	int rc;
 
-	if (refuse_mounted(device, errf))
-		return 1;
-	rc = cmd_io_open(device, NLFS_IO_RDWR, &io);
+	rc = cmd_io_open(device, NLFS_IO_RDWR | CMD_IO_UNMOUNTED, &io);
 	if (rc) {
 		return fail(errf, device, rc, NULL);
 	}

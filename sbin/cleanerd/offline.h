@@ -7,11 +7,6 @@
 
 #include <nlfs/gc.h>
 
-/* Clean the unmounted volume DEVICE (block device or image file) with P;
- * target_clean == 0 means "as many segments as can be freed".  Messages go
- * to ERR, a summary to OUT (if not NULL).  Returns an exit status. */
-int cleanerd_offline(const char *device, struct nlfs_gc_params *p, FILE *out, FILE *err);
-
 struct cld_config;
 /* nilfs_cleanerd --offline: P's policy, protection period, victims per pass,
  * reclaim threshold and target (max_clean_segments) from the configuration

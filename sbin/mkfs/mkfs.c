@@ -269,8 +269,10 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	struct nlfs_err err;
 	struct populate_stats stats = { 0 };
+	struct mnt_entry m;
 	char msg[1024];
 	uint64_t size, min_bytes = 0;
+	bool mounted;
 	int rc;
 
 	cli_init(argv[0]);
@@ -281,7 +283,11 @@ int main(int argc, char **argv)
 		if (stat(o.source, &st) || !S_ISDIR(st.st_mode))
 			cli_errx("%s: not a directory", o.source);
 	}
-	rc = cmd_io_open(o.device, o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR, &io);
+	/* one lookup (one scan of the loop devices): cmd_io_open's refusal
+	 * to write, and the dry run's below */
+	mounted = mnt_path_mount(o.device, &m);
+	rc = cmd_io_open(o.device, (o.dry_run ? NLFS_IO_RDONLY : NLFS_IO_RDWR) |
+			 (mounted ? 0 : CMD_IO_UNMOUNTED), &io);
 	if (rc)
 		cli_errx("cannot open %s: %s", o.device, dev_open_reason(o.device, rc, msg, sizeof(msg)));
 	rc = nlfs_io_size(io, &size);
@@ -295,13 +301,10 @@ int main(int argc, char **argv)
 		cli_errx("%s", err.what);
 	}
 	check_page_size(&o);
-	{
-		struct mnt_entry m;
-
-		if (!mnt_lookup(NULL, o.device, NULL, &m))
-			cli_errx("%s is mounted on %s (%s); will not make a filesystem here",
-			    o.device, m.mountpoint, m.fstype);
-	}
+	if (mounted)
+		cli_errx("%s is mounted on %s (%s); will not make a filesystem here",
+		    o.device, m.mountpoint, m.fstype);
+	mnt_free(&m);
 	check_existing(&o);
 	if (!o.quiet) {
 		printf(PROG " (nilfsprogs %s)\n", PACKAGE_VERSION);

@@ -109,7 +109,8 @@ int resize_offline(const struct resize_opts *o)
 		}
 		extended = true;
 	}
-	rc = cmd_io_open(o->device, NLFS_IO_RDWR, &io);
+	/* main() found it not mounted; after a question, it is looked up again */
+	rc = cmd_io_open(o->device, NLFS_IO_RDWR | (o->assume_yes ? CMD_IO_UNMOUNTED : 0), &io);
 	if (rc) {
 		say_unusable(o, rc, NULL);
 		if (extended)

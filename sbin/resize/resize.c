@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	struct nlfs_io *io;
 	struct stat st;
 	struct mnt_entry m;
-	int c, rc;
+	int c, rc, mrc;
 
 	cli_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "hvyV", longopts, NULL)) != -1) {
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 	o.device = dev_resolve(argv[optind++]);
 	if (!o.device)
 		return EXIT_FAILURE;
-	cmd_refuse_foreign_mount(o.device);
+	mrc = cmd_mount_of(o.device, &m);   /* used once the size is known */
 	if (stat(o.device, &st) < 0) {
 		say_unusable(&o, -errno, NULL);
 		return EXIT_FAILURE;
@@ -205,11 +205,10 @@ int main(int argc, char **argv)
 			o.size = down;
 		}
 	}
-	rc = mnt_lookup(NULL, o.device, NULL, &m);
-	if (rc == -ENOENT)
+	if (mrc == -ENOENT)
 		return resize_offline(&o);
-	if (rc) {
-		say("Error: cannot find %s: %s.\n", o.device, strerror(-rc));
+	if (mrc) {
+		say("Error: cannot find %s: %s.\n", o.device, strerror(-mrc));
 		return EXIT_FAILURE;
 	}
 	if (o.is_file) {

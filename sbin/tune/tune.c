@@ -302,12 +302,13 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	parse(argc, argv, &o);
-	cmd_refuse_foreign_mount(o.device);
+	rc = cmd_mount_of(o.device, &m);
 	printf(PROG " %s\n", PACKAGE_VERSION);   /* nilfs-utils' banner */
 	fflush(stdout);
-	if (!o.set)
+	if (!o.set) {
+		mnt_free(&m);
 		return list_volume(&o);
-	rc = mnt_lookup(NULL, o.device, NULL, &m);
+	}
 	if (rc && rc != -ENOENT)
 		cli_errx("%s: %s", o.device, strerror(-rc));
 	if (!rc) {
@@ -339,7 +340,7 @@ int main(int argc, char **argv)
 			  "leave them older than the logs", o.device, where);
 		mode = NLFS_IO_RDWR_SHARED;
 	}
-	rc = cmd_io_open(o.device, mode, &io);
+	rc = cmd_io_open(o.device, mode | (mounted ? 0 : CMD_IO_UNMOUNTED), &io);
 	if (rc)
 		cli_errx("%s: %s", o.device, cmd_volume_reason(o.device, rc, NULL, msg, sizeof(msg)));
 	if (sets_block_count(&o) && mounted)

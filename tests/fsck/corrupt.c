@@ -8,6 +8,9 @@
  *                             set the link count of PATH's inode to N
  *   corrupt --random SEED IMAGE
  *                             one fault drawn from SEED (corrupt_random.c)
+ *   corrupt --cp-count CNO N IMAGE
+ *                             set the checkpoint count of the cpfile block
+ *                             that holds checkpoint CNO to N
  *
  * BASE is "mkfs" (nilfs-tools' mkfs.nilfs2, 4 KiB blocks), "kernel"
  * (tests/fsck/images/kernel-1k.img.xz, written by the real kernel with 1 KiB
@@ -1564,6 +1567,20 @@ static unsigned links_count;
 
 static void set_links(void) { inode_edit(path_ino(links_path), I_LINKS, 2, links_count); }
 
+/* --cp-count: a checkpoint of the block, and the count it gets */
+static uint64_t count_cno;
+static uint32_t count_value;
+
+static void set_cp_count(void)
+{
+	uint64_t epb = bs / 192;
+
+	if (count_cno < epb)
+		die("checkpoint %llu is in block 0, which keeps no count",
+		    (unsigned long long)count_cno);
+	cp_edit(count_cno / epb * epb, 4, 4, count_value);
+}
+
 /* --random: the seed of the draw */
 static uint64_t random_seed;
 
@@ -1596,13 +1613,19 @@ int main(int argc, char **argv)
 		links_count = (unsigned)strtoul(argv[3], NULL, 10);
 		return run_on(argv[4], set_links);
 	}
+	if (argc == 5 && !strcmp(argv[1], "--cp-count")) {
+		count_cno = strtoull(argv[2], NULL, 10);
+		count_value = (uint32_t)strtoul(argv[3], NULL, 10);
+		return run_on(argv[4], set_cp_count);
+	}
 	if (argc == 4 && !strcmp(argv[1], "--random")) {
 		random_seed = strtoull(argv[2], NULL, 10);
 		return run_on(argv[3], draw_random);
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n"
-			"       corrupt --links PATH N IMAGE | corrupt --random SEED IMAGE\n");
+			"       corrupt --links PATH N IMAGE | corrupt --random SEED IMAGE\n"
+			"       corrupt --cp-count CNO N IMAGE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--open-dsync"))

@@ -114,6 +114,35 @@ for spec in base:cp_snaplist base:cp_blkcount base:cp_cno base:cp_future base:cp
 	done
 done
 
+# a count in a cpfile block the check does not read (kernel-rich's block 6,
+# checkpoints 30..34): too low for what rmcp deletes from it, or more than
+# the block holds, the writer refuses, naming the block, and rmcp writes
+# nothing (not the deletions before it either); fsck -y recounts it, and
+# rmcp then deletes
+for spec in 32:0:32 32:200:32 30:0:25..33; do
+	cno=${spec%%:*} count=${spec#*:} range=${count#*:} count=${count%%:*}
+	label="cpfile block count $count on kernel-rich, rmcp $range"
+	cp --sparse=always rich.img d.img && "$corrupt" --cp-count "$cno" "$count" d.img ||
+		{ bad "corrupt --cp-count $cno $count"; continue; }
+	cp --sparse=always d.img w.img
+	"$top/rmcp" w.img "$range" >out 2>&1
+	rc=$?
+	if [ $rc = 1 ] && [ "$(grep -c 'run fsck.nilfs2' out)" = 1 ] &&
+	   grep -q "w.img: cpfile block 6: count $count, but .*run fsck.nilfs2" out &&
+	   grep -q 'no checkpoints were removed' out; then
+		ok "$label: refused: $(grep 'run fsck.nilfs2' out)"
+	else
+		bad "$label: exits $rc without naming the block"
+	fi
+	cmp -s d.img w.img && ok "$label: changed nothing" || bad "$label: wrote to it"
+	"$top/fsck.nilfs2" -y w.img >out 2>&1
+	[ $? = 1 ] && grep -q 'cpfile: 1 count(s) recounted' out &&
+		ok "$label: fsck -y recounts the block" || bad "$label: fsck -y"
+	"$top/rmcp" w.img "$cno" >out 2>&1 && "$top/fsck.nilfs2" -fn w.img >out 2>&1 &&
+		ok "$label: after fsck -y, rmcp $cno deletes, and fsck -fn is clean" ||
+		bad "$label: rmcp $cno after fsck -y"
+done
+
 # random damage in what the check reads: the draws of kernel-1k.img that
 # land in a superblock copy or the log at the cursor (tried: 150 seeds)
 for seed in 3 6 27 29 38 89 103 131 149; do
