@@ -12,6 +12,14 @@ struct fsck_readahead;
  * through IO instead (true then): the kernel reads it in one go, quicker
  * than the threads open their handles and the volume.  false: start them. */
 #define FSCK_RA_WHOLE_MAX (4u << 20)
+/* The blocks at the head of a segment in use asked for before its first
+ * log's summary is read: that summary, most often one or two blocks.  Not
+ * more: what follows is mostly file data, and the log walkers ask for the
+ * rest of each summary once its first block says how long it is.  (At 32,
+ * a cold fsck -fn of bench/fsck.sh CASE=aged, 214 segments of one or two
+ * logs, had the disk read 48 MiB for a metadata floor of 8.6 MiB; at 4,
+ * 19 MiB, about what the floor's own reads make the disk read.) */
+#define FSCK_SEG_HEAD_BLOCKS 4u
 struct nlfs_io;
 bool fsck_readahead_whole(struct nlfs_io *io, uint64_t devsize);
 /* Start the thread on DEVICE, read-only through a handle of its own; -1
