@@ -469,8 +469,7 @@ static uint64_t prefetch_next(struct fsck *c, uint64_t seg)
 	if (seg < g->nsegments)
 		nlfs_io_prefetch(nlfs_fs_io(c->fs), nlfs_seg_start(g, seg) * g->blocksize,
 				 (uint64_t)(c->o.check_data ? c->segs[seg].su_nblocks :
-					    c->segs[seg].su_nblocks < FSCK_SEG_HEAD_BLOCKS ?
-					    c->segs[seg].su_nblocks : FSCK_SEG_HEAD_BLOCKS) *
+					    fsck_seg_head_blocks(c->segs[seg].su_nblocks, g->blocksize)) *
 				 g->blocksize);
 	return seg;
 }

@@ -227,7 +227,7 @@ static void segment_head(struct fsck_readahead *ra, uint64_t seg, uint32_t nbloc
 	uint32_t bs = ra->g->blocksize;
 
 	nlfs_io_prefetch(ra->io, nlfs_seg_start(ra->g, seg) * bs,
-			 (uint64_t)(nblocks < FSCK_SEG_HEAD_BLOCKS ? nblocks : FSCK_SEG_HEAD_BLOCKS) * bs);
+			 (uint64_t)fsck_seg_head_blocks(nblocks, bs) * bs);
 }
 
 static void collect_segment(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks)
