@@ -42,9 +42,17 @@
 # another build of fsck.nilfs2 in the same runs (before and after a change).
 # Every timed run starts with a cold cache: caches are dropped (as root,
 # sync; echo 3 >/proc/sys/vm/drop_caches) before each; the script refuses
-# to run otherwise.  The four timings run in turn RUNS (default 2) times;
-# the best time and the largest RSS of each are kept.  CHECK_DATA=0 skips
-# the --check-data runs.
+# to run otherwise.  bench/timecmd.c times each run: wall time from
+# CLOCK_MONOTONIC, CPU time (user and system) from wait4's rusage, peak
+# RSS, so the kernel-written cases' 20-100 ms commands are measured to the
+# microsecond, not in GNU time's 10 ms steps.  The timings run in turn, one
+# run of each command a round, fsck.nilfs2 and its peers interleaved so
+# that a busy moment of the machine falls on both sides alike, RUNS rounds
+# (default 2 for the main case, 11 for the kernel-written ones); the best
+# and the median wall time, the median CPU time and the largest RSS of each
+# are kept.  The kernel-written cases also run each command once more warm
+# right after its cold run (what is left without the disk: start-up and
+# CPU).  CHECK_DATA=0 skips the --check-data runs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -52,13 +60,11 @@ mkfs=${MKFS:-$top/mkfs.nilfs2}
 fsck=${FSCK:-$top/fsck.nilfs2}
 NFILES=${NFILES:-1000000}
 IMG_GIB=${IMG_GIB:-8}
-RUNS=${RUNS:-2}
 CHECK_DATA=${CHECK_DATA:-1}
 mke2fs=$(PATH=/usr/sbin:/sbin:$PATH command -v mke2fs)
 e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck)
-gtime=/usr/bin/time
-for t in "$mkfs" "$fsck" "$mke2fs" "$e2fsck" "$gtime" cc; do
-	command -v "$t" >/dev/null || { echo "missing: $t (GNU time is package 'time')" >&2; exit 1; }
+for t in "$mkfs" "$fsck" "$mke2fs" "$e2fsck" cc; do
+	command -v "$t" >/dev/null || { echo "missing: $t" >&2; exit 1; }
 done
 [ -f "$top/.libs/libnlfs.a" ] || { echo "build first: $top/.libs/libnlfs.a missing" >&2; exit 1; }
 [ -w /proc/sys/vm/drop_caches ] || { echo "must run as root: every timing starts with a cold cache" >&2; exit 1; }
@@ -66,20 +72,32 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/nilfs-fsck-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cflags="-O2 -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64"
+cc $cflags -o "$work/timecmd" "$here/timecmd.c"
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 now() { date +%s.%N; }
 
-# run LABEL CMD...: one cold run; appends "LABEL seconds maxrss_kib" to $work/times
-run() {
+# run LABEL CMD...: one cold run; appends "LABEL wall_s cpu_s maxrss_kib"
+# to $work/times; warm LABEL CMD...: the same without dropping the cache
+run() { timed -c "$@"; }
+warm() { timed "$@"; }
+timed() {
+	c=
+	[ "$1" != -c ] || { c=-c; shift; }
 	label=$1; shift
-	drop
 	st=0
-	"$gtime" -f "$label %e %M" -a -o "$work/times" "$@" >"$work/$label.out" 2>&1 || st=$?
+	"$work/timecmd" $c "$work/times" "$label" "$work/$label.out" "$@" || st=$?
 	# both must find the images clean (exit status 0)
 	[ $st -eq 0 ] || { echo "$* exited $st:" >&2; tail -5 "$work/$label.out" >&2; exit 1; }
 }
-best() { awk -v l="$1" '$1 == l && (b == "" || $2 < b) { b = $2 } END { print b }' "$work/times"; }
-peak() { awk -v l="$1" '$1 == l && $3 > m { m = $3 } END { print m + 0 }' "$work/times"; }
+# of LABEL's runs: the least wall time, the median wall time, the median
+# CPU time, the largest RSS
+col() { awk -v l="$1" '$1 == l { print $'"$2"' }' "$work/times" | sort -g; }
+best() { col "$1" 2 | head -1; }
+median() { col "$1" "$2" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+med() { median "$1" 2; }
+cpu() { median "$1" 3; }
+peak() { col "$1" 4 | tail -1; }
+ratio() { echo "$1 / $2" | bc -l; }
 
 # the kernel-written volume of CASE=checkpoints, made once and kept: its path
 cp_volume() {
@@ -180,54 +198,69 @@ bench_kernel_volume() {
 	rm -rf "$work/tree"
 	"$work/fsck-floor" list "$img" >"$work/meta.runs" 2>"$work/meta.txt"
 	: >"$work/times"
-	echo "== cold runs, best of $RUNS each" >&2
+	runs=${RUNS:-11}
+	echo "== $runs rounds: each command cold, then warm" >&2
 	i=0
-	while [ $i -lt "$RUNS" ]; do
-		run latest "$fsck" -fn "$img"
-		[ "${ALL:-1}" = 0 ] || run all "$fsck" -fn --checkpoints=all "$img"
-		if [ -n "${FSCK_BEFORE:-}" ]; then
-			run b_latest "$FSCK_BEFORE" -fn "$img"
-			[ "${ALL:-1}" = 0 ] || run b_all "$FSCK_BEFORE" -fn --checkpoints=all "$img"
+	while [ $i -lt "$runs" ]; do
+		for cmd in "latest $fsck -fn $img" "ext4 $e2fsck -fn $e_img" "kext4 $e2fsck -fn $k_img" \
+			${FSCK_BEFORE:+"b_latest $FSCK_BEFORE -fn $img"}; do
+			# shellcheck disable=SC2086 # the paths have no blanks
+			set -- $cmd
+			l=$1; shift
+			run "$l" "$@"
+			warm "w_$l" "$@"
+		done
+		if [ "${ALL:-1}" != 0 ]; then
+			run all "$fsck" -fn --checkpoints=all "$img"
+			warm w_all "$fsck" -fn --checkpoints=all "$img"
+			[ -z "${FSCK_BEFORE:-}" ] || run b_all "$FSCK_BEFORE" -fn --checkpoints=all "$img"
 		fi
-		run ext4 "$e2fsck" -fn "$e_img"
-		run kext4 "$e2fsck" -fn "$k_img"
 		run meta "$work/fsck-floor" read "$img" "$work/meta.runs"
 		i=$((i + 1))
 	done
-	l_t=$(best latest) l_m=$(peak latest) e_t=$(best ext4) e_m=$(peak ext4) m_t=$(best meta)
-	k_t=$(best kext4) k_m=$(peak kext4)
 	n_reads=$(cold_reads "$fsck" -fn "$img") e_reads=$(cold_reads "$e2fsck" -fn "$e_img")
 	printf 'volume: %s\n' "$vol_what"
-	printf 'fsck.nilfs2 -fn (latest):            %6.2f s  %7d KiB max RSS   (%s)\n' "$l_t" "$l_m" \
-		"$(grep -E "[0-9] inodes," "$work/latest.out" | sed 's/^[^:]*: [^:]*: //')"
+	printf '%s rounds, cold: best and median wall time, median CPU time (user+system), max RSS; warm: best wall, median CPU\n' "$runs"
+	line() {
+		printf '%-36s %7.1f %7.1f ms  CPU %6.1f ms  %6d KiB   warm %6.1f ms  CPU %6.1f ms\n' "$1" \
+			"$(ratio "$(best "$2")" 0.001)" "$(ratio "$(med "$2")" 0.001)" "$(ratio "$(cpu "$2")" 0.001)" \
+			"$(peak "$2")" "$(ratio "$(best "w_$2")" 0.001)" "$(ratio "$(cpu "w_$2")" 0.001)"
+	}
+	line 'fsck.nilfs2 -fn (latest):' latest
+	printf '    (%s)\n' "$(grep -E "[0-9] inodes," "$work/latest.out" | sed 's/^[^:]*: [^:]*: //')"
 	if [ "${ALL:-1}" != 0 ]; then
-		a_t=$(best all) a_m=$(peak all)
-		printf 'fsck.nilfs2 -fn --checkpoints=all:   %6.2f s  %7d KiB max RSS   (%s checked)\n' \
-			"$a_t" "$a_m" "$(sed -n 's/.* \([0-9]*\) checked$/\1/p' "$work/all.out")"
+		line 'fsck.nilfs2 -fn --checkpoints=all:' all
+		printf '    (%s checked)\n' "$(sed -n 's/.* \([0-9]*\) checked$/\1/p' "$work/all.out")"
 	fi
-	printf 'e2fsck -fn (the latest tree):        %6.2f s  %7d KiB max RSS   (mke2fs -d)\n' "$e_t" "$e_m"
-	printf 'e2fsck -fn (ext4 aged alike):        %6.2f s  %7d KiB max RSS   (the kernel wrote it with the same workload)\n' \
-		"$k_t" "$k_m"
-	printf 'floor, metadata (%s) read once in disk order: %.2f s\n' "$(cat "$work/meta.txt")" "$m_t"
+	line 'e2fsck -fn (mke2fs -d, latest tree):' ext4
+	line 'e2fsck -fn (ext4 the kernel aged alike):' kext4
+	printf 'floor, metadata (%s) read once in disk order: best %.1f ms, median %.1f ms\n' "$(cat "$work/meta.txt")" \
+		"$(ratio "$(best meta)" 0.001)" "$(ratio "$(med meta)" 0.001)"
 	printf 'separate reads (read system calls, cold): fsck.nilfs2 -fn %s (its read-ahead thread included), e2fsck -fn %s; the floor, %s runs\n' \
 		"$n_reads" "$e_reads" "$(grep -c '^[0-9]' "$work/meta.runs")"
-	printf 'ratio latest / e2fsck: time %.2f (target <= 1)  memory %.2f (target <= 2)\n' \
-		"$(echo "$l_t / $e_t" | bc -l)" "$(echo "$l_m / $e_m" | bc -l)"
-	printf 'ratio latest / aged e2fsck: time %.2f  memory %.2f\n' \
-		"$(echo "$l_t / $k_t" | bc -l)" "$(echo "$l_m / $k_m" | bc -l)"
-	printf 'ratio latest / floor: time %.2f (target <= 1.5)\n' "$(echo "$l_t / $m_t" | bc -l)"
+	# ratios of the best and of the median cold runs, of the median CPU
+	# time of the warm runs and of the largest RSS
+	ratios() {
+		printf '%s: cold best %.2f median %.2f  warm CPU %.2f' "$1" "$(ratio "$(best "$2")" "$(best "$3")")" \
+			"$(ratio "$(med "$2")" "$(med "$3")")" "$(ratio "$(cpu "w_$2")" "$(cpu "w_$3")")"
+		[ -z "${4:-}" ] || printf '  memory %.2f' "$(ratio "$(peak "$2")" "$(peak "$3")")"
+		printf '%s\n' "${5:-}"
+	}
+	ratios 'ratio latest / e2fsck' latest ext4 m ' (targets: time <= 1, memory <= 2)'
+	ratios 'ratio latest / aged e2fsck' latest kext4 m
+	printf 'ratio latest / floor: cold best %.2f median %.2f (target <= 1.5)\n' \
+		"$(ratio "$(best latest)" "$(best meta)")" "$(ratio "$(med latest)" "$(med meta)")"
 	if [ "${ALL:-1}" != 0 ]; then
-		printf 'ratio all / latest: time %.2f (target <= 1.5)  memory %.2f;  all / e2fsck: time %.2f  memory %.2f\n' \
-			"$(echo "$a_t / $l_t" | bc -l)" "$(echo "$a_m / $l_m" | bc -l)" \
-			"$(echo "$a_t / $e_t" | bc -l)" "$(echo "$a_m / $e_m" | bc -l)"
+		ratios 'ratio all / latest' all latest m ' (target: time <= 1.5)'
+		ratios 'ratio all / e2fsck' all ext4 m
 	fi
 	if [ -n "${FSCK_BEFORE:-}" ]; then
-		b_t=$(best b_latest) b_m=$(peak b_latest)
-		printf 'before (%s): latest %.2f s %d KiB max RSS (%.2f x e2fsck), %s separate reads' \
-			"$FSCK_BEFORE" "$b_t" "$b_m" "$(echo "$b_t / $e_t" | bc -l)" \
-			"$(cold_reads "$FSCK_BEFORE" -fn "$img")"
-		[ "${ALL:-1}" = 0 ] || printf '; all %.2f s %d KiB (%.2f x latest)' "$(best b_all)" \
-			"$(peak b_all)" "$(echo "$(best b_all) / $b_t" | bc -l)"
+		line "before ($FSCK_BEFORE):" b_latest
+		ratios 'ratio before latest / e2fsck' b_latest ext4 m
+		printf 'before: %s separate reads' "$(cold_reads "$FSCK_BEFORE" -fn "$img")"
+		[ "${ALL:-1}" = 0 ] || printf '; all cold best %.1f median %.1f ms (%.2f x its latest)' \
+			"$(ratio "$(best b_all)" 0.001)" "$(ratio "$(med b_all)" 0.001)" \
+			"$(ratio "$(best b_all)" "$(best b_latest)")"
 		printf '\n'
 	fi
 	printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -265,9 +298,10 @@ rm -rf "$work/tree"
 "$work/fsck-floor" list-logs "$n_img" >"$work/logs.runs" 2>"$work/logs.txt"
 : >"$work/times"
 # interleaved, so a busy machine slows all of them alike
-echo "== cold runs, best of $RUNS each" >&2
+runs=${RUNS:-2}
+echo "== cold runs, best of $runs each" >&2
 i=0
-while [ $i -lt "$RUNS" ]; do
+while [ $i -lt "$runs" ]; do
 	run nilfs "$fsck" -fn "$n_img"
 	[ -z "${FSCK_BEFORE:-}" ] || run nilfs_before "$FSCK_BEFORE" -fn "$n_img"
 	[ "$CHECK_DATA" = 0 ] || run nilfs_data "$fsck" -fn --check-data "$n_img"

@@ -17,7 +17,10 @@
  * inode whose record or bitmap bit changed taken out as it was (its blocks
  * out of c->vref, its directory records out of the counts) and checked
  * again as it is now (check_inode, its map whole), each changed directory
- * read whole (pass_dir.c, no descent).  Then only the inodes whose link
+ * compared block by block (pass_dir.c, no descent): the blocks whose
+ * virtual block changed read old and new, record by record, the others
+ * (the same records) only for their names, which a new name in a changed
+ * block must not repeat.  Then only the inodes whose link
  * count or references moved are compared, and only the directories that
  * moved are followed up to the root.  A block the difference does not
  * touch was alive in the previous checkpoint; it must be alive in this one
@@ -427,6 +430,7 @@ static void reset_step(struct cpdiff *d)
 		fsck_bit_clear(&d->touchmap, d->t[i].ino);
 	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = d->nstale = 0;
 	d->noldblk = 0;
+	d->ndblocks = 0;
 	d->noldrecs = 0;
 	d->failed = false;
 }
@@ -536,14 +540,20 @@ static bool take_out_old(struct cpdiff *d)
 			return false;
 		if (t->ino == NLFS_ROOT_INO || t->ino >= first_ino)
 			d->ninodes--;
-		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count))
-			cpdiff_unref_dir(d, &old);
+		if (is_type(mode, NLFS_S_IFDIR) && nlfs_le16(old.inode.i_links_count)) {
+			struct nlfs_file cur;
+			bool have_cur = t->new_alloc && !cp_read_inode(c, cp, t->ino, &cur) &&
+					is_type(nlfs_le16(cur.inode.i_mode), NLFS_S_IFDIR);
+
+			cpdiff_unref_dir(d, &old, have_cur ? &cur : NULL);
+		}
 		t->old_mode = nlfs_le16(old.inode.i_mode);
 		fsck_bit_clear(&cp->isdir, t->ino);
 		fsck_icount_set(&cp->links, t->ino, 0);
 		d->ver[t->ino]++;
 		cpdiff_dirty(d, t->ino);
 	}
+	cpdiff_sort_dblocks(d);
 	return true;
 }
 
@@ -579,7 +589,8 @@ static bool put_in_new(struct cpdiff *d)
 	return true;
 }
 
-/* each changed directory read whole, no descent (pass_dir.c) */
+/* each changed directory walked, no descent (pass_dir.c): the blocks it
+ * shares with its old version for their names alone */
 static bool walk_changed_dirs(struct cpdiff *d)
 {
 	struct fsck *c = d->c;
@@ -717,6 +728,7 @@ const struct cp_diff_hooks cpdiff_hooks = {
 	.note_child = cpdiff_note_child,
 	.note_dotdot = cpdiff_note_dotdot,
 	.record_known = cpdiff_record_known,
+	.block_same = cpdiff_block_same,
 };
 
 int cpdiff_new(struct fsck *c, const uint64_t *cnos, uint64_t ncnos, struct cpdiff **dp)
@@ -780,6 +792,7 @@ void cpdiff_free(struct cpdiff *d)
 	free(d->dotdot);
 	free(d->moved);
 	free(d->oldblk);
+	free(d->dblocks);
 	free(d->oldset);
 	free(d->oldrecs);
 	free(d);

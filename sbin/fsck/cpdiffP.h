@@ -88,6 +88,10 @@ struct cpdiff {
 	size_t nlost, caplost, ndotdot, capdotdot;
 	uint64_t *moved;                /* directories given a parent */
 	size_t nmoved, capmoved;
+	struct pair *dblocks;           /* (dir, key): the blocks of a changed directory's map
+					 * that changed, (dir, UINT64_MAX) for each directory
+					 * compared so; sorted once all are in */
+	size_t ndblocks, capdblocks;
 	struct dblk *oldblk;            /* the changed directories' old records */
 	size_t noldblk, capoldblk;
 	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
@@ -121,11 +125,16 @@ void cpdiff_dirty(void *arg, uint64_t ino);
 void cpdiff_note_child(void *arg, uint64_t dir, uint64_t child);
 void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino);
 bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+bool cpdiff_block_same(const void *arg, uint64_t dir, uint64_t key);
 /* the old records of the changed directories hashed for
  * cpdiff_record_known: 0 or -ENOMEM */
 int cpdiff_hash_oldblk(struct cpdiff *d);
-/* the references the old version of directory F made, taken back */
-void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f);
+/* the references the old version of directory F made, taken back: of the
+ * blocks the new version CUR (NULL: none, or not a directory) does not
+ * share with it */
+void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f, const struct nlfs_file *cur);
+/* d->dblocks in order, for cpdiff_block_same */
+void cpdiff_sort_dblocks(struct cpdiff *d);
 /* the tree after the changes: link counts, names of free inodes, parents
  * (a failure sets d->failed) */
 void cpdiff_check_tree(struct cpdiff *d);

@@ -101,23 +101,97 @@ bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned t
 	return false;
 }
 
-/* the references the old version of directory F made, taken back */
-void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f)
+static int cmp_pair_both(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+struct dir_diff {
+	struct cpdiff *d;
+	uint64_t dir;
+};
+
+/* a data block of the directory's map that one version has and the other
+ * not (or not with the same virtual block) */
+static int note_changed_block(uint64_t key, uint64_t ptr, unsigned level,
+			      enum nlfs_bmap_side side, void *arg)
+{
+	struct dir_diff *dd = arg;
+	struct pair p = { dd->dir, key };
+
+	(void)ptr;
+	if (level || side == NLFS_BMAP_SHARED)
+		return 0;
+	if (CLI_PUSH(dd->d->dblocks, dd->d->ndblocks, dd->d->capdblocks, p)) {
+		fail(dd->d);
+		return 1;
+	}
+	return 0;
+}
+
+void cpdiff_sort_dblocks(struct cpdiff *d)
+{
+	nlfs_sort(d->dblocks, d->ndblocks, sizeof(*d->dblocks), cmp_pair_both);
+}
+
+/* is (DIR, KEY) among the N sorted pairs at P? */
+static bool has_pair(const struct pair *p, size_t n, uint64_t dir, uint64_t key)
+{
+	struct pair want = { dir, key };
+	size_t i = nlfs_lower_bound(&want, p, n, sizeof(*p), cmp_pair_both);
+
+	return i < n && p[i].a == dir && p[i].b == key;
+}
+
+/* a directory compared block by block (its mark is in), and KEY not one
+ * of the blocks that changed */
+bool cpdiff_block_same(const void *arg, uint64_t dir, uint64_t key)
+{
+	const struct cpdiff *d = arg;
+
+	return has_pair(d->dblocks, d->ndblocks, dir, UINT64_MAX) &&
+	       !has_pair(d->dblocks, d->ndblocks, dir, key);
+}
+
+/* The references the old version of directory F made, taken back.  A
+ * block both versions share (the same virtual block: the same records)
+ * is left alone, here and in the walk of the new version, which reads
+ * only its names: what it names is named still. */
+void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f, const struct nlfs_file *cur)
 {
 	uint32_t bs = d->c->g->blocksize;
 	uint64_t *keys = NULL;
-	size_t nkeys = 0;
+	size_t nkeys = 0, changed = d->ndblocks, nchanged;
 	uint8_t *buf = malloc(bs);
 
 	if (!buf || nlfs_bmap_keys(d->c->fs, f, &keys, &nkeys, NULL)) {
 		fail(d);
 		goto out;
 	}
+	if (cur) {
+		struct dir_diff dd = { d, f->ino };
+		struct pair mark = { f->ino, UINT64_MAX };
+
+		if (nlfs_bmap_diff(d->c->fs, f, cur, note_changed_block, &dd, NULL) ||
+		    CLI_PUSH(d->dblocks, d->ndblocks, d->capdblocks, mark)) {
+			fail(d);
+			goto out;
+		}
+		nlfs_sort(d->dblocks + changed, d->ndblocks - changed, sizeof(*d->dblocks),
+			  cmp_pair_both);
+	}
+	nchanged = d->ndblocks - changed;
 	for (size_t i = 0; i < nkeys && !d->failed; i++) {
 		unsigned off = 0, nrec = 0;
 		bool hole;
 		uint64_t key = keys[i];
 
+		if (cur && !has_pair(d->dblocks + changed, nchanged, f->ino, key))
+			continue;   /* shared */
 		if (nlfs_file_read_block(d->c->fs, f, key, buf, &hole, NULL) || hole) {
 			fail(d);
 			break;

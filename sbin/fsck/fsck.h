@@ -231,6 +231,10 @@ struct cp_diff_hooks {
 	/* directory DIR's old version had a record naming INO as TYPE, and INO
 	 * did not change: a record that says the same needs no new look at INO */
 	bool (*record_known)(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+	/* block KEY of directory DIR is the one its old version had (same
+	 * virtual block, so the same records): only its names are read, for
+	 * the records of the blocks that changed to be told apart from */
+	bool (*block_same)(const void *arg, uint64_t dir, uint64_t key);
 };
 
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with

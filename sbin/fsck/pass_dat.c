@@ -82,13 +82,68 @@ static int dat_groups(struct fsck *c, const struct nlfs_file *dat, uint64_t **gr
 	return rc;
 }
 
+/* a period [START, END) that the checkpoints up to the latest can hold:
+ * it begins at one, and ends after it at one or is open */
+static bool period_possible(const struct fsck *c, uint64_t start, uint64_t end)
+{
+	return start != 0 && start <= end && start <= c->latest_cno &&
+	       (end == NLFS_CNO_MAX || end <= c->latest_cno);
+}
+
 /* does entry V (address BLK, period [START, END)) pass check_entry's
- * checks of its own fields? */
+ * checks of its own fields, with an address c->dat can hold? */
 static bool entry_plain(const struct fsck *c, uint64_t v, uint64_t blk, uint64_t start,
 			uint64_t end)
 {
-	return v != 0 && blk != 0 && blk < FSCK_DATTABLE_NONE && start != 0 && start <= end &&
-	       start <= c->latest_cno && (end == NLFS_CNO_MAX || end <= c->latest_cno);
+	return v != 0 && blk != 0 && blk < FSCK_DATTABLE_NONE && period_possible(c, start, end);
+}
+
+/* Entries read in ascending order of virtual block number, a DAT block at
+ * a time: each block is read when the first entry in it is asked for. */
+struct entry_reader {
+	struct fsck *c;
+	struct nlfs_file dat;
+	uint8_t *buf;
+	uint64_t loaded;        /* the DAT block in buf (UINT64_MAX: none) */
+	bool fresh;             /* the entry just read is the first asked for in it */
+	int rc;                 /* reading it failed (err says why) */
+	bool hole;              /* it is a hole (or could not be read) */
+	struct nlfs_err err;
+};
+
+/* 0, or -ENOMEM (with nothing to close) */
+static int entry_reader_open(struct entry_reader *r, struct fsck *c)
+{
+	*r = (struct entry_reader){ .c = c, .loaded = UINT64_MAX };
+	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &r->dat);
+	r->buf = malloc(c->g->blocksize);
+	return r->buf ? 0 : -ENOMEM;
+}
+
+static void entry_reader_close(struct entry_reader *r)
+{
+	free(r->buf);
+}
+
+/* entry V into *DE: true, or false where its block is a hole or could not
+ * be read (r->rc and r->err then say why; r->loaded is the block) */
+static bool read_entry(struct entry_reader *r, uint64_t v, struct nlfs_dat_entry *de)
+{
+	uint32_t bs = r->c->g->blocksize, byteoff;
+	uint64_t blkoff;
+
+	nlfs_palloc_locate(bs, dat_esz(r->c), v, &blkoff, &byteoff);
+	r->fresh = blkoff != r->loaded;
+	if (r->fresh) {
+		r->loaded = blkoff;
+		r->rc = nlfs_file_read_block(r->c->fs, &r->dat, blkoff, r->buf, &r->hole, &r->err);
+		if (r->rc)
+			r->hole = true;
+	}
+	if (r->hole)
+		return false;
+	memcpy(de, r->buf + byteoff, sizeof(*de));
+	return true;
 }
 
 /* the DAT's blocks (c->datblk holds them) asked for in disk order, runs
@@ -119,36 +174,25 @@ static bool known_address(void *arg, uint64_t v, uint64_t *blk)
 
 /* c->dat: every allocated entry read once, in DAT order, and the plain
  * ones kept.  Nothing is reported: pass 4 reads again what is not plain. */
-static void load_table(struct fsck *c, const struct nlfs_file *dat)
+static void load_table(struct fsck *c)
 {
-	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
-	uint64_t loaded = UINT64_MAX, v;
 	struct fsck_viter it = { .from = 1 };
-	struct nlfs_err err;
-	bool hole = true;
-	uint8_t *buf;
+	struct entry_reader r;
+	uint64_t v;
 
 	if (fsck_dattable_init(&c->dat, c->valloc.nchunks))
 		return;
-	if (!(buf = malloc(bs))) {
+	if (entry_reader_open(&r, c)) {
 		fsck_dattable_free(&c->dat);
 		return;
 	}
 	dat_ahead(c);
 	while (c->dat.chunks && fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blkoff, blk, start, end;
-		uint32_t byteoff;
+		uint64_t blk, start, end;
 		struct nlfs_dat_entry de;
 
-		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
-		if (blkoff != loaded) {
-			loaded = blkoff;
-			if (nlfs_file_read_block(c->fs, dat, blkoff, buf, &hole, &err))
-				hole = true;   /* pass 4 tells */
-		}
-		if (hole)
-			continue;
-		memcpy(&de, buf + byteoff, sizeof(de));
+		if (!read_entry(&r, v, &de))
+			continue;   /* pass 4 tells */
 		blk = nlfs_le64(de.de_blocknr);
 		start = nlfs_le64(de.de_start);
 		end = nlfs_le64(de.de_end);
@@ -156,7 +200,7 @@ static void load_table(struct fsck *c, const struct nlfs_file *dat)
 			(void)fsck_dattable_put(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v) - 1, v,
 						(uint32_t)blk, end == NLFS_CNO_MAX);
 	}
-	free(buf);
+	entry_reader_close(&r);
 	nlfs_fs_known_addresses(c->fs, known_address, c);
 }
 
@@ -217,7 +261,7 @@ int pass_dat_map(struct fsck *c)
 	if (c->valloc.oom)
 		rc = -ENOMEM;
 	if (!rc && !fsck_cancelled(c))
-		load_table(c, &dat);
+		load_table(c);
 out:
 	free(groups);
 	free(pg.desc);
@@ -253,6 +297,11 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 	uint64_t blk = nlfs_le64(raw->de_blocknr), start = nlfs_le64(raw->de_start);
 	uint64_t end = nlfs_le64(raw->de_end);
 
+	if (entry_plain(c, v, blk, start, end)) {
+		check_address(c, v, blk);
+		return;
+	}
+	/* what is wrong with it */
 	if (v == 0) {
 		if (blk || start || end) {
 			fsck_problem(c, MSG_DAT_ENTRY0_NOT_ZERO, blk);
@@ -260,8 +309,7 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		}
 		return;
 	}
-	if (start == 0 || start > end || start > c->latest_cno ||
-	    (end != NLFS_CNO_MAX && end > c->latest_cno)) {
+	if (!period_possible(c, start, end)) {
 		char endstr[24];
 
 		/* formatted only here: check_entry runs for every entry */
@@ -282,26 +330,20 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 
 int pass_dat_entries(struct fsck *c)
 {
-	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
-	uint64_t loaded = UINT64_MAX, n = 0, v;
-	bool hole = false, hole_told = false;
 	struct fsck_viter it = { 0 };
-	struct nlfs_file dat;
-	struct nlfs_err err;
-	uint8_t *buf = malloc(bs);
+	struct entry_reader r;
+	uint64_t n = 0, v;
 
-	if (!buf) {
+	if (entry_reader_open(&r, c)) {
 		fsck_problem(c, MSG_OOM_DAT);
 		return -ENOMEM;
 	}
-	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
 	if (!fsck_vbit_test(&c->valloc, 0)) {
 		fsck_problem(c, MSG_DAT_ENTRY0_FREE);
 		fix_note_vblock(c, 0);
 	}
 	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blkoff, blk;
-		uint32_t byteoff;
+		uint64_t blk;
 		struct nlfs_dat_entry de;
 
 		fsck_progress(c, 4, n++, c->nvalloc);
@@ -309,73 +351,49 @@ int pass_dat_entries(struct fsck *c)
 			check_address(c, v, blk);   /* its own fields hold */
 			continue;
 		}
-		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
-		if (blkoff != loaded) {
-			loaded = blkoff;
-			hole_told = false;
-			if (nlfs_file_read_block(c->fs, &dat, blkoff, buf, &hole, &err)) {
-				fsck_lib_problem(c, MSG_DAT_ENTRY_BLOCK_READ, &err, blkoff);
-				hole = true;
-				hole_told = true;
-			}
-		}
-		if (hole) {
-			if (!hole_told)
-				fsck_problem(c, MSG_DAT_ENTRY_BLOCK_MISSING, blkoff, v);
-			hole_told = true;
-			fix_note_vblock(c, v);
+		if (read_entry(&r, v, &de)) {
+			check_entry(c, v, &de);
 			continue;
 		}
-		memcpy(&de, buf + byteoff, sizeof(de));
-		check_entry(c, v, &de);
+		/* told once a block, for the first entry asked for in it */
+		if (r.fresh && r.rc)
+			fsck_lib_problem(c, MSG_DAT_ENTRY_BLOCK_READ, &r.err, r.loaded);
+		else if (r.fresh)
+			fsck_problem(c, MSG_DAT_ENTRY_BLOCK_MISSING, r.loaded, v);
+		fix_note_vblock(c, v);
 	}
-	free(buf);
+	entry_reader_close(&r);
 	return 0;
 }
 
 void pass_dat_leaks(struct fsck *c)
 {
-	uint32_t bs = c->g->blocksize, esz = dat_esz(c);
-	uint64_t loaded = UINT64_MAX, v;
 	struct fsck_viter it = { .from = 1 };
-	struct nlfs_file dat;
-	struct nlfs_err err;
-	bool hole = true;
-	uint8_t *buf;
+	struct entry_reader r;
+	uint64_t v;
 
 	if (c->maps_incomplete) {
 		fsck_verbose(c, "DAT: some block maps could not be walked; unused live blocks are not looked for");
 		return;
 	}
-	buf = malloc(bs);
-	if (!buf) {
+	if (entry_reader_open(&r, c)) {
 		fsck_problem(c, MSG_OOM_DAT);
 		return;
 	}
-	nlfs_fs_mdt_file(c->fs, NLFS_DAT_INO, &dat);
 	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blkoff, blk;
-		uint32_t byteoff;
+		uint64_t blk;
 		struct nlfs_dat_entry de;
 		bool open;
 
 		if (fsck_vbit_test(&c->vref, v) || (fsck_dat_plain(c, v, &blk, &open) && !open))
 			continue;
-		/* read where it may be a leak: the message says what the entry holds */
-		nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
-		if (blkoff != loaded) {
-			loaded = blkoff;
-			if (nlfs_file_read_block(c->fs, &dat, blkoff, buf, &hole, &err))
-				hole = true;   /* reported by pass_dat_entries() */
-		}
-		if (hole)
-			continue;
-		memcpy(&de, buf + byteoff, sizeof(de));
-		if (nlfs_le64(de.de_end) != NLFS_CNO_MAX)
+		/* read where it may be a leak: the message says what the entry
+		 * holds (a block that cannot be read: pass_dat_entries() told) */
+		if (!read_entry(&r, v, &de) || nlfs_le64(de.de_end) != NLFS_CNO_MAX)
 			continue;
 		fsck_problem(c, MSG_DAT_LEAK, v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start),
 			     c->latest_cno);
 		fix_note_leak(c, v);
 	}
-	free(buf);
+	entry_reader_close(&r);
 }

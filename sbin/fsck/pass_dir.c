@@ -36,6 +36,7 @@ struct frame {
 	uint8_t *buf;
 	size_t pathlen;
 	bool dot, dotdot;
+	bool names_only;           /* the block is the old version's (diff_walk): its names alone */
 	bool rebuild;              /* the repair rewrites it from what holds up */
 	struct fsck_names names;
 };
@@ -325,6 +326,18 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 	w->path[pathlen] = 0;
 	if (rec->ino == 0)
 		return;   /* an unused record */
+	if (fr->names_only) {
+		/* a block of the last checkpoint, clean there: its '.' and
+		 * '..' in place, and names that a record of a block that
+		 * changed must not repeat */
+		if (idx == 0)
+			fr->dot = true;
+		else if (idx == 1)
+			fr->dotdot = true;
+		else
+			(void)record_name(w, rec, off, &renamed);
+		return;
+	}
 	if (rec->name_len == 0) {
 		fsck_problem(c, MSG_DIR_NAME_EMPTY, WHAT, fr->blk, rec->ino);
 		note_entry(w, rec, off, DIRENT_DROP, 0, "its name is empty");
@@ -419,6 +432,8 @@ static bool next_block(struct walk *w, struct frame *fr)
 		return false;
 	}
 	fr->off = 0;
+	fr->names_only = w->cp->diff_walk &&
+			 w->cp->diff->block_same(w->cp->diff_arg, fr->ino, fr->blk);
 	return true;
 }
 

@@ -27,6 +27,7 @@
 #include <nlfs/endian.h>
 #include "fsck.h"
 #include "array.h"
+#include "readahead.h"
 
 #define SS_KNOWN (NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR | NLFS_SS_SYNDT | NLFS_SS_GC)
 
@@ -468,7 +469,7 @@ static uint64_t prefetch_next(struct fsck *c, uint64_t seg)
 	if (seg < g->nsegments)
 		nlfs_io_prefetch(nlfs_fs_io(c->fs), nlfs_seg_start(g, seg) * g->blocksize,
 				 (uint64_t)(c->o.check_data ? c->segs[seg].su_nblocks :
-					    c->segs[seg].su_nblocks < 32 ? c->segs[seg].su_nblocks : 32) *
+					    fsck_seg_head_blocks(c->segs[seg].su_nblocks, g->blocksize)) *
 				 g->blocksize);
 	return seg;
 }

@@ -224,11 +224,10 @@ static void segment_blocks(struct fsck_readahead *ra, uint64_t seg, uint32_t nbl
  * summaries first, and segment_blocks() meets them only one at a time */
 static void segment_head(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks)
 {
-	enum { HEAD = 32 };
 	uint32_t bs = ra->g->blocksize;
 
 	nlfs_io_prefetch(ra->io, nlfs_seg_start(ra->g, seg) * bs,
-			 (uint64_t)(nblocks < HEAD ? nblocks : HEAD) * bs);
+			 (uint64_t)fsck_seg_head_blocks(nblocks, bs) * bs);
 }
 
 static void collect_segment(struct fsck_readahead *ra, uint64_t seg, uint32_t nblocks)

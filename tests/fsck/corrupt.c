@@ -1561,6 +1561,127 @@ static void open_dsync_series(void)
 	edit(last, SS_FLAGS, 2, peek(last, SS_FLAGS, 2) & ~NLFS_SS_LOGEND, 1);
 }
 
+/* --dup-across PATH: directory PATH as a checkpoint before the latest has
+ * it, where one of its blocks is the one the checkpoint before had (the
+ * same virtual block) and another is new and holds no later checkpoint:
+ * a record of the new block renamed to a name of the other (same length),
+ * so the checkpoint holds one name twice, in two blocks.  A check by
+ * difference that reads only what changed must still find it.  Prints
+ * the checkpoint's number. */
+static const char *dup_path;
+
+/* directory inode INO's records at checkpoint CNO: its map's keys and
+ * pointers (at most MAX); 0 if it is not there */
+static size_t dir_blocks_at(uint64_t cno, uint64_t ino, uint64_t *keys, uint64_t *ptrs,
+			    size_t max)
+{
+	struct nlfs_file ifl, f;
+	struct nlfs_err err;
+	uint64_t *k = NULL;
+	size_t n = 0;
+
+	if (nlfs_fs_ifile(fs, cno, &ifl, &err) || nlfs_ifile_read(fs, &ifl, ino, &f, &err) ||
+	    nlfs_bmap_keys(fs, &f, &k, &n, &err)) {
+		free(k);
+		return 0;
+	}
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = k[i];
+		if (nlfs_bmap_lookup(fs, &f, k[i], &ptrs[i], &err))
+			die("%s: its map at checkpoint %llu cannot be read", dup_path,
+			    (unsigned long long)cno);
+	}
+	free(k);
+	return n;
+}
+
+/* the first record (not '.' or '..') of the block at B: its byte offset
+ * and name length, named differently from NOT (LEN bytes; NULL: any) */
+static bool pick_record(uint64_t b, bool first_block, const uint8_t *not, unsigned len,
+			unsigned *at, unsigned *name_len)
+{
+	uint8_t *buf = malloc(bs);
+	unsigned off = 0, nrec = 0;
+	bool found = false;
+
+	if (!buf)
+		die("out of memory");
+	rd(b * bs, buf, bs);
+	while (off < bs && !found) {
+		struct nlfs_dir_rec rec;
+		const char *why;
+		unsigned next;
+
+		if (nlfs_dir_salvage(buf, bs, off, &rec, &next, &why) != NLFS_DIR_SOUND)
+			break;
+		if (rec.ino && !(first_block && nrec < 2) &&
+		    (!not || (rec.name_len == len && memcmp(rec.name, not, len)))) {
+			*at = off;
+			*name_len = rec.name_len;
+			found = true;
+		}
+		nrec++;
+		off = next;
+	}
+	free(buf);
+	return found;
+}
+
+static void dup_across(void)
+{
+	enum { MAXB = 64 };
+	uint64_t ino = path_ino(dup_path), latest = nlfs_fs_recovery(fs)->cno, prev = 0;
+	uint64_t pk[MAXB], pp[MAXB], k[MAXB], p[MAXB];
+	size_t np = 0;
+
+	for (uint64_t cno = 1; cno < latest; cno++) {
+		size_t n = dir_blocks_at(cno, ino, k, p, MAXB);
+		size_t same = n, changed = n;
+
+		if (!n)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			bool shared = i < np && pk[i] == k[i] && pp[i] == p[i];
+			struct nlfs_datinfo de;
+			struct nlfs_err err;
+
+			if (shared && same == n)
+				same = i;
+			if (!shared && prev && changed == n && !nlfs_dat_lookup(fs, p[i], &de, &err) &&
+			    de.end != NLFS_CNO_MAX)
+				changed = i;
+		}
+		if (same < n && changed < n) {
+			uint64_t sb_, cb;
+			struct nlfs_err err;
+			unsigned soff, slen, coff, clen;
+			uint8_t name[255];
+
+			if (nlfs_dat_translate(fs, p[same], &sb_, &err) ||
+			    nlfs_dat_translate(fs, p[changed], &cb, &err))
+				die("%s: checkpoint %llu: a block cannot be found", dup_path,
+				    (unsigned long long)cno);
+			if (pick_record(sb_, k[same] == 0, NULL, 0, &soff, &slen)) {
+				rd(sb_ * bs + soff + NLFS_DIR_ENTRY_HEADER, name, slen);
+				if (pick_record(cb, k[changed] == 0, name, slen, &coff, &clen)) {
+					wr(cb * bs + coff + NLFS_DIR_ENTRY_HEADER, name, slen);
+					reseal_log(log_of(cb));
+					printf("%llu\n", (unsigned long long)cno);
+					return;
+				}
+			}
+		}
+		memcpy(pk, k, n * sizeof(*k));
+		memcpy(pp, p, n * sizeof(*p));
+		np = n;
+		prev = cno;
+	}
+	die("%s: no checkpoint shares one block of it with the one before and has another of its own",
+	    dup_path);
+}
+
 /* --links: the inode and the count it gets */
 static const char *links_path;
 static unsigned links_count;
@@ -1618,6 +1739,10 @@ int main(int argc, char **argv)
 		count_value = (uint32_t)strtoul(argv[3], NULL, 10);
 		return run_on(argv[4], set_cp_count);
 	}
+	if (argc == 4 && !strcmp(argv[1], "--dup-across")) {
+		dup_path = argv[2];
+		return run_on(argv[3], dup_across);
+	}
 	if (argc == 4 && !strcmp(argv[1], "--random")) {
 		random_seed = strtoull(argv[2], NULL, 10);
 		return run_on(argv[3], draw_random);
@@ -1625,7 +1750,7 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: corrupt --list | corrupt CASE IMAGE | corrupt --open-dsync IMAGE\n"
 			"       corrupt --links PATH N IMAGE | corrupt --random SEED IMAGE\n"
-			"       corrupt --cp-count CNO N IMAGE\n");
+			"       corrupt --cp-count CNO N IMAGE | corrupt --dup-across DIR IMAGE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--open-dsync"))
