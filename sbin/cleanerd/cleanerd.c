@@ -15,16 +15,11 @@
  * "emergency" (clean segments within max(2, min(mc_nsegments_per_clean,
  * min_clean_segments / 2)) of the reserved segments, near where the kernel
  * refuses writes) also ignores
- * the max/min pause and min_reclaimable_blocks, ranks on exact live
- * counts (timestamp greedily; greedy and cost-benefit as they are) and
- * considers segments the cleaner itself wrote after the last user write,
- * so the volume does not stay full while reclaimable blocks exist.
- * Cost-benefit keeps its ranking there: a cleaner that cannot keep up with
- * the writer spends a fifth of its time at this level (bench/clean.sh),
- * and greedy there leaves the old segments' dead space alone and copies
- * the recent ones again, fuller (bench/clean-model.py RATE, EMERG).  At
- * every level a segment whose blocks are all live is left where it is:
- * copying it would free nothing.
+ * the max/min pause and min_reclaimable_blocks, ranks greedily on exact
+ * live counts and considers segments the cleaner itself wrote after the
+ * last user write, so the volume does not stay full while reclaimable
+ * blocks exist.  At every level a segment whose blocks are all live is
+ * left where it is: copying it would free nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -289,8 +284,7 @@ static void iteration(struct cleanerd *d)
 	}
 	if (lvl == LVL_EMERGENCY) {
 		p.emergency = true;
-		if (p.policy == NLFS_GC_TIMESTAMP)   /* the oldest may be full */
-			p.policy = NLFS_GC_GREEDY;
+		p.policy = NLFS_GC_GREEDY;
 		if (p.nsegments < d->cfg.mc_nsegments_per_clean)
 			p.nsegments = d->cfg.mc_nsegments_per_clean;
 	}
