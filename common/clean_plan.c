@@ -207,10 +207,24 @@ static int by_vblocknr(const void *a, const void *b)
 	return x->vd_blocknr < y->vd_blocknr ? -1 : x->vd_blocknr > y->vd_blocknr;
 }
 
-static int by_blocknr(const void *a, const void *b)
+/*
+ * The order CLEAN_SEGMENTS gets the live blocks in is the order the
+ * kernel writes them: it buffers each (ino, checkpoint) in a GC inode of
+ * its own, writes those newest-first-added last (the list is built at its
+ * head), and the blocks of one inode by offset.  Handed over from the
+ * newest checkpoint down, the copies land oldest first, each age with its
+ * own: the old ones, which are likely to live on, fill segments of their
+ * own, and the young ones, which are likely to die soon, lie beside the
+ * writer's new data (bench/clean-model.py ORDER).
+ */
+static int by_age(const void *a, const void *b)
 {
 	const struct nilfs_vdesc *x = a, *y = b;
 
+	if (x->vd_cno != y->vd_cno)
+		return x->vd_cno > y->vd_cno ? -1 : 1;
+	if (x->vd_ino != y->vd_ino)
+		return x->vd_ino < y->vd_ino ? -1 : 1;
 	return x->vd_blocknr < y->vd_blocknr ? -1 : x->vd_blocknr > y->vd_blocknr;
 }
 
@@ -314,7 +328,7 @@ void cld_plan_finish(struct cld_plan *p)
 {
 	size_t n = 0;
 
-	nlfs_sort(p->live, p->nlive, sizeof(*p->live), by_blocknr);
+	nlfs_sort(p->live, p->nlive, sizeof(*p->live), by_age);
 	nlfs_sort(p->bd, p->nbd, sizeof(*p->bd), by_bdesc);
 	/* overlapping or touching periods become one: each is free of
 	 * snapshots and of protected checkpoints, and so is their union */

@@ -102,7 +102,8 @@ int cld_plan_add(struct cld_plan *p, const struct nlfs_gc_protect *prot,
 int cld_plan_add_segment(struct cld_plan *p, uint64_t segnum);
 /* merge SRC into DST */
 int cld_plan_merge(struct cld_plan *dst, const struct cld_plan *src);
-/* final order: live by blocknr, periods merged, dead sorted and unique */
+/* final order: live from the newest checkpoint down (see by_age in
+ * clean_plan.c), periods merged, dead sorted and unique */
 void cld_plan_finish(struct cld_plan *p);
 
 /* the GET_VINFO buffer, grown as needed */

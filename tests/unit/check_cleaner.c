@@ -293,6 +293,35 @@ START_TEST(test_plan)
 }
 END_TEST
 
+/* the live blocks go to the kernel from the newest checkpoint down, each
+ * (ino, checkpoint) together and in disk order, whatever their disk order */
+START_TEST(test_plan_live_order)
+{
+	struct nlfs_gc_protect p = { .protcno = 100 };
+	struct nilfs_vdesc v[5] = {
+		{ .vd_ino = 12, .vd_cno = 3, .vd_vblocknr = 10, .vd_blocknr = 2001 },
+		{ .vd_ino = 12, .vd_cno = 9, .vd_vblocknr = 11, .vd_blocknr = 2002 },
+		{ .vd_ino = 13, .vd_cno = 9, .vd_vblocknr = 12, .vd_blocknr = 2000 },
+		{ .vd_ino = 12, .vd_cno = 3, .vd_vblocknr = 13, .vd_blocknr = 1999 },
+		{ .vd_ino = 12, .vd_cno = 9, .vd_vblocknr = 14, .vd_blocknr = 2003 },
+	};
+	static const uint64_t want[5] = { 2002, 2003, 2000, 1999, 2001 };
+	struct nilfs_vinfo vi[5];
+	struct cld_descs d = { .vd = v, .nvd = 5 };
+	struct cld_plan plan = { 0 };
+
+	for (size_t i = 0; i < 5; i++)
+		vi[i] = (struct nilfs_vinfo){ v[i].vd_vblocknr, v[i].vd_cno, UINT64_MAX,
+					      v[i].vd_blocknr };
+	ck_assert_int_eq(cld_plan_add(&plan, &p, &d, vi), 0);
+	cld_plan_finish(&plan);
+	ck_assert_uint_eq(plan.nlive, 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(plan.live[i].vd_blocknr, want[i]);
+	cld_plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_messages)
 {
 	char buf[CLD_MSG_MAX] = "run", v[128];
@@ -651,6 +680,7 @@ int main(void)
 	tcase_add_test(tc, test_scan);
 	tcase_add_test(tc, test_fate);
 	tcase_add_test(tc, test_plan);
+	tcase_add_test(tc, test_plan_live_order);
 	tcase_add_test(tc, test_submit);
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_mountinfo);
