@@ -18,8 +18,9 @@
 # directory of a second mounted nilfs2 volume with --snapshot, whose
 # snapshots then hold the source's checkpoints one for one.  An incremental
 # stream of a small change is much smaller than a full one; bad input
-# (the wrong parent, a cut or damaged incremental stream, a newer version)
-# is refused with the target left as it was; a cut full stream leaves the
+# (the wrong parent, an incremental stream cut at and in the middle of
+# each command or damaged, a newer version) is refused with the target
+# left as it was; a cut full stream leaves the
 # directory marked unfinished, and nothing is received onto it.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
@@ -226,6 +227,27 @@ for at in 100 $((size / 2)) $((size - 10)); do
 	refused "byte $at changed" "$tmp/flipped" "$tmp/atA" "nothing was changed"
 	ncut=$((ncut + 1))
 done
+# cut at the start and in the middle of each command (nilfs-stream(5): a
+# 4-byte payload length, a 2-byte number, 2 reserved, the payload, a
+# 4-byte CRC, after a 72-byte header), the end record's included: each
+# refused; the target compared once after all of them
+send_manifest "$tmp/atA" >"$tmp/before" && state_of "$tmp/atA" >"$tmp/sbefore"
+off=72 nbound=0
+while [ "$off" -lt "$size" ]; do
+	len=$(od -An -tu4 --endian=little -j "$off" -N4 "$tmp/incr.$cpB" | tr -d ' ')
+	for cut in $off $((off + 6 + len / 2)); do
+		head -c $cut "$tmp/incr.$cpB" >"$tmp/cutstream"
+		"$recv" -f "$tmp/cutstream" "$tmp/atA" 2>"$tmp/err"; rc=$?
+		[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "nothing was changed" "$tmp/err" ||
+			{ cat "$tmp/err"; fail "cut at $cut (the command at $off): exit $rc"; }
+		nbound=$((nbound + 1))
+	done
+	off=$((off + 12 + len))
+done
+[ "$off" -eq "$size" ] || fail "the commands of 1..B end at byte $off of $size"
+send_manifest "$tmp/atA" | cmp -s - "$tmp/before" || fail "a stream cut at a command changed the target"
+state_of "$tmp/atA" | cmp -s - "$tmp/sbefore" || fail "a stream cut at a command changed the state"
+ncut=$((ncut + nbound))
 "$recv" -f "$tmp/incr.$cpB" "$tmp/atA" || fail "the good stream after the bad ones"
 # a full stream cut: marked unfinished, never taken for complete
 rm -rf "$tmp/cutfull" && mkdir "$tmp/cutfull"
