@@ -51,6 +51,8 @@
 #     as nilfs-receive syncs its target before it records the checkpoint.
 #     The received trees are checked against the extracted one (diff -r),
 #     untimed.
+# CASES (default "incr recv full") runs some of the three: incr (with
+# rsync), recv (with cp and cp -a), full (with dump.nilfs2 extract).
 # rsync and GNU time must be installed (apt-get install rsync time).  KEEP=1 keeps the work
 # directory (the image and the lists, not the tmpfs) and prints its name;
 # WORK=DIR runs again on such a kept directory, skipping steps 1 and 2.
@@ -65,6 +67,8 @@ NMOVED=${NMOVED:-1000}
 IMG_GIB=${IMG_GIB:-$(( NFILES > 500000 ? (NFILES + 124999) / 125000 : 4 ))}
 PAIR_RUNS=${PAIR_RUNS:-9}
 FULL_PAIRS=${FULL_PAIRS:-$PAIR_RUNS}
+CASES=${CASES:-incr recv full}
+has() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 for p in "$top/mkfs.nilfs2" "$top/dump.nilfs2" "$top/nilfs-send" "$top/nilfs-receive"; do
 	[ -x "$p" ] || { echo "build first: $p missing" >&2; exit 1; }
 done
@@ -136,8 +140,10 @@ echo "$cpa" >"$work/cpa"
 fi
 cpa=$(cat "$work/cpa")
 
-echo "== the tree of $cpa extracted, the tree of 1 received" >&2
+echo "== the tree of $cpa extracted" >&2
 "$top/dump.nilfs2" -c "$cpa" "$img" extract / "$mem/tA"
+if has incr || has recv; then
+echo "== the tree of 1 received" >&2
 mkdir "$mem/r1"
 "$top/nilfs-send" "$img" 1 | "$top/nilfs-receive" "$mem/r1"
 # the incremental stream in a file; the files of the tree of 1 it names
@@ -152,6 +158,7 @@ awk '$1 != "stream" && $1 != "end" { print $2 } $1 == "rename" || $1 == "link" {
 	"$work/incr.dump" | LC_ALL=C sort -u >"$work/named"
 awk '$1 == "create" || $1 == "write" || $1 == "truncate" || $1 == "hole" { print $2 }' \
 	"$work/incr.dump" | LC_ALL=C sort -u >"$work/written"
+fi
 
 # $M/$1: the tree of 1 (r1) as hard links, but for the files that the
 # stream names, copied, with their directories' times put back
@@ -221,8 +228,9 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 S=$top/nilfs-send R=$top/nilfs-receive D=$top/dump.nilfs2 W=$work M=$mem I=$img
 export S R D W M I cpa
 rm -f "$work"/t.*
-echo "== incremental send | receive against rsync, $PAIR_RUNS rounds" >&2
-for round in $(seq "$PAIR_RUNS"); do
+has incr || PAIRS_INCR=0
+echo "== incremental send | receive against rsync, ${PAIRS_INCR:-$PAIR_RUNS} rounds" >&2
+for round in $(seq "${PAIRS_INCR:-$PAIR_RUNS}"); do
 	run1 incr 'farm r' '"$S" -p 1 "$I" "$cpa" | "$R" "$M/r"' warm '"$S" -p 1 "$I" "$cpa" >/dev/null'
 	[ "$round" -gt 1 ] || same r "the incremental receive"
 	run1 rsync 'farm s; rm -rf "$M/s/.nilfs-receive"' 'rsync -a --delete "$M/tA/" "$M/s/"' warm
@@ -234,9 +242,10 @@ for round in $(seq "$PAIR_RUNS"); do
 done
 rm -rf "$mem/r" "$mem/s"
 
-echo "== receive alone against cp, $PAIR_RUNS rounds" >&2
-written_bytes=$(cd "$mem/tA" && tr '\n' '\0' <"$work/written" | du -cb --files0-from=- | tail -1 | cut -f1)
-for round in $(seq "$PAIR_RUNS"); do
+has recv || PAIRS_RECV=0
+echo "== receive alone against cp, ${PAIRS_RECV:-$PAIR_RUNS} rounds" >&2
+has recv && written_bytes=$(cd "$mem/tA" && tr '\n' '\0' <"$work/written" | du -cb --files0-from=- | tail -1 | cut -f1)
+for round in $(seq "${PAIRS_RECV:-$PAIR_RUNS}"); do
 	run1 recv 'farm r' '"$R" -f "$W/incr.stream" "$M/r"' cold 'cat "$W/incr.stream" >/dev/null'
 	[ "$round" -gt 1 ] || same r "the incremental receive from a file"
 	run1 cp 'farm c' \
@@ -248,6 +257,7 @@ for round in $(seq "$PAIR_RUNS"); do
 done
 rm -rf "$mem/r" "$mem/c" "$mem/r1"
 
+has full || FULL_PAIRS=0
 echo "== full send | receive against dump.nilfs2 extract, $FULL_PAIRS rounds" >&2
 for round in $(seq "$FULL_PAIRS"); do
 	run1 full 'rm -rf "$M/f"; mkdir "$M/f"' '"$S" "$I" "$cpa" | "$R" "$M/f"' cold
@@ -259,16 +269,22 @@ done
 
 echo "tree: $(cat "$work/tree.txt"); $NCHANGED files changed, $NMOVED renamed or removed
 image on disk, trees on a tmpfs; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+if has incr; then
 echo "incremental nilfs-send -p | nilfs-receive ($incr_bytes bytes), warm:  $(times_of incr)"
 echo "rsync -a --delete between the trees (tmpfs), warm:  $(times_of rsync)"
 echo "  $(ratio incr rsync)  (target <= 0.05)"
 echo "the same incremental, the image cold:  $(times_of incr_cold)"
 echo "  $(ratio incr_cold rsync2) against the warm rsync"
+fi
+if has full; then
 echo "full nilfs-send | nilfs-receive, cold:  $(times_of full)"
 echo "dump.nilfs2 extract, cold:  $(times_of extract)"
 echo "  $(ratio full extract)  (target <= 1.2)"
+fi
+if has recv; then
 echo "nilfs-receive of the incremental stream alone:  $(times_of recv)"
 echo "cp of the $(wc -l <"$work/written") files it writes ($written_bytes bytes):  $(times_of cp)"
 echo "  $(ratio recv cp)  (target <= 1.5)"
 echo "cp -a of them (their owners, modes and times too):  $(times_of cpa)"
 echo "  $(ratio recv cpa)"
+fi
