@@ -18,46 +18,30 @@
 # directory of a second mounted nilfs2 volume with --snapshot, whose
 # snapshots then hold the source's checkpoints one for one.  An incremental
 # stream of a small change is much smaller than a full one; bad input
-# (the wrong parent, a cut or damaged incremental stream, a newer version)
-# is refused with the target left as it was; a cut full stream leaves the
+# (the wrong parent, an incremental stream cut at and in the middle of
+# each command or damaged, a newer version) is refused with the target
+# left as it was; a cut full stream leaves the
 # directory marked unfinished, and nothing is received onto it.
 #
 # Exit status follows automake conventions: 0 pass, 1 fail, 77 skip.
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
+. "$here/ktest.sh"
+ktest_outs=out
+ktest_tail=30
 send=$top/nilfs-send
 recv=$top/nilfs-receive
 mkfs=$top/mkfs.nilfs2
 dump=$top/dump.nilfs2
 
-"$guest" require || exit
-for p in "$send" "$recv" "$mkfs" "$dump"; do
-	[ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-send.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/out" ] && { echo "--- guest output (last 30 lines) ---"; tail -n 30 "$tmp/out"; }
-	exit 1
-}
+ktest_require nilfs-send nilfs-receive mkfs.nilfs2 dump.nilfs2
+ktest_tmp t-send
 . "$here/manifest.sh"
+. "$here/sendcheck.sh"
 
 # the first checkpoint, by our mkfs -d
 src=$tmp/src
-mkdir -p "$src/a/b" "$src/c" "$src/deep/x/y/z" || exit 1
-for i in 1 2 3 4 5; do echo "file $i" >"$src/a/f$i"; done
-for i in 1 2 3; do echo "g $i" >"$src/a/b/g$i"; echo "h $i" >"$src/c/h$i"; done
-echo deep >"$src/deep/x/y/z/leaf"
-# 4096 blocks of 4 KiB: a B-tree of three levels
-head -c 16777216 /dev/urandom >"$src/big" || exit 1
-truncate -s 10M "$src/sparse" && printf x | dd of="$src/sparse" bs=1 seek=5000000 conv=notrunc 2>/dev/null
-ln "$src/a/f1" "$src/c/f1link"
-ln -s a/f1 "$src/sym"
-mkfifo "$src/fifo"
-chmod 750 "$src/a/b"
+send_source_tree "$src" || exit 1
 img=$tmp/nilfs.img
 truncate -s 512M "$img" || exit 1
 "$mkfs" -q -f -b 4096 -d "$src" "$img" || fail "mkfs.nilfs2 -d"
@@ -66,16 +50,8 @@ imgb=$tmp/b.img
 truncate -s 512M "$imgb" || exit 1
 "$mkfs" -q -f -b 4096 "$imgb" || fail "mkfs.nilfs2 of B"
 
-# manifest.sh's lines, the receiver's own directory left out (the top's
-# link count then counts one directory more)
-cat >"$tmp/plain.sh" <<'EOF'
-plain_manifest() {
-	manifest "$1" | grep -v '\./\.nilfs-receive' | sed 's/^\(S \.|[^|]*|\)[0-9]*/\1-/'
-}
-EOF
-. "$tmp/plain.sh"
 {
-	cat "$here/manifest.sh" "$tmp/plain.sh"
+	cat "$here/manifest.sh" "$here/sendcheck.sh"
 	cat <<'GUEST'
 export TZ=UTC
 dev=/dev/vda
@@ -155,19 +131,11 @@ for s in A B C; do
 done
 cp1=1
 
-# manifest.sh's lines, plus which names share a file and the blocks each
-# regular file has allocated
-full_manifest() {
-	plain_manifest "$1"
-	(cd "$1" && find . -path ./.nilfs-receive -prune -o ! -type d -printf '%i %p\n' | LC_ALL=C sort -k2 |
-		awk '{ if ($1 in first) print "I " $2 " = " first[$1]; else first[$1] = $2 }')
-	(cd "$1" && find . -path ./.nilfs-receive -prune -o -type f -printf 'B %p %b\n' | LC_ALL=C sort)
-}
 same_as_extract() {  # CNO: the received tree against dump.nilfs2 extract of CNO
 	rm -rf "$tmp/ext"
 	"$dump" -c "$1" "$img" extract / "$tmp/ext" 2>"$tmp/err" || { cat "$tmp/err"; fail "extract $1"; }
-	full_manifest "$tmp/ext" >"$tmp/want"
-	full_manifest "$tmp/rcv" >"$tmp/got"
+	send_manifest "$tmp/ext" >"$tmp/want"
+	send_manifest "$tmp/rcv" >"$tmp/got"
 	cmp -s "$tmp/want" "$tmp/got" ||
 		{ diff -u "$tmp/want" "$tmp/got" | head -40; fail "$2: received tree differs from checkpoint $1 (- extract, + received)"; }
 }
@@ -209,8 +177,8 @@ for c in $cp1 $cpA $cpB $cpC; do
 	"$dump" -c "$1" "$imgb" extract /copy "$tmp/snapB" 2>"$tmp/err" || { cat "$tmp/err"; fail "extract B@$1"; }
 	"$dump" -c "$c" "$img" extract / "$tmp/ext" 2>"$tmp/err" || { cat "$tmp/err"; fail "extract $c"; }
 	grep -q "^status complete$" "$tmp/snapB/.nilfs-receive/state" || fail "B@$1: state not complete"
-	full_manifest "$tmp/ext" >"$tmp/want"
-	full_manifest "$tmp/snapB" >"$tmp/got"
+	send_manifest "$tmp/ext" >"$tmp/want"
+	send_manifest "$tmp/snapB" >"$tmp/got"
 	cmp -s "$tmp/want" "$tmp/got" ||
 		{ diff -u "$tmp/want" "$tmp/got" | head -30; fail "snapshot $1 of B differs from checkpoint $c of A"; }
 	shift
@@ -226,11 +194,11 @@ ndata=$(wc -c <"$tmp/incr.$cpA")
 # bad input: each refused with one line, the target as it was
 state_of() { cat "$1/.nilfs-receive/state"; }
 refused() {  # NAME STREAM DIR PATTERN: refused, DIR unchanged
-	full_manifest "$3" >"$tmp/before"; state_of "$3" >"$tmp/sbefore"
+	send_manifest "$3" >"$tmp/before"; state_of "$3" >"$tmp/sbefore"
 	"$recv" -f "$2" "$3" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 1 ] || { cat "$tmp/err"; fail "$1: exit $rc"; }
 	grep -q "$4" "$tmp/err" || { cat "$tmp/err"; fail "$1: message"; }
-	full_manifest "$3" >"$tmp/after"
+	send_manifest "$3" >"$tmp/after"
 	cmp -s "$tmp/before" "$tmp/after" || fail "$1: the target changed"
 	state_of "$3" | cmp -s - "$tmp/sbefore" || fail "$1: the state changed"
 }
@@ -259,6 +227,27 @@ for at in 100 $((size / 2)) $((size - 10)); do
 	refused "byte $at changed" "$tmp/flipped" "$tmp/atA" "nothing was changed"
 	ncut=$((ncut + 1))
 done
+# cut at the start and in the middle of each command (nilfs-stream(5): a
+# 4-byte payload length, a 2-byte number, 2 reserved, the payload, a
+# 4-byte CRC, after a 72-byte header), the end record's included: each
+# refused; the target compared once after all of them
+send_manifest "$tmp/atA" >"$tmp/before" && state_of "$tmp/atA" >"$tmp/sbefore"
+off=72 nbound=0
+while [ "$off" -lt "$size" ]; do
+	len=$(od -An -tu4 --endian=little -j "$off" -N4 "$tmp/incr.$cpB" | tr -d ' ')
+	for cut in $off $((off + 6 + len / 2)); do
+		head -c $cut "$tmp/incr.$cpB" >"$tmp/cutstream"
+		"$recv" -f "$tmp/cutstream" "$tmp/atA" 2>"$tmp/err"; rc=$?
+		[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "nothing was changed" "$tmp/err" ||
+			{ cat "$tmp/err"; fail "cut at $cut (the command at $off): exit $rc"; }
+		nbound=$((nbound + 1))
+	done
+	off=$((off + 12 + len))
+done
+[ "$off" -eq "$size" ] || fail "the commands of 1..B end at byte $off of $size"
+send_manifest "$tmp/atA" | cmp -s - "$tmp/before" || fail "a stream cut at a command changed the target"
+state_of "$tmp/atA" | cmp -s - "$tmp/sbefore" || fail "a stream cut at a command changed the state"
+ncut=$((ncut + nbound))
 "$recv" -f "$tmp/incr.$cpB" "$tmp/atA" || fail "the good stream after the bad ones"
 # a full stream cut: marked unfinished, never taken for complete
 rm -rf "$tmp/cutfull" && mkdir "$tmp/cutfull"
