@@ -1529,8 +1529,9 @@ static const struct kase cases[] = {
 	KL(symlink_empty, "rich", "-", "/dangling"),
 	KL(dir_root_unused, "mkfs", "-", "/.nilfs"),
 	KL(dir_orphan, "kernel", "-", "/dir2"),   /* its entry is gone: to /lost+found */
-	K(dir_orphan_rmdir, "rich"),   /* released by -p and -y, like an unlinked file */
-	K(dir_orphan_renamed_over, "rich"),
+	/* released by -p and -y, like an unlinked file; its name was gone before */
+	KL(dir_orphan_rmdir, "rich", "-", "/empty-dir"),
+	KL(dir_orphan_renamed_over, "rich", "-", "/empty-dir"),
 	/* the cycle's top goes to /lost+found whole: its paths change */
 	KL(dir_cycle_detached, "rich", "-", "/deep"),
 	K(cp_cno_zero, "rich"), K(cp_flags_unknown, "rich"), K(cp_snap_unlisted, "rich"),
