@@ -20,23 +20,14 @@
 # (99 if CI=true and the kernel test dependencies are missing).
 
 here=$(cd "$(dirname "$0")" && pwd)
-guest=$here/guest.sh
-top=${top_builddir:-$here/../..}
+. "$here/ktest.sh"
+ktest_outs=out
 mkfs=$top/mkfs.nilfs2
 fsck=$top/fsck.nilfs2
 corrupt=$top/tests/fsck/corrupt
 
-"$guest" require || exit
-for p in "$mkfs" "$fsck" "$corrupt"; do
-	[ -x "$p" ] || { echo "FAIL: $p not built"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-fsck-dirdiff.XXXXXX") || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/out" ] && { echo "--- output (last 40 lines) ---"; tail -n 40 "$tmp/out"; }
-	exit 1
-}
+ktest_require mkfs.nilfs2 fsck.nilfs2 tests/fsck/corrupt
+ktest_tmp t-fsck-dirdiff KEEP
 
 img=$tmp/img
 truncate -s 256M "$img" && "$mkfs" -q -f -L dirdiff "$img" || fail "mkfs"
