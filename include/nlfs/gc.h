@@ -134,7 +134,9 @@ struct nlfs_gc_params {
 /* Clean the unmounted volume on IO until TARGET_CLEAN segments are clean,
  * nothing reclaimable is left, or MAX_PASSES constructions were made.  A
  * MANUAL run (nilfs-clean's) cleans every segment that is reclaimable when
- * it starts, whatever the clean count.
+ * it starts, whatever the clean count.  Before the first pass, unless
+ * WRITE_DAMAGED: nlfs_fs_vet, and nlfs_fs_vet_cp_range on the checkpoints
+ * older than the protected ones (any pass may delete them).
  * 0; -EBUSY for a volume not cleanly unmounted; -NLFS_EDAMAGED (see
  * WRITE_DAMAGED); as nlfs_fs_open, nlfs_writer_open and nlfs_writer_commit. */
 int nlfs_gc_offline(struct nlfs_io *io, const struct nlfs_gc_params *p, struct nlfs_gc_stats *st,

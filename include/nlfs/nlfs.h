@@ -512,6 +512,15 @@ struct nlfs_cphead {
 /* 0; -NLFS_ECORRUPT if the header block is a hole; as
  * nlfs_file_read_block. */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cphead *out, struct nlfs_err *err);
+/* The count cpfile block BLKOFF keeps in its first entry against the
+ * checkpoints valid in it (BLK: the block's bytes), the kernel's rule: the
+ * two are equal (block 0, whose first slot is the header, keeps none).  A
+ * deletion from a block whose count is off would wrap it, or drop the
+ * block while checkpoints in it are still valid; nlfs_fs_vet and the
+ * writer's deletion both ask here.  The valid checkpoints in *NVALID (if
+ * not NULL).  0; -NLFS_EDAMAGED, ERR naming the device and the block. */
+int nlfs_cpfile_block_count_check(struct nlfs_fs *fs, uint64_t blkoff, const uint8_t *blk,
+				  uint64_t *nvalid, struct nlfs_err *err);
 
 /* sufile.c: per-segment usage; a hole in the sufile reads as a clean
  * segment.  The header in host order: */
@@ -541,9 +550,17 @@ int nlfs_sufile_get_many(struct nlfs_fs *fs, uint64_t segnum, size_t n,
  * checkpoint's block, the snapshot list: its cost does not grow with the
  * history), and what opening FS read of the log chain.  Not a full check: a volume
  * it passes may still have damage fsck finds.  Once sound, later calls
- * return 0 at once.  0; -NLFS_ECORRUPT (ERR names what is wrong); as
+ * return 0 at once.  0; -NLFS_EDAMAGED (ERR names what is wrong); as
  * nlfs_file_read_block; -ENOMEM. */
 int nlfs_fs_vet(struct nlfs_fs *fs, struct nlfs_err *err);
+/* For a writer that may delete any of the checkpoints [START, END) (the
+ * offline cleaner: those older than its protection), before its first
+ * write: the count of every cpfile block they lie in
+ * (nlfs_cpfile_block_count_check), so that a damaged one is refused
+ * before anything is written, not by the deletion in a later construction
+ * of the run.  Nothing once nlfs_fs_vet_skip was called.  0;
+ * -NLFS_EDAMAGED; as nlfs_file_read_block; -ENOMEM. */
+int nlfs_fs_vet_cp_range(struct nlfs_fs *fs, uint64_t start, uint64_t end, struct nlfs_err *err);
 /* The caller writes anyway (a command's --force): the writer skips it. */
 void nlfs_fs_vet_skip(struct nlfs_fs *fs);
 

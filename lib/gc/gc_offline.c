@@ -456,6 +456,13 @@ static int one_pass(struct nlfs_io *io, const struct nlfs_gc_params *p, struct n
 	/* vetted before the first pass; the later ones build on its result */
 	if (p->write_damaged || st->passes)
 		nlfs_fs_vet_skip(fs);
+	/* and the blocks of every checkpoint the run may delete, those
+	 * below the protected ones: a later pass deletes from them too */
+	if (!rc)
+		rc = nlfs_fs_vet(fs, err);
+	if (!rc)
+		rc = nlfs_fs_vet_cp_range(fs, 1, prot.protcno < nlfs_fs_recovery(fs)->cno ?
+					  prot.protcno : nlfs_fs_recovery(fs)->cno, err);
 	if (!rc)
 		rc = nlfs_writer_open(fs, p->now, 0, &w, err);
 	if (!rc && !(c = calloc(nsegs, sizeof(*c))))

@@ -140,7 +140,8 @@ struct cp_vet {
 	uint64_t blkoff[3];       /* of each buffer; UINT64_MAX: none yet */
 };
 
-/* read block B into buffer I and count its valid checkpoints */
+/* read block B into buffer I, check its entries and count, and add up its
+ * valid checkpoints */
 static int cp_vet_read(struct cp_vet *v, int i, uint64_t b, struct nlfs_err *err)
 {
 	struct nlfs_checkpoint cp;
@@ -169,15 +170,10 @@ static int cp_vet_read(struct cp_vet *v, int i, uint64_t b, struct nlfs_err *err
 		if (cno == v->latest && !nlfs_cp_ifile_inode_ok(&cp.cp_ifile_inode))
 			return damaged(v->fs, err, "checkpoint %llu: its ifile inode is not a regular file",
 				       (unsigned long long)cno);
-		n++;
 	}
+	if (!hole && (rc = nlfs_cpfile_block_count_check(v->fs, b, v->buf[i], &n, err)))
+		return rc;
 	v->nvalid += n;
-	/* block 0's first slot is the header, so it keeps no count */
-	memcpy(&cp, v->buf[i], sizeof(cp));
-	if (!hole && b > 0 && nlfs_le32(cp.cp_checkpoints_count) != n)
-		return damaged(v->fs, err, "cpfile block %llu: count %u, but %llu checkpoints are valid",
-			       (unsigned long long)b, nlfs_le32(cp.cp_checkpoints_count),
-			       (unsigned long long)n);
 	return 0;
 }
 
@@ -348,6 +344,32 @@ int nlfs_fs_vet(struct nlfs_fs *fs, struct nlfs_err *err)
 		rc = vet_dat(fs, err);
 	if (!rc)
 		fs->vet = NLFS_VET_SOUND;
+	return rc;
+}
+
+int nlfs_fs_vet_cp_range(struct nlfs_fs *fs, uint64_t start, uint64_t end, struct nlfs_err *err)
+{
+	uint32_t esz = nlfs_le16(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_checkpoint_size);
+	uint32_t bs = nlfs_fs_geometry(fs)->blocksize, epb = bs / esz;
+	uint64_t first = nlfs_cpfile_first_slot(esz);
+	struct nlfs_file f;
+	uint8_t *buf;
+	int rc = 0;
+
+	if (fs->vet == NLFS_VET_SKIPPED || start >= end)
+		return 0;
+	if (!(buf = malloc(bs)))
+		return -ENOMEM;
+	nlfs_fs_mdt_file(fs, NLFS_CPFILE_INO, &f);
+	/* a hole is a block whose checkpoints were all deleted */
+	for (uint64_t b = (start + first - 1) / epb; !rc && b <= (end + first - 2) / epb; b++) {
+		bool hole;
+
+		rc = nlfs_file_read_block(fs, &f, b, buf, &hole, err);
+		if (!rc && !hole)
+			rc = nlfs_cpfile_block_count_check(fs, b, buf, NULL, err);
+	}
+	free(buf);
 	return rc;
 }
 

@@ -213,51 +213,6 @@ int nlfs_writer_set_cp_blocks(struct nlfs_writer *w, uint64_t cno, uint64_t nblo
 	return 0;
 }
 
-/* the checkpoints of [CNO, LAST) in cpfile block BLK that a deletion
- * invalidates: those valid but not snapshots */
-static uint32_t deletable_in_block(const struct nlfs_writer *w, const uint8_t *blk, uint64_t cno,
-				   uint64_t last, uint64_t *first_cno)
-{
-	uint64_t epb = w->geo.blocksize / w->cpsz;
-	uint32_t n = 0;
-
-	for (; cno < last; cno++) {
-		const struct nlfs_checkpoint *c =
-			(const void *)(blk + ((cno - 1 + cp_first(w)) % epb) * w->cpsz);
-		uint32_t fl = nlfs_le32(c->cp_flags);
-
-		if (fl & (NLFS_CHECKPOINT_INVALID | NLFS_CHECKPOINT_SNAPSHOT))
-			continue;
-		if (!n++)
-			*first_cno = cno;
-	}
-	return n;
-}
-
-/* A block's count must cover what a deletion takes from it and fit in the
- * block: a damaged one would wrap below zero (or stay impossible), so the
- * deletion is refused before it changes the block.  0 or -NLFS_EDAMAGED. */
-static int check_block_count(const struct nlfs_writer *w, const uint8_t *blk, uint64_t blkoff,
-			     uint64_t cno, uint64_t last, struct nlfs_err *err)
-{
-	const struct nlfs_checkpoint *first = (const void *)blk;
-	uint64_t epb = w->geo.blocksize / w->cpsz, first_cno = 0;
-	uint32_t count = nlfs_le32(first->cp_checkpoints_count);
-	uint32_t n = deletable_in_block(w, blk, cno, last, &first_cno);
-	const char *dev = nlfs_io_name(nlfs_fs_io(w->fs));
-
-	if (count > epb)
-		return nlfs_err_set(err, NLFS_EDAMAGED, NLFS_NOWHERE,
-				    "%s: cpfile block %llu: count %u, but the block holds %llu entries",
-				    dev, (unsigned long long)blkoff, count, (unsigned long long)epb);
-	if (count < n)
-		return nlfs_err_set(err, NLFS_EDAMAGED, NLFS_NOWHERE,
-				    "%s: cpfile block %llu: count %u, but deleting checkpoint %llu%s "
-				    "takes %u from it", dev, (unsigned long long)blkoff, count,
-				    (unsigned long long)first_cno, n > 1 ? " and others" : "", n);
-	return 0;
-}
-
 int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64_t end,
 				   uint64_t *ndeleted, struct nlfs_err *err)
 {
@@ -283,8 +238,10 @@ int nlfs_writer_delete_checkpoints(struct nlfs_writer *w, uint64_t start, uint64
 		if (last > end)
 			last = end;
 		rc = nlfs_wfile_read(w->cpfile, blkoff, &blk, err);
-		if (!rc && blk && blkoff)
-			rc = check_block_count(w, blk, blkoff, cno, last, err);
+		/* a count that is off would wrap, or drop the block with
+		 * checkpoints still valid in it: refused before it changes */
+		if (!rc && blk)
+			rc = nlfs_cpfile_block_count_check(w->fs, blkoff, blk, NULL, err);
 		if (rc) {
 			/* the blocks before this one are changed, and counted */
 			nlfs_le64_add(&h->ch_ncheckpoints, -(int64_t)total);

@@ -99,7 +99,7 @@ done
 # has 5 of them read and the others bounded by what they can hold: the
 # checkpoint writers take it intact and refuse these damages to it
 xz -dc "$images/kernel-rich.img.xz" >rich.img || { echo "FAIL: xz"; exit 1; }
-for w in mkcp-s chcp rmcp; do
+for w in mkcp-s chcp rmcp clean cleanerd; do
 	cp --sparse=always rich.img w.img
 	if run "$w" w.img ""; then ok "$w writes to the intact kernel-rich"
 	else bad "$w refused the intact kernel-rich (exit $?)"; fi
@@ -114,16 +114,42 @@ for spec in base:cp_snaplist base:cp_blkcount base:cp_cno base:cp_future base:cp
 	done
 done
 
-# a count in a cpfile block the check does not read (kernel-rich's block 6,
-# checkpoints 30..34): too low for what rmcp deletes from it, or more than
-# the block holds, the writer refuses, naming the block, and rmcp writes
-# nothing (not the deletions before it either); fsck -y recounts it, and
-# rmcp then deletes
+# a count in a cpfile block the check reads only for a writer that may
+# delete from it (kernel-rich's block 6, checkpoints 30..34): too low for
+# what is valid in it, or more than the block holds.  The offline cleaners
+# may delete any checkpoint older than their protection, so the check reads
+# those blocks and they refuse before their first write, naming the block,
+# with not a byte changed (a later pass had refused after the first one was
+# written); the checkpoint writers that neither read nor change the block
+# write as before and leave its count as it was, fsck's only complaint.
+# rmcp writes nothing (not the deletions before it either); fsck -y
+# recounts it, and rmcp then deletes
 for spec in 32:0:32 32:200:32 30:0:25..33; do
 	cno=${spec%%:*} count=${spec#*:} range=${count#*:} count=${count%%:*}
 	label="cpfile block count $count on kernel-rich, rmcp $range"
 	cp --sparse=always rich.img d.img && "$corrupt" --cp-count "$cno" "$count" d.img ||
 		{ bad "corrupt --cp-count $cno $count"; continue; }
+	for w in clean cleanerd; do
+		cp --sparse=always d.img w.img
+		run "$w" w.img ""
+		rc=$?
+		if [ $rc = 1 ] && [ "$(grep -c 'run fsck.nilfs2' out)" = 1 ] &&
+		   grep -q "w.img: cpfile block 6: count $count, but .*run fsck.nilfs2" out; then
+			ok "cpfile block count $count on kernel-rich: $w refuses: $(grep 'run fsck.nilfs2' out)"
+		else
+			bad "cpfile block count $count on kernel-rich: $w exits $rc without naming the block"
+		fi
+		cmp -s d.img w.img && ok "cpfile block count $count on kernel-rich: $w changed nothing" ||
+			bad "cpfile block count $count on kernel-rich: $w wrote to it"
+	done
+	for w in mkcp-s chcp; do
+		cp --sparse=always d.img w.img
+		run "$w" w.img "" && "$top/fsck.nilfs2" -fn w.img >out 2>&1
+		[ $? = 4 ] && [ "$(grep -c ': cpfile block 6 (checkpoints 30..34): count '"$count"', but 5 are valid$' out)" = 1 ] &&
+		grep -q ': 1 error(s) found' out &&
+			ok "cpfile block count $count on kernel-rich: $w writes and carries it as it was" ||
+			bad "cpfile block count $count on kernel-rich: $w"
+	done
 	cp --sparse=always d.img w.img
 	"$top/rmcp" w.img "$range" >out 2>&1
 	rc=$?

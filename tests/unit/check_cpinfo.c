@@ -348,6 +348,54 @@ START_TEST(header_counts_follow_the_kernels_rules)
 }
 END_TEST
 
+/* a cpfile block's count is the checkpoints valid in it (snapshots among
+ * them); block 0, whose first slot is the header, keeps none */
+START_TEST(cpfile_block_count_is_its_valid_checkpoints)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_checkpoint *cp;
+	uint32_t esz, bs;
+	uint64_t n = 99;
+	uint8_t *blk;
+
+	NEED_IMAGE();
+	fs = open_image();
+	esz = nlfs_le16(nlfs_fs_sb(fs, nlfs_fs_sb_choice(fs)->used)->s_checkpoint_size);
+	bs = nlfs_fs_geometry(fs)->blocksize;
+	ck_assert_ptr_nonnull(blk = calloc(1, bs));
+	for (uint32_t k = 0; k < bs / esz; k++)
+		((struct nlfs_checkpoint *)(void *)(blk + k * esz))->cp_flags =
+			nlfs_cpu_to_le32(NLFS_CHECKPOINT_INVALID);
+	cp = (struct nlfs_checkpoint *)(void *)blk;
+	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 1, blk, &n, &err), 0);
+	ck_assert_uint_eq(n, 0);
+	/* entries 0, 3 and 5 valid, 5 a snapshot */
+	cp->cp_flags = 0;
+	((struct nlfs_checkpoint *)(void *)(blk + 3 * esz))->cp_flags = nlfs_cpu_to_le32(NLFS_CHECKPOINT_MINOR);
+	((struct nlfs_checkpoint *)(void *)(blk + 5 * esz))->cp_flags = nlfs_cpu_to_le32(NLFS_CHECKPOINT_SNAPSHOT);
+	cp->cp_checkpoints_count = nlfs_cpu_to_le32(3);
+	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 2, blk, &n, &err), 0);
+	ck_assert_uint_eq(n, 3);
+	/* too few for a deletion, or more than it holds: either is damage */
+	for (uint32_t count = 0; count < 300; count += 299) {
+		cp->cp_checkpoints_count = nlfs_cpu_to_le32(count);
+		ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 2, blk, NULL, &err), -NLFS_EDAMAGED);
+		ck_assert_msg(strstr(err.what, "cpfile block 2: count ") &&
+			      strstr(err.what, ", but 3 checkpoints are valid"), "%s", err.what);
+	}
+	cp->cp_checkpoints_count = nlfs_cpu_to_le32(2);
+	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 2, blk, NULL, NULL), -NLFS_EDAMAGED);
+	/* block 0: the header's slots are not entries, and there is no count */
+	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 0, blk, &n, &err), 0);
+	ck_assert_uint_eq(n, 2 + (nlfs_cpfile_first_slot(esz) == 0));
+	/* the vet of a range reads each block's count: mkfs's one checkpoint */
+	ck_assert_int_eq(nlfs_fs_vet_cp_range(fs, 1, 2, &err), 0);
+	free(blk);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cpinfo");
@@ -360,6 +408,7 @@ int main(void)
 	tcase_add_test(tc, segment_walk_sees_the_mkfs_log);
 	tcase_add_test(tc, liveness_rule_of_the_cleaner);
 	tcase_add_test(tc, header_counts_follow_the_kernels_rules);
+	tcase_add_test(tc, cpfile_block_count_is_its_valid_checkpoints);
 	tcase_add_test(tc, sufile_view_masks_the_disk_active_bit);
 	tcase_add_test(tc, snapshot_list_follows_the_cpfile_links);
 	suite_add_tcase(s, tc);
