@@ -230,8 +230,7 @@ static int collect_entry(const char *name, unsigned name_len, uint64_t ino,
 	char *s;
 
 	(void)file_type;
-	if ((name_len == 1 && name[0] == '.') ||
-	    (name_len == 2 && name[0] == '.' && name[1] == '.'))
+	if (nlfs_dir_name_is_dots(name, name_len))
 		return 0;
 	if (name_len == 0 || memchr(name, '/', name_len) || memchr(name, '\0', name_len)) {
 		es->bad = NLFS_ECORRUPT;

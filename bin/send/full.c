@@ -90,7 +90,7 @@ static int collect(const char *name, unsigned len, uint64_t ino, unsigned type, 
 	struct dent e = { .ino = ino };
 
 	(void)type;
-	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	if (!(e.name = malloc(len + 1)))
 		return -ENOMEM;

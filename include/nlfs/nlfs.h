@@ -699,6 +699,10 @@ enum nlfs_dir_salvage nlfs_dir_salvage(const void *block, uint32_t blocksize, un
  * inode of MODE carries (1 regular .. 7 symlink, the kernel's table), 0
  * for a mode that is none of the seven types */
 uint8_t nlfs_file_type_of_mode(uint32_t mode);
+/* format/dir_record.c: whether the LEN bytes of NAME (not NUL-terminated)
+ * are "." or "..", the names of a directory's own and its parent's
+ * entries; which of the two is LEN's.  True for those. */
+bool nlfs_dir_name_is_dots(const char *name, size_t len);
 /* inode numbers a directory entry may not name (below 11, except 2 and 10).
  * True for those. */
 bool nlfs_dir_private_ino(uint64_t ino);

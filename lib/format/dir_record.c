@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Directory records as the kernel checks them while reading (its
- * nilfs_check_folio), what of a damaged block can be kept, and the file
- * type a record carries for its inode's mode.
+ * nilfs_check_folio), what of a damaged block can be kept, the file type a
+ * record carries for its inode's mode, and the two names every directory
+ * holds for itself and its parent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ uint8_t nlfs_file_type_of_mode(uint32_t mode)
 	case NLFS_S_IFLNK: return 7;
 	default: return 0;
 	}
+}
+
+bool nlfs_dir_name_is_dots(const char *name, size_t len)
+{
+	return (len == 1 || len == 2) && name[0] == '.' && name[len - 1] == '.';
 }
 
 bool nlfs_dir_private_ino(uint64_t ino)

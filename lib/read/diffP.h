@@ -117,11 +117,6 @@ static inline bool is_dir(const struct nlfs_inode *i)
 	return (nlfs_le16(i->i_mode) & NLFS_S_IFMT) == NLFS_S_IFDIR;
 }
 
-static inline bool dot_or_dotdot(const char *name, unsigned len)
-{
-	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
-}
-
 /* the last name of PATH ("/a/b" -> "b") */
 static inline const char *path_base(const char *path)
 {

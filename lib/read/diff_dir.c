@@ -23,7 +23,7 @@ static int collect_entry(const char *name, unsigned len, uint64_t ino, unsigned 
 	char *copy;
 
 	(void)type;
-	if (dot_or_dotdot(name, len))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	copy = diff_copy_name(name, len);
 	if (!copy || NLFS_GROW(l->v, l->cap, l->n + 1)) {

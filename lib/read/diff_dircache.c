@@ -49,12 +49,12 @@ static int dc_entry(const char *name, unsigned len, uint64_t ino, unsigned type,
 	struct dc_dir *d = fl->d;
 	char *copy;
 
-	if (len == 2 && !memcmp(name, "..", 2)) {
+	if (len == 2 && nlfs_dir_name_is_dots(name, len)) {
 		if (!d->parent)
 			d->parent = ino;
 		return 0;
 	}
-	if (dot_or_dotdot(name, len))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	copy = diff_copy_name(name, len);
 	if (!copy || NLFS_GROW(d->v, d->cap, d->n + 1)) {

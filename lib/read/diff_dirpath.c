@@ -15,11 +15,11 @@ static int match_ino(const char *name, unsigned len, uint64_t ino, unsigned type
 	struct find_ino *f = arg;
 
 	(void)type;
-	if (len == 2 && !memcmp(name, "..", 2) && !f->want) {
+	if (len == 2 && nlfs_dir_name_is_dots(name, len) && !f->want) {
 		f->found = ino;
 		return 1;
 	}
-	if (f->want && ino == f->want && !dot_or_dotdot(name, len)) {
+	if (f->want && ino == f->want && !nlfs_dir_name_is_dots(name, len)) {
 		f->name = diff_copy_name(name, len);
 		return f->name ? 1 : -ENOMEM;
 	}

@@ -27,7 +27,7 @@ static int walk_entry(const char *name, unsigned len, uint64_t ino, unsigned typ
 	struct walk *w = arg;
 	struct ent *e;
 
-	if (dot_or_dotdot(name, len))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	e = diff_find_ent(w->c, ino);
 	if (e && e->alive[w->side] && ino != NLFS_ROOT_INO) {
@@ -146,7 +146,7 @@ static int scan_entry(const char *name, unsigned len, uint64_t ino, unsigned typ
 	struct scan *sc = arg;
 	struct ent *e;
 
-	if (dot_or_dotdot(name, len))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	if (type == NLFS_FT_DIR) {
 		char *copy = diff_copy_name(name, len);

@@ -206,7 +206,7 @@ static int name_not_dots(const char *name, unsigned len, uint64_t ino, unsigned 
 	(void)ino;
 	(void)type;
 	(void)arg;
-	return !((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'));
+	return !nlfs_dir_name_is_dots(name, len);
 }
 
 /* a directory whose records, up to its size, name only itself and its

@@ -181,8 +181,8 @@ static bool record_dots(struct walk *w, const struct nlfs_dir_rec *rec, unsigned
 	struct fsck *c = w->c;
 	struct fsck_cp *cp = w->cp;
 	struct frame *fr = &w->st[w->n - 1];
-	bool is_dot = rec->name_len == 1 && rec->name[0] == '.';
-	bool is_dotdot = rec->name_len == 2 && rec->name[0] == '.' && rec->name[1] == '.';
+	bool dots = nlfs_dir_name_is_dots(rec->name, rec->name_len);
+	bool is_dot = dots && rec->name_len == 1, is_dotdot = dots && rec->name_len == 2;
 	char what[PATH_MAX_NAME];
 
 	if (idx == 0) {

@@ -55,7 +55,7 @@ static int visit_entry(const char *name, unsigned len, uint64_t ino, unsigned ty
 	(void)type;
 	if (--w->budget <= 0)
 		return 1;
-	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	if (nlfs_ifile_read(w->fs, w->ifile, ino, &f, NULL))
 		return 0;

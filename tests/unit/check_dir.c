@@ -41,6 +41,23 @@ START_TEST(good_block_of_records)
 }
 END_TEST
 
+/* the names of a directory's own and its parent's entries, by length:
+ * not NUL-terminated, so the bytes after LEN do not count */
+START_TEST(dot_and_dotdot_names)
+{
+	ck_assert(nlfs_dir_name_is_dots(".", 1));
+	ck_assert(nlfs_dir_name_is_dots("..", 2));
+	ck_assert(nlfs_dir_name_is_dots("..x", 2));
+	ck_assert(nlfs_dir_name_is_dots(".x", 1));
+	ck_assert(!nlfs_dir_name_is_dots("...", 3));
+	ck_assert(!nlfs_dir_name_is_dots(".a", 2));
+	ck_assert(!nlfs_dir_name_is_dots("a.", 2));
+	ck_assert(!nlfs_dir_name_is_dots("a", 1));
+	ck_assert(!nlfs_dir_name_is_dots(".hidden", 7));
+	ck_assert(!nlfs_dir_name_is_dots("", 0));
+}
+END_TEST
+
 START_TEST(bad_records_name_their_reason)
 {
 	uint8_t b[1024] = { 0 };
@@ -161,6 +178,7 @@ int main(void)
 	TCase *tc = tcase_create("records");
 
 	tcase_add_test(tc, good_block_of_records);
+	tcase_add_test(tc, dot_and_dotdot_names);
 	tcase_add_test(tc, bad_records_name_their_reason);
 	tcase_add_test(tc, salvage_keeps_what_holds_up);
 	tcase_add_test(tc, i_blocks_in_either_unit);

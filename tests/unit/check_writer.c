@@ -283,7 +283,7 @@ static int keep_entry(const char *name, unsigned len, uint64_t ino, unsigned typ
 {
 	struct dirents *d = arg;
 
-	if ((len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2)))
+	if (nlfs_dir_name_is_dots(name, len))
 		return 0;
 	ck_assert_uint_lt(d->n, 16);
 	ck_assert_uint_lt(len, 32);
