@@ -13,6 +13,7 @@ struct nlfs_rf_block {
 	uint64_t ino, blkoff, block, order;
 };
 #define NLFS_NODE_CACHE 32   /* two halves, see node_cache */
+#define NLFS_IFILE_CACHE 128 /* see ifile_cache */
 /* DAT block cache: sets of NLFS_DAT_WAYS blocks, as many sets as the DAT
  * has blocks for (a power of two), between the two bounds: at most 4096
  * blocks (16 MiB of 4 KiB blocks), allocated as blocks are read again
@@ -51,6 +52,12 @@ static inline bool nlfs_cache_find(struct nlfs_cache_slot *s, unsigned n, uint64
 	*slot = victim;
 	return hit;
 }
+
+/* fs.c: disk block BLOCKNR (not 0) into BUF, from the N slots at S (a
+ * cache of the handle's, *CLOCK its clock) or read and kept there.  0, or
+ * as nlfs_io_read. */
+int nlfs_cache_read(struct nlfs_fs *fs, struct nlfs_cache_slot *s, unsigned n, uint64_t *clock,
+		    uint64_t blocknr, uint8_t *buf);
 
 struct nlfs_fs {
 	struct nlfs_io *io;
@@ -106,6 +113,17 @@ struct nlfs_fs {
 	 * other files' nodes cannot push them out (same read-only argument) */
 	struct nlfs_cache_slot node_cache[NLFS_NODE_CACHE]; /* key: disk block, 0: empty */
 	uint64_t node_cache_clock;
+	/* the ifiles' blocks that inode reads (nlfs_ifile_read) read, by disk
+	 * address, the least recently used one replaced: each read asks its
+	 * group's bitmap whether the inode is in use, one block for 32,768
+	 * inodes (4 KiB), and a block of records holds 32; a reader going
+	 * from inode to inode (nilfs-send -p reads each changed file on both
+	 * sides, the diff its directories) read a bitmap block again for
+	 * every inode.  Room for the bitmaps of both ifiles a diff
+	 * alternates between on a volume of a million files and the record
+	 * blocks read between them (same read-only argument) */
+	struct nlfs_cache_slot ifile_cache[NLFS_IFILE_CACHE]; /* as node_cache */
+	uint64_t ifile_cache_clock;
 	/* what the kernel would take from the latest super-root log at mount:
 	 * its segment, its ss_next segment and its creation time */
 	bool cursor_known;

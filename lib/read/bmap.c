@@ -40,24 +40,10 @@ int nlfs_bmap_root(const struct nlfs_file *f, struct nlfs_node_view *v, struct n
  * it is there. */
 static int read_node_block(struct nlfs_fs *fs, uint64_t ino, uint64_t blocknr, uint8_t *buf)
 {
-	uint32_t bs = fs->geo.blocksize;
 	bool metadata = ino >= NLFS_DAT_INO && ino <= NLFS_IFILE_INO;
-	struct nlfs_cache_slot *half = fs->node_cache + (metadata ? 0 : NLFS_NODE_CACHE / 2);
-	unsigned slot;
-	int rc;
 
-	if (nlfs_cache_find(half, NLFS_NODE_CACHE / 2, blocknr, &fs->node_cache_clock, &slot)) {
-		memcpy(buf, half[slot].data, bs);
-		return 0;
-	}
-	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
-	if (rc)
-		return rc;
-	if (!half[slot].data && !(half[slot].data = malloc(bs)))
-		return 0;   /* no room to remember it: not an error */
-	memcpy(half[slot].data, buf, bs);
-	half[slot].key = blocknr;
-	return 0;
+	return nlfs_cache_read(fs, fs->node_cache + (metadata ? 0 : NLFS_NODE_CACHE / 2),
+			       NLFS_NODE_CACHE / 2, &fs->node_cache_clock, blocknr, buf);
 }
 
 int nlfs_bmap_node(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t ptr, unsigned want,

@@ -181,6 +181,27 @@ void nlfs_fs_known_addresses(struct nlfs_fs *fs,
 	fs->known_arg = arg;
 }
 
+int nlfs_cache_read(struct nlfs_fs *fs, struct nlfs_cache_slot *s, unsigned n, uint64_t *clock,
+		    uint64_t blocknr, uint8_t *buf)
+{
+	uint32_t bs = fs->geo.blocksize;
+	unsigned slot;
+	int rc;
+
+	if (nlfs_cache_find(s, n, blocknr, clock, &slot)) {
+		memcpy(buf, s[slot].data, bs);
+		return 0;
+	}
+	rc = nlfs_io_read(fs->io, buf, bs, blocknr * bs);
+	if (rc)
+		return rc;
+	if (!s[slot].data && !(s[slot].data = malloc(bs)))
+		return 0;   /* no room to remember it: not an error */
+	memcpy(s[slot].data, buf, bs);
+	s[slot].key = blocknr;
+	return 0;
+}
+
 void nlfs_fs_close(struct nlfs_fs *fs)
 {
 	if (!fs)
@@ -191,6 +212,8 @@ void nlfs_fs_close(struct nlfs_fs *fs)
 	free(fs->rf);
 	for (unsigned i = 0; i < NLFS_NODE_CACHE; i++)
 		free(fs->node_cache[i].data);
+	for (unsigned i = 0; i < NLFS_IFILE_CACHE; i++)
+		free(fs->ifile_cache[i].data);
 	free(fs);
 }
 

@@ -27,12 +27,29 @@ static bool bit_is_set(const uint8_t *bitmap, uint64_t bit)
 	return bitmap[bit / 8] & (1u << (bit % 8));
 }
 
+/* block BLKOFF of IFILE through the handle's cache of ifile blocks */
+static int read_ifile_block(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t blkoff,
+			    uint8_t *buf, bool *hole, struct nlfs_err *err)
+{
+	uint64_t blocknr = 0;
+	int rc = nlfs_file_block_where(fs, ifile, blkoff, &blocknr, err);
+
+	*hole = blocknr == 0;
+	if (rc || *hole)
+		return rc ? rc : nlfs_file_read_at(fs, ifile, blkoff, 0, buf, err);
+	rc = nlfs_cache_read(fs, fs->ifile_cache, NLFS_IFILE_CACHE, &fs->ifile_cache_clock, blocknr,
+			     buf);
+	if (rc)   /* again, for the message naming the block */
+		rc = nlfs_file_read_at(fs, ifile, blkoff, blocknr, buf, err);
+	return rc;
+}
+
 int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t ino,
 		    struct nlfs_file *out, struct nlfs_err *err)
 {
 	uint32_t bs = fs->geo.blocksize;
 	uint32_t isz = fs->geo.inode_size;
-	uint64_t epg = (uint64_t)bs * 8, blkoff;
+	uint64_t epg = (uint64_t)bs * 8, blkoff, bblk = nlfs_palloc_bitmap_blkoff(bs, isz, ino / epg);
 	uint32_t byteoff;
 	uint8_t *buf = malloc(bs);
 	bool hole;
@@ -41,8 +58,7 @@ int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t 
 	if (!buf)
 		return -ENOMEM;
 	/* the bitmap is authoritative: a clear bit means no such inode */
-	rc = nlfs_file_read_block(fs, ifile,
-				  nlfs_palloc_bitmap_blkoff(bs, isz, ino / epg), buf, &hole, err);
+	rc = read_ifile_block(fs, ifile, bblk, buf, &hole, err);
 	if (rc)
 		goto out;
 	if (hole || !bit_is_set(buf, ino % epg)) {
@@ -51,7 +67,7 @@ int nlfs_ifile_read(struct nlfs_fs *fs, const struct nlfs_file *ifile, uint64_t 
 		goto out_where;
 	}
 	nlfs_palloc_locate(bs, isz, ino, &blkoff, &byteoff);
-	rc = nlfs_file_read_block(fs, ifile, blkoff, buf, &hole, err);
+	rc = read_ifile_block(fs, ifile, blkoff, buf, &hole, err);
 	if (rc)
 		goto out_where;
 	if (hole) {

@@ -242,6 +242,34 @@ START_TEST(huge_directory_size_ends_at_the_map)
 }
 END_TEST
 
+/* every inode read asks its group's bitmap: a reader that goes from inode
+ * to inode (nilfs-send -p, the diff) reads the bitmap block and a block of
+ * records once, not once an inode */
+START_TEST(ifile_blocks_are_read_once)
+{
+	struct nlfs_fs *fs;
+	struct nlfs_file ifile, root;
+	struct nlfs_err err;
+	struct nlfs_io_stats before, after;
+
+	if (!have_image)
+		return;
+	fs = open_image();
+	ck_assert_int_eq(nlfs_fs_ifile(fs, 0, &ifile, &err), 0);
+	ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, &err), 0);
+	nlfs_io_get_stats(nlfs_fs_io(fs), &before);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, NLFS_ROOT_INO, &root, &err), 0);
+		ck_assert_uint_eq(root.ino, NLFS_ROOT_INO);
+		/* a free inode of the same group: its bit says so */
+		ck_assert_int_eq(nlfs_ifile_read(fs, &ifile, 12, &root, &err), -ENOENT);
+	}
+	nlfs_io_get_stats(nlfs_fs_io(fs), &after);
+	ck_assert_uint_eq(after.reads, before.reads);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mdt");
@@ -254,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, known_addresses_come_before_the_dat);
 	tcase_add_test(tc, palloc_groups_of_the_dat_and_ifile);
 	tcase_add_test(tc, huge_directory_size_ends_at_the_map);
+	tcase_add_test(tc, ifile_blocks_are_read_once);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	unlink(img);
