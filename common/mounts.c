@@ -293,13 +293,19 @@ bool mnt_path_mounted(const char *path)
 
 int mnt_find_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len)
 {
+	return mnt_find_nilfs_at(path, NULL, out, msg, len);
+}
+
+int mnt_find_nilfs_at(const char *path, const char *dir, struct mnt_entry *out, char *msg,
+		      size_t len)
+{
 	struct stat st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (stat(path, &st) < 0)
 		return -errno;
-	rc = mnt_lookup(NULL, path, NULL, out);
+	rc = mnt_lookup(NULL, path, dir, out);
 	if (rc || mnt_is_nilfs(out))
 		return rc;
 	if (S_ISDIR(st.st_mode))

@@ -69,6 +69,10 @@ int mnt_lookup_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t 
  * mount (mnt_free() it); -ENOENT if PATH is not mounted; -EMEDIUMTYPE with
  * MSG as above; or -errno (stat, the table, ENOMEM). */
 int mnt_find_nilfs(const char *path, struct mnt_entry *out, char *msg, size_t len);
+/* The same, where only a mount at the directory DIR (NULL: any) counts
+ * (nilfs_cleanerd DEVICE DIR). */
+int mnt_find_nilfs_at(const char *path, const char *dir, struct mnt_entry *out, char *msg,
+		      size_t len);
 /* mnt_find_nilfs(), but a mount that is not nilfs2 is "prog: PATH: MSG;
  * nothing done" and exit with the program's failure code (1; fsck.nilfs2's
  * 8): the one lookup of a command that acts on a mounted volume online and

@@ -124,42 +124,39 @@ int cld_reload_config(struct cleanerd *d, const char *path)
 /* ------------------------------------------------------------------ */
 /* the mounted volume */
 
+/* the volume at mount M (freed here), as open_volume */
+static int open_mount(struct cleanerd *d, struct mnt_entry *m)
+{
+	struct stat st;
+	int fd, rc = 0;
+
+	if (!mnt_is_nilfs(m)) {
+		rc = -ENOENT;   /* replaced by another file system */
+	} else if (!m->rw) {
+		rc = 1;
+	} else if ((fd = ioc_open(m->mountpoint)) < 0) {
+		rc = fd == -EMEDIUMTYPE ? -ENOENT : fd;
+	} else if (fstat(fd, &st) || st.st_dev != d->rdev) {
+		close(fd);
+		rc = -ENOENT;   /* replaced under our feet */
+	} else {
+		d->iocfd = fd;
+		if (!d->mountpoint || strcmp(d->mountpoint, m->mountpoint)) {
+			free(d->mountpoint);
+			d->mountpoint = strdup(m->mountpoint);
+		}
+	}
+	mnt_free(m);
+	return rc;
+}
+
 /* 0: open; 1: only mounted read-only (try later); -ENOENT: gone */
 static int open_volume(struct cleanerd *d)
 {
 	struct mnt_entry m;
-	struct stat st;
 	int rc = mnt_lookup_dev(NULL, d->rdev, d->dir_arg, &m);
 
-	if (rc)
-		return rc;
-	if (!mnt_is_nilfs(&m)) {
-		mnt_free(&m);
-		return -ENOENT;   /* replaced by another file system */
-	}
-	if (!m.rw) {
-		mnt_free(&m);
-		return 1;
-	}
-	d->iocfd = ioc_open(m.mountpoint);
-	if (d->iocfd < 0) {
-		rc = d->iocfd == -EMEDIUMTYPE ? -ENOENT : d->iocfd;
-		d->iocfd = -1;
-		mnt_free(&m);
-		return rc;
-	}
-	if (fstat(d->iocfd, &st) || st.st_dev != d->rdev) {
-		close(d->iocfd);
-		d->iocfd = -1;
-		mnt_free(&m);
-		return -ENOENT;   /* replaced under our feet */
-	}
-	if (!d->mountpoint || strcmp(d->mountpoint, m.mountpoint)) {
-		free(d->mountpoint);
-		d->mountpoint = strdup(m.mountpoint);
-	}
-	mnt_free(&m);
-	return 0;
+	return rc ? rc : open_mount(d, &m);
 }
 
 static void close_volume(struct cleanerd *d)
@@ -479,6 +476,8 @@ int main(int argc, char **argv)
 			      .startup = true, .step_cap = CLD_NSEGMENTS_PER_CLEAN_MAX };
 	bool foreground = false, offline = false, write_damaged = false;
 	const char *dev;
+	char msg[3 * PATH_MAX];
+	struct mnt_entry m;
 	struct stat st;
 	sigset_t mask;
 	uint64_t secs;
@@ -523,7 +522,6 @@ int main(int argc, char **argv)
 	d.device = realpath(dev, NULL);
 	if (!d.device)
 		cli_errx("%s: %s", dev, strerror(errno));
-	cmd_refuse_foreign_mount(dev);
 	if (offline) {
 		/* one run through the library's writer on the unmounted volume */
 		d.log_stderr = true;
@@ -539,6 +537,12 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind == 2)
 		d.dir_arg = argv[optind + 1];
+	/* the one lookup: whatever DEV names mounted as another file system
+	 * is refused, else it is the volume's mount (the offline run's is
+	 * conf_params') */
+	rc = mnt_find_nilfs_at(dev, d.dir_arg, &m, msg, sizeof(msg));
+	if (rc == -EMEDIUMTYPE)
+		cli_errx("%s: %s; nothing done", dev, msg);
 	if (stat(d.device, &st))
 		cli_errx("%s: %s", d.device, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
@@ -547,29 +551,20 @@ int main(int argc, char **argv)
 	cld_log_device(d.device);
 
 	openlog(PROG, LOG_PID | (d.log_stderr ? LOG_PERROR : 0), LOG_DAEMON);
-	{
-		struct mnt_entry m;
-
-		rc = mnt_lookup_dev(NULL, d.rdev, d.dir_arg, &m);
-		if (rc == -ENOENT)
-			cli_errx("%s: not mounted%s%s", d.device, d.dir_arg ? " on " : "",
-			    d.dir_arg ? d.dir_arg : "");
-		if (rc)
-			cli_errx("%s: cannot read the mount table: %s", d.device, strerror(-rc));
-		if (!mnt_is_nilfs(&m))
-			cli_errx("%s: mounted on %s as %s, not NILFS2; nothing done", d.device,
-			    m.mountpoint, m.fstype);
-		if (!m.rw)
-			cli_errx("%s: mounted read-only on %s", d.device, m.mountpoint);
-		d.mountpoint = strdup(m.mountpoint);
-		mnt_free(&m);
-	}
+	if (rc == -ENOENT)
+		cli_errx("%s: not mounted%s%s", d.device, d.dir_arg ? " on " : "",
+			 d.dir_arg ? d.dir_arg : "");
+	if (rc)
+		cli_errx("%s: cannot read the mount table: %s", d.device, strerror(-rc));
+	if (!m.rw)
+		cli_errx("%s: mounted read-only on %s", d.device, m.mountpoint);
+	d.mountpoint = strdup(m.mountpoint);
 	rc = cld_reader_open(&d.rd, d.device);
 	if (rc)
 		cli_errx("%s: cannot read the superblock: %s", d.device,
 		    nlfs_strerror(rc));
 	d.r_pct = d.rd.r_segments_percentage;
-	rc = open_volume(&d);
+	rc = open_mount(&d, &m);
 	if (rc)
 		cli_errx("%s: cannot open the mount point %s: %s", d.device, d.mountpoint,
 		    rc == 1 ? "mounted read-only" : strerror(-rc));
