@@ -186,13 +186,41 @@ static bool known_address(void *arg, uint64_t v, uint64_t *blk)
 	return fsck_dat_plain(arg, v, blk, NULL);
 }
 
+/* Pass 2's reading of the table, pass 4 and the search for leaks go
+ * through every allocated entry, in ascending order: a chunk of the set
+ * at a time (vbitmap.h), with the chunks of the other sets and of the
+ * table (dattable.h) that go with it found once, not for each entry.  The
+ * plain entries need no reading. */
+struct entry_sweep {
+	uint64_t base;                      /* the chunk's first virtual block number */
+	size_t idx1;                        /* its index in c->valloc + 1 */
+	const uint64_t *alloc;              /* its bits in c->valloc */
+	const uint64_t *other;              /* in the set the pass compares (NULL: none) */
+	const struct fsck_dtchunk *dt;      /* its plain entries (NULL: none) */
+};
+
+/* the Ith chunk of c->valloc, with OTHER's bits there (OTHER may be
+ * NULL): false past the last */
+static bool sweep_chunk(struct fsck *c, size_t i, struct fsck_vbitmap *other,
+			struct entry_sweep *s)
+{
+	const struct fsck_vchunk *ch = fsck_vbitmap_sorted(&c->valloc, i, &s->idx1);
+
+	if (!ch)
+		return false;
+	s->base = ch->key << FSCK_VCHUNK_SHIFT;
+	s->alloc = ch->words;
+	s->other = other ? fsck_vbitmap_words(other, ch->key) : NULL;
+	s->dt = c->dat.chunks ? fsck_dattable_chunk(&c->dat, s->idx1) : NULL;
+	return true;
+}
+
 /* c->dat: every allocated entry read once, in DAT order, and the plain
  * ones kept.  Nothing is reported: pass 4 reads again what is not plain. */
 static void load_table(struct fsck *c)
 {
-	struct fsck_viter it = { .from = 1 };
 	struct entry_reader r;
-	uint64_t v;
+	struct entry_sweep s;
 
 	if (fsck_dattable_init(&c->dat, c->valloc.nchunks))
 		return;
@@ -201,18 +229,27 @@ static void load_table(struct fsck *c)
 		return;
 	}
 	dat_ahead(c);
-	while (c->dat.chunks && fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blk, start, end;
-		struct nlfs_dat_entry de;
+	for (size_t i = 0; c->dat.chunks && sweep_chunk(c, i, NULL, &s) && !fsck_cancelled(c); i++) {
+		for (unsigned w = 0; w < FSCK_VCHUNK_BITS / 64 && c->dat.chunks; w++) {
+			/* entry 0 is never plain */
+			uint64_t bits = s.alloc[w] & (s.base == 0 && w == 0 ? ~1ull : ~0ull);
 
-		if (!read_entry(&r, v, &de))
-			continue;   /* pass 4 tells */
-		blk = nlfs_le64(de.de_blocknr);
-		start = nlfs_le64(de.de_start);
-		end = nlfs_le64(de.de_end);
-		if (entry_plain(c, v, blk, start, end))
-			(void)fsck_dattable_put(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v) - 1, v,
-						(uint32_t)blk, end == NLFS_CNO_MAX);
+			for (; bits; bits &= bits - 1) {
+				uint64_t v = s.base + w * 64 + (uint64_t)__builtin_ctzll(bits);
+				uint64_t blk, start, end;
+				struct nlfs_dat_entry de;
+
+				if (!read_entry(&r, v, &de))
+					continue;   /* pass 4 tells */
+				blk = nlfs_le64(de.de_blocknr);
+				start = nlfs_le64(de.de_start);
+				end = nlfs_le64(de.de_end);
+				if (entry_plain(c, v, blk, start, end) &&
+				    !fsck_dattable_put(&c->dat, s.idx1 - 1, v, (uint32_t)blk,
+						       end == NLFS_CNO_MAX))
+					break;   /* out of memory: the table is off */
+			}
+		}
 	}
 	entry_reader_close(&r);
 	nlfs_fs_known_addresses(c->fs, known_address, c);
@@ -338,33 +375,6 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		return;
 	}
 	check_address(c, v, blk, confirmed);
-}
-
-/* Passes 4 and the search for leaks go through every allocated entry, in
- * ascending order: a chunk of the set at a time (vbitmap.h), with the
- * chunks of the other sets and of the table (dattable.h) that go with it
- * found once, not for each entry.  The plain entries need no reading. */
-struct entry_sweep {
-	uint64_t base;                      /* the chunk's first virtual block number */
-	const uint64_t *alloc;              /* its bits in c->valloc */
-	const uint64_t *other;              /* in the set the pass compares (NULL: none) */
-	const struct fsck_dtchunk *dt;      /* its plain entries (NULL: none) */
-};
-
-/* the Ith chunk of c->valloc, with OTHER's bits there: false past the last */
-static bool sweep_chunk(struct fsck *c, size_t i, struct fsck_vbitmap *other,
-			struct entry_sweep *s)
-{
-	size_t idx1;
-	const struct fsck_vchunk *ch = fsck_vbitmap_sorted(&c->valloc, i, &idx1);
-
-	if (!ch)
-		return false;
-	s->base = ch->key << FSCK_VCHUNK_SHIFT;
-	s->alloc = ch->words;
-	s->other = fsck_vbitmap_words(other, ch->key);
-	s->dt = c->dat.chunks ? fsck_dattable_chunk(&c->dat, idx1) : NULL;
-	return true;
 }
 
 /* one entry of pass 4 that the table does not hold */
