@@ -230,9 +230,9 @@ const struct fsck_vchunk *fsck_vbitmap_sorted(struct fsck_vbitmap *b, size_t i, 
 	return &b->chunks[b->order[i].idx];
 }
 
-const uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key)
+uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key)
 {
-	const struct fsck_vchunk *c = find(b, key);
+	struct fsck_vchunk *c = find(b, key);
 
 	return c ? c->words : NULL;
 }

@@ -69,8 +69,10 @@ void fsck_vbit_set_word(struct fsck_vbitmap *b, uint64_t v, uint64_t bits);
  * at a time: the Ith chunk in ascending order of key (NULL past the
  * last), its index + 1 in B->chunks in *IDX1 (see fsck_vbitmap_chunk_of) */
 const struct fsck_vchunk *fsck_vbitmap_sorted(struct fsck_vbitmap *b, size_t i, size_t *idx1);
-/* the bits of chunk KEY of B, NULL where B has none set there */
-const uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key);
+/* the bits of chunk KEY of B, NULL where B has none set there; the
+ * caller may set bits there (until a bit of another chunk is set: the
+ * chunks may then move) */
+uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key);
 /* the index + 1 of V's chunk in B->chunks, 0 if it has none: what a table
  * of values beside the set is indexed by (dattable.h) */
 size_t fsck_vbitmap_chunk_of(struct fsck_vbitmap *b, uint64_t v);
