@@ -288,8 +288,8 @@ int pass_dat_map(struct fsck *c)
 			continue;
 		}
 		/* a word at a time: the groups a descriptor block covers are
-		 * mostly empty (holes read as zeros), 32768 bits each */
-		for (uint64_t w = 0; w < epg / 64; w++) {
+		 * mostly empty (holes, all zeros: not looked at), 32768 bits each */
+		for (uint64_t w = 0; w < epg / 64 && !pg.bitmap_hole; w++) {
 			uint64_t bits;
 
 			/* bit r of byte r / 8: bit r of the word */
