@@ -39,9 +39,11 @@ bool fsck_dattable_put(struct fsck_dattable *t, size_t idx, uint64_t v, uint32_t
 		}
 		memset(ch->blk, 0xff, sizeof(ch->blk));   /* FSCK_DATTABLE_NONE */
 		memset(ch->open, 0, sizeof(ch->open));
+		memset(ch->plain, 0, sizeof(ch->plain));
 		t->chunks[idx] = ch;
 	}
 	ch->blk[r] = blk;
+	ch->plain[r / 64] |= 1ull << (r % 64);
 	if (open)
 		ch->open[r / 64] |= 1ull << (r % 64);
 	return true;

@@ -35,6 +35,9 @@
 struct fsck_dtchunk {
 	uint32_t blk[FSCK_VCHUNK_BITS];          /* address, or FSCK_DATTABLE_NONE */
 	uint64_t open[FSCK_VCHUNK_BITS / 64];    /* de_end is ~0 */
+	/* blk[] holds an address: the sweeps over every entry (pass 4, the
+	 * search for leaks) take 64 entries at a time */
+	uint64_t plain[FSCK_VCHUNK_BITS / 64];
 };
 
 struct fsck_dattable {
@@ -51,15 +54,21 @@ void fsck_dattable_free(struct fsck_dattable *t);
  * (off) and false returned. */
 bool fsck_dattable_put(struct fsck_dattable *t, size_t idx, uint64_t v, uint32_t blk, bool open);
 
+/* the table's chunk IDX1 - 1 (0: none), NULL where it has none */
+static inline const struct fsck_dtchunk *fsck_dattable_chunk(const struct fsck_dattable *t,
+							     size_t idx1)
+{
+	return idx1 && idx1 <= t->nchunks ? t->chunks[idx1 - 1] : NULL;
+}
+
 /* entry V (in chunk IDX + 1, 0: none) if the table has it */
 static inline bool fsck_dattable_get(const struct fsck_dattable *t, size_t idx1, uint64_t v,
 				     uint64_t *blk, bool *open)
 {
-	const struct fsck_dtchunk *ch;
+	const struct fsck_dtchunk *ch = fsck_dattable_chunk(t, idx1);
 	uint64_t r = v & (FSCK_VCHUNK_BITS - 1);
 
-	if (!idx1 || idx1 > t->nchunks || !(ch = t->chunks[idx1 - 1]) ||
-	    ch->blk[r] == FSCK_DATTABLE_NONE)
+	if (!ch || ch->blk[r] == FSCK_DATTABLE_NONE)
 		return false;
 	*blk = ch->blk[r];
 	if (open)

@@ -105,6 +105,7 @@ struct entry_reader {
 	struct nlfs_file dat;
 	uint8_t *buf;
 	uint64_t loaded;        /* the DAT block in buf (UINT64_MAX: none) */
+	uint64_t v_lo, v_hi;    /* the entries it holds: [v_lo, v_hi) */
 	bool fresh;             /* the entry just read is the first asked for in it */
 	int rc;                 /* reading it failed (err says why) */
 	bool hole;              /* it is a hole (or could not be read) */
@@ -129,12 +130,25 @@ static void entry_reader_close(struct entry_reader *r)
  * be read (r->rc and r->err then say why; r->loaded is the block) */
 static bool read_entry(struct entry_reader *r, uint64_t v, struct nlfs_dat_entry *de)
 {
-	uint32_t bs = r->c->g->blocksize, byteoff;
-	uint64_t blkoff;
+	uint32_t bs = r->c->g->blocksize, esz = dat_esz(r->c), byteoff;
+	uint64_t blkoff, epg = (uint64_t)bs * 8;
 
-	nlfs_palloc_locate(bs, dat_esz(r->c), v, &blkoff, &byteoff);
+	/* the entries come in order, most from the block read last */
+	if (r->loaded != UINT64_MAX && v >= r->v_lo && v < r->v_hi) {
+		r->fresh = false;
+		if (r->hole)
+			return false;
+		memcpy(de, r->buf + (v - r->v_lo) * esz, sizeof(*de));
+		return true;
+	}
+	nlfs_palloc_locate(bs, esz, v, &blkoff, &byteoff);
 	r->fresh = blkoff != r->loaded;
 	if (r->fresh) {
+		/* a block's entries are in one group, from V's on */
+		r->v_lo = v - byteoff / esz;
+		r->v_hi = r->v_lo + bs / esz;
+		if (r->v_hi > (v / epg + 1) * epg || r->v_hi < r->v_lo)
+			r->v_hi = (v / epg + 1) * epg;
 		r->loaded = blkoff;
 		r->rc = nlfs_file_read_block(r->c->fs, &r->dat, blkoff, r->buf, &r->hole, &r->err);
 		if (r->rc)
@@ -172,13 +186,41 @@ static bool known_address(void *arg, uint64_t v, uint64_t *blk)
 	return fsck_dat_plain(arg, v, blk, NULL);
 }
 
+/* Pass 2's reading of the table, pass 4 and the search for leaks go
+ * through every allocated entry, in ascending order: a chunk of the set
+ * at a time (vbitmap.h), with the chunks of the other sets and of the
+ * table (dattable.h) that go with it found once, not for each entry.  The
+ * plain entries need no reading. */
+struct entry_sweep {
+	uint64_t base;                      /* the chunk's first virtual block number */
+	size_t idx1;                        /* its index in c->valloc + 1 */
+	const uint64_t *alloc;              /* its bits in c->valloc */
+	const uint64_t *other;              /* in the set the pass compares (NULL: none) */
+	const struct fsck_dtchunk *dt;      /* its plain entries (NULL: none) */
+};
+
+/* the Ith chunk of c->valloc, with OTHER's bits there (OTHER may be
+ * NULL): false past the last */
+static bool sweep_chunk(struct fsck *c, size_t i, struct fsck_vbitmap *other,
+			struct entry_sweep *s)
+{
+	const struct fsck_vchunk *ch = fsck_vbitmap_sorted(&c->valloc, i, &s->idx1);
+
+	if (!ch)
+		return false;
+	s->base = ch->key << FSCK_VCHUNK_SHIFT;
+	s->alloc = ch->words;
+	s->other = other ? fsck_vbitmap_words(other, ch->key) : NULL;
+	s->dt = c->dat.chunks ? fsck_dattable_chunk(&c->dat, s->idx1) : NULL;
+	return true;
+}
+
 /* c->dat: every allocated entry read once, in DAT order, and the plain
  * ones kept.  Nothing is reported: pass 4 reads again what is not plain. */
 static void load_table(struct fsck *c)
 {
-	struct fsck_viter it = { .from = 1 };
 	struct entry_reader r;
-	uint64_t v;
+	struct entry_sweep s;
 
 	if (fsck_dattable_init(&c->dat, c->valloc.nchunks))
 		return;
@@ -187,18 +229,27 @@ static void load_table(struct fsck *c)
 		return;
 	}
 	dat_ahead(c);
-	while (c->dat.chunks && fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blk, start, end;
-		struct nlfs_dat_entry de;
+	for (size_t i = 0; c->dat.chunks && sweep_chunk(c, i, NULL, &s) && !fsck_cancelled(c); i++) {
+		for (unsigned w = 0; w < FSCK_VCHUNK_BITS / 64 && c->dat.chunks; w++) {
+			/* entry 0 is never plain */
+			uint64_t bits = s.alloc[w] & (s.base == 0 && w == 0 ? ~1ull : ~0ull);
 
-		if (!read_entry(&r, v, &de))
-			continue;   /* pass 4 tells */
-		blk = nlfs_le64(de.de_blocknr);
-		start = nlfs_le64(de.de_start);
-		end = nlfs_le64(de.de_end);
-		if (entry_plain(c, v, blk, start, end))
-			(void)fsck_dattable_put(&c->dat, fsck_vbitmap_chunk_of(&c->valloc, v) - 1, v,
-						(uint32_t)blk, end == NLFS_CNO_MAX);
+			for (; bits; bits &= bits - 1) {
+				uint64_t v = s.base + w * 64 + (uint64_t)__builtin_ctzll(bits);
+				uint64_t blk, start, end;
+				struct nlfs_dat_entry de;
+
+				if (!read_entry(&r, v, &de))
+					continue;   /* pass 4 tells */
+				blk = nlfs_le64(de.de_blocknr);
+				start = nlfs_le64(de.de_start);
+				end = nlfs_le64(de.de_end);
+				if (entry_plain(c, v, blk, start, end) &&
+				    !fsck_dattable_put(&c->dat, s.idx1 - 1, v, (uint32_t)blk,
+						       end == NLFS_CNO_MAX))
+					break;   /* out of memory: the table is off */
+			}
+		}
 	}
 	entry_reader_close(&r);
 	nlfs_fs_known_addresses(c->fs, known_address, c);
@@ -237,18 +288,16 @@ int pass_dat_map(struct fsck *c)
 			continue;
 		}
 		/* a word at a time: the groups a descriptor block covers are
-		 * mostly empty (holes read as zeros), 32768 bits each */
-		for (uint64_t w = 0; w < epg / 64; w++) {
+		 * mostly empty (holes, all zeros: not looked at), 32768 bits each */
+		for (uint64_t w = 0; w < epg / 64 && !pg.bitmap_hole; w++) {
 			uint64_t bits;
 
 			/* bit r of byte r / 8: bit r of the word */
 			bits = nlfs_get_le64(pg.bitmap + w * 8);
-
-			for (; bits; bits &= bits - 1) {
-				fsck_vbit_set(&c->valloc, grp * epg + w * 64 +
-					      (uint64_t)__builtin_ctzll(bits));
-				used++;
-			}
+			if (!bits)
+				continue;
+			fsck_vbit_set_word(&c->valloc, grp * epg + w * 64, bits);
+			used += (uint64_t)__builtin_popcountll(bits);
 		}
 		c->nvalloc += used;
 		if (nlfs_palloc_group_nfree(&pg, epg) != epg - used) {
@@ -272,8 +321,8 @@ out:
 }
 
 /* the address BLK (not 0) of entry V: in a segment in use, claimed by a
- * summary for V, and V's alone */
-static void check_address(struct fsck *c, uint64_t v, uint64_t blk)
+ * summary for V (CONFIRMED: c->vconfirmed has it), and V's alone */
+static void check_address(struct fsck *c, uint64_t v, uint64_t blk, bool confirmed)
 {
 	if (!fsck_phys_in_use(c, blk)) {
 		if (blk / c->g->blocks_per_segment < c->g->nsegments)
@@ -282,7 +331,7 @@ static void check_address(struct fsck *c, uint64_t v, uint64_t blk)
 		fix_note_vblock(c, v);
 		return;
 	}
-	if (!fsck_vbit_test(&c->vconfirmed, v) && !fsck_bit_test(&c->unverified, blk)) {
+	if (!confirmed && !fsck_bit_test(&c->unverified, blk)) {
 		fsck_problem(c, MSG_DAT_ADDRESS_UNCLAIMED, v, blk);
 		fix_note_vblock(c, v);
 	}
@@ -292,13 +341,13 @@ static void check_address(struct fsck *c, uint64_t v, uint64_t blk)
 	}
 }
 
-static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry *raw)
+static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry *raw, bool confirmed)
 {
 	uint64_t blk = nlfs_le64(raw->de_blocknr), start = nlfs_le64(raw->de_start);
 	uint64_t end = nlfs_le64(raw->de_end);
 
 	if (entry_plain(c, v, blk, start, end)) {
-		check_address(c, v, blk);
+		check_address(c, v, blk, confirmed);
 		return;
 	}
 	/* what is wrong with it */
@@ -325,14 +374,31 @@ static void check_entry(struct fsck *c, uint64_t v, const struct nlfs_dat_entry 
 		fix_note_vblock(c, v);
 		return;
 	}
-	check_address(c, v, blk);
+	check_address(c, v, blk, confirmed);
+}
+
+/* one entry of pass 4 that the table does not hold */
+static void check_entry_read(struct fsck *c, struct entry_reader *r, uint64_t v, bool confirmed)
+{
+	struct nlfs_dat_entry de;
+
+	if (read_entry(r, v, &de)) {
+		check_entry(c, v, &de, confirmed);
+		return;
+	}
+	/* told once a block, for the first entry asked for in it */
+	if (r->fresh && r->rc)
+		fsck_lib_problem(c, MSG_DAT_ENTRY_BLOCK_READ, &r->err, r->loaded);
+	else if (r->fresh)
+		fsck_problem(c, MSG_DAT_ENTRY_BLOCK_MISSING, r->loaded, v);
+	fix_note_vblock(c, v);
 }
 
 int pass_dat_entries(struct fsck *c)
 {
-	struct fsck_viter it = { 0 };
 	struct entry_reader r;
-	uint64_t n = 0, v;
+	struct entry_sweep s;
+	uint64_t n = 0;
 
 	if (entry_reader_open(&r, c)) {
 		fsck_problem(c, MSG_OOM_DAT);
@@ -342,25 +408,23 @@ int pass_dat_entries(struct fsck *c)
 		fsck_problem(c, MSG_DAT_ENTRY0_FREE);
 		fix_note_vblock(c, 0);
 	}
-	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blk;
-		struct nlfs_dat_entry de;
+	for (size_t i = 0; sweep_chunk(c, i, &c->vconfirmed, &s) && !fsck_cancelled(c); i++) {
+		for (unsigned w = 0; w < FSCK_VCHUNK_BITS / 64; w++) {
+			uint64_t plain = s.dt ? s.dt->plain[w] : 0;
+			uint64_t conf = s.other ? s.other[w] : 0;
 
-		fsck_progress(c, 4, n++, c->nvalloc);
-		if (fsck_dat_plain(c, v, &blk, NULL)) {
-			check_address(c, v, blk);   /* its own fields hold */
-			continue;
+			for (uint64_t bits = s.alloc[w]; bits; bits &= bits - 1) {
+				unsigned b = (unsigned)__builtin_ctzll(bits);
+				bool confirmed = conf >> b & 1;
+				uint64_t v = s.base + w * 64 + b;
+
+				fsck_progress(c, 4, n++, c->nvalloc);
+				if (plain >> b & 1)   /* its own fields hold */
+					check_address(c, v, s.dt->blk[w * 64 + b], confirmed);
+				else
+					check_entry_read(c, &r, v, confirmed);
+			}
 		}
-		if (read_entry(&r, v, &de)) {
-			check_entry(c, v, &de);
-			continue;
-		}
-		/* told once a block, for the first entry asked for in it */
-		if (r.fresh && r.rc)
-			fsck_lib_problem(c, MSG_DAT_ENTRY_BLOCK_READ, &r.err, r.loaded);
-		else if (r.fresh)
-			fsck_problem(c, MSG_DAT_ENTRY_BLOCK_MISSING, r.loaded, v);
-		fix_note_vblock(c, v);
 	}
 	entry_reader_close(&r);
 	return 0;
@@ -368,9 +432,8 @@ int pass_dat_entries(struct fsck *c)
 
 void pass_dat_leaks(struct fsck *c)
 {
-	struct fsck_viter it = { .from = 1 };
 	struct entry_reader r;
-	uint64_t v;
+	struct entry_sweep s;
 
 	if (c->maps_incomplete) {
 		fsck_verbose(c, "DAT: some block maps could not be walked; unused live blocks are not looked for");
@@ -380,20 +443,30 @@ void pass_dat_leaks(struct fsck *c)
 		fsck_problem(c, MSG_OOM_DAT);
 		return;
 	}
-	while (fsck_vbitmap_next(&c->valloc, &it, &v) && !fsck_cancelled(c)) {
-		uint64_t blk;
-		struct nlfs_dat_entry de;
-		bool open;
+	for (size_t i = 0; sweep_chunk(c, i, &c->vref, &s) && !fsck_cancelled(c); i++) {
+		for (unsigned w = 0; w < FSCK_VCHUNK_BITS / 64; w++) {
+			/* allocated, not used by the checkpoint, and not a
+			 * plain entry whose life has ended (entry 0 is no block) */
+			uint64_t bits = s.alloc[w] & ~(s.other ? s.other[w] : 0);
 
-		if (fsck_vbit_test(&c->vref, v) || (fsck_dat_plain(c, v, &blk, &open) && !open))
-			continue;
-		/* read where it may be a leak: the message says what the entry
-		 * holds (a block that cannot be read: pass_dat_entries() told) */
-		if (!read_entry(&r, v, &de) || nlfs_le64(de.de_end) != NLFS_CNO_MAX)
-			continue;
-		fsck_problem(c, MSG_DAT_LEAK, v, nlfs_le64(de.de_blocknr), nlfs_le64(de.de_start),
-			     c->latest_cno);
-		fix_note_leak(c, v);
+			if (s.dt)
+				bits &= ~(s.dt->plain[w] & ~s.dt->open[w]);
+			if (s.base == 0 && w == 0)
+				bits &= ~1ull;
+			for (; bits; bits &= bits - 1) {
+				uint64_t v = s.base + w * 64 + (uint64_t)__builtin_ctzll(bits);
+				struct nlfs_dat_entry de;
+
+				/* read where it may be a leak: the message says what
+				 * the entry holds (a block that cannot be read:
+				 * pass_dat_entries() told) */
+				if (!read_entry(&r, v, &de) || nlfs_le64(de.de_end) != NLFS_CNO_MAX)
+					continue;
+				fsck_problem(c, MSG_DAT_LEAK, v, nlfs_le64(de.de_blocknr),
+					     nlfs_le64(de.de_start), c->latest_cno);
+				fix_note_leak(c, v);
+			}
+		}
 	}
 	entry_reader_close(&r);
 }

@@ -31,6 +31,18 @@
 
 #define SS_KNOWN (NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR | NLFS_SS_SYNDT | NLFS_SS_GC)
 
+/* The chunk of virtual block numbers (vbitmap.h) a log's binfos were
+ * last in, with its bits in c->valloc and c->vconfirmed and its plain
+ * entries, found once rather than for each binfo: a file's blocks are
+ * numbered together. */
+struct vchunk_cache {
+	bool valid;
+	uint64_t key;
+	const uint64_t *alloc;           /* NULL: none allocated there */
+	uint64_t *confirmed;             /* NULL: none confirmed yet */
+	const struct fsck_dtchunk *dt;   /* NULL: no plain entries there */
+};
+
 struct log_walk {
 	struct fsck *c;
 	uint64_t seg;
@@ -38,7 +50,40 @@ struct log_walk {
 	uint64_t nblocks;          /* payload blocks the finfos claim */
 	unsigned nproblems;
 	bool cno_bad;              /* ss_cno already reported: do not blame each finfo */
+	struct vchunk_cache vc;
 };
+
+/* the cache W holds for V's chunk */
+static struct vchunk_cache *vchunk_of(struct log_walk *w, uint64_t v)
+{
+	struct fsck *c = w->c;
+	struct vchunk_cache *vc = &w->vc;
+	uint64_t key = v >> FSCK_VCHUNK_SHIFT;
+	size_t idx1;
+
+	if (vc->valid && vc->key == key)
+		return vc;
+	idx1 = fsck_vbitmap_chunk_of(&c->valloc, v);
+	vc->valid = true;
+	vc->key = key;
+	vc->alloc = idx1 ? c->valloc.chunks[idx1 - 1].words : NULL;
+	vc->confirmed = fsck_vbitmap_words(&c->vconfirmed, key);
+	vc->dt = c->dat.chunks ? fsck_dattable_chunk(&c->dat, idx1) : NULL;
+	return vc;
+}
+
+/* V's address is as a summary says */
+static void confirm(struct log_walk *w, struct vchunk_cache *vc, uint64_t v)
+{
+	uint64_t r = v & (FSCK_VCHUNK_BITS - 1);
+
+	if (!vc->confirmed) {
+		fsck_vbit_set(&w->c->vconfirmed, v);
+		vc->confirmed = fsck_vbitmap_words(&w->c->vconfirmed, vc->key);
+		return;
+	}
+	vc->confirmed[r / 64] |= 1ull << (r % 64);
+}
 
 #define LOG_PROBLEM_LIMIT 8
 
@@ -53,8 +98,10 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 	struct log_walk *w = arg;
 	struct fsck *c = w->c;
 	const struct nlfs_log *log = w->log;
+	struct vchunk_cache *vc;
 	struct nlfs_datinfo de;
 	struct nlfs_err err;
+	uint64_t r;
 
 	if (!bi || bi->index == 0) {
 		bool mdt = fi->ino >= NLFS_DAT_INO && fi->ino <= NLFS_SUFILE_INO;
@@ -88,7 +135,9 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 			fsck_problem(c, MSG_BINFO_VBLOCK0, w->seg, log->start, bi->block, fi->ino);
 		return 0;
 	}
-	if (!fsck_vbit_test(&c->valloc, bi->vblocknr)) {
+	vc = vchunk_of(w, bi->vblocknr);
+	r = bi->vblocknr & (FSCK_VCHUNK_BITS - 1);
+	if (!vc->alloc || !(vc->alloc[r / 64] >> (r % 64) & 1)) {
 		if (note(w))
 			fsck_problem(c, MSG_LOG_VBLOCK_FREE, w->seg, log->start, bi->block, fi->ino,
 				     bi->is_data ? "data" : "node", bi->vblocknr);
@@ -96,8 +145,8 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		fix_note_log(c, w->seg, bi->vblocknr, bi->block, true);
 		return 0;
 	}
-	if (fsck_dat_plain(c, bi->vblocknr, &de.blocknr, NULL)) {
-		/* as the DAT has it */
+	if (vc->dt && vc->dt->blk[r] != FSCK_DATTABLE_NONE) {
+		de.blocknr = vc->dt->blk[r];   /* as the DAT has it */
 	} else if (nlfs_dat_lookup(c->fs, bi->vblocknr, &de, &err)) {
 		if (note(w))
 			fsck_lib_problem(c, MSG_LOG_VBLOCK_READ, &err, w->seg, log->start,
@@ -105,7 +154,7 @@ static int walk_binfo(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 		return 0;
 	}
 	if (de.blocknr == bi->block) {
-		fsck_vbit_set(&c->vconfirmed, bi->vblocknr);
+		confirm(w, vc, bi->vblocknr);
 		return 0;
 	}
 	fix_note_vblock(c, bi->vblocknr);
@@ -312,7 +361,7 @@ static void check_segment(struct fsck *c, uint64_t seg)
 	bool first = true;
 
 	while (p < end && !fsck_cancelled(c)) {
-		struct log_walk w = { c, seg, &log, 0, 0, false };
+		struct log_walk w = { c, seg, &log, 0, 0, false, { 0 } };
 		struct nlfs_err err;
 		void *summary = NULL;
 		int rc = read_log(c, p, &log, &summary, &err);

@@ -107,9 +107,17 @@ bool fsck_vbit_test(struct fsck_vbitmap *b, uint64_t v)
 
 void fsck_vbit_set(struct fsck_vbitmap *b, uint64_t v)
 {
-	uint64_t key = v >> FSCK_VCHUNK_SHIFT, r = v & (FSCK_VCHUNK_BITS - 1);
-	struct fsck_vchunk *c = find(b, key);
+	fsck_vbit_set_word(b, v & ~63ull, 1ull << (v % 64));
+}
 
+void fsck_vbit_set_word(struct fsck_vbitmap *b, uint64_t v, uint64_t bits)
+{
+	uint64_t key = v >> FSCK_VCHUNK_SHIFT, r = v & (FSCK_VCHUNK_BITS - 1);
+	struct fsck_vchunk *c;
+
+	if (!bits)
+		return;
+	c = find(b, key);
 	if (!c) {
 		if (grow(b)) {
 			b->oom = true;
@@ -123,7 +131,7 @@ void fsck_vbit_set(struct fsck_vbitmap *b, uint64_t v)
 		put_slot(b->slots, b->nslots, key, (uint32_t)b->nchunks);
 		b->order_stale = true;
 	}
-	c->words[r / 64] |= 1ull << (r % 64);
+	c->words[r / 64] |= bits;
 }
 
 void fsck_vbit_clear(struct fsck_vbitmap *b, uint64_t v)
@@ -151,6 +159,15 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* b->order by key again after chunks were added */
+static void sort_order(struct fsck_vbitmap *b)
+{
+	if (b->order_stale) {
+		nlfs_sort(b->order, b->nchunks, sizeof(*b->order), by_key);
+		b->order_stale = false;
+	}
+}
+
 bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *v)
 {
 	uint64_t key = it->from >> FSCK_VCHUNK_SHIFT;
@@ -170,10 +187,7 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 			return true;
 		}
 	}
-	if (b->order_stale) {
-		nlfs_sort(b->order, b->nchunks, sizeof(*b->order), by_key);
-		b->order_stale = false;
-	}
+	sort_order(b);
 	/* the first chunk at or after FROM's: most often the one the walk
 	 * is in, where the hint says */
 	if (it->pos < hi && b->order[it->pos].key == key)
@@ -205,6 +219,22 @@ bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *
 	}
 	it->done = true;
 	return false;
+}
+
+const struct fsck_vchunk *fsck_vbitmap_sorted(struct fsck_vbitmap *b, size_t i, size_t *idx1)
+{
+	sort_order(b);
+	if (i >= b->nchunks)
+		return NULL;
+	*idx1 = (size_t)b->order[i].idx + 1;
+	return &b->chunks[b->order[i].idx];
+}
+
+uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key)
+{
+	struct fsck_vchunk *c = find(b, key);
+
+	return c ? c->words : NULL;
 }
 
 uint64_t fsck_vbitmap_count(const struct fsck_vbitmap *b)

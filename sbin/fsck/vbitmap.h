@@ -63,6 +63,16 @@ bool fsck_vbit_test_set(struct fsck_vbitmap *b, uint64_t v);
 bool fsck_vbitmap_next(struct fsck_vbitmap *b, struct fsck_viter *it, uint64_t *v);
 /* set bits */
 uint64_t fsck_vbitmap_count(const struct fsck_vbitmap *b);
+/* the 64 bits from V (a multiple of 64) on or'ed with BITS (bit i: V + i) */
+void fsck_vbit_set_word(struct fsck_vbitmap *b, uint64_t v, uint64_t bits);
+/* For the passes that go through every number of a set at once, a word
+ * at a time: the Ith chunk in ascending order of key (NULL past the
+ * last), its index + 1 in B->chunks in *IDX1 (see fsck_vbitmap_chunk_of) */
+const struct fsck_vchunk *fsck_vbitmap_sorted(struct fsck_vbitmap *b, size_t i, size_t *idx1);
+/* the bits of chunk KEY of B, NULL where B has none set there; the
+ * caller may set bits there (until a bit of another chunk is set: the
+ * chunks may then move) */
+uint64_t *fsck_vbitmap_words(struct fsck_vbitmap *b, uint64_t key);
 /* the index + 1 of V's chunk in B->chunks, 0 if it has none: what a table
  * of values beside the set is indexed by (dattable.h) */
 size_t fsck_vbitmap_chunk_of(struct fsck_vbitmap *b, uint64_t v);

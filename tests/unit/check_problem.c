@@ -130,6 +130,42 @@ START_TEST(vbitmap_spans_the_64_bit_space)
 }
 END_TEST
 
+/* the sweeps' view: words set at once, the chunks in ascending order of
+ * key whatever order they were made in, each with its index, and the bits
+ * of a chunk another set shares */
+START_TEST(vbitmap_chunks_in_order)
+{
+	struct fsck_vbitmap a, o;
+	const struct fsck_vchunk *ch;
+	uint64_t prev = 0, total = 0;
+	size_t idx1, i;
+
+	fsck_vbitmap_init(&a);
+	fsck_vbitmap_init(&o);
+	fsck_vbit_set_word(&a, UINT64_MAX - 63, 0x8000000000000001ull);
+	fsck_vbit_set_word(&a, 4096 * 7 + 64, 0);   /* nothing: no chunk */
+	fsck_vbit_set_word(&a, 128, 0xf0);
+	fsck_vbit_set(&a, 4096 * 3 + 5);
+	fsck_vbit_set(&o, 4096 * 3 + 6);
+	ck_assert(fsck_vbit_test(&a, 132) && fsck_vbit_test(&a, UINT64_MAX) &&
+		  fsck_vbit_test(&a, UINT64_MAX - 63) && !fsck_vbit_test(&a, 136));
+	for (i = 0; (ch = fsck_vbitmap_sorted(&a, i, &idx1)); i++) {
+		ck_assert(i == 0 || ch->key > prev);
+		ck_assert_ptr_eq(&a.chunks[idx1 - 1], ch);
+		ck_assert_uint_eq(fsck_vbitmap_chunk_of(&a, ch->key << FSCK_VCHUNK_SHIFT), idx1);
+		for (unsigned w = 0; w < FSCK_VCHUNK_BITS / 64; w++)
+			total += (uint64_t)__builtin_popcountll(ch->words[w]);
+		prev = ch->key;
+	}
+	ck_assert_uint_eq(i, 3);
+	ck_assert_uint_eq(total, 7);
+	ck_assert_ptr_null(fsck_vbitmap_words(&o, 0));
+	ck_assert_uint_eq(fsck_vbitmap_words(&o, 3)[0], 1u << 6);
+	fsck_vbitmap_free(&a);
+	fsck_vbitmap_free(&o);
+}
+END_TEST
+
 /* counts per inode in four bits each: small ones inline, from 15 on
  * aside (through the hash's growth), back inline when they fall, the
  * neighbour in the same byte untouched, and room grown with zeros */
@@ -186,6 +222,7 @@ int main(void)
 	tcase_add_test(tc, messages_belong_to_their_problem);
 	tcase_add_test(tc, problems_are_counted_by_severity);
 	tcase_add_test(tc, vbitmap_spans_the_64_bit_space);
+	tcase_add_test(tc, vbitmap_chunks_in_order);
 	tcase_add_test(tc, icount_keeps_every_count);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
