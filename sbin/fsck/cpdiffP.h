@@ -103,6 +103,8 @@ struct cpdiff {
 	bool failed;
 	bool sorted;                    /* c->cplogs by cno */
 	uint64_t prefetched;            /* the last index whose logs were asked for */
+	struct fsck_bitmap dirs_first;  /* the directories of the first checkpoint
+					 * kept: what a new inode of a log is */
 };
 
 static inline void fail(struct cpdiff *d)
