@@ -502,9 +502,8 @@ static bool diff_ifile_map(struct cpdiff *d, struct fsck_file_check *fc)
 /* the inodes to take again, from the ifile blocks that changed */
 static bool find_touched(struct cpdiff *d)
 {
-	diff_ifile_blocks(d);
-	if (d->failed)
-		return false;
+	/* before the blocks are read: the first difference, from the latest
+	 * checkpoint to the oldest, mostly ends here */
 	for (size_t i = 0; i < d->nchg; i++)
 		if (set_iptr(d, d->chg[i].key, d->chg[i].ptr))
 			return false;
@@ -515,6 +514,9 @@ static bool find_touched(struct cpdiff *d)
 		if (e->level == 0 && (e->key >= d->niptr || d->iptr[e->key] == e->ptr))
 			return false;
 	}
+	diff_ifile_blocks(d);
+	if (d->failed)
+		return false;
 	settle_touched(d);
 	return true;
 }
