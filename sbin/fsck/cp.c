@@ -120,13 +120,6 @@ int cp_icache_init(struct fsck *c, struct fsck_cp *cp, uint64_t ifile_blocks)
 	return icache_alloc(cp, FSCK_ICACHE, c->g->blocksize);
 }
 
-int cp_icache_hold(struct fsck *c, struct fsck_cp *cp, uint64_t nblocks)
-{
-	unsigned n = nblocks < FSCK_ICACHE_MAX ? (unsigned)nblocks : FSCK_ICACHE_MAX;
-
-	return n > cp->niblocks ? icache_alloc(cp, n, c->g->blocksize) : 0;
-}
-
 void cp_icache_reset(struct fsck_cp *cp)
 {
 	for (unsigned i = 0; i < cp->niblocks; i++)

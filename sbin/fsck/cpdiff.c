@@ -496,12 +496,6 @@ static bool diff_ifile_map(struct cpdiff *d, struct fsck_file_check *fc)
 		return false;
 	for (size_t i = 0; i < d->nstale; i++)
 		fsck_vbit_clear(&c->vref, d->stale[i].ptr);   /* no longer the ifile's */
-	/* the old version of each block that changes is taken from the
-	 * inode cache: one slot a block holds it (256 slots held 2 in 5 on
-	 * bench/fsck.sh's 20,000-file volume), grown a quarter ahead so that
-	 * a growing ifile empties it seldom */
-	if (d->ifile_last_data > cp->niblocks)
-		(void)cp_icache_hold(c, cp, d->ifile_last_data + d->ifile_last_data / 4);
 	return true;
 }
 

@@ -287,10 +287,6 @@ void cp_icache_free(struct fsck_cp *cp);
  * (_take: true and its BS bytes in OUT if it was held) and may put in its
  * new bytes (_put) */
 void cp_icache_next(struct fsck_cp *cp);
-/* cp.c: room for NBLOCKS blocks, at most FSCK_ICACHE_MAX, empty: where
- * the differences of many checkpoints take each changed block's old
- * version; 0 or -ENOMEM (the cache as it was) */
-int cp_icache_hold(struct fsck *c, struct fsck_cp *cp, uint64_t nblocks);
 bool cp_icache_take(struct fsck_cp *cp, uint64_t blkoff, uint8_t *out, uint32_t bs);
 void cp_icache_put(struct fsck_cp *cp, uint64_t blkoff, const uint8_t *block, uint32_t bs);
 /* cp.c: inode INO of the checkpoint (0, or -1 after reporting why it
