@@ -434,7 +434,7 @@ static void reset_step(struct cpdiff *d)
 	for (size_t i = 0; i < d->nt; i++)
 		fsck_bit_clear(&d->touchmap, d->t[i].ino);
 	d->ndirty = d->nt = d->nlost = d->ndotdot = d->nmoved = d->nchg = d->nfresh = d->nstale = 0;
-	d->noldblk = 0;
+	d->noldblk = d->oldat = 0;
 	d->ndblocks = 0;
 	d->noldrecs = 0;
 	d->failed = false;
