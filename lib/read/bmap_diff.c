@@ -195,6 +195,31 @@ static void passed_in_cur(struct bdiff *d, const struct item *it, bool shared)
 	}
 }
 
+/* the entries that come next in both leaves alike, passed to CB at once:
+ * most of a leaf a checkpoint changed one block of.  Their order needs no
+ * look: a node's keys were found ascending when it was read */
+static int shared_run(struct bdiff *d, struct cursor *co, struct cursor *cn, nlfs_bmap_diff_cb cb,
+		      void *arg)
+{
+	const struct nlfs_node_view *vo = &co->v[co->depth - 1], *vn = &cn->v[cn->depth - 1];
+	unsigned *io = &co->idx[co->depth - 1], *in = &cn->idx[cn->depth - 1];
+
+	while (*io < vo->nchildren && *in < vn->nchildren) {
+		uint64_t key = nlfs_node_get(vn->keys, *in), ptr = nlfs_node_get(vn->ptrs, *in);
+		int rc;
+
+		if (!ptr || key != nlfs_node_get(vo->keys, *io) || ptr != nlfs_node_get(vo->ptrs, *io))
+			break;
+		rc = cb(key, ptr, 0, NLFS_BMAP_SHARED, arg);
+		if (rc)
+			return rc;
+		(*io)++;
+		(*in)++;
+		d->floor = key;
+	}
+	return 0;
+}
+
 int nlfs_bmap_diff(struct nlfs_fs *fs, const struct nlfs_file *old, const struct nlfs_file *cur,
 		   nlfs_bmap_diff_cb cb, void *arg, struct nlfs_err *err)
 {
@@ -220,7 +245,9 @@ int nlfs_bmap_diff(struct nlfs_fs *fs, const struct nlfs_file *old, const struct
 			co->idx[co->depth - 1]++;
 			cn->idx[cn->depth - 1]++;
 			passed_in_cur(&d, &y, true);
-			if (y.level) {
+			if (!y.level)
+				rc = shared_run(&d, co, cn, cb, arg);
+			else {
 				d.pending = true;
 				d.pend_ptr = y.ptr;
 				d.pend_level = y.level;

@@ -53,9 +53,11 @@ struct pair {
 	uint64_t a, b;
 };
 
-/* a record of a directory's old version: what it named, as which type */
+/* a record of a directory's old version: what it named, as which type,
+ * and where (block KEY, byte OFF) */
 struct dblk {
-	uint64_t dir, ino, type;
+	uint64_t dir, ino, key;
+	uint32_t off, type;
 };
 
 struct cpdiff {
@@ -97,12 +99,15 @@ struct cpdiff {
 	uint32_t *oldset;               /* oldblk hashed: index + 1, 0 empty */
 	size_t oldset_cap;              /* slots allocated */
 	size_t oldset_n;                /* slots in use now: a power of 2, twice noldblk */
+	size_t oldat;                   /* where in oldblk the walk's last record was looked for */
 	struct fsck_bitmap touchmap;    /* inodes whose record or bit changed */
 	struct nlfs_inode *oldrecs;     /* the changed records, as the last checkpoint had them */
 	size_t noldrecs, capoldrecs;
 	bool failed;
 	bool sorted;                    /* c->cplogs by cno */
 	uint64_t prefetched;            /* the last index whose logs were asked for */
+	struct fsck_bitmap dirs_first;  /* the directories of the first checkpoint
+					 * kept: what a new inode of a log is */
 };
 
 static inline void fail(struct cpdiff *d)
@@ -124,7 +129,8 @@ static inline bool metadata_ino(uint64_t ino)
 void cpdiff_dirty(void *arg, uint64_t ino);
 void cpdiff_note_child(void *arg, uint64_t dir, uint64_t child);
 void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino);
-bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+bool cpdiff_record_known(void *arg, uint64_t dir, uint64_t key, uint32_t off, uint64_t ino,
+			 unsigned type);
 bool cpdiff_block_same(const void *arg, uint64_t dir, uint64_t key);
 /* the old records of the changed directories hashed for
  * cpdiff_record_known: 0 or -ENOMEM */

@@ -85,13 +85,59 @@ int cpdiff_hash_oldblk(struct cpdiff *d)
 	return 0;
 }
 
-bool cpdiff_record_known(const void *arg, uint64_t dir, uint64_t ino, unsigned type)
+/* the old record R against the place (DIR, KEY, OFF): <0, 0, >0 */
+static int cmp_place(const struct dblk *r, uint64_t dir, uint64_t key, uint32_t off)
 {
-	const struct cpdiff *d = arg;
+	if (r->dir != dir)
+		return r->dir < dir ? -1 : 1;
+	if (r->key != key)
+		return r->key < key ? -1 : 1;
+	return r->off < off ? -1 : r->off > off;
+}
+
+/* the old record at the place (DIR, KEY, OFF), or NULL.  d->oldblk is in
+ * that order (take_out_old goes through the directories by inode number,
+ * cpdiff_unref_dir through their blocks and records in order), and so is
+ * the walk of the changed directories: a cursor that moves on finds it,
+ * a search where the walk comes to another block */
+static const struct dblk *old_at(struct cpdiff *d, uint64_t dir, uint64_t key, uint32_t off)
+{
+	size_t i = d->oldat, n = d->noldblk;
+
+	if (i >= n || d->oldblk[i].dir != dir || d->oldblk[i].key != key ||
+	    d->oldblk[i].off > off) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (cmp_place(&d->oldblk[m], dir, key, off) < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		i = lo;
+	}
+	while (i < n && cmp_place(&d->oldblk[i], dir, key, off) < 0)
+		i++;
+	d->oldat = i;
+	return i < n && !cmp_place(&d->oldblk[i], dir, key, off) ? &d->oldblk[i] : NULL;
+}
+
+bool cpdiff_record_known(void *arg, uint64_t dir, uint64_t key, uint32_t off, uint64_t ino,
+			 unsigned type)
+{
+	struct cpdiff *d = arg;
 	size_t cap = d->oldset_n;
+	const struct dblk *at;
 
 	if (!cap || fsck_bit_test(&d->touchmap, ino))
 		return false;
+	/* most often the old record at the same place, found without the
+	 * hash's random reads; else anywhere in the old version */
+	at = old_at(d, dir, key, off);
+	if (at && at->ino == ino && at->type == type)
+		return true;
 	for (size_t s = dblk_slot(dir, ino, type, cap); d->oldset[s]; s = (s + 1) & (cap - 1)) {
 		const struct dblk *r = &d->oldblk[d->oldset[s] - 1];
 
@@ -199,7 +245,7 @@ void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f, const struct 
 		while (off < bs) {
 			struct nlfs_dir_rec rec;
 			const char *why;
-			unsigned end, named;
+			unsigned end, named, at = off;
 			bool dots = key == 0 && nrec < 2;
 
 			if (nlfs_dir_salvage(buf, bs, off, &rec, &end, &why) != NLFS_DIR_SOUND) {
@@ -218,7 +264,7 @@ void cpdiff_unref_dir(struct cpdiff *d, const struct nlfs_file *f, const struct 
 			fsck_icount_set(&d->cp.nref, rec.ino, named - 1);
 			cpdiff_dirty(d, rec.ino);
 			if (!dots) {
-				struct dblk r = { f->ino, rec.ino, rec.file_type };
+				struct dblk r = { f->ino, rec.ino, key, at, rec.file_type };
 
 				if (CLI_PUSH(d->oldblk, d->noldblk, d->capoldblk, r))
 					fail(d);

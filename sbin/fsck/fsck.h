@@ -229,8 +229,11 @@ struct cp_diff_hooks {
 	void (*note_child)(void *arg, uint64_t dir, uint64_t child);
 	void (*note_dotdot)(void *arg, uint64_t dir, uint64_t ino);
 	/* directory DIR's old version had a record naming INO as TYPE, and INO
-	 * did not change: a record that says the same needs no new look at INO */
-	bool (*record_known)(const void *arg, uint64_t dir, uint64_t ino, unsigned type);
+	 * did not change: a record that says the same needs no new look at INO
+	 * (the record is at byte OFF of block KEY, where the old one is looked
+	 * for first) */
+	bool (*record_known)(void *arg, uint64_t dir, uint64_t key, uint32_t off, uint64_t ino,
+			     unsigned type);
 	/* block KEY of directory DIR is the one its old version had (same
 	 * virtual block, so the same records): only its names are read, for
 	 * the records of the blocks that changed to be told apart from */

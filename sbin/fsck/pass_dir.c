@@ -352,7 +352,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 		return;
 	}
 	if (cp->diff_walk &&
-	    cp->diff->record_known(cp->diff_arg, fr->ino, rec->ino, rec->file_type)) {
+	    cp->diff->record_known(cp->diff_arg, fr->ino, fr->blk, off, rec->ino, rec->file_type)) {
 		/* a record checked as it is, naming an inode as it was */
 		bool dir = fsck_bit_test(&cp->isdir, rec->ino);
 

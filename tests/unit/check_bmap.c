@@ -332,6 +332,55 @@ START_TEST(diff_passes_over_a_shared_node_unread)
 }
 END_TEST
 
+/* the entries two leaves share are passed in runs (shared_run): each
+ * still goes to the callback, in order, and a run ends at the first entry
+ * that differs, at a leaf's end and at an unmapped slot */
+START_TEST(diff_passes_shared_runs_of_a_leaf)
+{
+	struct nlfs_io *io = testimg_create();
+	struct nlfs_fs *fs;
+	struct nlfs_err err;
+	struct nlfs_file a, b;
+	struct dseen s = { 0 };
+
+	ck_assert_int_eq(nlfs_fs_open(io, &fs, &err), 0);
+	put_node(fs, 61, 1, 6, (const uint64_t[]){ 10, 11, 12, 13, 14, 15 },
+		 (const uint64_t[]){ 210, 211, 212, 213, 214, 215 });
+	put_node(fs, 62, 1, 6, (const uint64_t[]){ 10, 11, 12, 13, 15, 16 },
+		 (const uint64_t[]){ 210, 211, 212, 313, 215, 216 });
+	set_phys_root(&a, 2, 1, (const uint64_t[]){ 10 }, (const uint64_t[]){ 61 });
+	set_phys_root(&b, 2, 1, (const uint64_t[]){ 10 }, (const uint64_t[]){ 62 });
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 10);
+	expect(&s, 0, 10, 61, 1, NLFS_BMAP_OLD);
+	expect(&s, 1, 10, 62, 1, NLFS_BMAP_NEW);
+	expect(&s, 2, 10, 210, 0, NLFS_BMAP_SHARED);
+	expect(&s, 3, 11, 211, 0, NLFS_BMAP_SHARED);
+	expect(&s, 4, 12, 212, 0, NLFS_BMAP_SHARED);
+	expect(&s, 5, 13, 213, 0, NLFS_BMAP_OLD);
+	expect(&s, 6, 13, 313, 0, NLFS_BMAP_NEW);
+	expect(&s, 7, 14, 214, 0, NLFS_BMAP_OLD);
+	expect(&s, 8, 15, 215, 0, NLFS_BMAP_SHARED);
+	expect(&s, 9, 16, 216, 0, NLFS_BMAP_NEW);
+	/* direct maps: an unmapped slot in both, passed over */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.ino = b.ino = 20;
+	a.inode.i_bmap[1] = b.inode.i_bmap[1] = nlfs_cpu_to_le64(100);
+	a.inode.i_bmap[3] = b.inode.i_bmap[3] = nlfs_cpu_to_le64(102);
+	a.inode.i_bmap[4] = nlfs_cpu_to_le64(103);
+	b.inode.i_bmap[4] = nlfs_cpu_to_le64(113);
+	s.n = 0;
+	ck_assert_int_eq(nlfs_bmap_diff(fs, &a, &b, drecord, &s, &err), 0);
+	ck_assert_uint_eq(s.n, 4);
+	expect(&s, 0, 0, 100, 0, NLFS_BMAP_SHARED);
+	expect(&s, 1, 2, 102, 0, NLFS_BMAP_SHARED);
+	expect(&s, 2, 3, 103, 0, NLFS_BMAP_OLD);
+	expect(&s, 3, 3, 113, 0, NLFS_BMAP_NEW);
+	nlfs_fs_close(fs);
+}
+END_TEST
+
 START_TEST(diff_checks_new_keys_against_a_shared_subtree)
 {
 	struct nlfs_io *io = testimg_create();
@@ -433,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, lookup_at_a_level_finds_nodes_by_their_key);
 	tcase_add_test(tc, diff_of_direct_maps);
 	tcase_add_test(tc, diff_passes_over_a_shared_node_unread);
+	tcase_add_test(tc, diff_passes_shared_runs_of_a_leaf);
 	tcase_add_test(tc, diff_checks_new_keys_against_a_shared_subtree);
 	tcase_add_test(tc, lookup_run_follows_one_leaf);
 	suite_add_tcase(s, tc);
