@@ -512,6 +512,13 @@ struct nlfs_cphead {
 /* 0; -NLFS_ECORRUPT if the header block is a hole; as
  * nlfs_file_read_block. */
 int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cphead *out, struct nlfs_err *err);
+/* Cpfile block BLKOFF's counts (BLK: the block's bytes, ESZ an entry's):
+ * in *NVALID the checkpoints valid in it up to checkpoint LATEST
+ * (UINT64_MAX: all; an entry past the latest is not a checkpoint yet),
+ * and in *COUNT the count it keeps in its first entry.  False for block 0,
+ * whose first slot is the header: it keeps none (*COUNT untouched). */
+bool nlfs_cpfile_block_counts(uint32_t esz, uint32_t blocksize, uint64_t blkoff,
+			      const uint8_t *blk, uint64_t latest, uint32_t *count, uint64_t *nvalid);
 /* The count cpfile block BLKOFF keeps in its first entry against the
  * checkpoints valid in it (BLK: the block's bytes), the kernel's rule: the
  * two are equal (block 0, whose first slot is the header, keeps none).  A

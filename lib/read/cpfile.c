@@ -32,26 +32,36 @@ int nlfs_cpfile_header(struct nlfs_fs *fs, struct nlfs_cphead *out, struct nlfs_
 	return 0;
 }
 
-int nlfs_cpfile_block_count_check(struct nlfs_fs *fs, uint64_t blkoff, const uint8_t *blk,
-				  uint64_t *nvalid, struct nlfs_err *err)
+bool nlfs_cpfile_block_counts(uint32_t esz, uint32_t blocksize, uint64_t blkoff,
+			      const uint8_t *blk, uint64_t latest, uint32_t *count, uint64_t *nvalid)
 {
-	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size);
-	uint32_t epb = fs->geo.blocksize / esz, count;
-	uint64_t n = 0;
+	uint64_t epb = blocksize / esz, first = nlfs_cpfile_first_slot(esz), n = 0;
 	struct nlfs_checkpoint cp;
 
-	for (uint64_t k = blkoff ? 0 : nlfs_cpfile_first_slot(esz); k < epb; k++) {
+	for (uint64_t k = blkoff ? 0 : first; k < epb && blkoff * epb + k - first < latest; k++) {
 		memcpy(&cp, blk + k * esz, sizeof(cp));
 		n += nlfs_cp_flags_valid(nlfs_le32(cp.cp_flags));
 	}
-	if (nvalid)
-		*nvalid = n;
+	*nvalid = n;
 	/* block 0's first slot is the header, so it keeps no count */
 	if (blkoff == 0)
-		return 0;
+		return false;
 	memcpy(&cp, blk, sizeof(cp));
-	count = nlfs_le32(cp.cp_checkpoints_count);
-	if (count != n)
+	*count = nlfs_le32(cp.cp_checkpoints_count);
+	return true;
+}
+
+int nlfs_cpfile_block_count_check(struct nlfs_fs *fs, uint64_t blkoff, const uint8_t *blk,
+				  uint64_t *nvalid, struct nlfs_err *err)
+{
+	uint32_t esz = nlfs_le16(fs->sb[fs->choice.used].s_checkpoint_size), count = 0;
+	uint64_t n;
+	bool kept = nlfs_cpfile_block_counts(esz, fs->geo.blocksize, blkoff, blk, UINT64_MAX,
+					     &count, &n);
+
+	if (nvalid)
+		*nvalid = n;
+	if (kept && count != n)
 		return nlfs_err_set(err, NLFS_EDAMAGED, NLFS_NOWHERE,
 				    "%s: cpfile block %llu: count %u, but %llu checkpoints are valid",
 				    nlfs_io_name(fs->io), (unsigned long long)blkoff, count,

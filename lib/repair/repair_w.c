@@ -93,7 +93,8 @@ int nlfs_writer_fix_sufile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_
 int nlfs_writer_fix_cpfile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_err *err)
 {
 	uint32_t cpsz = nlfs_writer_entry_size(w, NLFS_CPFILE_INO);
-	uint64_t epb = nlfs_writer_geometry(w)->blocksize / cpsz, nvalid = 0, nsnap = 0;
+	uint32_t bs = nlfs_writer_geometry(w)->blocksize;
+	uint64_t epb = bs / cpsz, nvalid = 0, nsnap = 0;
 	uint64_t first_slot = nlfs_cpfile_first_slot(cpsz);
 	uint64_t last_slot = nlfs_writer_cno(w) - 1 + first_slot;   /* the checkpoint being built */
 	struct nlfs_cpfile_header *h;
@@ -101,34 +102,32 @@ int nlfs_writer_fix_cpfile(struct nlfs_writer *w, uint64_t *nfixed, struct nlfs_
 	int rc;
 
 	for (uint64_t b = 0; b <= (last_slot - 1) / epb; b++) {
-		uint32_t inblock = 0;
 		struct nlfs_checkpoint *first;
+		uint64_t inblock;
+		uint32_t count;
+		bool kept;
 
 		rc = nlfs_writer_mdt_read(w, NLFS_CPFILE_INO, b, &blk, err);
 		if (rc)
 			return rc;
 		if (!blk)
 			continue;
+		/* the checkpoint being built is not one yet */
+		kept = nlfs_cpfile_block_counts(cpsz, bs, b, blk, nlfs_writer_cno(w) - 1, &count,
+						&inblock);
+		nvalid += inblock;
 		for (uint64_t i = b == 0 ? first_slot : 0; i < epb && b * epb + i < last_slot; i++) {
 			const struct nlfs_checkpoint *cp = (const void *)(blk + i * cpsz);
-			uint32_t fl = nlfs_le32(cp->cp_flags);
 
-			if (!nlfs_cp_flags_valid(fl))
-				continue;
-			inblock++;
-			nvalid++;
-			if (nlfs_cp_flags_snapshot(fl))
-				nsnap++;
+			nsnap += nlfs_cp_flags_snapshot(nlfs_le32(cp->cp_flags));
 		}
-		/* the first block's count would overlay the header: the kernel keeps none */
-		first = (struct nlfs_checkpoint *)(void *)blk;
-		if (b == 0 || nlfs_le32(first->cp_checkpoints_count) == inblock)
+		if (!kept || count == inblock)
 			continue;
 		rc = nlfs_writer_mdt_write(w, NLFS_CPFILE_INO, b, &blk, err);
 		if (rc)
 			return rc;
 		first = (struct nlfs_checkpoint *)(void *)blk;
-		first->cp_checkpoints_count = nlfs_cpu_to_le32(inblock);
+		first->cp_checkpoints_count = nlfs_cpu_to_le32((uint32_t)inblock);
 		(*nfixed)++;
 	}
 	rc = nlfs_writer_mdt_read(w, NLFS_CPFILE_INO, 0, &blk, err);

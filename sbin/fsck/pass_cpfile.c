@@ -114,10 +114,9 @@ struct cp_scan {
  * them: 0, or -ENOMEM (reported) */
 static int check_cp_block(struct fsck *c, struct cp_scan *sc, uint64_t b, const uint8_t *buf)
 {
-	struct nlfs_checkpoint first_cp;
-	uint64_t nvalid = 0;
+	uint64_t nvalid;
+	uint32_t count;
 
-	memcpy(&first_cp, buf, sizeof(first_cp));
 	for (uint32_t i = 0; i < sc->epb; i++) {
 		uint64_t slot = b * sc->epb + i, cno;
 		struct nlfs_checkpoint cp;
@@ -130,7 +129,6 @@ static int check_cp_block(struct fsck *c, struct cp_scan *sc, uint64_t b, const 
 		check_entry(c, cno, &cp, &v, &s);
 		if (!v)
 			continue;
-		nvalid++;
 		if (push(&sc->valid, cno) || (s && push(&sc->snaps, cno))) {
 			fsck_problem(c, MSG_OOM_CPFILE);
 			return -ENOMEM;
@@ -138,11 +136,10 @@ static int check_cp_block(struct fsck *c, struct cp_scan *sc, uint64_t b, const 
 		if (cno == c->latest_cno)
 			sc->latest_ok = true;
 	}
-	/* block 0's first slot is the header, so it keeps no count */
-	if (b > 0 && nlfs_le32(first_cp.cp_checkpoints_count) != nvalid)
+	if (nlfs_cpfile_block_counts(sc->esz, c->g->blocksize, b, buf, c->latest_cno, &count,
+				     &nvalid) && count != nvalid)
 		fsck_problem(c, MSG_CP_BLOCK_COUNT, b, b * sc->epb - sc->first + 1,
-			     b * sc->epb - sc->first + sc->epb,
-			     nlfs_le32(first_cp.cp_checkpoints_count), nvalid);
+			     b * sc->epb - sc->first + sc->epb, count, nvalid);
 	return 0;
 }
 

@@ -206,7 +206,7 @@ static int scan_rec(void *arg, const struct nlfs_dir_rec *rec, uint64_t blk, uns
 	(void)off;
 	if (!rec->ino)
 		return 0;
-	if (rec->name_len == 2 && !memcmp(rec->name, "..", 2) && !s->parent)
+	if (rec->name_len == 2 && nlfs_dir_name_is_dots(rec->name, rec->name_len) && !s->parent)
 		s->parent = rec->ino;
 	else if (rec->name_len == sizeof(LOST_FOUND) - 1 &&
 		 !memcmp(rec->name, LOST_FOUND, rec->name_len) && rec->file_type == 2)
@@ -242,8 +242,7 @@ static int keep_rec(void *arg, const struct nlfs_dir_rec *rec, uint64_t blk, uns
 
 	if (!rec->ino)
 		return 0;
-	if ((rec->name_len == 1 && rec->name[0] == '.') ||
-	    (rec->name_len == 2 && !memcmp(rec->name, "..", 2))) {
+	if (nlfs_dir_name_is_dots(rec->name, rec->name_len)) {
 		if (rec->name_len == 2 && !rw->dotdot)
 			rw->dotdot = rec->ino;
 		return 0;   /* written anew */

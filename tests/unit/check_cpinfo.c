@@ -386,6 +386,20 @@ START_TEST(cpfile_block_count_is_its_valid_checkpoints)
 	}
 	cp->cp_checkpoints_count = nlfs_cpu_to_le32(2);
 	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 2, blk, NULL, NULL), -NLFS_EDAMAGED);
+	/* fsck's and the repair's count stops at the latest checkpoint: an
+	 * entry past it is not one yet (block 2's entry 3 is checkpoint
+	 * 2 * epb + 4 - first) */
+	{
+		uint64_t e3 = 2 * (bs / esz) + 4 - nlfs_cpfile_first_slot(esz);
+		uint32_t count = 0;
+
+		ck_assert(nlfs_cpfile_block_counts(esz, bs, 2, blk, e3, &count, &n));
+		ck_assert_uint_eq(count, 2);
+		ck_assert_uint_eq(n, 2);
+		ck_assert(nlfs_cpfile_block_counts(esz, bs, 2, blk, e3 - 1, &count, &n));
+		ck_assert_uint_eq(n, 1);
+		ck_assert(!nlfs_cpfile_block_counts(esz, bs, 0, blk, UINT64_MAX, &count, &n));
+	}
 	/* block 0: the header's slots are not entries, and there is no count */
 	ck_assert_int_eq(nlfs_cpfile_block_count_check(fs, 0, blk, &n, &err), 0);
 	ck_assert_uint_eq(n, 2 + (nlfs_cpfile_first_slot(esz) == 0));
