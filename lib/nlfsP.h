@@ -224,6 +224,12 @@ int nlfs_file_read_at(struct nlfs_fs *fs, const struct nlfs_file *f, uint64_t bl
  * it (again, after the search has found another) */
 int nlfs_fs_load_root(struct nlfs_fs *fs, struct nlfs_err *err);
 
+/* log.c: the log at START as the mount reads one of its chain: if its
+ * sequence number (the summary's) is SEQ, read whole as nlfs_log_read with
+ * no flags; else only its summary blocks (datasum_ok false, no SUMMARY) */
+int nlfs_log_read_seq(struct nlfs_fs *fs, uint64_t start, uint64_t seq, struct nlfs_log *log,
+		      void **summary, struct nlfs_err *err);
+
 /* recovery.c */
 int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb,
 			   nlfs_log_cb cb, void *arg, struct nlfs_err *err);

@@ -127,12 +127,28 @@ out:
 	return rc;
 }
 
+/* The kernel's mount checks a log's magic and sequence number before it
+ * reads the log whole for its data checksum (nilfs_validate_log): a stale
+ * log, where the chain ends in a segment written before, costs it one
+ * block.  Read whole first, the end of the chain on bench/fsck.sh
+ * CASE=aged (an old log in the segment after the latest) cost fsck's
+ * pass 3 a wait of 17 ms and 1 MiB of the disk's reads, cold. */
+int nlfs_log_read_seq(struct nlfs_fs *fs, uint64_t start, uint64_t seq, struct nlfs_log *log,
+		      void **summary, struct nlfs_err *err)
+{
+	int rc = nlfs_log_read(fs, start, log, NULL, NLFS_LOG_READ_SUMMARY_ONLY, err);
+
+	if (rc || log->seq != seq)
+		return rc;
+	return nlfs_log_read(fs, start, log, summary, 0, err);
+}
+
 const char *nlfs_log_cursor_problem(struct nlfs_fs *fs, uint64_t start, uint64_t seq,
 				    struct nlfs_log *log)
 {
 	struct nlfs_err err;
 
-	if (nlfs_log_read(fs, start, log, NULL, 0, &err))
+	if (nlfs_log_read_seq(fs, start, seq, log, NULL, &err))
 		return "no valid log there";
 	if (log->seq != seq)
 		return "the log there has another sequence number";

@@ -28,7 +28,7 @@ int nlfs_search_super_root(struct nlfs_fs *fs, const struct nlfs_super_block *sb
 	for (;;) {
 		struct nlfs_log log;
 		void *summary = NULL;
-		int rc = nlfs_log_read(fs, pseg, &log, cb ? &summary : NULL, 0, err);
+		int rc = nlfs_log_read_seq(fs, pseg, seq, &log, cb ? &summary : NULL, err);
 
 		if (!rc && (log.seq != seq || !log.datasum_ok)) {
 			rc = nlfs_err_set(err, log.seq != seq ? NLFS_ECORRUPT : NLFS_EBADCRC,
