@@ -60,6 +60,11 @@ struct nlfs_io {
  * call and no buffers for them: for a helper thread that reads a block
  * here and there (fsck's log walkers) */
 #define NLFS_IO_PLAIN 0x20
+/* or'ed into a mode: the kernel reads what is read or asked for with
+ * nlfs_io_prefetch and nothing more (POSIX_FADV_RANDOM): for a reader
+ * that asks ahead for what it needs, where the kernel's guesses from the
+ * pattern of its reads would fetch blocks no one wants (fsck.nilfs2) */
+#define NLFS_IO_NO_READAHEAD 0x40
 
 /* io.c */
 /* 0; -EINVAL for a range past the device; the backend's negative errno (-EIO) */

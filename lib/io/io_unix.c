@@ -447,9 +447,10 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 	struct nlfs_io *io = calloc(1, sizeof(*io));
 	struct unix_priv *priv = calloc(1, sizeof(*priv));
 	bool uncached = mode & NLFS_IO_UNCACHED, plain = mode & NLFS_IO_PLAIN;
+	bool no_readahead = mode & NLFS_IO_NO_READAHEAD;
 	int fd, err;
 
-	mode &= ~(NLFS_IO_UNCACHED | NLFS_IO_PLAIN);
+	mode &= ~(NLFS_IO_UNCACHED | NLFS_IO_PLAIN | NLFS_IO_NO_READAHEAD);
 	if (uncached && mode != NLFS_IO_RDONLY) {
 		err = -EINVAL;   /* a reading mode only */
 		goto fail;
@@ -499,6 +500,8 @@ int nlfs_io_open_unix(const char *path, int mode, struct nlfs_io **out)
 		if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode))
 			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
+	if (no_readahead)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	io->ops = mode == NLFS_IO_RDONLY ? &unix_ops_ro : &unix_ops_rw;
 	priv->uncached = uncached;
 	if (!uncached && !plain)

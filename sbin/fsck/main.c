@@ -461,7 +461,7 @@ static bool repairable(const struct fsck *c, bool *all)
  * operational failure (reported). */
 static int open_for_check(struct fsck *c, struct nlfs_io **out)
 {
-	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDONLY, out);
+	int rc = nlfs_io_open_unix(c->o.device, NLFS_IO_RDONLY | NLFS_IO_NO_READAHEAD, out);
 
 	if (rc) {
 		char why[640];

@@ -157,6 +157,60 @@ START_TEST(unix_uncached_reads)
 }
 END_TEST
 
+/* pages of FD's first NPAGES the page cache holds */
+static unsigned resident_pages(int fd, unsigned npages)
+{
+	unsigned char res[64];
+	unsigned n = 0;
+	void *map = mmap(NULL, (size_t)npages * 4096, PROT_NONE, MAP_SHARED, fd, 0);
+
+	ck_assert(map != MAP_FAILED && npages <= sizeof(res));
+	ck_assert_int_eq(mincore(map, (size_t)npages * 4096, res), 0);
+	for (unsigned i = 0; i < npages; i++)
+		n += res[i] & 1;
+	munmap(map, (size_t)npages * 4096);
+	return n;
+}
+
+/* a block read through HOW (a mode) from a cold file: the pages cached after */
+static unsigned cold_read_caches(const char *path, int fd, int how)
+{
+	static uint8_t out[4096];
+	struct nlfs_io *io;
+
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	if (resident_pages(fd, 64))
+		return UINT32_MAX;   /* a file system that keeps its pages (tmpfs) */
+	ck_assert_int_eq(nlfs_io_open_unix(path, how, &io), 0);
+	ck_assert_int_eq(nlfs_io_read(io, out, 4096, 0), 0);
+	ck_assert_uint_eq(out[0], 0x3c);
+	nlfs_io_close(io);
+	return resident_pages(fd, 64);
+}
+
+/* NLFS_IO_NO_READAHEAD: the kernel reads the block asked for, not the
+ * ones after it that its read-ahead takes at the start of a file.  Seen
+ * only where the file's pages can be dropped and the device reads ahead. */
+START_TEST(unix_no_readahead)
+{
+	char path[] = "/var/tmp/nlfs-io-XXXXXX";
+	int fd = mkstemp(path);
+	static uint8_t data[64 * 4096];
+	unsigned plain, bare;
+
+	ck_assert_int_ge(fd, 0);
+	memset(data, 0x3c, sizeof(data));
+	ck_assert_int_eq(pwrite(fd, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	ck_assert_int_eq(fsync(fd), 0);
+	plain = cold_read_caches(path, fd, NLFS_IO_RDONLY | NLFS_IO_PLAIN);
+	bare = cold_read_caches(path, fd, NLFS_IO_RDONLY | NLFS_IO_PLAIN | NLFS_IO_NO_READAHEAD);
+	if (plain != UINT32_MAX && plain > 1)
+		ck_assert_uint_eq(bare, 1);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* small reads are served from chunks of the page cache: whatever the mix of
  * reads and writes through the handle, and whether the pages are cached or
  * not, every read returns what was last written there; on the file FD at
@@ -492,6 +546,7 @@ int main(void)
 	tcase_add_test(tc, fault_crash_drops_unflushed_writes);
 	tcase_add_test(tc, unix_file_roundtrip);
 	tcase_add_test(tc, unix_uncached_reads);
+	tcase_add_test(tc, unix_no_readahead);
 	tcase_add_test(tc, unix_read_counters);
 	tcase_add_test(tc, unix_reads_agree_with_a_model);
 	tcase_add_test(tc, unix_memory_file_reads_agree_with_a_model);
