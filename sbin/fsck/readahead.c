@@ -324,7 +324,7 @@ bool fsck_readahead_whole(struct nlfs_io *io, uint64_t devsize)
 	return true;
 }
 
-int fsck_readahead_start(const char *device, struct fsck_readahead **out)
+int fsck_readahead_start(const char *device, int io_flags, struct fsck_readahead **out)
 {
 	struct fsck_readahead *ra = calloc(1, sizeof(*ra));
 	struct nlfs_io *io;
@@ -336,7 +336,7 @@ int fsck_readahead_start(const char *device, struct fsck_readahead **out)
 	atomic_init(&ra->stop, false);
 	/* plain reads: its chunks' 256 KiB cost 140 to 260 KiB of the peak
 	 * (bench/fsck.sh CASE=checkpoints, 20,000 files) for no CPU time */
-	if (nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_PLAIN | NLFS_IO_NO_READAHEAD, &io)) {
+	if (nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_PLAIN | io_flags, &io)) {
 		free(ra);
 		return -1;
 	}
@@ -354,7 +354,7 @@ int fsck_readahead_start(const char *device, struct fsck_readahead **out)
 	/* opened now, before anything is cached: opening a block device
 	 * drops what its page cache holds (io_unix.c) */
 	for (unsigned i = 0; i < RA_WALKERS; i++)
-		if (nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_PLAIN | NLFS_IO_NO_READAHEAD, &ra->walkers[i].io))
+		if (nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_PLAIN | io_flags, &ra->walkers[i].io))
 			ra->walkers[i].io = NULL;
 	if (pthread_create(&ra->thread, NULL, readahead_main, ra)) {
 		for (unsigned i = 0; i < RA_WALKERS; i++)

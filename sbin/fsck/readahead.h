@@ -35,9 +35,10 @@ static inline uint32_t fsck_seg_head_blocks(uint32_t nblocks, uint32_t bs)
 }
 struct nlfs_io;
 bool fsck_readahead_whole(struct nlfs_io *io, uint64_t devsize);
-/* Start the thread on DEVICE, read-only through a handle of its own; -1
- * if it cannot start (the check runs the same, only slower). */
-int fsck_readahead_start(const char *device, struct fsck_readahead **out);
+/* Start the thread on DEVICE, read-only through handles of its own opened
+ * with IO_FLAGS too (nlfs_io_open_unix's); -1 if it cannot start (the
+ * check runs the same, only slower). */
+int fsck_readahead_start(const char *device, int io_flags, struct fsck_readahead **out);
 /* Stop it and wait for it; RA may be NULL.  STATS (if not NULL) gets
  * what it read and asked for through its handle (zeros without RA). */
 struct nlfs_io_stats;

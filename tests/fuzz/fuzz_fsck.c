@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <nlfs/io.h>
 #include "fuzz_image.h"
 #include "readahead.h"
 
@@ -85,12 +86,13 @@ static int image_file(const uint8_t *data, size_t size, char *path, size_t len)
 	return fd;
 }
 
-/* the readahead threads on the image at PATH, to their end */
+/* the readahead threads on the image at PATH, to their end, through
+ * handles as a check of the latest checkpoint opens them */
 static void readahead_once(const char *path)
 {
 	struct fsck_readahead *ra;
 
-	if (fsck_readahead_start(path, &ra) == 0)
+	if (fsck_readahead_start(path, NLFS_IO_NO_READAHEAD, &ra) == 0)
 		fsck_readahead_stop(ra, NULL);
 }
 
