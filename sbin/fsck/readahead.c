@@ -86,8 +86,11 @@ struct fsck_readahead {
 	uint64_t run_start, run_end;     /* pending request [start, end) */
 	struct fsck_bitmap dirs;         /* inodes whose blocks are metadata too */
 	uint64_t first_ino;
-	uint64_t *blocks;                /* one metadata file's blocks, to sort */
+	uint64_t *blocks;                /* one metadata file's blocks, or a segment's, to sort */
 	size_t nblocks, capblocks;
+	/* a segment's blocks of directories and nodes, to look up in the DAT */
+	struct ra_cand { uint64_t vblocknr, block; } *cands;
+	size_t ncands, capcands;
 	uint64_t end_blkoff;             /* and its last data block + 1 */
 	struct log_walker walkers[RA_WALKERS];
 	struct used_seg { uint64_t seg; uint32_t nblocks; } *segs;   /* for the walkers */
@@ -183,17 +186,45 @@ static int summary_block(const struct nlfs_finfo_rec *fi, const struct nlfs_binf
 			 void *arg)
 {
 	struct fsck_readahead *ra = arg;
-	struct nlfs_datinfo de;
-	struct nlfs_err err;
+	struct ra_cand c;
 
 	if (!bi || fi->ino < ra->first_ino || (bi->is_data && !fsck_bit_test(&ra->dirs, fi->ino)))
 		return 0;
-	/* a block the DAT no longer maps there, or whose life has ended */
-	if (nlfs_dat_lookup(ra->fs, bi->vblocknr, &de, &err) || de.blocknr != bi->block ||
-	    de.end != UINT64_MAX)
-		return 0;
-	want(ra, bi->block);
-	return 0;
+	c.vblocknr = bi->vblocknr;
+	c.block = bi->block;
+	return CLI_PUSH(ra->cands, ra->ncands, ra->capcands, c) ? 1 : 0;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct ra_cand *x = a, *y = b;
+
+	return (x->vblocknr > y->vblocknr) - (x->vblocknr < y->vblocknr);
+}
+
+/* Of the candidates, the blocks the DAT still maps there, for a life not
+ * ended, asked for in disk order.  Looked up in the order of their
+ * virtual block numbers, so that each DAT block is read once: in the
+ * summaries' order a segment's lookups went back and forth between DAT
+ * blocks, 1,628 reads of them through the thread's few (bench/fsck.sh
+ * CASE=checkpoints, 20,000 files). */
+static void cands_ahead(struct fsck_readahead *ra)
+{
+	struct nlfs_datinfo de;
+	struct nlfs_err err;
+
+	nlfs_sort(ra->cands, ra->ncands, sizeof(*ra->cands), cmp_cand);
+	for (size_t i = 0; i < ra->ncands && !atomic_load(&ra->stop); i++)
+		if (!nlfs_dat_lookup(ra->fs, ra->cands[i].vblocknr, &de, &err) &&
+		    de.blocknr == ra->cands[i].block && de.end == UINT64_MAX &&
+		    CLI_PUSH(ra->blocks, ra->nblocks, ra->capblocks, ra->cands[i].block))
+			break;
+	ra->ncands = 0;
+	nlfs_sort(ra->blocks, ra->nblocks, sizeof(*ra->blocks), nlfs_cmp_u64);
+	for (size_t i = 0; i < ra->nblocks; i++)
+		want(ra, ra->blocks[i]);
+	ra->nblocks = 0;
+	flush_run(ra);
 }
 
 /* FN for every segment in use, in segment order */
@@ -229,7 +260,8 @@ static int log_blocks(const struct nlfs_log *log, const void *summary, void *arg
 	if (summary)
 		nlfs_summary_walk(log, summary, ra->g->blocksize, summary_block, ra, &err);
 	if (log->flags & NLFS_SS_SR)
-		want(ra, log->start + log->nblocks - 1);
+		(void)CLI_PUSH(ra->blocks, ra->nblocks, ra->capblocks,
+			       log->start + log->nblocks - 1);
 	return atomic_load(&ra->stop) ? 1 : 0;
 }
 
@@ -239,9 +271,10 @@ static void segment_blocks(struct fsck_readahead *ra, uint64_t seg, uint32_t nbl
 	struct nlfs_err err;
 
 	(void)nblocks;
+	ra->ncands = ra->nblocks = 0;
 	nlfs_segment_logs(ra->fs, seg, NLFS_LOG_READ_SUMMARY_ONLY | NLFS_SEGMENT_LOGS_VALID,
 			  log_blocks, ra, &err);
-	flush_run(ra);
+	cands_ahead(ra);
 }
 
 /* its first blocks, where its first log's summary is: pass 3 reads the
@@ -525,6 +558,7 @@ void fsck_readahead_stop(struct fsck_readahead *ra, struct nlfs_io_stats *stats)
 		nlfs_io_close(w->io);
 	}
 	free(ra->segs);
+	free(ra->cands);
 	free(ra->nblk);
 	fsck_bitmap_free(&ra->dirs);
 	free(ra->blocks);
