@@ -27,7 +27,6 @@
 #include <nlfs/endian.h>
 #include "fsck.h"
 #include "array.h"
-#include "readahead.h"
 
 #define SS_KNOWN (NLFS_SS_LOGBGN | NLFS_SS_LOGEND | NLFS_SS_SR | NLFS_SS_SYNDT | NLFS_SS_GC)
 
@@ -538,12 +537,12 @@ static uint64_t prefetch_next(struct fsck *c, uint64_t seg)
 
 	while (++seg < g->nsegments && !has_logs(c, seg))
 		;
-	/* without --check-data only summaries are read: ask for the head of
-	 * the segment, where its first log's summary is */
+	/* without --check-data only summaries are read: ask for the first
+	 * block of the segment, where its first log's summary begins (as
+	 * the read-ahead thread does, segment_head()) */
 	if (seg < g->nsegments)
 		nlfs_io_prefetch(nlfs_fs_io(c->fs), nlfs_seg_start(g, seg) * g->blocksize,
-				 (uint64_t)(c->o.check_data ? c->segs[seg].su_nblocks :
-					    fsck_seg_head_blocks(c->segs[seg].su_nblocks, g->blocksize)) *
+				 (uint64_t)(c->o.check_data ? c->segs[seg].su_nblocks : 1) *
 				 g->blocksize);
 	return seg;
 }
