@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <nlfs/endian.h>
 #include <nlfs/io.h>
@@ -502,6 +505,12 @@ static void release(struct fsck_readahead *ra)
 	free(ra->nblk);
 	fsck_bitmap_free(&ra->dirs);
 	free(ra->blocks);
+#ifdef __GLIBC__
+	/* and the pages freed handed back: they lie between the checker's
+	 * blocks, where glibc keeps them (main.c's trim_malloc_for_walk()
+	 * ran before this, as pass 6 began) */
+	(void)malloc_trim(0);
+#endif
 }
 
 static void *readahead_main(void *arg)
