@@ -73,7 +73,7 @@ static struct nlfs_wblk *find(struct nlfs_wfile *wf, uint64_t blkoff)
 static int grow(struct nlfs_wfile *wf)
 {
 	size_t cap = wf->cap ? wf->cap * 2 : 64;
-	struct nlfs_wblk *n = calloc(cap, sizeof(*n));
+	struct nlfs_wblk *n = calloc(cap, sizeof(*n)), *old = wf->slots;
 
 	if (!n)
 		return -ENOMEM;
@@ -86,14 +86,15 @@ static int grow(struct nlfs_wfile *wf)
 			h = (h + 1) & (cap - 1);
 		n[h] = wf->slots[i];
 	}
-	free(wf->slots);
 	wf->slots = n;
 	wf->cap = cap;
 	/* the layout's sorted list follows its blocks to their new slots: a
 	 * block read after the layout (a look at an entry) must not leave it
-	 * pointing into the freed table */
+	 * pointing into the freed table; the old table is freed only after,
+	 * since the list's block numbers are read from it */
 	for (size_t i = 0; i < wf->nsorted; i++)
 		wf->dirty_sorted[i] = find(wf, wf->dirty_sorted[i]->blkoff);
+	free(old);
 	return 0;
 }
 
