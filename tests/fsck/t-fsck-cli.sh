@@ -44,6 +44,12 @@ expect 4 'nothing changed (-n)' "-n on a damaged volume" -- "$fsck" -n bad.img
 # mkfs writes one log, at the log cursor: its data checksum is verified either way
 expect 0 '"logs":1,.*"logs_data_checksum_verified":1,' "--json: data checksums verified" -- "$fsck" -n --json good.img
 expect 0 '"logs_data_checksum_verified":1,' "--check-data --json" -- "$fsck" -n --check-data --json good.img
+# a volume the kernel wrote: its cursor's segment holds twelve logs of older
+# checkpoints before the cursor, which the kernel's mount never reads; by
+# default only the cursor's log is verified, with --check-data all 80
+xz -dc "$fsck_tests/images/kernel-rich.img.xz" >rich.img || exit 1
+expect 0 '"logs":80,.*"logs_data_checksum_verified":1,' "--json: the cursor's checkpoint alone" -- "$fsck" -n --json rich.img
+expect 0 '"logs_data_checksum_verified":80,' "--check-data --json, a kernel's volume" -- "$fsck" -n --check-data --json rich.img
 # repairs: -y fixes, -p fixes what is safe, and refuses the rest untouched
 cp --sparse=always bad.img y.img
 expect 1 'repaired$' "-y on a damaged volume" -- "$fsck" -y y.img
