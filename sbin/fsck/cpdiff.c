@@ -591,6 +591,8 @@ static bool put_in_new(struct cpdiff *d)
 		d->ver[t->ino]++;
 		if (!check_inode(c, cp, &f, NULL))
 			return false;
+		t->checked = true;
+		t->new_mode = mode;
 		cpdiff_dirty(d, t->ino);
 	}
 	return true;
@@ -800,6 +802,7 @@ const struct cp_diff_hooks cpdiff_hooks = {
 	.note_dotdot = cpdiff_note_dotdot,
 	.record_known = cpdiff_record_known,
 	.block_same = cpdiff_block_same,
+	.checked_mode = cpdiff_checked_mode,
 };
 
 int cpdiff_new(struct fsck *c, const uint64_t *cnos, uint64_t ncnos, struct cpdiff **dp)

@@ -47,6 +47,8 @@ struct touched {
 	bool has_old;                   /* its record changed: the last one is oldrecs[old] */
 	uint32_t old;
 	uint16_t old_mode;              /* the last record's i_mode */
+	bool checked;                   /* in use now and checked again (put_in_new) */
+	uint16_t new_mode;              /* then its i_mode */
 };
 
 struct pair {
@@ -132,6 +134,7 @@ void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino);
 bool cpdiff_record_known(void *arg, uint64_t dir, uint64_t key, uint32_t off, uint64_t ino,
 			 unsigned type);
 bool cpdiff_block_same(const void *arg, uint64_t dir, uint64_t key);
+bool cpdiff_checked_mode(const void *arg, uint64_t ino, uint16_t *mode);
 /* the old records of the changed directories hashed for
  * cpdiff_record_known: 0 or -ENOMEM */
 int cpdiff_hash_oldblk(struct cpdiff *d);

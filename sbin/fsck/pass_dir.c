@@ -307,6 +307,19 @@ static void record_inode(struct walk *w, const struct nlfs_dir_rec *rec, unsigne
 	count_ref(cp, rec->ino);
 }
 
+/* REC, at byte OFF of a changed directory (diff_walk), names an inode of
+ * MODE in use: what it names was checked as itself */
+static void changed_dir_names(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off,
+			      uint16_t mode)
+{
+	struct fsck_cp *cp = w->cp;
+
+	check_type(w, rec, off, mode);
+	count_ref(cp, rec->ino);
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
+		cp->diff->note_child(cp->diff_arg, w->st[w->n - 1].ino, rec->ino);
+}
+
 /* one record (at byte OFF) of the directory on top of the stack; may push
  * a child.  What it counts is what the repaired tree holds: records the
  * repair removes name nothing, '.' and '..' name what the rewrite puts. */
@@ -361,6 +374,10 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
+	if (cp->diff_walk && cp->diff->checked_mode(cp->diff_arg, rec->ino, &mode)) {
+		changed_dir_names(w, rec, off, mode);
+		return;
+	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
 		if (fsck_bit_test(&cp->cleared, rec->ino)) {
 			fsck_problem(c, MSG_DIR_ENTRY_LOST_INODE, WHAT, (int)rec->name_len,
@@ -375,11 +392,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 	}
 	mode = nlfs_le16(f.inode.i_mode);
 	if (cp->diff_walk) {
-		/* one changed directory: what it names was checked as itself */
-		check_type(w, rec, off, mode);
-		count_ref(cp, rec->ino);
-		if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
-			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
+		changed_dir_names(w, rec, off, mode);
 		return;
 	}
 	if (set_path(w, pathlen, rec->name, rec->name_len))
