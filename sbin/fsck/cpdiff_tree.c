@@ -297,8 +297,11 @@ static int cmp_touched_ino(const void *key, const void *elem)
 bool cpdiff_checked_mode(const void *arg, uint64_t ino, uint16_t *mode)
 {
 	const struct cpdiff *d = arg;
-	size_t i = nlfs_lower_bound(&ino, d->t, d->nt, sizeof(*d->t), cmp_touched_ino);
+	size_t i;
 
+	if (!fsck_bit_test(&d->touchmap, ino))
+		return false;
+	i = nlfs_lower_bound(&ino, d->t, d->nt, sizeof(*d->t), cmp_touched_ino);
 	if (i >= d->nt || d->t[i].ino != ino || !d->t[i].checked)
 		return false;
 	*mode = d->t[i].new_mode;

@@ -24,6 +24,11 @@
 #include "names.h"
 #include "array.h"
 
+/* the blocks of a directory whose names are made room for at once, and
+ * the bytes a record takes with a typical name */
+#define NAMES_AHEAD 4
+#define NAME_REC_TYPICAL 24
+
 struct frame {
 	uint64_t ino, parent;
 	struct nlfs_file f;
@@ -104,6 +109,11 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	if (nlfs_bmap_keys(w->c->fs, f, &fr->keys, &fr->nkeys, NULL) == -ENOMEM)
 		return -ENOMEM;
 	fr->nblocks = dir_nblocks(fr->keys, fr->nkeys);
+	/* its names, as many as records of a short name fill its first
+	 * blocks: most directories never grow the set (a hint, nothing lost
+	 * if it cannot be had) */
+	(void)fsck_names_reserve(&fr->names, (fr->nblocks < NAMES_AHEAD ? fr->nblocks : NAMES_AHEAD) *
+				 bs / NAME_REC_TYPICAL, NAME_REC_TYPICAL - NLFS_DIR_ENTRY_HEADER);
 	/* a size other than its blocks': the rewrite sets it */
 	if (nlfs_le64(f->inode.i_size) != fr->nblocks * bs)
 		fr->rebuild = true;
