@@ -108,6 +108,9 @@ struct cpdiff {
 	bool failed;
 	bool sorted;                    /* c->cplogs by cno */
 	uint64_t prefetched;            /* the last index whose logs were asked for */
+	bool *logs_not_ahead;           /* by index in cnos: a log of it was too large */
+	uint64_t *ahead;                /* directory blocks to ask for (note_dir_blocks) */
+	size_t nahead, capahead;
 	struct fsck_bitmap dirs_first;  /* the directories of the first checkpoint
 					 * kept: what a new inode of a log is */
 };
