@@ -1363,6 +1363,70 @@ static void c_dir_rich_old_cp(void)
 /* the same damage: the latest checkpoint alone checks clean */
 static void c_good_rich_old_cp_latest(void) { c_dir_rich_old_cp(); }
 
+/* did inode INO change from checkpoint CNO - 1 to CNO (or is it new)? */
+static bool ino_changed_at(uint64_t cno, uint64_t ino)
+{
+	struct nlfs_file ifl, a, b;
+	struct nlfs_err err;
+
+	if (nlfs_fs_ifile(fs, cno - 1, &ifl, &err) || nlfs_ifile_read(fs, &ifl, ino, &a, &err))
+		return true;
+	if (nlfs_fs_ifile(fs, cno, &ifl, &err) || nlfs_ifile_read(fs, &ifl, ino, &b, &err))
+		return false;
+	return memcmp(&a.inode, &b.inode, sizeof(a.inode)) != 0;
+}
+
+/* An old checkpoint's directory block written in that checkpoint, whose
+ * entry names an inode that changed in it too (a new file, as a kernel
+ * writes one): the entry's file type byte made another.  The check by
+ * difference knows such an inode from its own check (cpdiff's
+ * checked_mode), not from the ifile: it must still say the type is wrong,
+ * in each checkpoint that shares the block. */
+static void c_dir_rich_old_cp_newtype(void)
+{
+	uint64_t latest = nlfs_fs_recovery(fs)->cno;
+
+	for (uint64_t cno = latest - 1; cno >= 2; cno--) {
+		struct nlfs_file ifl, dir;
+		struct nlfs_err err;
+
+		if (nlfs_fs_ifile(fs, cno, &ifl, &err))
+			continue;
+		for (uint64_t ino = NLFS_ROOT_INO; ino < 256; ino++) {
+			struct nlfs_datinfo de;
+			uint64_t ptr, b;
+			uint8_t *buf;
+			unsigned off = 0, next, nrec = 0;
+
+			if (nlfs_ifile_read(fs, &ifl, ino, &dir, &err) ||
+			    (nlfs_le16(dir.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR ||
+			    nlfs_bmap_lookup(fs, &dir, 0, &ptr, &err) || !ptr ||
+			    nlfs_dat_lookup(fs, ptr, &de, &err) || de.start != cno ||
+			    de.end == NLFS_CNO_MAX || nlfs_dat_translate(fs, ptr, &b, &err))
+				continue;
+			buf = malloc(bs);
+			if (!buf)
+				die("out of memory");
+			rd(b * bs, buf, bs);
+			while (off < bs) {
+				struct nlfs_dir_rec rec;
+				const char *why;
+
+				if (nlfs_dir_salvage(buf, bs, off, &rec, &next, &why) != NLFS_DIR_SOUND)
+					break;
+				if (nrec++ >= 2 && rec.ino && rec.file_type && ino_changed_at(cno, rec.ino)) {
+					free(buf);
+					edit(b, off + 11, 1, rec.file_type == 1 ? 7 : 1, 1);
+					return;
+				}
+				off = next;
+			}
+			free(buf);
+		}
+	}
+	die("no old checkpoint's directory block names an inode new in it");
+}
+
 /* The ifile block holding the root's record, as an old checkpoint has it
  * in common with the one before (the check by difference passes over it):
  * its DAT period is ended at that checkpoint, so the checkpoint holds a
@@ -1477,6 +1541,7 @@ static const struct kase cases[] = {
 	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
 	K(good_dat_sparse, "rich"), KO(dir_rich_old_cp, "rich", "--checkpoints=all"),
 	K(good_rich_old_cp_latest, "rich"), K(dat_sparse_leak, "rich"),
+	KO(dir_rich_old_cp_newtype, "rich", "--checkpoints=all"),
 	KO(ifile_rich_old_cp_period, "rich", "--checkpoints=all"),
 	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
 	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
