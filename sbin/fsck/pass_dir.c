@@ -109,11 +109,16 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	if (nlfs_bmap_keys(w->c->fs, f, &fr->keys, &fr->nkeys, NULL) == -ENOMEM)
 		return -ENOMEM;
 	fr->nblocks = dir_nblocks(fr->keys, fr->nkeys);
-	/* its names, as many as records of a short name fill its first
-	 * blocks: most directories never grow the set (a hint, nothing lost
-	 * if it cannot be had) */
-	(void)fsck_names_reserve(&fr->names, (fr->nblocks < NAMES_AHEAD ? fr->nblocks : NAMES_AHEAD) *
-				 bs / NAME_REC_TYPICAL, NAME_REC_TYPICAL - NLFS_DIR_ENTRY_HEADER);
+	/* a changed directory of a check by difference (the only frame of
+	 * its walk): room for as many names as records of a short name fill
+	 * its first blocks, so that most never grow the set (a hint, nothing
+	 * lost if it cannot be had).  Not in a walk down the tree, where a
+	 * frame is kept for each directory of a path however deep */
+	if (w->cp->diff_walk)
+		(void)fsck_names_reserve(&fr->names,
+					 (fr->nblocks < NAMES_AHEAD ? fr->nblocks : NAMES_AHEAD) *
+					 bs / NAME_REC_TYPICAL,
+					 NAME_REC_TYPICAL - NLFS_DIR_ENTRY_HEADER);
 	/* a size other than its blocks': the rewrite sets it */
 	if (nlfs_le64(f->inode.i_size) != fr->nblocks * bs)
 		fr->rebuild = true;
