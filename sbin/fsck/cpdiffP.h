@@ -47,6 +47,8 @@ struct touched {
 	bool has_old;                   /* its record changed: the last one is oldrecs[old] */
 	uint32_t old;
 	uint16_t old_mode;              /* the last record's i_mode */
+	bool checked;                   /* in use now and checked again (put_in_new) */
+	uint16_t new_mode;              /* then its i_mode */
 };
 
 struct pair {
@@ -106,6 +108,9 @@ struct cpdiff {
 	bool failed;
 	bool sorted;                    /* c->cplogs by cno */
 	uint64_t prefetched;            /* the last index whose logs were asked for */
+	bool *logs_not_ahead;           /* by index in cnos: a log of it was too large */
+	uint64_t *ahead;                /* directory blocks to ask for (note_dir_blocks) */
+	size_t nahead, capahead;
 	struct fsck_bitmap dirs_first;  /* the directories of the first checkpoint
 					 * kept: what a new inode of a log is */
 };
@@ -132,6 +137,7 @@ void cpdiff_note_dotdot(void *arg, uint64_t dir, uint64_t ino);
 bool cpdiff_record_known(void *arg, uint64_t dir, uint64_t key, uint32_t off, uint64_t ino,
 			 unsigned type);
 bool cpdiff_block_same(const void *arg, uint64_t dir, uint64_t key);
+bool cpdiff_checked_mode(const void *arg, uint64_t ino, uint16_t *mode);
 /* the old records of the changed directories hashed for
  * cpdiff_record_known: 0 or -ENOMEM */
 int cpdiff_hash_oldblk(struct cpdiff *d);

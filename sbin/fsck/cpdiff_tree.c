@@ -283,6 +283,33 @@ out:
 	free(buf);
 }
 
+/* the walk of the changed directories names the inodes that changed most
+ * of all (new files, moved ones): put_in_new read each, and its ifile
+ * block, in a large difference, is long out of the cache by then */
+bool cpdiff_checked_mode(const void *arg, uint64_t ino, uint16_t *mode)
+{
+	const struct cpdiff *d = arg;
+	size_t i = 0, hi = d->nt;
+
+	if (!fsck_bit_test(&d->touchmap, ino))
+		return false;
+	/* by hand, not nlfs_lower_bound: once per new record, where the
+	 * comparison through a pointer was a sixth of the walk of the
+	 * differences between the kernel's first checkpoints */
+	while (i < hi) {
+		size_t m = i + (hi - i) / 2;
+
+		if (d->t[m].ino < ino)
+			i = m + 1;
+		else
+			hi = m;
+	}
+	if (i >= d->nt || d->t[i].ino != ino || !d->t[i].checked)
+		return false;
+	*mode = d->t[i].new_mode;
+	return true;
+}
+
 /* does directory C lead up to the root? */
 static bool reaches_root(const struct cpdiff *d, uint64_t ino)
 {

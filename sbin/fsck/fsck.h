@@ -238,6 +238,9 @@ struct cp_diff_hooks {
 	 * virtual block, so the same records): only its names are read, for
 	 * the records of the blocks that changed to be told apart from */
 	bool (*block_same)(const void *arg, uint64_t dir, uint64_t key);
+	/* INO changed and was checked as it is now: its i_mode in *MODE,
+	 * without its ifile block read again */
+	bool (*checked_mode)(const void *arg, uint64_t ino, uint16_t *mode);
 };
 
 /* the inodes of one checkpoint: pass_checkpoint.c walks them, with

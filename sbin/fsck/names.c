@@ -23,9 +23,9 @@ static unsigned len_at(const struct fsck_names *ns, uint32_t o)
 	return (uint8_t)ns->arena[o - 1];
 }
 
-static int grow_slots(struct fsck_names *ns)
+/* NN slots (a power of 2, above twice the names held), the names moved */
+static int resize_slots(struct fsck_names *ns, size_t nn)
 {
-	size_t nn = ns->nslots ? ns->nslots * 2 : 64;
 	uint32_t *sl = calloc(nn, sizeof(*sl));
 
 	if (!sl)
@@ -44,6 +44,22 @@ static int grow_slots(struct fsck_names *ns)
 	ns->slots = sl;
 	ns->nslots = nn;
 	return 0;
+}
+
+static int grow_slots(struct fsck_names *ns)
+{
+	return resize_slots(ns, ns->nslots ? ns->nslots * 2 : 64);
+}
+
+int fsck_names_reserve(struct fsck_names *ns, size_t n, unsigned avg)
+{
+	size_t nn = 64;
+
+	while (nn <= 2 * n)
+		nn *= 2;
+	if (nn > ns->nslots && resize_slots(ns, nn))
+		return -ENOMEM;
+	return CLI_GROW(ns->arena, ns->cap, ns->len + n * (INO_BYTES + 1 + avg));
 }
 
 int fsck_names_add(struct fsck_names *ns, const char *name, unsigned len, uint64_t ino,

@@ -18,6 +18,9 @@ struct fsck_names {
  * inode in *PREV, if PREV), -ENOMEM. */
 int fsck_names_add(struct fsck_names *ns, const char *name, unsigned len, uint64_t ino,
 		   uint64_t *prev);
+/* Room for N names of about AVG bytes before the set grows (a hint: 0, or
+ * -ENOMEM and the set as it was) */
+int fsck_names_reserve(struct fsck_names *ns, size_t n, unsigned avg);
 void fsck_names_free(struct fsck_names *ns);
 
 #endif /* FSCK_NAMES_H */

@@ -24,6 +24,11 @@
 #include "names.h"
 #include "array.h"
 
+/* the blocks of a directory whose names are made room for at once, and
+ * the bytes a record takes with a typical name */
+#define NAMES_AHEAD 4
+#define NAME_REC_TYPICAL 24
+
 struct frame {
 	uint64_t ino, parent;
 	struct nlfs_file f;
@@ -104,6 +109,16 @@ static int push(struct walk *w, const struct nlfs_file *f, uint64_t parent, size
 	if (nlfs_bmap_keys(w->c->fs, f, &fr->keys, &fr->nkeys, NULL) == -ENOMEM)
 		return -ENOMEM;
 	fr->nblocks = dir_nblocks(fr->keys, fr->nkeys);
+	/* a changed directory of a check by difference (the only frame of
+	 * its walk): room for as many names as records of a short name fill
+	 * its first blocks, so that most never grow the set (a hint, nothing
+	 * lost if it cannot be had).  Not in a walk down the tree, where a
+	 * frame is kept for each directory of a path however deep */
+	if (w->cp->diff_walk)
+		(void)fsck_names_reserve(&fr->names,
+					 (fr->nblocks < NAMES_AHEAD ? fr->nblocks : NAMES_AHEAD) *
+					 bs / NAME_REC_TYPICAL,
+					 NAME_REC_TYPICAL - NLFS_DIR_ENTRY_HEADER);
 	/* a size other than its blocks': the rewrite sets it */
 	if (nlfs_le64(f->inode.i_size) != fr->nblocks * bs)
 		fr->rebuild = true;
@@ -307,6 +322,19 @@ static void record_inode(struct walk *w, const struct nlfs_dir_rec *rec, unsigne
 	count_ref(cp, rec->ino);
 }
 
+/* REC, at byte OFF of a changed directory (diff_walk), names an inode of
+ * MODE in use: what it names was checked as itself */
+static void changed_dir_names(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off,
+			      uint16_t mode)
+{
+	struct fsck_cp *cp = w->cp;
+
+	check_type(w, rec, off, mode);
+	count_ref(cp, rec->ino);
+	if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
+		cp->diff->note_child(cp->diff_arg, w->st[w->n - 1].ino, rec->ino);
+}
+
 /* one record (at byte OFF) of the directory on top of the stack; may push
  * a child.  What it counts is what the repaired tree holds: records the
  * repair removes name nothing, '.' and '..' name what the rewrite puts. */
@@ -361,6 +389,10 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
 		return;
 	}
+	if (cp->diff_walk && cp->diff->checked_mode(cp->diff_arg, rec->ino, &mode)) {
+		changed_dir_names(w, rec, off, mode);
+		return;
+	}
 	if (cp_read_inode(c, cp, rec->ino, &f)) {
 		if (fsck_bit_test(&cp->cleared, rec->ino)) {
 			fsck_problem(c, MSG_DIR_ENTRY_LOST_INODE, WHAT, (int)rec->name_len,
@@ -375,11 +407,7 @@ static void record(struct walk *w, const struct nlfs_dir_rec *rec, unsigned off)
 	}
 	mode = nlfs_le16(f.inode.i_mode);
 	if (cp->diff_walk) {
-		/* one changed directory: what it names was checked as itself */
-		check_type(w, rec, off, mode);
-		count_ref(cp, rec->ino);
-		if ((mode & NLFS_S_IFMT) == NLFS_S_IFDIR)
-			cp->diff->note_child(cp->diff_arg, fr->ino, rec->ino);
+		changed_dir_names(w, rec, off, mode);
 		return;
 	}
 	if (set_path(w, pathlen, rec->name, rec->name_len))

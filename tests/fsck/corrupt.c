@@ -1315,6 +1315,33 @@ static void c_symlink_empty(void)
 }
 
 /* ---- a fault only an old checkpoint holds ---- */
+/* the byte offset in directory block B of its first entry after '.' and
+ * '..' that names an inode and that WANT (if given) accepts for checkpoint
+ * CNO, its record in *REC; bs if none.  B must be sound. */
+static unsigned find_entry(uint64_t b, uint64_t cno,
+			   bool (*want)(const struct nlfs_dir_rec *rec, uint64_t cno),
+			   struct nlfs_dir_rec *rec)
+{
+	uint8_t *buf = malloc(bs);
+	unsigned off = 0, next, nrec = 0;
+
+	if (!buf)
+		die("out of memory");
+	rd(b * bs, buf, bs);
+	while (off < bs) {
+		const char *why;
+
+		if (nlfs_dir_salvage(buf, bs, off, rec, &next, &why) != NLFS_DIR_SOUND)
+			die("checkpoint %llu: directory block %llu is not sound",
+			    (unsigned long long)cno, (unsigned long long)b);
+		if (nrec++ >= 2 && rec->ino && (!want || want(rec, cno)))
+			break;
+		off = next;
+	}
+	free(buf);
+	return off;
+}
+
 /* The root directory's block 0 as the newest checkpoint before the latest
  * whose copy of it no later checkpoint shares (its DAT period has ended)
  * had it: its first entry's name gets a '/', the log resealed.  Only a
@@ -1327,10 +1354,10 @@ static void c_dir_rich_old_cp(void)
 	for (uint64_t cno = latest - 1; cno >= 1; cno--) {
 		struct nlfs_file ifl, root;
 		struct nlfs_datinfo de;
+		struct nlfs_dir_rec rec;
 		struct nlfs_err err;
 		uint64_t ptr, b;
-		uint8_t *buf;
-		unsigned off = 0, next, nrec = 0;
+		unsigned off;
 
 		if (nlfs_fs_ifile(fs, cno, &ifl, &err) ||
 		    nlfs_ifile_read(fs, &ifl, NLFS_ROOT_INO, &root, &err) ||
@@ -1338,30 +1365,71 @@ static void c_dir_rich_old_cp(void)
 		    nlfs_dat_lookup(fs, ptr, &de, &err) || de.end == NLFS_CNO_MAX ||
 		    nlfs_dat_translate(fs, ptr, &b, &err))
 			continue;
-		buf = malloc(bs);
-		if (!buf)
-			die("out of memory");
-		rd(b * bs, buf, bs);
-		while (off < bs) {
-			struct nlfs_dir_rec rec;
-			const char *why;
-
-			if (nlfs_dir_salvage(buf, bs, off, &rec, &next, &why) != NLFS_DIR_SOUND)
-				die("checkpoint %llu: / is not sound", (unsigned long long)cno);
-			if (nrec++ >= 2 && rec.ino) {
-				free(buf);
-				edit(b, off + 12, 1, '/', 1);
-				return;
-			}
-			off = next;
+		off = find_entry(b, cno, NULL, &rec);
+		if (off < bs) {
+			edit(b, off + 12, 1, '/', 1);
+			return;
 		}
-		free(buf);
 	}
 	die("no checkpoint has a root directory block of its own");
 }
 
 /* the same damage: the latest checkpoint alone checks clean */
 static void c_good_rich_old_cp_latest(void) { c_dir_rich_old_cp(); }
+
+/* does REC name, with a file type, an inode that changed from checkpoint
+ * CNO - 1 to CNO (or is new in it)? */
+static bool names_changed_inode(const struct nlfs_dir_rec *rec, uint64_t cno)
+{
+	struct nlfs_file ifl, a, b;
+	struct nlfs_err err;
+
+	if (!rec->file_type)
+		return false;
+	if (nlfs_fs_ifile(fs, cno - 1, &ifl, &err) || nlfs_ifile_read(fs, &ifl, rec->ino, &a, &err))
+		return true;
+	if (nlfs_fs_ifile(fs, cno, &ifl, &err) || nlfs_ifile_read(fs, &ifl, rec->ino, &b, &err))
+		return false;
+	return memcmp(&a.inode, &b.inode, sizeof(a.inode)) != 0;
+}
+
+/* An old checkpoint's directory block written in that checkpoint, whose
+ * entry names an inode that changed in it too (a new file, as a kernel
+ * writes one): the entry's file type byte made another.  The check by
+ * difference knows such an inode from its own check (cpdiff's
+ * checked_mode), not from the ifile: it must still say the type is wrong,
+ * in each checkpoint that shares the block. */
+static void c_dir_rich_old_cp_newtype(void)
+{
+	uint64_t latest = nlfs_fs_recovery(fs)->cno;
+
+	for (uint64_t cno = latest - 1; cno >= 2; cno--) {
+		struct nlfs_file ifl, dir;
+		struct nlfs_err err;
+
+		if (nlfs_fs_ifile(fs, cno, &ifl, &err))
+			continue;
+		for (uint64_t ino = NLFS_ROOT_INO; ino < 256; ino++) {
+			struct nlfs_datinfo de;
+			struct nlfs_dir_rec rec;
+			uint64_t ptr, b;
+			unsigned off;
+
+			if (nlfs_ifile_read(fs, &ifl, ino, &dir, &err) ||
+			    (nlfs_le16(dir.inode.i_mode) & NLFS_S_IFMT) != NLFS_S_IFDIR ||
+			    nlfs_bmap_lookup(fs, &dir, 0, &ptr, &err) || !ptr ||
+			    nlfs_dat_lookup(fs, ptr, &de, &err) || de.start != cno ||
+			    de.end == NLFS_CNO_MAX || nlfs_dat_translate(fs, ptr, &b, &err))
+				continue;
+			off = find_entry(b, cno, names_changed_inode, &rec);
+			if (off < bs) {
+				edit(b, off + 11, 1, rec.file_type == 1 ? 7 : 1, 1);
+				return;
+			}
+		}
+	}
+	die("no old checkpoint's directory block names an inode new in it");
+}
 
 /* The ifile block holding the root's record, as an old checkpoint has it
  * in common with the one before (the check by difference passes over it):
@@ -1477,6 +1545,7 @@ static const struct kase cases[] = {
 	K(dat_leak, "kernel"), K(dat_period_end, "kernel"),
 	K(good_dat_sparse, "rich"), KO(dir_rich_old_cp, "rich", "--checkpoints=all"),
 	K(good_rich_old_cp_latest, "rich"), K(dat_sparse_leak, "rich"),
+	KO(dir_rich_old_cp_newtype, "rich", "--checkpoints=all"),
 	KO(ifile_rich_old_cp_period, "rich", "--checkpoints=all"),
 	K(cp_ncheckpoints, "kernel"), K(cp_nsnapshots, "kernel"), K(cp_snaplist, "kernel"),
 	K(cp_snapflag, "kernel"), K(cp_blkcount, "kernel"), K(cp_cno, "kernel"),
