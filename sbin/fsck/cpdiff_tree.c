@@ -283,27 +283,25 @@ out:
 	free(buf);
 }
 
+static int cmp_touched_ino(const void *key, const void *elem)
+{
+	uint64_t ino = *(const uint64_t *)key;
+	const struct touched *t = elem;
+
+	return ino < t->ino ? -1 : ino > t->ino;
+}
+
 /* the walk of the changed directories names the inodes that changed most
  * of all (new files, moved ones): put_in_new read each, and its ifile
  * block, in a large difference, is long out of the cache by then */
 bool cpdiff_checked_mode(const void *arg, uint64_t ino, uint16_t *mode)
 {
 	const struct cpdiff *d = arg;
-	size_t i = 0, hi = d->nt;
+	size_t i;
 
 	if (!fsck_bit_test(&d->touchmap, ino))
 		return false;
-	/* by hand, not nlfs_lower_bound: once per new record, where the
-	 * comparison through a pointer was a sixth of the walk of the
-	 * differences between the kernel's first checkpoints */
-	while (i < hi) {
-		size_t m = i + (hi - i) / 2;
-
-		if (d->t[m].ino < ino)
-			i = m + 1;
-		else
-			hi = m;
-	}
+	i = nlfs_lower_bound(&ino, d->t, d->nt, sizeof(*d->t), cmp_touched_ino);
 	if (i >= d->nt || d->t[i].ino != ino || !d->t[i].checked)
 		return false;
 	*mode = d->t[i].new_mode;
