@@ -26,6 +26,7 @@
 # default 7: appends, renames, deletes, new files and directories).
 # CASE=aged checks the volume bench/clean.sh's hot/cold overwrite workload
 # leaves with our cost-benefit cleaner running (seed AGED_SEED, default 1).
+# CASE=all runs the three in one go: checkpoints, aged, then the main case.
 # Both print `fsck.nilfs2 -fn` (and for CASE=checkpoints, or with ALL=1,
 # `--checkpoints=all`) against `e2fsck -fn` of an ext4 image of the
 # latest tree (dump.nilfs2 extract, mke2fs -d), targets at most 1x in time
@@ -275,6 +276,17 @@ aged)
 	aged_volume
 	ALL=${ALL:-0} bench_kernel_volume
 	exit 0 ;;
+all)
+	# every ratio of the three cases in one run, the main case last
+	cp_volume
+	bench_kernel_volume
+	aged_volume
+	[ -n "${ALL:-}" ] || ALL=0   # as CASE=aged: --checkpoints=all only with ALL=1
+	bench_kernel_volume ;;
+tree) ;;
+*)
+	echo "bench/fsck.sh: CASE must be tree, checkpoints, aged or all" >&2
+	exit 1 ;;
 esac
 cc $cflags -o "$work/fsck-tree" "$here/fsck-tree.c"
 cc $cflags -I"$top/include" -o "$work/fsck-floor" "$here/fsck-floor.c" "$top/.libs/libnlfs.a" -lz
