@@ -206,7 +206,10 @@ refused "wrong parent" "$tmp/incr.$cpA" "$tmp/rcv" "applies onto checkpoint $cp1
 refused "full into a received tree" "$tmp/full.$cp1" "$tmp/rcv" "a full stream goes into an empty directory"
 cp "$tmp/incr.$cpC" "$tmp/v2" && printf '\002' | dd of="$tmp/v2" bs=1 seek=8 conv=notrunc 2>/dev/null
 refused "newer version" "$tmp/v2" "$tmp/rcv" "stream version 2, this nilfs-receive reads version 1 only"
-cp "$tmp/incr.$cpC" "$tmp/hdr" && printf 'Z' | dd of="$tmp/hdr" bs=1 seek=20 conv=notrunc 2>/dev/null
+# a byte of the header's volume UUID inverted: a fixed value would be the
+# byte already once in 256 volumes, and the stream undamaged
+cp "$tmp/incr.$cpC" "$tmp/hdr" && b=$(od -An -tu1 -j20 -N1 "$tmp/hdr" | tr -d ' \n') &&
+	printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$tmp/hdr" bs=1 seek=20 conv=notrunc 2>/dev/null
 refused "damaged header" "$tmp/hdr" "$tmp/rcv" "damaged header"
 # an incremental stream cut or damaged anywhere after its header is read
 # whole before anything changes: refused, the target left at its state,
