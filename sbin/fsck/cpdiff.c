@@ -85,6 +85,20 @@ static void flush_run(struct log_runs *r)
 	r->start = r->end = 0;
 }
 
+/* block B is wanted, in ascending order between flushes: it joins the run
+ * at hand where it lies in it or right after it, else starts the next */
+static void run_add(struct log_runs *r, uint64_t b)
+{
+	if (r->end && b >= r->start && b <= r->end) {
+		if (b + 1 > r->end)
+			r->end = b + 1;
+		return;
+	}
+	flush_run(r);
+	r->start = b;
+	r->end = b + 1;
+}
+
 /* the first checkpoint to come (its index in cnos, ncnos if none) that
  * blocks alive in [MAX_START, MIN_END) do not cover */
 static uint64_t stale_at(const struct cpdiff *d, uint64_t max_start, uint64_t min_end)
@@ -623,15 +637,8 @@ static void ask_dir_blocks(struct cpdiff *d)
 	struct log_runs r = { d, nlfs_fs_io(d->c->fs), d->c->g->blocksize, 0, 0 };
 
 	nlfs_sort(d->ahead, d->nahead, sizeof(*d->ahead), nlfs_cmp_u64);
-	for (size_t i = 0; i < d->nahead; i++) {
-		if (r.end && d->ahead[i] <= r.end) {
-			r.end = d->ahead[i] + 1 > r.end ? d->ahead[i] + 1 : r.end;
-			continue;
-		}
-		flush_run(&r);
-		r.start = d->ahead[i];
-		r.end = d->ahead[i] + 1;
-	}
+	for (size_t i = 0; i < d->nahead; i++)
+		run_add(&r, d->ahead[i]);
 	flush_run(&r);
 	d->nahead = 0;
 }
@@ -785,15 +792,8 @@ static int gather_run(const struct nlfs_finfo_rec *fi, const struct nlfs_binfo_r
 {
 	struct log_runs *r = arg;
 
-	if (!diff_reads(r->d, fi, bi))
-		return 0;
-	if (r->end && bi->block == r->end) {
-		r->end = bi->block + 1;
-		return 0;
-	}
-	flush_run(r);
-	r->start = bi->block;
-	r->end = bi->block + 1;
+	if (diff_reads(r->d, fi, bi))
+		run_add(r, bi->block);
 	return 0;
 }
 
