@@ -348,8 +348,10 @@ static int list_checkpoints(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct n
 			to_cpinfo(e, &ci[(*got)++]);
 		cno++;
 	}
+	/* where the walk stopped, not past the last entry's own cp_cno: a
+	 * damaged one would send the caller back or far ahead */
 	if (*got)
-		*cnop = ci[*got - 1].cno + 1;
+		*cnop = cno;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * needs a snapshot or a stale ACTIVE bit. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,54 @@ START_TEST(sufile_view_masks_the_disk_active_bit)
 	ck_assert_int_eq(nlfs_sufile_list(fs, 5, si, 1, &got, &err), 0);
 	ck_assert_uint_eq(si[0].flags, NLFS_SEGMENT_USAGE_DIRTY);
 	nlfs_fs_close(fs);
+}
+END_TEST
+
+/* A listing goes on where its walk stopped, whatever number a damaged
+ * entry gives itself: from its own cp_cno a caller that lists until no
+ * more come (fsck's read-ahead, lscp) went back to it for ever */
+START_TEST(checkpoint_list_moves_on_past_a_damaged_number)
+{
+	static const uint64_t damaged[] = { 0, 5, UINT64_MAX };
+	struct nlfs_fs *fs;
+	struct nlfs_cpinfo ci[4];
+	struct nlfs_err err;
+	uint64_t blk, cno, log;
+	uint32_t bs, seed;
+	size_t got;
+	int fd;
+
+	NEED_IMAGE();
+	fs = open_image();
+	bs = nlfs_fs_geometry(fs)->blocksize;
+	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
+	blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
+	log = nlfs_fs_recovery(fs)->sr_log;
+	nlfs_fs_close(fs);
+	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		/* checkpoint 1's entry (slot 1 of block 0) calls itself another */
+		fd = open(img, O_RDWR);
+		ck_assert_int_ge(fd, 0);
+		put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno),
+			 damaged[i]);
+		reseal(fd, seed, log, bs);
+		close(fd);
+		fs = open_image();
+		cno = 1;
+		ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got,
+						  &err), 0);
+		ck_assert_uint_eq(got, 1);
+		ck_assert_uint_eq(cno, 2);   /* past the latest: the listing has ended */
+		ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 4, &got,
+						  &err), 0);
+		ck_assert_uint_eq(got, 0);
+		nlfs_fs_close(fs);
+	}
+	/* and back as mkfs wrote it, for the cases after */
+	fd = open(img, O_RDWR);
+	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno), 1);
+	reseal(fd, seed, log, bs);
+	close(fd);
 }
 END_TEST
 
@@ -424,6 +473,7 @@ int main(void)
 	tcase_add_test(tc, header_counts_follow_the_kernels_rules);
 	tcase_add_test(tc, cpfile_block_count_is_its_valid_checkpoints);
 	tcase_add_test(tc, sufile_view_masks_the_disk_active_bit);
+	tcase_add_test(tc, checkpoint_list_moves_on_past_a_damaged_number);
 	tcase_add_test(tc, snapshot_list_follows_the_cpfile_links);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
