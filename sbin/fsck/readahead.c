@@ -56,6 +56,18 @@
  * and 41 with sixteen (--stats, medians of 11 cold runs in turn, load 5) */
 #define RA_WALKERS 8
 
+/* A kernel writing small changes writes a log a checkpoint, and the
+ * cpfile says how many blocks each checkpoint's logs took (cp_nblk_inc):
+ * from one log of a segment, where the logs after it begin can be
+ * guessed, and their summaries asked for all at once rather than one
+ * after the other along the chain.  A guess that proves wrong (a
+ * checkpoint of several logs, a data-sync log, one deleted) costs two
+ * blocks read for nothing and a new guess from the log found there.
+ * RA_GUESS_LOGS logs are guessed at a time; the sizes of the latest
+ * RA_GUESS_CPS checkpoints are kept (4 bytes each). */
+#define RA_GUESS_LOGS 64
+#define RA_GUESS_CPS 65536
+
 struct fsck_readahead;
 
 /* one thread following the logs of the segments it takes */
@@ -64,6 +76,8 @@ struct log_walker {
 	struct nlfs_io *io;            /* its own handle: the library's are not shared */
 	pthread_t thread;
 	bool started;
+	uint64_t guess[RA_GUESS_LOGS]; /* where the next logs should begin */
+	size_t nguess, iguess;         /* guesses made, and met so far */
 };
 
 struct fsck_readahead {
@@ -86,6 +100,12 @@ struct fsck_readahead {
 	struct used_seg { uint64_t seg; uint32_t nblocks; } *segs;   /* for the walkers */
 	size_t nsegs, capsegs;
 	atomic_size_t next_seg;          /* the walkers' next one in segs */
+	/* the blocks the logs of checkpoints nblk_first.. took (cp_nblk_inc;
+	 * 0: not known), for the walkers once nblk_ready */
+	uint32_t *nblk;
+	uint64_t nblk_first;
+	size_t nnblk;
+	atomic_bool nblk_ready;
 };
 
 static void flush_run(struct fsck_readahead *ra)
@@ -283,16 +303,46 @@ static void collect_segment(struct fsck_readahead *ra, uint64_t seg, uint32_t nb
 	(void)CLI_PUSH(ra->segs, ra->nsegs, ra->capsegs, u);
 }
 
+/* the blocks checkpoint CNO's logs took; 0 where not known */
+static uint32_t cp_blocks(const struct fsck_readahead *ra, uint64_t cno)
+{
+	return cno >= ra->nblk_first && cno - ra->nblk_first < ra->nnblk ?
+	       ra->nblk[cno - ra->nblk_first] : 0;
+}
+
+/* From LOG, a log that ends its checkpoint, in a segment whose logs end
+ * at END: guesses of where the logs after it begin (see RA_GUESS_LOGS),
+ * each asked for with the block before it, its predecessor's super root. */
+static void guess_logs(struct log_walker *w, const struct nlfs_log *log, uint64_t end)
+{
+	struct fsck_readahead *ra = w->ra;
+	uint32_t bs = ra->g->blocksize;
+	uint64_t q = log->start + log->nblocks, cno = log->cno + 1;
+
+	w->nguess = w->iguess = 0;
+	if (!atomic_load(&ra->nblk_ready) || !(log->flags & NLFS_SS_LOGEND))
+		return;
+	w->guess[w->nguess++] = q;   /* the next log's start is known */
+	while (w->nguess < RA_GUESS_LOGS && cp_blocks(ra, cno) && q + cp_blocks(ra, cno) < end) {
+		q += cp_blocks(ra, cno++);
+		w->guess[w->nguess++] = q;
+		nlfs_io_prefetch(w->io, (q - 1) * bs, 2 * (uint64_t)bs);
+	}
+}
+
 /* The chain of logs of [P, END), one request a log: a log's super root is
  * its last block, next to the following log's summary, so the two are
  * read together (BUF holds two blocks); only the segment's last super
- * root is asked for alone. */
+ * root is asked for alone.  Where the logs after are guessed (guess_logs),
+ * they were asked for already; a log found where none was guessed starts
+ * new guesses. */
 static void walk_segment(struct log_walker *w, uint64_t p, uint64_t end, uint8_t *buf)
 {
 	struct fsck_readahead *ra = w->ra;
 	uint32_t bs = ra->g->blocksize;
 	bool sr_before = false;   /* block P - 1 is a super root not yet asked for */
 
+	w->nguess = w->iguess = 0;
 	while (p < end && !atomic_load(&ra->stop)) {
 		uint64_t from = sr_before ? p - 1 : p;
 		uint8_t *sum = buf + (p - from) * bs;
@@ -306,6 +356,12 @@ static void walk_segment(struct log_walker *w, uint64_t p, uint64_t end, uint8_t
 		nsum = nlfs_summary_blocks(&log, bs);
 		if (nsum > 1 && nsum <= log.nblocks)
 			nlfs_io_prefetch(w->io, (p + 1) * bs, (uint64_t)(nsum - 1) * bs);
+		if (w->iguess < w->nguess && w->guess[w->iguess] == p)
+			w->iguess++;
+		else
+			w->iguess = w->nguess;   /* off the guesses: new ones from here */
+		if (w->iguess >= w->nguess)
+			guess_logs(w, &log, end);
 		sr_before = log.flags & NLFS_SS_SR;
 		p += log.nblocks;
 	}
@@ -368,17 +424,53 @@ static void chain_end_ahead(struct fsck_readahead *ra)
 		nlfs_io_prefetch(ra->io, log.next * bs, bs);
 }
 
+/* the blocks of the latest checkpoints' logs (nblk), from the cpfile */
+static void load_cp_blocks(struct fsck_readahead *ra)
+{
+	uint64_t latest = nlfs_fs_recovery(ra->fs)->cno, cno;
+	struct nlfs_cpfile_iter *it;
+	struct nlfs_cpinfo ci[64];
+	struct nlfs_file f;
+	struct nlfs_err err;
+	size_t got;
+
+	if (!latest)
+		return;
+	ra->nblk_first = latest > RA_GUESS_CPS ? latest - RA_GUESS_CPS + 1 : 1;
+	ra->nnblk = latest - ra->nblk_first + 1;
+	ra->nblk = calloc(ra->nnblk, sizeof(*ra->nblk));
+	if (!ra->nblk || nlfs_cpfile_iter_open(ra->fs, &it, &err))
+		return;
+	nlfs_fs_mdt_file(ra->fs, NLFS_CPFILE_INO, &f);
+	file_ahead(ra, &f);
+	/* each call moves on (nlfs_cpfile_list): at most nnblk entries */
+	for (cno = ra->nblk_first; !atomic_load(&ra->stop) && cno <= latest;) {
+		uint64_t from = cno;
+
+		if (nlfs_cpfile_iter_list(it, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 64, &got, &err) ||
+		    !got || cno <= from)
+			break;
+		for (size_t i = 0; i < got; i++)
+			if (ci[i].cno >= ra->nblk_first && ci[i].cno - ra->nblk_first < ra->nnblk &&
+			    ci[i].nblk_inc <= UINT32_MAX)
+				ra->nblk[ci[i].cno - ra->nblk_first] = (uint32_t)ci[i].nblk_inc;
+	}
+	nlfs_cpfile_iter_close(it);
+	atomic_store(&ra->nblk_ready, true);
+}
+
 static void readahead_work(struct fsck_readahead *ra)
 {
-	static const unsigned mdt[] = { NLFS_SUFILE_INO, NLFS_DAT_INO, NLFS_CPFILE_INO };
+	static const unsigned mdt[] = { NLFS_SUFILE_INO, NLFS_DAT_INO };
 	struct nlfs_file f;
 	struct nlfs_err err;
 	uint64_t ninodes;
 
 	/* the order the passes read them: the summaries (small, but each
-	 * read of a chain waits for the one before), sufile, DAT, cpfile,
-	 * then the ifile and, found from it and the summaries, the blocks
-	 * of directories and B-tree nodes */
+	 * read of a chain waits for the one before), sufile, DAT, cpfile
+	 * (whose checkpoints' sizes let the walkers guess), then the ifile
+	 * and, found from it and the summaries, the blocks of directories
+	 * and B-tree nodes */
 	start_walkers(ra);
 	used_segments(ra, segment_head);
 	chain_end_ahead(ra);
@@ -386,6 +478,7 @@ static void readahead_work(struct fsck_readahead *ra)
 		nlfs_fs_mdt_file(ra->fs, mdt[i], &f);
 		file_ahead(ra, &f);
 	}
+	load_cp_blocks(ra);
 	if (atomic_load(&ra->stop) || nlfs_fs_ifile(ra->fs, 0, &f, &err))
 		return;
 	file_ahead(ra, &f);
@@ -413,6 +506,9 @@ static void release(struct fsck_readahead *ra)
 	ra->io = nlfs_fs_release(ra->fs);
 	ra->fs = NULL;
 	free(ra->segs);
+	free(ra->nblk);
+	ra->nblk = NULL;
+	ra->nnblk = 0;
 	free(ra->cands);
 	fsck_bitmap_free(&ra->dirs);
 	free(ra->blocks);
@@ -451,6 +547,7 @@ int fsck_readahead_start(const char *device, int io_flags, struct fsck_readahead
 	if (!ra)
 		return -1;
 	atomic_init(&ra->stop, false);
+	atomic_init(&ra->nblk_ready, false);
 	/* plain reads: its chunks' 256 KiB cost 140 to 260 KiB of the peak
 	 * (bench/fsck.sh CASE=checkpoints, 20,000 files) for no CPU time */
 	if (nlfs_io_open_unix(device, NLFS_IO_RDONLY | NLFS_IO_PLAIN | io_flags, &io)) {
