@@ -12,10 +12,12 @@
  * handle on the device and never reports anything: whatever it meets, the
  * passes meet too and report it.
  *
- * The summaries come first, and cannot be asked for ahead: where a log
- * begins is known only from the header of the one before, so pass 3 waits
- * for the disk once per log on a cold cache (a kernel-written volume has
- * thousands of small logs).  Each segment's logs are a chain of their own:
+ * The summaries come first, and cannot be asked for ahead with
+ * certainty: where a log begins is known only from the header of the one
+ * before, so pass 3 would wait for the disk once per log on a cold cache
+ * (a kernel-written volume has thousands of small logs).  The cpfile's
+ * sizes of the checkpoints make guesses (RA_GUESS_LOGS below).  Each
+ * segment's logs are a chain of their own:
  * RA_WALKERS threads follow the chains of several segments at once, in
  * segment order, each through a handle of its own, reading every log's
  * first block (with the super root before it, the last block of the log
