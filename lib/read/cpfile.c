@@ -407,12 +407,14 @@ static int list_snapshots(struct nlfs_cpfile_iter *r, uint64_t *cnop, struct nlf
 			cur = UINT64_MAX;
 			break;
 		}
-		if (c.next <= c.cno) {
+		/* against the entry's place, not its own cp_cno: a damaged number
+		 * would let a link back pass, and the walk go round for ever */
+		if (c.next <= cur) {
 			rc = nlfs_err_set(err, NLFS_ECORRUPT, NLFS_NOWHERE,
 					  "snapshot list not ascending: %llu after %llu",
-					  (unsigned long long)c.next, (unsigned long long)c.cno);
+					  (unsigned long long)c.next, (unsigned long long)cur);
 			if (err)
-				err->cno = c.cno;
+				err->cno = cur;
 			return rc;
 		}
 		cur = c.next;

@@ -195,10 +195,12 @@ END_TEST
 
 /* A listing goes on where its walk stopped, whatever number a damaged
  * entry gives itself: from its own cp_cno a caller that lists until no
- * more come (fsck's read-ahead, lscp) went back to it for ever */
-START_TEST(checkpoint_list_moves_on_past_a_damaged_number)
+ * more come (fsck's read-ahead, lscp) went back to it for ever, and the
+ * snapshot list's links were held against it */
+START_TEST(listings_move_on_past_a_damaged_number)
 {
 	static const uint64_t damaged[] = { 0, 5, UINT64_MAX };
+	uint8_t head[32], entry[48];   /* the cpfile header's counts and list, entry 1's start */
 	struct nlfs_fs *fs;
 	struct nlfs_cpinfo ci[4];
 	struct nlfs_err err;
@@ -214,6 +216,12 @@ START_TEST(checkpoint_list_moves_on_past_a_damaged_number)
 	blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
 	log = nlfs_fs_recovery(fs)->sr_log;
 	nlfs_fs_close(fs);
+	fd = open(img, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, head, sizeof(head), (off_t)(blk * bs)), (ssize_t)sizeof(head));
+	ck_assert_int_eq(pread(fd, entry, sizeof(entry), (off_t)(blk * bs + 192)),
+			 (ssize_t)sizeof(entry));
+	close(fd);
 	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
 		/* checkpoint 1's entry (slot 1 of block 0) calls itself another */
 		fd = open(img, O_RDWR);
@@ -233,9 +241,29 @@ START_TEST(checkpoint_list_moves_on_past_a_damaged_number)
 		ck_assert_uint_eq(got, 0);
 		nlfs_fs_close(fs);
 	}
+	/* the same entry a snapshot whose link leads back to itself (the
+	 * header's list to it, its number damaged to 0 so that the link
+	 * looks ascending from it): an error, not a walk round for ever */
+	fd = open(img, O_RDWR);
+	put64_at(fd, blk * bs + 8, 1);
+	put64_at(fd, blk * bs + 16, 1);
+	put64_at(fd, blk * bs + 24, 1);
+	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT);
+	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_snapshot_next), 1);
+	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno), 0);
+	reseal(fd, seed, log, bs);
+	close(fd);
+	fs = open_image();
+	cno = 0;
+	ck_assert_int_eq(nlfs_cpfile_list(fs, &cno, NLFS_CPINFO_SNAPSHOTS, ci, 4, &got, &err),
+			 -NLFS_ECORRUPT);
+	ck_assert_msg(strstr(err.what, "not ascending: 1 after 1"), "%s", err.what);
+	nlfs_fs_close(fs);
 	/* and back as mkfs wrote it, for the cases after */
 	fd = open(img, O_RDWR);
-	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno), 1);
+	ck_assert_int_eq(pwrite(fd, head, sizeof(head), (off_t)(blk * bs)), (ssize_t)sizeof(head));
+	ck_assert_int_eq(pwrite(fd, entry, sizeof(entry), (off_t)(blk * bs + 192)),
+			 (ssize_t)sizeof(entry));
 	reseal(fd, seed, log, bs);
 	close(fd);
 }
@@ -473,7 +501,7 @@ int main(void)
 	tcase_add_test(tc, header_counts_follow_the_kernels_rules);
 	tcase_add_test(tc, cpfile_block_count_is_its_valid_checkpoints);
 	tcase_add_test(tc, sufile_view_masks_the_disk_active_bit);
-	tcase_add_test(tc, checkpoint_list_moves_on_past_a_damaged_number);
+	tcase_add_test(tc, listings_move_on_past_a_damaged_number);
 	tcase_add_test(tc, snapshot_list_follows_the_cpfile_links);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
