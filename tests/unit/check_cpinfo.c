@@ -193,6 +193,36 @@ START_TEST(sufile_view_masks_the_disk_active_bit)
 }
 END_TEST
 
+/* cpfile block 0, which holds the header and checkpoint 1's entry (slot
+ * 1, 192 bytes each), and what a patch of it needs to reseal its log */
+struct cp_block {
+	uint64_t blk, log;
+	uint32_t bs, seed;
+};
+
+static void find_cp_block(struct cp_block *cb)
+{
+	struct nlfs_fs *fs = open_image();
+
+	cb->bs = nlfs_fs_geometry(fs)->blocksize;
+	cb->seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
+	cb->blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
+	cb->log = nlfs_fs_recovery(fs)->sr_log;
+	nlfs_fs_close(fs);
+}
+
+/* checkpoint 1 the only snapshot: the header's count and both ends of its
+ * list, the entry's flag (not resealed) */
+static void make_only_snapshot(int fd, const struct cp_block *cb)
+{
+	uint64_t at = cb->blk * cb->bs;
+
+	put64_at(fd, at + 8, 1);
+	put64_at(fd, at + 16, 1);
+	put64_at(fd, at + 24, 1);
+	put32_at(fd, at + 192, NLFS_CHECKPOINT_SNAPSHOT);
+}
+
 /* A listing goes on where its walk stopped, whatever number a damaged
  * entry gives itself: from its own cp_cno a caller that lists until no
  * more come (fsck's read-ahead, lscp) went back to it for ever, and the
@@ -201,34 +231,30 @@ START_TEST(listings_move_on_past_a_damaged_number)
 {
 	static const uint64_t damaged[] = { 0, 5, UINT64_MAX };
 	uint8_t head[32], entry[48];   /* the cpfile header's counts and list, entry 1's start */
+	struct cp_block cb;
 	struct nlfs_fs *fs;
 	struct nlfs_cpinfo ci[4];
 	struct nlfs_err err;
-	uint64_t blk, cno, log;
-	uint32_t bs, seed;
+	uint64_t at, cno;   /* AT: cpfile block 0, in bytes */
 	size_t got;
 	int fd;
 
 	NEED_IMAGE();
-	fs = open_image();
-	bs = nlfs_fs_geometry(fs)->blocksize;
-	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
-	blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
-	log = nlfs_fs_recovery(fs)->sr_log;
-	nlfs_fs_close(fs);
+	find_cp_block(&cb);
+	at = cb.blk * cb.bs;
 	fd = open(img, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pread(fd, head, sizeof(head), (off_t)(blk * bs)), (ssize_t)sizeof(head));
-	ck_assert_int_eq(pread(fd, entry, sizeof(entry), (off_t)(blk * bs + 192)),
+	ck_assert_int_eq(pread(fd, head, sizeof(head), (off_t)at), (ssize_t)sizeof(head));
+	ck_assert_int_eq(pread(fd, entry, sizeof(entry), (off_t)(at + 192)),
 			 (ssize_t)sizeof(entry));
 	close(fd);
 	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
 		/* checkpoint 1's entry (slot 1 of block 0) calls itself another */
 		fd = open(img, O_RDWR);
 		ck_assert_int_ge(fd, 0);
-		put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno),
+		put64_at(fd, at + 192 + offsetof(struct nlfs_checkpoint, cp_cno),
 			 damaged[i]);
-		reseal(fd, seed, log, bs);
+		reseal(fd, cb.seed, cb.log, cb.bs);
 		close(fd);
 		fs = open_image();
 		cno = 1;
@@ -245,13 +271,11 @@ START_TEST(listings_move_on_past_a_damaged_number)
 	 * header's list to it, its number damaged to 0 so that the link
 	 * looks ascending from it): an error, not a walk round for ever */
 	fd = open(img, O_RDWR);
-	put64_at(fd, blk * bs + 8, 1);
-	put64_at(fd, blk * bs + 16, 1);
-	put64_at(fd, blk * bs + 24, 1);
-	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT);
-	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_snapshot_next), 1);
-	put64_at(fd, blk * bs + 192 + offsetof(struct nlfs_checkpoint, cp_cno), 0);
-	reseal(fd, seed, log, bs);
+	ck_assert_int_ge(fd, 0);
+	make_only_snapshot(fd, &cb);
+	put64_at(fd, at + 192 + offsetof(struct nlfs_checkpoint, cp_snapshot_next), 1);
+	put64_at(fd, at + 192 + offsetof(struct nlfs_checkpoint, cp_cno), 0);
+	reseal(fd, cb.seed, cb.log, cb.bs);
 	close(fd);
 	fs = open_image();
 	cno = 0;
@@ -261,41 +285,32 @@ START_TEST(listings_move_on_past_a_damaged_number)
 	nlfs_fs_close(fs);
 	/* and back as mkfs wrote it, for the cases after */
 	fd = open(img, O_RDWR);
-	ck_assert_int_eq(pwrite(fd, head, sizeof(head), (off_t)(blk * bs)), (ssize_t)sizeof(head));
-	ck_assert_int_eq(pwrite(fd, entry, sizeof(entry), (off_t)(blk * bs + 192)),
+	ck_assert_int_eq(pwrite(fd, head, sizeof(head), (off_t)at), (ssize_t)sizeof(head));
+	ck_assert_int_eq(pwrite(fd, entry, sizeof(entry), (off_t)(at + 192)),
 			 (ssize_t)sizeof(entry));
-	reseal(fd, seed, log, bs);
+	reseal(fd, cb.seed, cb.log, cb.bs);
 	close(fd);
 }
 END_TEST
 
 START_TEST(snapshot_list_follows_the_cpfile_links)
 {
+	struct cp_block cb;
 	struct nlfs_fs *fs;
 	struct nlfs_cpstat st;
 	struct nlfs_cpinfo ci[4];
 	struct nlfs_err err;
-	uint64_t blk, cno, log;
-	uint32_t bs, seed;
+	uint64_t at, cno;   /* AT: cpfile block 0, in bytes */
 	size_t got;
 	int fd;
 
 	NEED_IMAGE();
-	fs = open_image();
-	bs = nlfs_fs_geometry(fs)->blocksize;
-	seed = nlfs_le32(nlfs_fs_sb(fs, NLFS_SB_PRIMARY)->s_crc_seed);
-	blk = mdt_block(fs, NLFS_CPFILE_INO, 0);
-	log = nlfs_fs_recovery(fs)->sr_log;
-	nlfs_fs_close(fs);
-	/* checkpoint 1 becomes the only snapshot: header count and list ends,
-	 * the entry's flag (slot 1 of block 0, 192 bytes each) */
+	find_cp_block(&cb);
+	at = cb.blk * cb.bs;
 	fd = open(img, O_RDWR);
 	ck_assert_int_ge(fd, 0);
-	put64_at(fd, blk * bs + 8, 1);
-	put64_at(fd, blk * bs + 16, 1);
-	put64_at(fd, blk * bs + 24, 1);
-	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT);
-	reseal(fd, seed, log, bs);
+	make_only_snapshot(fd, &cb);
+	reseal(fd, cb.seed, cb.log, cb.bs);
 	close(fd);
 
 	fs = open_image();
@@ -314,8 +329,8 @@ START_TEST(snapshot_list_follows_the_cpfile_links)
 
 	/* an invalid entry is neither listed nor followed */
 	fd = open(img, O_RDWR);
-	put32_at(fd, blk * bs + 192, NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID);
-	reseal(fd, seed, log, bs);
+	put32_at(fd, at + 192, NLFS_CHECKPOINT_SNAPSHOT | NLFS_CHECKPOINT_INVALID);
+	reseal(fd, cb.seed, cb.log, cb.bs);
 	close(fd);
 	fs = open_image();
 	cno = 1;
