@@ -320,13 +320,14 @@ static void guess_logs(struct log_walker *w, const struct nlfs_log *log, uint64_
 	struct fsck_readahead *ra = w->ra;
 	uint32_t bs = ra->g->blocksize;
 	uint64_t q = log->start + log->nblocks, cno = log->cno + 1;
+	uint32_t n;
 
 	w->nguess = w->iguess = 0;
 	if (!atomic_load(&ra->nblk_ready) || !(log->flags & NLFS_SS_LOGEND))
 		return;
 	w->guess[w->nguess++] = q;   /* the next log's start is known */
-	while (w->nguess < RA_GUESS_LOGS && cp_blocks(ra, cno) && q + cp_blocks(ra, cno) < end) {
-		q += cp_blocks(ra, cno++);
+	while (w->nguess < RA_GUESS_LOGS && (n = cp_blocks(ra, cno++)) && q + n < end) {
+		q += n;
 		w->guess[w->nguess++] = q;
 		nlfs_io_prefetch(w->io, (q - 1) * bs, 2 * (uint64_t)bs);
 	}
