@@ -446,12 +446,11 @@ static void load_cp_blocks(struct fsck_readahead *ra)
 		return;
 	nlfs_fs_mdt_file(ra->fs, NLFS_CPFILE_INO, &f);
 	file_ahead(ra, &f);
-	/* each call moves on (nlfs_cpfile_list): at most nnblk entries */
+	/* each call that lists some moves on past them (nlfs_cpfile_list):
+	 * at most nnblk entries */
 	for (cno = ra->nblk_first; !atomic_load(&ra->stop) && cno <= latest;) {
-		uint64_t from = cno;
-
 		if (nlfs_cpfile_iter_list(it, &cno, NLFS_CPINFO_CHECKPOINTS, ci, 64, &got, &err) ||
-		    !got || cno <= from)
+		    !got)
 			break;
 		for (size_t i = 0; i < got; i++)
 			if (ci[i].cno >= ra->nblk_first && ci[i].cno - ra->nblk_first < ra->nnblk &&
